@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Generator for the facts-only tables under src/types/generated/.
 //
-// Usage: node scripts/generate-schemas.mjs <upstream-dir>
+// Usage: node scripts/generate-schemas.mjs <upstream-dir> [--out <dir>]
 //   e.g. node scripts/generate-schemas.mjs ../shared/upstream/k8s-1.34
+//   --out writes the tables to <dir> instead of src/types/generated (tests use it).
 //
 // Input (never copied into the repo): <upstream-dir>/openapi-v2.json and
 // <upstream-dir>/proto/**/generated.proto. Output: facts only (names, types,
@@ -22,11 +23,20 @@ import { fileURLToPath } from "node:url";
 
 const SCRIPT = "scripts/generate-schemas.mjs";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const outDir = path.join(repoRoot, "src", "types", "generated");
-
-const inputArg = process.argv[2];
+const args = process.argv.slice(2);
+let outDir = path.join(repoRoot, "src", "types", "generated");
+const outFlag = args.indexOf("--out");
+if (outFlag >= 0) {
+  if (!args[outFlag + 1]) {
+    console.error(`usage: node ${SCRIPT} <upstream-dir> [--out <dir>]`);
+    process.exit(2);
+  }
+  outDir = path.resolve(process.cwd(), args[outFlag + 1]);
+  args.splice(outFlag, 2);
+}
+const inputArg = args[0];
 if (!inputArg) {
-  console.error(`usage: node ${SCRIPT} <upstream-dir>`);
+  console.error(`usage: node ${SCRIPT} <upstream-dir> [--out <dir>]`);
   process.exit(2);
 }
 const inputDir = path.resolve(process.cwd(), inputArg);
@@ -72,29 +82,6 @@ function sortKeysDeep(v) {
     return out;
   }
   return v;
-}
-
-function writeJson(file, body, { compact }) {
-  const doc = { "//": GENERATED_NOTE, ...body };
-  let text;
-  if (compact) {
-    // one top-level entry per line: compact, yet diffs stay readable
-    const lines = Object.entries(doc).map(([k, v]) => {
-      if (v && typeof v === "object" && !Array.isArray(v)) {
-        const inner = Object.entries(v).map(([k2, v2]) => `  ${JSON.stringify(k2)}: ${JSON.stringify(v2)}`);
-        return `${JSON.stringify(k)}: {\n${inner.join(",\n")}\n}`;
-      }
-      return `${JSON.stringify(k)}: ${JSON.stringify(v)}`;
-    });
-    text = `{${lines.join(",\n")}}\n`;
-  } else {
-    text = JSON.stringify(doc, null, 1) + "\n";
-    // keep the generated marker on the very first line
-    text = text.replace(/^\{\n\s*/, "{");
-  }
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-  console.log(`wrote ${path.relative(repoRoot, file)} (${text.length} bytes)`);
 }
 
 const openapi = JSON.parse(fs.readFileSync(openapiFile, "utf8"));
@@ -253,5 +240,75 @@ const resources = buildResources();
   const text = `{"//": ${JSON.stringify(GENERATED_NOTE)},\n"resources": [\n${lines.join(",\n")}\n]}\n`;
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, "resources.json"), text);
-  console.log(`wrote src/types/generated/resources.json (${resources.length} resources)`);
+  console.log(`wrote ${path.join(outDir, "resources.json")} (${resources.length} resources)`);
+}
+
+// ---------------------------------------------------------------------------
+// 2. schemas.json
+
+// Keys kept from a schema node; everything else (description, example, …) is dropped.
+const SCHEMA_KEYS = new Set([
+  "type",
+  "format",
+  "properties",
+  "required",
+  "items",
+  "additionalProperties",
+  "enum",
+  "default",
+  "x-kubernetes-list-type",
+  "x-kubernetes-list-map-keys",
+  "x-kubernetes-map-type",
+  "x-kubernetes-patch-strategy",
+  "x-kubernetes-patch-merge-key",
+  "x-kubernetes-int-or-string",
+  "x-kubernetes-preserve-unknown-fields",
+  "x-kubernetes-embedded-resource",
+  "x-kubernetes-group-version-kind",
+  "x-kubernetes-unions",
+]);
+// Keys dropped on purpose (prose, not facts).
+const SCHEMA_DROPPED = new Set(["description", "example", "externalDocs", "title"]);
+
+function factsOfSchema(s, where) {
+  if (typeof s === "boolean") return s;
+  if (!s || typeof s !== "object" || Array.isArray(s)) throw new Error(`bad schema at ${where}`);
+  const out = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === "$ref") {
+      const name = refName(s);
+      if (!name || !openapi.definitions[name]) throw new Error(`dangling $ref ${v} at ${where}`);
+      out.$ref = name;
+    } else if (k === "properties") {
+      const props = {};
+      for (const [pn, pv] of Object.entries(v)) props[pn] = factsOfSchema(pv, `${where}.${pn}`);
+      out.properties = props;
+    } else if (k === "items" || k === "additionalProperties") {
+      out[k] = factsOfSchema(v, `${where}.${k}`);
+    } else if (SCHEMA_KEYS.has(k)) {
+      out[k] = v;
+    } else if (SCHEMA_DROPPED.has(k)) {
+      // prose
+    } else {
+      throw new Error(`unexpected schema key ${k} at ${where}: extend the generator`);
+    }
+  }
+  if (out.format === "int-or-string") out["x-kubernetes-int-or-string"] = true;
+  return out;
+}
+
+function buildSchemas() {
+  const defs = {};
+  for (const name of Object.keys(openapi.definitions).sort(cmpStr)) {
+    defs[name] = sortKeysDeep(factsOfSchema(openapi.definitions[name], name));
+  }
+  return defs;
+}
+
+const schemas = buildSchemas();
+{
+  const lines = Object.entries(schemas).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  const text = `{"//":${JSON.stringify(GENERATED_NOTE)},\n"definitions":{\n${lines.join(",\n")}\n}}\n`;
+  fs.writeFileSync(path.join(outDir, "schemas.json"), text);
+  console.log(`wrote ${path.join(outDir, "schemas.json")} (${lines.length} definitions, ${text.length} bytes)`);
 }
