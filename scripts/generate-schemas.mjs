@@ -312,3 +312,335 @@ const schemas = buildSchemas();
   fs.writeFileSync(path.join(outDir, "schemas.json"), text);
   console.log(`wrote ${path.join(outDir, "schemas.json")} (${lines.length} definitions, ${text.length} bytes)`);
 }
+
+// ---------------------------------------------------------------------------
+// 3. protobuf.json
+
+const PROTO_SCALARS = new Set([
+  "double", "float", "int32", "int64", "uint32", "uint64", "sint32", "sint64",
+  "fixed32", "fixed64", "sfixed32", "sfixed64", "bool", "string", "bytes",
+]);
+
+function listProtoFiles(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => cmpStr(a.name, b.name))) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".proto")) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Splits proto source into tokens, dropping comments. */
+function tokenizeProto(src, file) {
+  const tokens = [];
+  const re = /\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/|"(?:[^"\\]|\\.)*"|[A-Za-z_.][A-Za-z0-9_.]*|-?\d+|[{}()<>\[\];=,]/y;
+  let i = 0;
+  while (i < src.length) {
+    re.lastIndex = i;
+    const m = re.exec(src);
+    if (!m) throw new Error(`${file}: cannot tokenize near ${JSON.stringify(src.slice(i, i + 30))}`);
+    i = re.lastIndex;
+    const t = m[0];
+    if (/^\s/.test(t) || t.startsWith("//") || t.startsWith("/*")) continue;
+    tokens.push(t);
+  }
+  return tokens;
+}
+
+/** Parses one proto2 file: package, imports and messages (fields unresolved). */
+function parseProtoFile(file) {
+  const rel = path.relative(protoDir, file);
+  const toks = tokenizeProto(fs.readFileSync(file, "utf8"), rel);
+  let pos = 0;
+  const peek = () => toks[pos];
+  const next = () => {
+    if (pos >= toks.length) throw new Error(`${rel}: unexpected end of file`);
+    return toks[pos++];
+  };
+  const expect = (t) => {
+    const got = next();
+    if (got !== t) throw new Error(`${rel}: expected ${t}, got ${got}`);
+  };
+  const skipStatement = () => {
+    while (next() !== ";");
+  };
+  const result = { file: rel, package: "", imports: [], messages: [] };
+
+  const parseMessage = (scope) => {
+    const name = next();
+    const fullName = `${scope}.${name}`;
+    const msg = { name: fullName, scope: fullName, fields: [] };
+    result.messages.push(msg);
+    expect("{");
+    while (peek() !== "}") {
+      const t = next();
+      if (t === "message") {
+        parseMessage(fullName);
+      } else if (t === "enum") {
+        // not used by Kubernetes; skip the body
+        next();
+        expect("{");
+        let depth = 1;
+        while (depth > 0) {
+          const x = next();
+          if (x === "{") depth++;
+          else if (x === "}") depth--;
+        }
+      } else if (t === "option" || t === "reserved" || t === "extensions") {
+        skipStatement();
+      } else if (t === ";") {
+        // empty statement
+      } else if (t === "optional" || t === "repeated" || t === "required") {
+        const type = next();
+        const fname = next();
+        expect("=");
+        const number = Number(next());
+        if (peek() === "[") while (next() !== "]");
+        expect(";");
+        msg.fields.push({ name: fname, number, label: t, rawType: type });
+      } else if (t === "map") {
+        expect("<");
+        const keyType = next();
+        expect(",");
+        const valueType = next();
+        expect(">");
+        const fname = next();
+        expect("=");
+        const number = Number(next());
+        if (peek() === "[") while (next() !== "]");
+        expect(";");
+        msg.fields.push({ name: fname, number, label: "map", rawKey: keyType, rawType: valueType });
+      } else {
+        throw new Error(`${rel}: unsupported statement '${t}' in message ${fullName}`);
+      }
+    }
+    expect("}");
+  };
+
+  while (pos < toks.length) {
+    const t = next();
+    if (t === "syntax") {
+      expect("=");
+      const v = next();
+      if (v !== '"proto2"') throw new Error(`${rel}: unsupported syntax ${v}`);
+      expect(";");
+    } else if (t === "package") {
+      result.package = next();
+      expect(";");
+    } else if (t === "import") {
+      let f = next();
+      if (f === "public" || f === "weak") f = next();
+      result.imports.push(JSON.parse(f));
+      expect(";");
+    } else if (t === "option") {
+      skipStatement();
+    } else if (t === "message") {
+      if (!result.package) throw new Error(`${rel}: message before package`);
+      parseMessage(result.package);
+    } else {
+      throw new Error(`${rel}: unsupported top-level statement '${t}'`);
+    }
+  }
+  return result;
+}
+
+function buildProtobuf() {
+  const files = listProtoFiles(protoDir).map(parseProtoFile);
+  const messages = new Map();
+  for (const f of files) {
+    for (const m of f.messages) {
+      if (messages.has(m.name)) throw new Error(`duplicate message ${m.name}`);
+      messages.set(m.name, m);
+    }
+  }
+  // every import must be one of our files ("k8s.io/<repo>/<path>" ↔ proto/<repo>/<path>)
+  const packages = new Set(files.map((f) => f.package));
+  for (const f of files) {
+    for (const imp of f.imports) {
+      const local = imp.replace(/^k8s\.io\//, "");
+      if (!fs.existsSync(path.join(protoDir, local))) throw new Error(`${f.file}: import ${imp} not found`);
+    }
+  }
+  const resolve = (rawType, scope, where) => {
+    if (PROTO_SCALARS.has(rawType)) return rawType;
+    if (rawType.startsWith(".")) {
+      const n = rawType.slice(1);
+      if (!messages.has(n)) throw new Error(`${where}: unknown type ${rawType}`);
+      return n;
+    }
+    // relative name: innermost scope outwards
+    const parts = scope.split(".");
+    for (let i = parts.length; i >= 0; i--) {
+      const candidate = [...parts.slice(0, i), rawType].join(".");
+      if (messages.has(candidate)) return candidate;
+    }
+    throw new Error(`${where}: cannot resolve type ${rawType}`);
+  };
+
+  const out = {};
+  for (const name of [...messages.keys()].sort(cmpStr)) {
+    const m = messages.get(name);
+    const numbers = new Set();
+    const fields = m.fields
+      .map((f) => {
+        if (numbers.has(f.number)) throw new Error(`${name}: duplicate field number ${f.number}`);
+        numbers.add(f.number);
+        const type = resolve(f.rawType, m.scope, `${name}.${f.name}`);
+        const e = { name: f.name, number: f.number, type, label: f.label };
+        if (f.label === "map") {
+          e.mapKey = resolve(f.rawKey, m.scope, `${name}.${f.name}`);
+          e.mapValue = type;
+        }
+        return e;
+      })
+      .sort((a, b) => a.number - b.number);
+    out[name] = { fields };
+  }
+  return { messages: out, packages: [...packages].sort(cmpStr) };
+}
+
+/** OpenAPI definition name → protobuf message name, by Kubernetes' naming rule. */
+function protoNameOfDefinition(def) {
+  // io.k8s.<repo>.<path>.<Type> ↔ k8s.io.<repo with - as _>.<path>.<Type>
+  const m = /^io\.k8s\.([^.]+)\.(.*)$/.exec(def);
+  if (!m) return undefined;
+  return `k8s.io.${m[1].replace(/-/g, "_")}.${m[2]}`;
+}
+
+function normalizeFieldName(n) {
+  return n.replace(/[^A-Za-z0-9]/g, "").toLowerCase();
+}
+
+const protobuf = buildProtobuf();
+
+/**
+ * Relates the protobuf messages to the OpenAPI (JSON) definitions:
+ *  - definitionToMessage: OpenAPI definition name → message name;
+ *  - per field, `jsonName` when the JSON name differs from the proto field name
+ *    (e.g. JSONSchemaProps.ref ↔ "$ref", MutatingWebhookConfiguration.Webhooks ↔ "webhooks");
+ *  - per field, `inline: true` for an embedded Go struct whose fields appear
+ *    flattened in the JSON object (e.g. Volume.volumeSource, Probe.handler);
+ *  - customJson: messages whose JSON form is not an object of their fields
+ *    (Time ↔ RFC 3339 string, Quantity ↔ string, IntOrString ↔ int or string, …).
+ * Object kinds' apiVersion/kind are JSON-only: protobuf carries them in the
+ * runtime.Unknown envelope. Anything else left unexplained stops the generator.
+ */
+function relateProtoToJson() {
+  const messages = protobuf.messages;
+  const definitionToMessage = {};
+  const messageToDefinition = new Map();
+  for (const def of Object.keys(openapi.definitions).sort(cmpStr)) {
+    const msgName = protoNameOfDefinition(def);
+    if (!msgName || !messages[msgName]) continue;
+    definitionToMessage[def] = msgName;
+    messageToDefinition.set(msgName, def);
+  }
+  const customJson = {};
+  const memo = new Map();
+  // JSON property names that a message's fields produce (inline fields flattened)
+  const jsonFieldNames = (msgName, stack = []) => {
+    if (memo.has(msgName)) return memo.get(msgName);
+    if (stack.includes(msgName)) throw new Error(`inline cycle through ${msgName}`);
+    const msg = messages[msgName];
+    const def = messageToDefinition.get(msgName);
+    const schema = def ? openapi.definitions[def] : undefined;
+    if (!schema) {
+      const names = new Set(msg.fields.map((f) => f.name));
+      memo.set(msgName, names);
+      return names;
+    }
+    const props = Object.keys(schema.properties ?? {});
+    if (props.length === 0) {
+      // scalar-like JSON form (string, int-or-string, arbitrary JSON)
+      if (msg.fields.length > 0) {
+        const shape = {};
+        if (schema.type) shape.type = schema.type;
+        if (schema.format) shape.format = schema.format;
+        customJson[msgName] = shape;
+      }
+      memo.set(msgName, new Set());
+      return memo.get(msgName);
+    }
+    const propSet = new Set(props);
+    const covered = new Set();
+    const unexplained = [];
+    for (const f of msg.fields) {
+      if (propSet.has(f.name)) {
+        covered.add(f.name);
+        continue;
+      }
+      const renamed = props.filter((p) => !covered.has(p) && normalizeFieldName(p) === normalizeFieldName(f.name));
+      if (renamed.length === 1) {
+        f.jsonName = renamed[0];
+        covered.add(renamed[0]);
+        continue;
+      }
+      if (f.label === "optional" && messages[f.type]) {
+        const inner = jsonFieldNames(f.type, [...stack, msgName]);
+        if (inner.size > 0 && [...inner].every((n) => propSet.has(n))) {
+          f.inline = true;
+          for (const n of inner) covered.add(n);
+          continue;
+        }
+      }
+      unexplained.push(`field ${f.name}`);
+    }
+    for (const p of props) {
+      if (covered.has(p)) continue;
+      if ((p === "apiVersion" || p === "kind") && schema["x-kubernetes-group-version-kind"]) continue;
+      unexplained.push(`property ${p}`);
+    }
+    if (unexplained.length) {
+      throw new Error(`${msgName} ↔ ${def}: cannot relate ${unexplained.join(", ")}: extend the generator`);
+    }
+    memo.set(msgName, covered);
+    return covered;
+  };
+  for (const msgName of messageToDefinition.keys()) jsonFieldNames(msgName);
+  // Wrapper messages (ExtraValue, meta/v1 Verbs) stand for a plain JSON array:
+  // found where a message-typed field meets a JSON property without $ref.
+  for (const [msgName, def] of messageToDefinition) {
+    const props = openapi.definitions[def].properties ?? {};
+    for (const f of messages[msgName].fields) {
+      const prop = props[f.jsonName ?? f.name];
+      if (!prop || f.inline || !messages[f.type]) continue;
+      const node = f.label === "map" ? prop.additionalProperties : f.label === "repeated" ? prop.items : prop;
+      if (!node || node.$ref || customJson[f.type]) continue;
+      const shape = { type: node.type };
+      if (node.items && node.items.type) shape.items = node.items.type;
+      customJson[f.type] = shape;
+    }
+  }
+  const jsonNames = {};
+  for (const name of Object.keys(messages)) {
+    for (const f of messages[name].fields) {
+      if (f.jsonName) (jsonNames[name] ??= {})[f.name] = f.jsonName;
+    }
+  }
+  return { definitionToMessage, jsonNames, customJson: sortKeysDeep(customJson) };
+}
+
+{
+  const related = relateProtoToJson();
+  const body = {
+    messages: protobuf.messages,
+    definitionToMessage: related.definitionToMessage,
+    jsonNames: related.jsonNames,
+    customJson: related.customJson,
+  };
+  const parts = [`{"//":${JSON.stringify(GENERATED_NOTE)}`];
+  for (const [k, v] of Object.entries(body)) {
+    const lines = Object.entries(v).map(([k2, v2]) => `${JSON.stringify(k2)}:${JSON.stringify(v2)}`);
+    parts.push(`${JSON.stringify(k)}:{\n${lines.join(",\n")}\n}`);
+  }
+  const text = parts.join(",\n") + "}\n";
+  fs.writeFileSync(path.join(outDir, "protobuf.json"), text);
+  console.log(
+    `wrote ${path.join(outDir, "protobuf.json")} (${Object.keys(protobuf.messages).length} messages, ` +
+      `${Object.keys(related.definitionToMessage).length} mapped definitions, ${text.length} bytes)`,
+  );
+}
