@@ -1,0 +1,102 @@
+// Canonical string form of resource.Quantity values (as Quantity.String() prints them).
+
+const BINARY_SUFFIXES: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
+const DECIMAL_SUFFIXES: Record<string, number> = { n: -9, u: -6, m: -3, "": 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const DECIMAL_BY_EXPONENT = new Map<number, string>(Object.entries(DECIMAL_SUFFIXES).map(([k, v]) => [v, k]));
+const BINARY_NAMES = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+
+type Format = "BinarySI" | "DecimalSI" | "DecimalExponent";
+
+interface Parsed {
+  negative: boolean;
+  /** |value| = mantissa * 10^scale */
+  mantissa: bigint;
+  scale: number;
+  format: Format;
+}
+
+const QUANTITY_RE = /^([+-]?)(\d*)(?:\.(\d*))?(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei)|([numkMGTPE]))?$/;
+
+function parse(input: string): Parsed | undefined {
+  const m = QUANTITY_RE.exec(input.trim());
+  if (!m) return undefined;
+  const [, sign, whole = "", frac = "", exp, bin, dec] = m;
+  if (whole === "" && frac === "") return undefined;
+  let mantissa = BigInt((whole + frac) || "0");
+  let scale = -frac.length;
+  let format: Format = "DecimalSI";
+  if (exp !== undefined) {
+    scale += Number.parseInt(exp.slice(1), 10);
+    format = "DecimalExponent";
+  } else if (bin !== undefined) {
+    mantissa *= 1024n ** BigInt(BINARY_SUFFIXES[bin]!);
+    format = "BinarySI";
+  } else if (dec !== undefined) {
+    scale += DECIMAL_SUFFIXES[dec]!;
+  }
+  // Precision is limited to nano units; anything finer rounds up (away from zero).
+  if (scale < -9) {
+    const div = 10n ** BigInt(-9 - scale);
+    const q = mantissa / div;
+    mantissa = mantissa % div === 0n ? q : q + 1n;
+    scale = -9;
+  }
+  return { negative: sign === "-" && mantissa !== 0n, mantissa, scale, format };
+}
+
+function normalize(mantissa: bigint, scale: number): [bigint, number] {
+  if (mantissa === 0n) return [0n, 0];
+  while (mantissa % 10n === 0n) {
+    mantissa /= 10n;
+    scale++;
+  }
+  return [mantissa, scale];
+}
+
+/** Integer value if the quantity has no fractional part. */
+function asInteger(mantissa: bigint, scale: number): bigint | undefined {
+  if (scale >= 0) return mantissa * 10n ** BigInt(scale);
+  const div = 10n ** BigInt(-scale);
+  return mantissa % div === 0n ? mantissa / div : undefined;
+}
+
+/** Canonical rendering of a quantity string; unparseable input is returned unchanged. */
+export function formatQuantity(input: unknown): string {
+  if (typeof input === "number") input = String(input);
+  if (typeof input !== "string") return "0";
+  const p = parse(input);
+  if (!p) return input;
+  const sign = p.negative ? "-" : "";
+  let format = p.format;
+  const [mant, sc] = normalize(p.mantissa, p.scale);
+  if (mant === 0n) return "0";
+
+  if (format === "BinarySI") {
+    const int = asInteger(mant, sc);
+    if (int === undefined || int < 1024n) {
+      format = "DecimalSI";
+    } else {
+      let v = int;
+      let e = 0;
+      while (e < 6 && v % 1024n === 0n) {
+        v /= 1024n;
+        e++;
+      }
+      return `${sign}${v}${BINARY_NAMES[e]}`;
+    }
+  }
+
+  // Largest exponent that is a multiple of three and keeps the mantissa integral.
+  let exponent = Math.floor(sc / 3) * 3;
+  if (format === "DecimalSI") exponent = Math.min(exponent, 18);
+  const digits = mant * 10n ** BigInt(sc - exponent);
+  if (format === "DecimalExponent") {
+    return exponent === 0 ? `${sign}${digits}` : `${sign}${digits}e${exponent}`;
+  }
+  return `${sign}${digits}${DECIMAL_BY_EXPONENT.get(exponent) ?? ""}`;
+}
+
+/** Like Quantity.String() on a pointer: "<nil>" when absent. */
+export function formatQuantityPtr(input: unknown): string {
+  return input === undefined || input === null ? "<nil>" : formatQuantity(input);
+}
