@@ -270,6 +270,12 @@ describe("strategic merge patch: lists", () => {
     expect(reordered.spec.template.spec.containers).toEqual([{ name: "2", image: "b" }, { name: "3", image: "c" }, { name: "1", image: "a" }]);
   });
 
+  it("upstream case 'add map to merging list by pointer': server-only items keep their place", () => {
+    const live = podSpec({ containers: [{ name: "1", image: "a" }, { name: "3" }] });
+    const patch = podSpec({ "$setElementOrder/containers": [{ name: "1" }, { name: "2" }], containers: [{ name: "2" }] });
+    expect(smp(live, patch)).toEqual(podSpec({ containers: [{ name: "1", image: "a" }, { name: "2" }, { name: "3" }] }));
+  });
+
   it("deletes list elements by merge key with $patch: delete (all duplicates)", () => {
     const live = podSpec({ containers: [{ name: "a" }, { name: "b" }, { name: "a" }] });
     const out = smp(live, podSpec({ containers: [{ $patch: "delete", name: "a" }] })) as any;
