@@ -1,0 +1,111 @@
+// kube-apiserver-style flags: `--name=value` or `--name value`, booleans as `--name` or
+// `--name=false`. An unknown flag is an error that names it.
+import { defaultOptions, type ServerOptions } from "../server/options.js";
+
+type Apply = (o: ServerOptions, value: string) => void;
+
+interface FlagSpec {
+  name: string;
+  kind: "string" | "int" | "bool" | "duration" | "list";
+  default: string;
+  help: string;
+  apply: Apply;
+}
+
+/** Go duration ("90s", "1m30s", "500ms", "0") → milliseconds. */
+export function parseDuration(s: string): number {
+  if (s === "0") return 0;
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
+  const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  let consumed = 0;
+  for (const m of s.matchAll(re)) {
+    total += Number(m[1]) * unit[m[2]];
+    consumed += m[0].length;
+  }
+  if (consumed !== s.length || s.length === 0) throw new Error(`invalid duration ${JSON.stringify(s)}`);
+  return total;
+}
+
+function parseFlagBool(name: string, v: string): boolean {
+  if (v === "true" || v === "1" || v === "t" || v === "T" || v === "TRUE" || v === "True") return true;
+  if (v === "false" || v === "0" || v === "f" || v === "F" || v === "FALSE" || v === "False") return false;
+  throw new Error(`invalid argument ${JSON.stringify(v)} for "--${name}" flag: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+}
+
+export const flagSpecs: FlagSpec[] = [
+  { name: "bind-address", kind: "string", default: "0.0.0.0", help: "The IP address on which to listen for the --secure-port port.", apply: (o, v) => (o.bindAddress = v) },
+  { name: "secure-port", kind: "int", default: "6443", help: "The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.", apply: (o, v) => (o.securePort = intFlag("secure-port", v, 0, 65535)) },
+  { name: "tls-cert-file", kind: "string", default: "", help: "File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert).", apply: (o, v) => (o.tlsCertFile = v || undefined) },
+  { name: "tls-private-key-file", kind: "string", default: "", help: "File containing the default x509 private key matching --tls-cert-file.", apply: (o, v) => (o.tlsPrivateKeyFile = v || undefined) },
+  { name: "cert-dir", kind: "string", default: "<data-dir>/pki", help: "The directory where generated TLS certificates are kept. Ignored for serving when --tls-cert-file and --tls-private-key-file are given.", apply: (o, v) => (o.certDir = v || undefined) },
+  { name: "client-ca-file", kind: "string", default: "", help: "Client certificates signed by one of these authorities authenticate (CN is the user name, O the groups). The generated client CA is always trusted too.", apply: (o, v) => (o.clientCAFile = v || undefined) },
+  { name: "token-auth-file", kind: "string", default: "", help: "CSV of static bearer tokens: token,user,uid,\"group1,group2\".", apply: (o, v) => (o.tokenAuthFile = v || undefined) },
+  { name: "anonymous-auth", kind: "bool", default: "true", help: "Requests with no credential are served as system:anonymous in group system:unauthenticated.", apply: (o, v) => (o.anonymousAuth = parseFlagBool("anonymous-auth", v)) },
+  { name: "authentication-config", kind: "string", default: "", help: "AuthenticationConfiguration file (anonymous with path conditions; JWT not supported yet).", apply: (o, v) => (o.authenticationConfig = v || undefined) },
+  { name: "authorization-mode", kind: "list", default: "AlwaysAllow", help: "Ordered list of authorization modes: AlwaysAllow, AlwaysDeny (RBAC, Node, Webhook, ABAC: not supported yet).", apply: (o, v) => (o.authorizationMode = v.split(",").map((s) => s.trim()).filter(Boolean)) },
+  { name: "runtime-config", kind: "list", default: "", help: "Enable or disable API group versions: <group>/<version>=true|false, api/all, api/ga, api/beta, api/alpha.", apply: (o, v) => (o.runtimeConfig = o.runtimeConfig ? `${o.runtimeConfig},${v}` : v) },
+  { name: "feature-gates", kind: "list", default: "", help: "Comma-separated Name=true|false feature gates.", apply: (o, v) => (o.featureGates = o.featureGates ? `${o.featureGates},${v}` : v) },
+  { name: "livez-grace-period", kind: "duration", default: "0s", help: "Time after start during which unfinished post-start hooks count as live in /livez.", apply: (o, v) => (o.livezGracePeriodMs = durationFlag("livez-grace-period", v)) },
+  { name: "shutdown-delay-duration", kind: "duration", default: "0s", help: "After SIGTERM, /readyz fails for this long before the server stops accepting requests.", apply: (o, v) => (o.shutdownDelayMs = durationFlag("shutdown-delay-duration", v)) },
+  { name: "data-dir", kind: "string", default: "./.kapi", help: "kapi: where the SQLite store, generated certificates and admin.kubeconfig live.", apply: (o, v) => (o.dataDir = v) },
+  { name: "storage-backend", kind: "string", default: "sqlite", help: "kapi: sqlite (durable, default) or memory.", apply: (o, v) => (o.storageBackend = storageBackendFlag(v)) },
+];
+
+function intFlag(name: string, v: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!/^-?\d+$/.test(v) || n < min || n > max) throw new Error(`invalid argument ${JSON.stringify(v)} for "--${name}" flag: must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+function durationFlag(name: string, v: string): number {
+  try {
+    return parseDuration(v);
+  } catch (e) {
+    throw new Error(`invalid argument ${JSON.stringify(v)} for "--${name}" flag: time: ${(e as Error).message}`);
+  }
+}
+
+function storageBackendFlag(v: string): "sqlite" | "memory" {
+  if (v === "sqlite" || v === "memory") return v;
+  if (v === "etcd3") throw new Error(`--storage-backend: etcd3 is not supported yet by kapi (supported: sqlite, memory)`);
+  throw new Error(`--storage-backend: unknown storage backend ${JSON.stringify(v)} (supported: sqlite, memory)`);
+}
+
+export function parseServeFlags(args: string[]): ServerOptions {
+  const o = defaultOptions();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(arg)}`);
+    const eq = arg.indexOf("=");
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    const spec = flagSpecs.find((f) => f.name === name);
+    if (!spec) throw new Error(`unknown flag: --${name}`);
+    let value: string;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else if (spec.kind === "bool") value = "true";
+    else {
+      if (i + 1 >= args.length) throw new Error(`flag needs an argument: --${name}`);
+      value = args[++i];
+    }
+    spec.apply(o, value);
+  }
+  return o;
+}
+
+export function helpText(): string {
+  const lines = [
+    "kapi — a Kubernetes-compatible API server",
+    "",
+    "Usage:",
+    "  kapi serve [flags]",
+    "  kapi --help",
+    "",
+    "Flags of `kapi serve` (kube-apiserver names and meanings):",
+  ];
+  for (const f of flagSpecs) {
+    const def = f.default === "" ? "" : ` (default ${JSON.stringify(f.default)})`;
+    lines.push(`  --${f.name} ${f.kind}${def}`, `      ${f.help}`);
+  }
+  return lines.join("\n") + "\n";
+}

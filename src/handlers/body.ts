@@ -1,0 +1,45 @@
+// Reading and decoding a write request's body into an object of the request's type.
+import { badRequest } from "../apimachinery/errors.js";
+import { DecodeError } from "../encoding/decode-error.js";
+import { negotiateInput } from "../encoding/negotiate.js";
+import { isPlainObject, type KObject } from "../registry/object.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import type { ResourceRequest } from "./context.js";
+
+/** Upstream's request body limit (3 MiB). */
+export const maxBodyBytes = 3 * 1024 * 1024;
+
+export async function readObject(r: ResourceRequest, expected: { apiVersion: string; kind: string } = r.type): Promise<KObject> {
+  const codec = negotiateInput(header(r, "content-type"), r.parts.codecs);
+  const raw = await r.ex.body(maxBodyBytes);
+  let body: unknown;
+  try {
+    body = codec.decode(raw);
+  } catch (e) {
+    if (e instanceof DecodeError) throw badRequest(`error decoding request body: ${e.message}`);
+    throw e;
+  }
+  if (!isPlainObject(body)) throw badRequest(`the body of the request could not be decoded into a ${expected.kind} object`);
+  checkTypeMeta(body, expected);
+  return body as KObject;
+}
+
+export function checkTypeMeta(body: Record<string, unknown>, expected: { apiVersion: string; kind: string }): void {
+  const av = body.apiVersion;
+  const kind = body.kind;
+  if (av !== undefined && av !== "" && av !== expected.apiVersion) {
+    throw badRequest(`the API version in the data (${String(av)}) does not match the expected API version (${expected.apiVersion})`);
+  }
+  if (kind !== undefined && kind !== "" && kind !== expected.kind) {
+    throw badRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${expected.kind})`);
+  }
+}
+
+export function header(r: ResourceRequest, name: string): string | undefined {
+  const v = r.ex.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export function typeMetaOf(t: ResourceType): { apiVersion: string; kind: string } {
+  return { apiVersion: t.apiVersion, kind: t.kind };
+}

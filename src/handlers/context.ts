@@ -1,0 +1,38 @@
+// What a verb handler gets: the exchange, the parsed request, the caller, the type, and the
+// server's shared parts.
+import type { UserInfo } from "../authn/user.js";
+import type { CodecSet, Negotiated } from "../encoding/negotiate.js";
+import type { FeatureGates } from "../cli/feature-gates.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import type { GenericStore } from "../registry/store.js";
+import type { TypeRegistry } from "../registry/type-registry.js";
+import type { Exchange } from "../server/exchange.js";
+import type { RequestInfo } from "../server/request-info.js";
+
+export interface ServerParts {
+  store: GenericStore;
+  types: TypeRegistry;
+  codecs: CodecSet;
+  gates: FeatureGates;
+  /** Active streams (watches) to end on shutdown. */
+  streams: Set<{ stop(): void }>;
+}
+
+export interface ResourceRequest {
+  ex: Exchange;
+  info: RequestInfo;
+  user: UserInfo;
+  type: ResourceType;
+  parts: ServerParts;
+  pretty: boolean;
+}
+
+export type ResourceHandler = (r: ResourceRequest) => Promise<void>;
+
+export function isPretty(ex: Exchange): boolean {
+  const p = ex.query.get("pretty");
+  if (p !== null) return p === "true" || p === "1";
+  // Upstream pretty-prints for browsers and curl without an explicit choice.
+  const ua = String(ex.headers["user-agent"] ?? "");
+  return /^(curl|Wget|Mozilla)/.test(ua);
+}

@@ -1,0 +1,25 @@
+// POST (create) and PUT (update, also of /status).
+import { methodNotSupported } from "../apimachinery/errors.js";
+import type { ResourceRequest } from "./context.js";
+import { readObject } from "./body.js";
+import { parseDryRun } from "./options.js";
+import { negotiateWrite, writeOne } from "./output.js";
+
+export async function handleCreate(r: ResourceRequest): Promise<void> {
+  const n = negotiateWrite(r);
+  const dryRun = parseDryRun(r.ex.query, "CreateOptions");
+  const body = await readObject(r);
+  const obj = await r.parts.store.create(r.type, r.info.namespace, body, { dryRun });
+  writeOne(r, n, 201, obj);
+}
+
+export async function handleUpdate(r: ResourceRequest): Promise<void> {
+  const sub = r.info.subresource;
+  const finalize = sub === "finalize" && r.type.group === "" && r.type.resource === "namespaces";
+  if (sub && sub !== "status" && !finalize) throw methodNotSupported(r.type.gr, "update");
+  const n = negotiateWrite(r);
+  const dryRun = parseDryRun(r.ex.query, "UpdateOptions");
+  const body = await readObject(r);
+  const { obj, created } = await r.parts.store.update(r.type, r.info.namespace, r.info.name, body, sub, { dryRun });
+  writeOne(r, n, created ? 201 : 200, obj);
+}

@@ -1,0 +1,80 @@
+// Query parameters of list and watch, parsed and validated as upstream does.
+import { ApiError, badRequest, invalid } from "../apimachinery/errors.js";
+import { parseFieldSelector, type FieldSelector } from "../apimachinery/fields.js";
+import { parseLabelSelector, SelectorParseError, type LabelSelector } from "../apimachinery/labels.js";
+import { forbidden, notSupported, type FieldError } from "../apimachinery/validation.js";
+
+export interface ListOptions {
+  labelSelector: LabelSelector;
+  fieldSelector: FieldSelector;
+  limit: number;
+  continueToken: string;
+  resourceVersion: string | undefined;
+  resourceVersionMatch: "" | "Exact" | "NotOlderThan";
+  watch: boolean;
+  allowWatchBookmarks: boolean;
+  sendInitialEvents: boolean | undefined;
+  timeoutSeconds: number | undefined;
+}
+
+function bool(v: string | null): boolean {
+  return v !== null && v !== "" && v !== "0" && v !== "false";
+}
+
+export function parseListOptions(q: URLSearchParams): ListOptions {
+  let labelSelector: LabelSelector;
+  let fieldSelector: FieldSelector;
+  try {
+    labelSelector = parseLabelSelector(q.get("labelSelector") ?? "");
+    fieldSelector = parseFieldSelector(q.get("fieldSelector") ?? "");
+  } catch (e) {
+    if (e instanceof SelectorParseError) throw badRequest(e.message);
+    throw e;
+  }
+  const limitRaw = q.get("limit");
+  const limit = limitRaw ? Number(limitRaw) : 0;
+  if (limitRaw && (!Number.isInteger(limit))) throw badRequest(`invalid value for limit: ${JSON.stringify(limitRaw)}`);
+  const timeoutRaw = q.get("timeoutSeconds");
+  const sie = q.get("sendInitialEvents");
+  const opts: ListOptions = {
+    labelSelector,
+    fieldSelector,
+    limit: limit > 0 ? limit : 0,
+    continueToken: q.get("continue") ?? "",
+    resourceVersion: q.get("resourceVersion") ?? undefined,
+    resourceVersionMatch: (q.get("resourceVersionMatch") ?? "") as ListOptions["resourceVersionMatch"],
+    watch: bool(q.get("watch")),
+    allowWatchBookmarks: bool(q.get("allowWatchBookmarks")),
+    sendInitialEvents: sie === null ? undefined : bool(sie),
+    timeoutSeconds: timeoutRaw ? Number(timeoutRaw) : undefined,
+  };
+  if (opts.resourceVersion === "") opts.resourceVersion = undefined;
+  return opts;
+}
+
+/** Upstream ValidateListOptions: 422 Invalid on ListOptions.meta.k8s.io. */
+export function validateListOptions(o: ListOptions, watchListEnabled: boolean): void {
+  const errs: FieldError[] = [];
+  const m = o.resourceVersionMatch;
+  if (m) {
+    if (o.resourceVersion === undefined) errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+    if (o.continueToken) errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+    if (m === "Exact" && o.resourceVersion === "0") errs.push(forbidden("resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    if (m !== "Exact" && m !== "NotOlderThan") errs.push(notSupported("resourceVersionMatch", m, ["Exact", "NotOlderThan"]));
+  }
+  if (o.sendInitialEvents !== undefined) {
+    if (!o.watch) errs.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
+    else if (!watchListEnabled) errs.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"));
+    else {
+      if (m !== "NotOlderThan") errs.push(forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+      if (o.continueToken) errs.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden when continue is provided"));
+    }
+  } else if (o.watch && m) {
+    errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+  }
+  if (errs.length > 0) throw invalid({ group: "meta.k8s.io", kind: "ListOptions" }, "", errs);
+}
+
+export function tooOldError(): ApiError {
+  return new ApiError(410, "Expired", "The resourceVersion for the provided list is too old.");
+}

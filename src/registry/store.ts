@@ -1,0 +1,332 @@
+// The generic REST store: one implementation of get/list/create/update/delete for every type,
+// parameterised by the type's strategy (upstream: generic/registry.Store).
+import { randomBytes, randomUUID } from "node:crypto";
+import {
+  alreadyExists,
+  ApiError,
+  badRequest,
+  conflict,
+  forbidden,
+  gone,
+  invalid,
+  notFound,
+  optimisticLockMessage,
+} from "../apimachinery/errors.js";
+import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
+import { StorageError, type Storage } from "../storage/interface.js";
+import { decodeFromStorage, encodeForStorage } from "./codec.js";
+import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "./object.js";
+import { storageKey, type ResourceType } from "./resource-type.js";
+import { parseResourceVersion, tooLargeResourceVersion } from "./resource-version.js";
+import type { StrategyContext } from "./strategy.js";
+import { validateObjectMeta, validateObjectMetaUpdate } from "./validate-meta.js";
+
+export interface WriteOptions {
+  dryRun: boolean;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+}
+
+export type Mutation = (current: KObject | undefined) => KObject | Promise<KObject>;
+
+/** How long a read of a future resourceVersion waits before 504. */
+const futureRevisionWaitMs = 3000;
+const maxGenerateNameAttempts = 8;
+
+export class GenericStore {
+  constructor(
+    readonly storage: Storage,
+    /** Looks up a namespace's state for create admission (NamespaceLifecycle). */
+    private readonly namespaceState: (ns: string) => Promise<"active" | "terminating" | "missing">,
+  ) {}
+
+  async get(t: ResourceType, ns: string, name: string, rv?: string | null): Promise<KObject> {
+    const requested = parseResourceVersion(rv);
+    if (requested !== undefined && requested > 0) await this.waitForRevision(requested);
+    const kv = await this.storage.get(storageKey(t, ns, name));
+    if (!kv) throw notFound(t.gr, name);
+    return decodeFromStorage(kv, t);
+  }
+
+  /** Waits until the store has reached `rev` (NotOlderThan reads), else 504. */
+  async waitForRevision(rev: number): Promise<number> {
+    const deadline = Date.now() + futureRevisionWaitMs;
+    for (;;) {
+      const current = await this.storage.currentRevision();
+      if (current >= rev) return current;
+      if (Date.now() >= deadline) throw tooLargeResourceVersion(rev, current);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async create(t: ResourceType, ns: string, body: KObject, opts: WriteOptions): Promise<KObject> {
+    const obj = this.checkBody(t, ns, body);
+    const meta = obj.metadata;
+    const ctx: StrategyContext = { namespace: ns, subresource: "" };
+    if (t.namespaced) await this.admitNamespace(t, ns, meta.name ?? meta.generateName ?? "");
+    // Server-owned metadata: clients cannot set these on create.
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowTimestamp();
+    if (t.strategy.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    if (t.namespaced) meta.namespace = ns;
+    else delete meta.namespace;
+    // Status is the server's and controllers' to write, never set on create (nodes excepted).
+    if (t.hasStatus && t.strategy.resetStatusOnCreate) delete obj.status;
+    t.strategy.prepareForCreate(obj, ctx);
+
+    const nameWasGenerated = !meta.name && !!meta.generateName;
+    for (let attempt = 0; ; attempt++) {
+      if (nameWasGenerated) meta.name = generateName(meta.generateName!);
+      const errs = [...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
+      if (errs.length > 0) throw this.invalid(t, obj, errs);
+      if (opts.dryRun) {
+        const existing = await this.storage.get(storageKey(t, ns, meta.name!));
+        if (existing) throw alreadyExists(t.gr, meta.name!);
+        return obj;
+      }
+      try {
+        const kv = await this.storage.create(storageKey(t, ns, meta.name!), encodeForStorage(obj));
+        meta.resourceVersion = String(kv.modRevision);
+        return obj;
+      } catch (e) {
+        if (e instanceof StorageError && e.code === "KeyExists") {
+          if (nameWasGenerated && attempt < maxGenerateNameAttempts) continue;
+          throw alreadyExists(t.gr, meta.name!);
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** PUT: replace the object (or the status) with the body. */
+  async update(t: ResourceType, ns: string, name: string, body: KObject, subresource: string, opts: WriteOptions): Promise<{ obj: KObject; created: boolean }> {
+    const obj = this.checkBody(t, ns, body);
+    if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
+      throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    obj.metadata.name = name;
+    const preconditionRV = obj.metadata.resourceVersion;
+    return this.guaranteedUpdate(t, ns, name, subresource, opts, (current) => {
+      if (current === undefined) return obj;
+      if (preconditionRV === undefined || preconditionRV === "") {
+        if (!t.strategy.allowUnconditionalUpdate) {
+          throw invalid(t, name, [fieldInvalid("metadata.resourceVersion", 0, "must be specified for an update")]);
+        }
+      } else if (preconditionRV !== current.metadata.resourceVersion) {
+        throw conflict(t.gr, name, optimisticLockMessage);
+      }
+      return obj;
+    }, preconditionRV !== undefined && preconditionRV !== "");
+  }
+
+  /**
+   * Read-modify-write with retry on a concurrent write (upstream: GuaranteedUpdate). `mutate`
+   * gets the stored object (undefined if absent) and returns the desired one. With
+   * `failOnConflict` a concurrent write is a 409 (the caller pinned a resourceVersion).
+   */
+  async guaranteedUpdate(
+    t: ResourceType,
+    ns: string,
+    name: string,
+    subresource: string,
+    opts: WriteOptions,
+    mutate: Mutation,
+    failOnConflict = false,
+  ): Promise<{ obj: KObject; created: boolean }> {
+    const key = storageKey(t, ns, name);
+    const ctx: StrategyContext = { namespace: ns, subresource };
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const kv = await this.storage.get(key);
+      const current = kv ? decodeFromStorage(kv, t) : undefined;
+      if (!current) {
+        if (subresource || !t.strategy.allowCreateOnUpdate) throw notFound(t.gr, name);
+        const desired = await mutate(undefined);
+        desired.metadata.name = name;
+        try {
+          return { obj: await this.create(t, ns, desired, opts), created: true };
+        } catch (e) {
+          if (e instanceof ApiError && e.reason === "AlreadyExists") continue;
+          throw e;
+        }
+      }
+      const desired = this.checkBody(t, ns, await mutate(clone(current)));
+      const obj = this.prepareUpdate(t, desired, current, ctx);
+      if (deepEqual(stripRV(obj), stripRV(current))) {
+        return { obj: current, created: false }; // no-op write: nothing stored, no event
+      }
+      const errs = [...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
+      if (errs.length > 0) throw this.invalid(t, obj, errs);
+      if (opts.dryRun) return { obj, created: false };
+      // A deleting object whose last finalizer is gone is removed instead of updated.
+      if (obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0) {
+        try {
+          const deleted = await this.storage.delete(key, kv!.modRevision);
+          obj.metadata.resourceVersion = String(deleted.modRevision);
+          return { obj, created: false };
+        } catch (e) {
+          if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) continue;
+          throw e;
+        }
+      }
+      try {
+        const written = await this.storage.update(key, encodeForStorage(obj), kv!.modRevision);
+        obj.metadata.resourceVersion = String(written.modRevision);
+        return { obj, created: false };
+      } catch (e) {
+        if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) {
+          if (failOnConflict) throw conflict(t.gr, name, optimisticLockMessage);
+          continue;
+        }
+        throw e;
+      }
+    }
+    throw conflict(t.gr, name, optimisticLockMessage);
+  }
+
+  /** Keeps server-owned fields, applies status-subresource rules and generation. */
+  private prepareUpdate(t: ResourceType, obj: KObject, current: KObject, ctx: StrategyContext): KObject {
+    const m = obj.metadata;
+    const c = current.metadata;
+    m.uid = c.uid;
+    m.creationTimestamp = c.creationTimestamp;
+    m.resourceVersion = c.resourceVersion;
+    if (t.namespaced) m.namespace = c.namespace;
+    if (c.deletionTimestamp) {
+      m.deletionTimestamp = c.deletionTimestamp;
+      m.deletionGracePeriodSeconds = c.deletionGracePeriodSeconds;
+    } else {
+      delete m.deletionTimestamp;
+      delete m.deletionGracePeriodSeconds;
+    }
+    if (ctx.subresource === "status") {
+      // Only status changes through /status; metadata and spec stay as stored.
+      const next = clone(current);
+      next.status = obj.status;
+      if (obj.status === undefined) delete next.status;
+      t.strategy.prepareForUpdate(next, current, ctx);
+      return next;
+    }
+    if (t.hasStatus) {
+      if (current.status === undefined) delete obj.status;
+      else obj.status = clone(current.status);
+    }
+    if (c.generation !== undefined) m.generation = c.generation;
+    t.strategy.prepareForUpdate(obj, current, ctx);
+    if (t.strategy.tracksGeneration) {
+      if (m.generation === undefined) m.generation = 1;
+      if (!deepEqual(withoutMetaAndStatus(obj), withoutMetaAndStatus(current))) m.generation = (c.generation ?? 0) + 1;
+    }
+    return obj;
+  }
+
+  async delete(t: ResourceType, ns: string, name: string, opts: DeleteOptions): Promise<{ obj: KObject; deleted: boolean }> {
+    const key = storageKey(t, ns, name);
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const kv = await this.storage.get(key);
+      if (!kv) throw notFound(t.gr, name);
+      const current = decodeFromStorage(kv, t);
+      const pre = opts.preconditions;
+      if (pre?.uid && pre.uid !== current.metadata.uid) {
+        throw conflict(t.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+        throw conflict(t.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+      }
+      const finalizers = current.metadata.finalizers ?? [];
+      const pendingFinalizers = finalizers.length > 0 || (t.resource === "namespaces" && t.group === "" && ((current.spec as any)?.finalizers ?? []).length > 0);
+      if (pendingFinalizers) {
+        if (current.metadata.deletionTimestamp) return { obj: current, deleted: false };
+        const next = clone(current);
+        next.metadata.deletionTimestamp = nowTimestamp();
+        next.metadata.deletionGracePeriodSeconds = 0;
+        if (t.resource === "namespaces" && t.group === "") next.status = { ...(next.status as object), phase: "Terminating" };
+        if (opts.dryRun) return { obj: next, deleted: false };
+        try {
+          const written = await this.storage.update(key, encodeForStorage(next), kv.modRevision);
+          next.metadata.resourceVersion = String(written.modRevision);
+          return { obj: next, deleted: false };
+        } catch (e) {
+          if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) continue;
+          throw e;
+        }
+      }
+      if (opts.dryRun) return { obj: current, deleted: true };
+      try {
+        const gone = await this.storage.delete(key, kv.modRevision);
+        current.metadata.resourceVersion = String(gone.modRevision);
+        return { obj: current, deleted: true };
+      } catch (e) {
+        if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) continue;
+        throw e;
+      }
+    }
+    throw conflict(t.gr, name, optimisticLockMessage);
+  }
+
+  /** Common checks of a write body: an object, matching namespace, metadata present. */
+  private checkBody(t: ResourceType, ns: string, body: unknown): KObject {
+    if (!isPlainObject(body)) throw badRequest(`the body of the request was not a ${t.kind} object`);
+    const { kind: _k, apiVersion: _a, metadata, ...rest } = body as KObject;
+    // Field order as upstream serialises: kind, apiVersion, metadata, then the rest.
+    const obj: KObject = { kind: t.kind, apiVersion: t.apiVersion, metadata: metadata ?? {}, ...rest };
+    if (!isPlainObject(obj.metadata)) throw badRequest("metadata must be an object");
+    if (t.namespaced) {
+      const bodyNs = obj.metadata.namespace;
+      if (bodyNs !== undefined && bodyNs !== "" && bodyNs !== ns) {
+        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+    }
+    return obj;
+  }
+
+  private async admitNamespace(t: ResourceType, ns: string, name: string): Promise<void> {
+    const state = await this.namespaceState(ns);
+    if (state === "missing") throw notFound({ group: "", resource: "namespaces" }, ns);
+    if (state === "terminating") {
+      const e = forbidden(t.gr, name, `unable to create new content in namespace ${ns} because it is being terminated`);
+      e.details!.causes = [{ reason: "NamespaceTerminating", message: `namespace ${ns} is being terminated`, field: "metadata.namespace" }];
+      throw e;
+    }
+  }
+
+  private invalid(t: ResourceType, obj: KObject, errs: FieldError[]): ApiError {
+    return invalid(t, obj.metadata.name ?? "", errs);
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.storage.currentRevision();
+  }
+
+  compactedError(): ApiError {
+    return gone("The resourceVersion for the provided list is too old.");
+  }
+}
+
+function stripRV(o: KObject): KObject {
+  const { resourceVersion: _rv, ...meta } = o.metadata;
+  return { ...o, metadata: meta };
+}
+
+function withoutMetaAndStatus(o: KObject): Record<string, unknown> {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
+  return rest;
+}
+
+const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
+/** generateName + 5 random characters from upstream's consonant-digit alphabet. */
+export function generateName(prefix: string): string {
+  const base = prefix.length > 63 - 5 ? prefix.slice(0, 63 - 5) : prefix;
+  const bytes = randomBytes(5);
+  let suffix = "";
+  for (const b of bytes) suffix += suffixAlphabet[b % suffixAlphabet.length];
+  return base + suffix;
+}

@@ -1,0 +1,126 @@
+// The request path, one direction: request info → authentication → authorization → route.
+import type { TLSSocket } from "node:tls";
+import { ApiError, forbidden, notFound, unauthorized, methodNotSupported } from "../apimachinery/errors.js";
+import type { AuthnOutcome } from "../authn/union.js";
+import type { AuthnRequest } from "../authn/authenticator.js";
+import type { UserInfo } from "../authn/user.js";
+import type { Authorizer } from "../authz/authorizer.js";
+import { jsonCodec } from "../encoding/codec.js";
+import type { ResourceHandler, ServerParts } from "../handlers/context.js";
+import { isPretty } from "../handlers/context.js";
+import { handleCreate, handleUpdate } from "../handlers/write.js";
+import { handleDelete, handleDeleteCollection } from "../handlers/delete.js";
+import { handleGet, handleList } from "../handlers/read.js";
+import { handleWatch } from "../handlers/watch.js";
+import type { Exchange } from "./exchange.js";
+import { parseRequestInfo, type RequestInfo } from "./request-info.js";
+import { writeError } from "./respond.js";
+
+/** A handler for a path outside /api and /apis resources (health, version, discovery, openapi). */
+export type NonResourceHandler = (ex: Exchange, user: UserInfo, info: RequestInfo) => Promise<boolean> | boolean;
+
+export interface DispatchConfig {
+  parts: ServerParts;
+  authenticate: (req: AuthnRequest) => Promise<AuthnOutcome>;
+  authorizer: Authorizer;
+  /** Tried in order for every request that is not a resource request; true = handled. */
+  nonResource: NonResourceHandler[];
+  /** Extra verb handlers by "group/resource/subresource" (reviews, scale, ...). */
+  subresourceHandlers?: Map<string, Partial<Record<string, ResourceHandler>>>;
+}
+
+const verbHandlers: Record<string, ResourceHandler> = {
+  get: handleGet,
+  list: handleList,
+  watch: handleWatch,
+  create: handleCreate,
+  update: handleUpdate,
+  delete: handleDelete,
+  deletecollection: handleDeleteCollection,
+};
+
+export function peerCertificate(socket: TLSSocket | undefined): AuthnRequest["peerCertificate"] {
+  if (!socket || !socket.authorized) return undefined;
+  const cert = socket.getPeerCertificate?.();
+  if (!cert || !cert.subject) return undefined;
+  const o = cert.subject.O as string | string[] | undefined;
+  return { commonName: String(cert.subject.CN ?? ""), organizations: o === undefined ? [] : Array.isArray(o) ? o : [o] };
+}
+
+export function createDispatcher(cfg: DispatchConfig) {
+  return async function dispatch(ex: Exchange): Promise<void> {
+    try {
+      const info = parseRequestInfo(ex.method, ex.path, ex.query);
+      const authn = await cfg.authenticate({ path: ex.path, headers: ex.headers, peerCertificate: peerCertificate(ex.socket) });
+      if ("error" in authn) throw unauthorized();
+      const user = authn.user;
+      const decision = await cfg.authorizer.authorize({
+        user,
+        verb: info.verb,
+        isResourceRequest: info.isResourceRequest,
+        path: ex.path,
+        namespace: info.namespace,
+        apiGroup: info.apiGroup,
+        apiVersion: info.apiVersion,
+        resource: info.resource,
+        subresource: info.subresource,
+        name: info.name,
+      });
+      if (decision.decision !== "allow") throw forbiddenFor(user, info, decision.reason);
+      if (!info.isResourceRequest) {
+        for (const h of cfg.nonResource) if (await h(ex, user, info)) return;
+        throw notFoundPath();
+      }
+      await routeResource(cfg, ex, info, user);
+    } catch (e) {
+      writeError(ex, e, jsonCodec);
+    }
+  };
+}
+
+async function routeResource(cfg: DispatchConfig, ex: Exchange, info: RequestInfo, user: UserInfo): Promise<void> {
+  const parts = cfg.parts;
+  const type = parts.types.get(info.apiGroup, info.apiVersion, info.resource);
+  if (!type) throw notFoundPath();
+  if (info.parts.length > 3) throw notFoundPath();
+  const r = { ex, info, user, type, parts, pretty: isPretty(ex) };
+  if (info.subresource) {
+    const special = cfg.subresourceHandlers?.get(`${type.group}/${type.resource}/${info.subresource}`);
+    const h = special?.[info.verb];
+    if (h) return h(r);
+    const sub = type.facts.subresources.find((s) => s.name === info.subresource);
+    if (!sub || (info.subresource !== "status" && info.subresource !== "finalize")) throw notFoundPath();
+    if (!sub.verbs.includes(info.verb as never)) throw methodNotSupported(type.gr, info.verb);
+    const handler = verbHandlers[info.verb];
+    if (!handler) throw methodNotSupported(type.gr, info.verb);
+    return handler(r);
+  }
+  const special = cfg.subresourceHandlers?.get(`${type.group}/${type.resource}/`);
+  const sh = special?.[info.verb];
+  if (sh) return sh(r);
+  if (type.namespaced && !info.namespace && info.verb !== "list" && info.verb !== "watch") throw notFoundPath();
+  if (!type.verbs.has(info.verb) && !(info.verb === "watch" && type.verbs.has("watch"))) {
+    throw methodNotSupported(type.gr, info.verb);
+  }
+  const handler = verbHandlers[info.verb];
+  if (!handler) throw methodNotSupported(type.gr, info.verb);
+  return handler(r);
+}
+
+export function notFoundPath(): ApiError {
+  return new ApiError(404, "NotFound", "the server could not find the requested resource", {});
+}
+
+function forbiddenFor(user: UserInfo, info: RequestInfo, reason: string): ApiError {
+  const suffix = reason ? `: ${reason}` : "";
+  if (!info.isResourceRequest) {
+    return new ApiError(403, "Forbidden", `forbidden: User "${user.name}" cannot ${info.verb} path "${info.path}"${suffix}`, {});
+  }
+  const res = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+  const gr = { group: info.apiGroup, resource: res };
+  const scope = info.namespace ? ` in the namespace "${info.namespace}"` : " at the cluster scope";
+  const e = forbidden(gr, info.name, `User "${user.name}" cannot ${info.verb} resource "${info.resource}" in API group "${info.apiGroup}"${scope}${suffix}`);
+  return e;
+}
+
+export { notFound };

@@ -1,0 +1,137 @@
+// One request/response pair, the same shape whether it arrived over HTTP/2 (raw stream API,
+// no compatibility layer) or HTTP/1.1. Handlers only see this.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { ServerHttp2Stream, IncomingHttpHeaders as H2Headers } from "node:http2";
+import type { TLSSocket } from "node:tls";
+import { tooLarge } from "../apimachinery/errors.js";
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+export interface Exchange {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Headers;
+  socket: TLSSocket;
+  /** Reads the whole body, refusing more than `limit` bytes with 413. */
+  body(limit: number): Promise<Buffer>;
+  /** Sends status + headers; call once. */
+  head(status: number, headers: Record<string, string | number | string[]>): void;
+  write(chunk: Buffer | string): boolean;
+  end(chunk?: Buffer | string): void;
+  readonly headersSent: boolean;
+  readonly closed: boolean;
+  onClose(cb: () => void): void;
+  /** Resolves when the peer can take more bytes (backpressure). */
+  drained(): Promise<void>;
+  /** Bytes written but not yet taken by the peer. */
+  pending(): number;
+}
+
+function readBody(stream: NodeJS.ReadableStream & { destroy?: () => void }, declared: string | undefined, limit: number): Promise<Buffer> {
+  if (declared && Number(declared) > limit) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    stream.on("data", (c: Buffer) => {
+      if (failed) return;
+      size += c.length;
+      if (size > limit) {
+        failed = true;
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(c);
+    });
+    stream.on("end", () => !failed && resolve(Buffer.concat(chunks)));
+    stream.on("error", (e) => !failed && reject(e));
+  });
+}
+
+function splitUrl(url: string): { path: string; query: URLSearchParams } {
+  const q = url.indexOf("?");
+  return q < 0 ? { path: url, query: new URLSearchParams() } : { path: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
+}
+
+export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers): Exchange {
+  const { path, query } = splitUrl(String(headers[":path"] ?? "/"));
+  let sent = false;
+  const ex: Exchange = {
+    method: String(headers[":method"] ?? "GET"),
+    path,
+    query,
+    headers: headers as Headers,
+    socket: stream.session?.socket as TLSSocket,
+    body: (limit) => readBody(stream, headers["content-length"] as string | undefined, limit),
+    head(status, h) {
+      sent = true;
+      if (stream.closed || stream.destroyed) return;
+      stream.respond({ ":status": status, ...h });
+    },
+    write(chunk) {
+      if (stream.closed || stream.destroyed) return true;
+      return stream.write(chunk);
+    },
+    end(chunk) {
+      if (stream.closed || stream.destroyed) return;
+      stream.end(chunk);
+    },
+    get headersSent() {
+      return sent;
+    },
+    get closed() {
+      return stream.closed || stream.destroyed;
+    },
+    onClose(cb) {
+      stream.once("close", cb);
+    },
+    drained() {
+      return new Promise((r) => (stream.writableNeedDrain ? stream.once("drain", () => r()) : r()));
+    },
+    pending: () => stream.writableLength,
+  };
+  return ex;
+}
+
+export function h1Exchange(req: IncomingMessage, res: ServerResponse): Exchange {
+  const { path, query } = splitUrl(req.url ?? "/");
+  let closed = false;
+  res.once("close", () => (closed = true));
+  return {
+    method: req.method ?? "GET",
+    path,
+    query,
+    headers: req.headers as IncomingHttpHeaders as Headers,
+    socket: req.socket as TLSSocket,
+    body: (limit) => readBody(req, req.headers["content-length"], limit),
+    head(status, h) {
+      res.writeHead(status, h as Record<string, string | number | string[]>);
+    },
+    write(chunk) {
+      return res.write(chunk);
+    },
+    end(chunk) {
+      if (chunk !== undefined) res.end(chunk);
+      else res.end();
+    },
+    get headersSent() {
+      return res.headersSent;
+    },
+    get closed() {
+      return closed || res.destroyed;
+    },
+    onClose(cb) {
+      res.once("close", cb);
+    },
+    drained() {
+      return new Promise((r) => (res.writableNeedDrain ? res.once("drain", () => r()) : r()));
+    },
+    pending: () => res.writableLength + (req.socket.writableLength ?? 0),
+  };
+}
+
+export function header(h: Headers, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v.join(", ") : v;
+}

@@ -1,0 +1,76 @@
+// HTTPS with ALPN h2 and http/1.1. HTTP/2 requests are served from the raw `stream` event (no
+// compatibility layer on the hot path); HTTP/1.1 requests from the `request` event.
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream, type IncomingHttpHeaders } from "node:http2";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { h1Exchange, h2Exchange, type Exchange } from "./exchange.js";
+
+export interface TlsMaterial {
+  cert: string;
+  key: string;
+  /** Client CAs: certificates signed by them authenticate (x509). */
+  clientCA?: string;
+}
+
+export interface Listener {
+  server: Http2SecureServer;
+  /** Requests being handled right now (watches included). */
+  inFlight(): number;
+  /** Resolves when no request is in flight. */
+  idle(): Promise<void>;
+}
+
+export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promise<void>): Listener {
+  const server = createSecureServer({
+    cert: tls.cert,
+    key: tls.key,
+    ca: tls.clientCA,
+    requestCert: Boolean(tls.clientCA),
+    rejectUnauthorized: false, // unauthenticated clients continue as anonymous or with a token
+    allowHTTP1: true,
+    minVersion: "TLSv1.2",
+    ALPNProtocols: ["h2", "http/1.1"],
+    settings: { maxConcurrentStreams: 1000 },
+  } as Parameters<typeof createSecureServer>[0]);
+
+  let inFlight = 0;
+  let idleWaiters: (() => void)[] = [];
+  const track = (ex: Exchange) => {
+    inFlight++;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      inFlight--;
+      if (inFlight === 0) {
+        const w = idleWaiters;
+        idleWaiters = [];
+        w.forEach((f) => f());
+      }
+    };
+    ex.onClose(finish);
+    handle(ex).catch(() => undefined);
+  };
+
+  server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+    stream.on("error", () => undefined);
+    track(h2Exchange(stream, headers));
+  });
+  // HTTP/1.1 connections arrive as 'request'. Adding a 'request' listener makes Node also attach
+  // its compatibility 'stream' listener, which we remove again: h2 streams are ours alone.
+  const ownStreamListeners = server.listeners("stream");
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    if ((req as { httpVersionMajor?: number }).httpVersionMajor === 2) return;
+    track(h1Exchange(req, res));
+  });
+  for (const l of server.listeners("stream")) {
+    if (!ownStreamListeners.includes(l)) server.removeListener("stream", l as (...args: unknown[]) => void);
+  }
+  server.on("sessionError", () => undefined);
+  server.on("tlsClientError", () => undefined);
+
+  return {
+    server,
+    inFlight: () => inFlight,
+    idle: () => (inFlight === 0 ? Promise.resolve() : new Promise((r) => idleWaiters.push(r))),
+  };
+}

@@ -1,0 +1,42 @@
+// Everything a server instance is configured with. The CLI fills it from kube-apiserver-style
+// flags; the library fills it from startServer()'s options. No process-global state.
+export interface ServerOptions {
+  bindAddress: string;
+  securePort: number;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** Where generated certificates live; default <dataDir>/pki. */
+  certDir?: string;
+  clientCAFile?: string;
+  tokenAuthFile?: string;
+  anonymousAuth: boolean;
+  authenticationConfig?: string;
+  authorizationMode: string[];
+  runtimeConfig: string;
+  featureGates: string;
+  livezGracePeriodMs: number;
+  shutdownDelayMs: number;
+  dataDir: string;
+  storageBackend: "sqlite" | "memory";
+  /** Write <dataDir>/admin.kubeconfig (the CLI does; memory-only library servers need no file). */
+  writeKubeconfig: boolean;
+  /** Print a line per start-up step. */
+  log: (msg: string) => void;
+}
+
+export function defaultOptions(): ServerOptions {
+  return {
+    bindAddress: "0.0.0.0",
+    securePort: 6443,
+    anonymousAuth: true,
+    authorizationMode: ["AlwaysAllow"],
+    runtimeConfig: "",
+    featureGates: "",
+    livezGracePeriodMs: 0,
+    shutdownDelayMs: 0,
+    dataDir: "./.kapi",
+    storageBackend: "sqlite",
+    writeKubeconfig: true,
+    log: () => undefined,
+  };
+}

@@ -1,0 +1,54 @@
+// Writing responses: objects in the negotiated encoding, and ApiErrors as metav1.Status — the
+// one place where an error becomes a Status body.
+import { gzipSync } from "node:zlib";
+import { asApiError } from "../apimachinery/errors.js";
+import type { Codec } from "../encoding/codec.js";
+import { jsonCodec } from "../encoding/codec.js";
+import { header, type Exchange } from "./exchange.js";
+
+/** Upstream compresses only responses above this size. */
+const gzipThreshold = 128 * 1024;
+
+export interface WriteOptions {
+  pretty?: boolean;
+  warnings?: string[];
+  headers?: Record<string, string>;
+  /** Media type to put in Content-Type when it differs from the codec's (e.g. with parameters). */
+  contentType?: string;
+}
+
+export function warningHeader(warnings: string[]): string[] {
+  return warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+}
+
+export function writeBytes(ex: Exchange, status: number, body: Buffer, contentType: string, opts: WriteOptions = {}): void {
+  const h: Record<string, string | number | string[]> = { "content-type": contentType, "cache-control": "no-cache, private", ...(opts.headers ?? {}) };
+  if (opts.warnings && opts.warnings.length > 0) h["warning"] = warningHeader(opts.warnings);
+  let payload = body;
+  if (body.length > gzipThreshold && /\bgzip\b/.test(header(ex.headers, "accept-encoding") ?? "")) {
+    payload = gzipSync(body, { level: 4 });
+    h["content-encoding"] = "gzip";
+    h["vary"] = "Accept-Encoding";
+  }
+  h["content-length"] = payload.length;
+  ex.head(status, h);
+  ex.end(ex.method === "HEAD" ? undefined : payload);
+}
+
+export function writeObject(ex: Exchange, status: number, obj: unknown, codec: Codec, opts: WriteOptions = {}): void {
+  writeBytes(ex, status, codec.encode(obj, opts.pretty), opts.contentType ?? codec.mediaType, opts);
+}
+
+export function writeError(ex: Exchange, err: unknown, codec: Codec = jsonCodec): void {
+  const e = asApiError(err);
+  if (e.code >= 500) console.error("kapi: internal error:", err);
+  if (ex.headersSent || ex.closed) {
+    ex.end();
+    return;
+  }
+  writeObject(ex, e.code, e.toStatus(), codec, { headers: e.headers });
+}
+
+export function writeText(ex: Exchange, status: number, text: string, headers: Record<string, string> = {}): void {
+  writeBytes(ex, status, Buffer.from(text), "text/plain; charset=utf-8", { headers: { "x-content-type-options": "nosniff", ...headers } });
+}

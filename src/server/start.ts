@@ -1,0 +1,158 @@
+// Assembles one server instance from its options: storage, types, store, controllers,
+// authentication, authorization, health, routes and the listener.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { isIPv6 } from "node:net";
+import { join } from "node:path";
+import type { AddressInfo } from "node:net";
+import { anonymousAuthenticator } from "../authn/anonymous.js";
+import { loadAuthenticationConfig } from "../authn/authentication-config.js";
+import type { Authenticator } from "../authn/authenticator.js";
+import { tokenFileAuthenticator } from "../authn/token-file.js";
+import { unionAuthenticator } from "../authn/union.js";
+import { x509Authenticator } from "../authn/x509.js";
+import { authorizerForModes } from "../authz/union.js";
+import { FeatureGates } from "../cli/feature-gates.js";
+import { parseRuntimeConfig } from "../cli/runtime-config.js";
+import { startNamespaceController } from "../controllers/namespace.js";
+import { jsonCodec, yamlCodec } from "../encoding/codec.js";
+import { CodecSet } from "../encoding/negotiate.js";
+import type { ServerParts } from "../handlers/context.js";
+import { runChecks, runOneCheck, type HealthCheck } from "../observability/health.js";
+import { versionInfo } from "../observability/version.js";
+import type { KObject } from "../registry/object.js";
+import { GenericStore } from "../registry/store.js";
+import { TypeRegistry } from "../registry/type-registry.js";
+import type { Storage } from "../storage/interface.js";
+import { MemoryStorage } from "../storage/memory/memory-storage.js";
+import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { builtinResources } from "../types/builtin-resources.js";
+import { createDispatcher, type NonResourceHandler } from "./dispatch.js";
+import { renderKubeconfig } from "./kubeconfig.js";
+import { createListener } from "./listener.js";
+import type { ServerOptions } from "./options.js";
+import { writeObject, writeText } from "./respond.js";
+import { setupTls } from "./tls-setup.js";
+import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  /** Admin kubeconfig (YAML text). */
+  kubeconfig: string;
+  /** Where it was written, when it was. */
+  kubeconfigPath?: string;
+  parts: ServerParts;
+  /** Graceful: readyz fails, wait shutdown delay, stop accepting, finish in-flight, close store. */
+  stop(): Promise<void>;
+}
+
+const defaultNamespaces = ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+export async function startApiServer(o: ServerOptions): Promise<RunningServer> {
+  const t0 = Date.now();
+  const gates = FeatureGates.parse(o.featureGates);
+  const types = new TypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
+  const authorizer = authorizerForModes(o.authorizationMode);
+  const authnConfig = o.authenticationConfig ? loadAuthenticationConfig(o.authenticationConfig) : undefined;
+  if (authnConfig?.anonymous && !o.anonymousAuth) {
+    throw new Error("--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file");
+  }
+  const persistent = o.storageBackend === "sqlite";
+  if (persistent || o.writeKubeconfig) mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
+  const certDir = o.certDir ?? (persistent || o.writeKubeconfig ? join(o.dataDir, "pki") : undefined);
+  const tls = await setupTls(o, certDir);
+
+  const storage: Storage = persistent ? SqliteStorage.open({ path: join(o.dataDir, "kapi.db") }) : new MemoryStorage();
+  let stopping = false;
+  let bootstrapped = false;
+  const nsType = types.get("", "v1", "namespaces")!;
+  const store = new GenericStore(storage, async (ns) => {
+    const kv = await storage.get(`${nsType.keyPrefix}${ns}`);
+    if (!kv) return "missing";
+    return kv.value.includes('"deletionTimestamp"') ? "terminating" : "active";
+  });
+  const parts: ServerParts = {
+    store,
+    types,
+    gates,
+    codecs: new CodecSet([jsonCodec, yamlCodec, ...extraCodecs()]),
+    streams: new Set(),
+  };
+
+  for (const name of defaultNamespaces) {
+    await store.create(nsType, "", { metadata: { name } } as KObject, { dryRun: false }).catch((e) => {
+      if (e?.reason !== "AlreadyExists") throw e;
+    });
+  }
+  bootstrapped = true;
+  const nsController = startNamespaceController(store, types);
+
+  const authenticators: Authenticator[] = [x509Authenticator];
+  if (o.tokenAuthFile) authenticators.push(tokenFileAuthenticator(o.tokenAuthFile));
+  const anon = authnConfig?.anonymous
+    ? anonymousAuthenticator({ enabled: authnConfig.anonymous.enabled, paths: authnConfig.anonymous.paths })
+    : anonymousAuthenticator({ enabled: o.anonymousAuth });
+
+  const started = Date.now();
+  const storageCheck: HealthCheck = { name: "etcd", check: async () => (await storage.currentRevision().then(() => undefined, (e: Error) => e.message)) };
+  const ping: HealthCheck = { name: "ping", check: () => undefined };
+  const log: HealthCheck = { name: "log", check: () => undefined };
+  const namespacesHook: HealthCheck = { name: "poststarthook/bootstrap-namespaces", check: () => (bootstrapped ? undefined : "not finished") };
+  const inGrace = () => Date.now() - started < o.livezGracePeriodMs;
+  const livez: HealthCheck[] = [ping, log, storageCheck, { name: namespacesHook.name, check: () => (inGrace() ? undefined : namespacesHook.check()) }];
+  const readyz: HealthCheck[] = [ping, log, storageCheck, namespacesHook, { name: "shutdown", check: () => (stopping ? "process is shutting down" : undefined) }];
+  const healthz: HealthCheck[] = [ping, log, storageCheck, namespacesHook];
+
+  const health: NonResourceHandler = async (ex) => {
+    const m = /^\/(livez|readyz|healthz)(?:\/([^/]+(?:\/[^/]+)?))?$/.exec(ex.path);
+    if (!m) return false;
+    const checks = m[1] === "livez" ? livez : m[1] === "readyz" ? readyz : healthz;
+    const res = m[2] ? await runOneCheck(checks, m[2]) : await runChecks(m[1], checks, ex.query);
+    if (!res) return false;
+    writeText(ex, res.status, res.body);
+    return true;
+  };
+  const version: NonResourceHandler = (ex) => {
+    if (ex.path !== "/version" && ex.path !== "/version/") return false;
+    writeObject(ex, 200, versionInfo(), jsonCodec, { pretty: true });
+    return true;
+  };
+
+  const dispatch = createDispatcher({
+    parts,
+    authenticate: unionAuthenticator(authenticators, anon),
+    authorizer,
+    nonResource: [health, version, ...extraNonResourceHandlers(parts)],
+  });
+  const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, dispatch);
+  await new Promise<void>((resolve, reject) => {
+    listener.server.once("error", reject);
+    listener.server.listen(o.securePort, o.bindAddress, () => resolve());
+  });
+  const port = (listener.server.address() as AddressInfo).port;
+  const host = o.bindAddress === "0.0.0.0" || o.bindAddress === "" ? "127.0.0.1" : o.bindAddress === "::" ? "::1" : o.bindAddress;
+  const url = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+  const kubeconfig = renderKubeconfig({ server: url, caPem: tls.servingCA, clientCertPem: tls.admin.certPem, clientKeyPem: tls.admin.keyPem });
+  let kubeconfigPath: string | undefined;
+  if (o.writeKubeconfig) {
+    kubeconfigPath = join(o.dataDir, "admin.kubeconfig");
+    writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
+  }
+  o.log(`kapi: serving on ${url} (storage ${o.storageBackend}${persistent ? ` in ${o.dataDir}` : ""}) in ${Date.now() - t0} ms`);
+  if (kubeconfigPath) o.log(`kapi: admin kubeconfig: ${kubeconfigPath}`);
+
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      stopping = true;
+      if (o.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, o.shutdownDelayMs));
+      const closed = new Promise<void>((r) => listener.server.close(() => r()));
+      for (const s of [...parts.streams]) s.stop();
+      nsController.stop();
+      await Promise.race([listener.idle(), new Promise((r) => setTimeout(r, 60_000))]);
+      // Idle HTTP/2 sessions and keep-alive sockets would hold close() open: end them now.
+      await Promise.race([closed, new Promise((r) => setTimeout(r, 1000))]);
+      await storage.close();
+    })());
+  return { url, port, kubeconfig, kubeconfigPath, parts, stop };
+}

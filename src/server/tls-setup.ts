@@ -1,0 +1,41 @@
+// Serving and client certificates: given files, or generated into the cert dir on first start.
+import { readFileSync } from "node:fs";
+import { coversHosts, createCA, createLeaf, loadOrCreate, splitHosts, writePair, type KeyPairPem } from "../authn/certs.js";
+import type { ServerOptions } from "./options.js";
+
+export interface TlsSetup {
+  serving: { cert: string; key: string };
+  /** CA bundle clients verify the server with (kubeconfig). */
+  servingCA: string;
+  /** CAs whose client certificates authenticate. */
+  clientCA: string;
+  /** The admin client credential, signed by our generated client CA. */
+  admin: KeyPairPem;
+}
+
+export async function setupTls(o: ServerOptions, certDir: string | undefined): Promise<TlsSetup> {
+  const hosts = ["localhost", "127.0.0.1", "::1", o.bindAddress];
+  const persist = async (base: string, make: () => Promise<KeyPairPem>) => (certDir ? loadOrCreate(certDir, base, make) : make());
+  let serving: { cert: string; key: string };
+  let servingCA: string;
+  if (o.tlsCertFile && o.tlsPrivateKeyFile) {
+    serving = { cert: readFileSync(o.tlsCertFile, "utf8"), key: readFileSync(o.tlsPrivateKeyFile, "utf8") };
+    servingCA = serving.cert;
+  } else {
+    const ca = await persist("ca", () => createCA("kapi-ca"));
+    const names = splitHosts(hosts);
+    const makeLeaf = () => createLeaf(ca, { commonName: "kapi-apiserver", usage: "server", ...names });
+    let leaf = await persist("apiserver", makeLeaf);
+    if (!coversHosts(leaf.certPem, [...names.dnsNames, ...names.ips])) {
+      // The bind address changed since the certificate was made: issue one that covers it.
+      leaf = await makeLeaf();
+      if (certDir) writePair(certDir, "apiserver", leaf);
+    }
+    serving = { cert: leaf.certPem, key: leaf.keyPem };
+    servingCA = ca.certPem;
+  }
+  const clientCA = await persist("client-ca", () => createCA("kapi-client-ca"));
+  const admin = await persist("admin", () => createLeaf(clientCA, { commonName: "kapi-admin", organizations: ["system:masters"], usage: "client" }));
+  const extraCA = o.clientCAFile ? readFileSync(o.clientCAFile, "utf8") : "";
+  return { serving, servingCA, clientCA: extraCA + (extraCA.endsWith("\n") || !extraCA ? "" : "\n") + clientCA.certPem, admin };
+}

@@ -1,0 +1,103 @@
+// The contract every storage backend (memory, sqlite, etcd3) fulfils. Storage knows keys,
+// byte values and revisions; it knows nothing of HTTP or Kubernetes objects.
+//
+// Revisions follow etcd's model: one global counter, strictly increasing by one on every
+// successful write (create, update, delete). A key's modRevision is the revision of its last
+// write; createRevision the revision of the write that created it.
+
+export interface KeyValue {
+  key: string;
+  /** The stored bytes (for kapi: an object's JSON), as a string. */
+  value: string;
+  createRevision: number;
+  modRevision: number;
+}
+
+export type WatchEventType = "put" | "delete";
+
+export interface WatchEvent {
+  type: WatchEventType;
+  /** For put: the new value. For delete: the value as it was before deletion, with modRevision = the deleting revision. */
+  kv: KeyValue;
+  /** The value before this event, when there was one. */
+  prevKv?: KeyValue;
+  /** The revision of this event (== kv.modRevision). */
+  revision: number;
+}
+
+export interface RangeOptions {
+  /** Read at this revision (must be inside the history window). 0/undefined = current. */
+  revision?: number;
+  /** Only keys strictly greater than this (for paging). */
+  startAfter?: string;
+  /** At most this many items; `more` tells if there were more. 0/undefined = no limit. */
+  limit?: number;
+}
+
+export interface RangeResult {
+  items: KeyValue[];
+  /** The revision the range was read at. */
+  revision: number;
+  /** True when limit cut the result short. */
+  more: boolean;
+  /** How many keys under the prefix remain after the returned items (only when more). */
+  remaining: number;
+}
+
+export interface WatchOptions {
+  /** Deliver every event with revision > afterRevision. Must be inside the history window. */
+  afterRevision: number;
+}
+
+export interface Watcher {
+  stop(): void;
+}
+
+export type StorageErrorCode =
+  | "KeyExists" // create of an existing key
+  | "KeyNotFound" // update/delete of a missing key
+  | "Conflict" // compare-and-swap failed: modRevision differs
+  | "Compacted" // revision older than the history window
+  | "FutureRevision" // revision newer than the store has
+  | "Closed"; // store is closed
+
+export class StorageError extends Error {
+  constructor(
+    readonly code: StorageErrorCode,
+    readonly key: string,
+    message?: string,
+    /** For Conflict: the current value; for Compacted: the compacted revision is in `revision`. */
+    readonly current?: KeyValue,
+    readonly revision?: number,
+  ) {
+    super(message ?? `${code}: ${key}`);
+    this.name = "StorageError";
+  }
+}
+
+export interface Storage {
+  /** The latest revision committed (0 for an empty store). */
+  currentRevision(): Promise<number>;
+  /** The oldest revision still readable (revisions below it are compacted). */
+  compactedRevision(): number;
+
+  get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined>;
+  /** All keys with the given prefix, sorted by key (byte order). */
+  range(prefix: string, opts?: RangeOptions): Promise<RangeResult>;
+  /** Number of live keys under the prefix at the current revision. */
+  count(prefix: string): Promise<number>;
+
+  /** Create-if-absent. Throws StorageError KeyExists. Resolves once durable. */
+  create(key: string, value: string): Promise<KeyValue>;
+  /** Compare-and-swap on modRevision (expectedModRevision 0 = unconditional). Throws KeyNotFound / Conflict. */
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue>;
+  /** Delete, optionally guarded by modRevision. Returns the deleted value with modRevision = the delete revision. */
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
+
+  /** Events under prefix after opts.afterRevision, in revision order, no gap and no duplicate. Throws Compacted. */
+  watch(prefix: string, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Watcher;
+
+  /** Drop history older than revision (keys' current values are kept). */
+  compact(revision: number): Promise<void>;
+  close(): Promise<void>;
+}
