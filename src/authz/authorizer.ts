@@ -20,6 +20,30 @@ export interface AuthzResult {
   reason: string;
 }
 
-export interface Authorizer {
+export interface Authorizer extends Partial<RuleResolver> {
   authorize(a: Attributes): AuthzResult | Promise<AuthzResult>;
+}
+
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+}
+
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs?: string[];
+}
+
+export interface RulesResult {
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+  incomplete: boolean;
+  evaluationError?: string;
+}
+
+/** What a user may do in a namespace (SelfSubjectRulesReview). */
+export interface RuleResolver {
+  rulesFor(user: UserInfo, namespace: string): RulesResult | Promise<RulesResult>;
 }

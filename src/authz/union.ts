@@ -1,8 +1,9 @@
 // Authorizers asked in order; the first allow or deny ends it; all no-opinion → deny.
 // system:masters is allowed before any configured mode (upstream's privileged-group authorizer).
 import { mastersGroup } from "../authn/user.js";
-import type { Attributes, Authorizer, AuthzResult } from "./authorizer.js";
-import { alwaysAllow, alwaysDeny } from "./always.js";
+import type { Attributes, Authorizer, AuthzResult, RulesResult } from "./authorizer.js";
+import type { UserInfo } from "../authn/user.js";
+import { allRules, alwaysAllow, alwaysDeny } from "./always.js";
 
 export const supportedModes = ["AlwaysAllow", "AlwaysDeny"] as const;
 const knownUpstreamModes = ["ABAC", "RBAC", "Node", "Webhook"];
@@ -29,6 +30,22 @@ export function unionAuthorizer(chain: Authorizer[]): Authorizer {
         if (r.reason) reasons.push(r.reason);
       }
       return { decision: "deny", reason: reasons.join("\n") };
+    },
+    async rulesFor(user: UserInfo, namespace: string): Promise<RulesResult> {
+      if (user.groups.includes(mastersGroup)) return allRules();
+      const out: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: false };
+      for (const z of chain) {
+        if (!z.rulesFor) {
+          out.incomplete = true;
+          continue;
+        }
+        const r = await z.rulesFor(user, namespace);
+        out.resourceRules.push(...r.resourceRules);
+        out.nonResourceRules.push(...r.nonResourceRules);
+        out.incomplete ||= r.incomplete;
+        if (r.evaluationError) out.evaluationError = [out.evaluationError, r.evaluationError].filter(Boolean).join("; ");
+      }
+      return out;
     },
   };
 }

@@ -12,6 +12,7 @@ import { handleCreate, handleUpdate } from "../handlers/write.js";
 import { handleDelete, handleDeleteCollection } from "../handlers/delete.js";
 import { handleGet, handleList } from "../handlers/read.js";
 import { handleWatch } from "../handlers/watch.js";
+import { handlePatch } from "../handlers/patch.js";
 import type { Exchange } from "./exchange.js";
 import { parseRequestInfo, type RequestInfo } from "./request-info.js";
 import { writeError } from "./respond.js";
@@ -35,6 +36,7 @@ const verbHandlers: Record<string, ResourceHandler> = {
   watch: handleWatch,
   create: handleCreate,
   update: handleUpdate,
+  patch: handlePatch,
   delete: handleDelete,
   deletecollection: handleDeleteCollection,
 };
@@ -98,6 +100,7 @@ async function routeResource(cfg: DispatchConfig, ex: Exchange, info: RequestInf
   const special = cfg.subresourceHandlers?.get(`${type.group}/${type.resource}/`);
   const sh = special?.[info.verb];
   if (sh) return sh(r);
+  if (type.virtual) throw methodNotSupported(type.gr, info.verb);
   if (type.namespaced && !info.namespace && info.verb !== "list" && info.verb !== "watch") throw notFoundPath();
   if (!type.verbs.has(info.verb) && !(info.verb === "watch" && type.verbs.has("watch"))) {
     throw methodNotSupported(type.gr, info.verb);

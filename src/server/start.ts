@@ -33,6 +33,8 @@ import type { ServerOptions } from "./options.js";
 import { writeObject, writeText } from "./respond.js";
 import { setupTls } from "./tls-setup.js";
 import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
+import { reviewHandlers } from "../handlers/reviews.js";
+import { scaleHandlers, scalableResources } from "../handlers/scale.js";
 
 export interface RunningServer {
   url: string;
@@ -118,11 +120,18 @@ export async function startApiServer(o: ServerOptions): Promise<RunningServer> {
     return true;
   };
 
+  const authenticate = unionAuthenticator(authenticators, anon);
+  const special = reviewHandlers(authorizer, authenticate);
+  for (const key of scalableResources) {
+    const [group, resource] = key.split("/");
+    special.set(`${group}/${resource}/scale`, scaleHandlers);
+  }
   const dispatch = createDispatcher({
     parts,
-    authenticate: unionAuthenticator(authenticators, anon),
+    authenticate,
     authorizer,
     nonResource: [health, version, ...extraNonResourceHandlers(parts)],
+    subresourceHandlers: special,
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, dispatch);
   await new Promise<void>((resolve, reject) => {

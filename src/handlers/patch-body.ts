@@ -1,0 +1,87 @@
+// Decoding a PATCH body and applying it to the current object by its content type. Pure over
+// (current, patch bytes, type): the handler does the I/O.
+import { ApiError, badRequest, invalid } from "../apimachinery/errors.js";
+import { required, type FieldError } from "../apimachinery/validation.js";
+import { parse as parseYaml } from "yaml";
+import { applyJsonPatch } from "../patch/json-patch.js";
+import { applyMergePatch, assertMergePatchDocument } from "../patch/merge-patch.js";
+import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
+import { PatchError, patchErrorStatus } from "../patch/errors.js";
+import type { SchemaDef, SchemaResolver } from "../patch/schema.js";
+import { definitionNameForGVK, getDefinition } from "../types/schema-facts.js";
+import { parseMediaType } from "../encoding/media-type.js";
+import type { KObject } from "../registry/object.js";
+import type { ResourceType } from "../registry/resource-type.js";
+
+export type PatchType = "json" | "merge" | "strategic" | "apply";
+
+const patchTypes: Record<string, PatchType> = {
+  "application/json-patch+json": "json",
+  "application/merge-patch+json": "merge",
+  "application/strategic-merge-patch+json": "strategic",
+  "application/apply-patch+yaml": "apply",
+};
+
+export function patchTypeOf(contentType: string | undefined): PatchType {
+  const mt = contentType ? parseMediaType(contentType) : undefined;
+  const t = mt ? patchTypes[`${mt.type}/${mt.subtype}`] : undefined;
+  if (!t) {
+    throw new ApiError(
+      415,
+      "UnsupportedMediaType",
+      `the body of the request was in an unknown format - accepted media types include: ${Object.keys(patchTypes).join(", ")}`,
+    );
+  }
+  return t;
+}
+
+export const builtinSchemaResolver: SchemaResolver = (ref) => getDefinition(ref.replace(/^#\/definitions\//, "")) as SchemaDef | undefined;
+
+export function rootRefOf(t: ResourceType): string | undefined {
+  return definitionNameForGVK(t.group, t.version, t.kind);
+}
+
+/** Parses the patch document: JSON for the three patch types, YAML (or JSON) for apply. */
+export function decodePatch(type: PatchType, raw: Buffer): unknown {
+  const text = raw.toString("utf8");
+  try {
+    if (type === "apply") return parseYaml(text);
+    return JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`error decoding patch: ${(e as Error).message}`);
+  }
+}
+
+/** Applies a json, merge or strategic patch to `current`; the result is a new object. */
+export function applyPatchDocument(type: Exclude<PatchType, "apply">, t: ResourceType, current: KObject, patch: unknown): KObject {
+  try {
+    let out: unknown;
+    if (type === "json") out = applyJsonPatch(current, patch);
+    else if (type === "merge") {
+      assertMergePatchDocument(patch);
+      out = applyMergePatch(current, patch);
+    } else {
+      const root = rootRefOf(t);
+      if (!root) throw new ApiError(415, "UnsupportedMediaType", `strategic merge patch is not supported for ${t.kind}`);
+      out = applyStrategicMergePatch(current, patch, builtinSchemaResolver, root);
+    }
+    if (out === null || typeof out !== "object" || Array.isArray(out)) throw badRequest("the patched object is not an object");
+    return out as KObject;
+  } catch (e) {
+    if (e instanceof PatchError) {
+      const st = patchErrorStatus(e);
+      throw new ApiError(st.code, st.reason, st.message);
+    }
+    throw e;
+  }
+}
+
+/** PatchOptions checks (upstream ValidatePatchOptions): fieldManager is required for apply. */
+export function validatePatchOptions(type: PatchType, fieldManager: string | null, force: string | null): void {
+  const errs: FieldError[] = [];
+  if (type === "apply" && !fieldManager) errs.push(required("fieldManager", "is required for apply patch"));
+  if (type !== "apply" && force !== null && force !== "false") {
+    errs.push({ type: "FieldValueForbidden", field: "force", message: "may not be specified for non-apply patch" });
+  }
+  if (errs.length > 0) throw invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", errs);
+}

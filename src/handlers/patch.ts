@@ -1,0 +1,53 @@
+// PATCH of an object or its /status: JSON patch, merge patch, strategic merge patch, and
+// server-side apply (create when absent).
+import { ApiError, conflict, methodNotSupported, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
+import { isPlainObject, type KObject } from "../registry/object.js";
+import type { ResourceRequest } from "./context.js";
+import { checkTypeMeta, header, maxBodyBytes } from "./body.js";
+import { parseDryRun } from "./options.js";
+import { negotiateWrite, writeOne } from "./output.js";
+import { applyPatchDocument, decodePatch, patchTypeOf, validatePatchOptions } from "./patch-body.js";
+import { applyConfiguration } from "./apply.js";
+
+/** Upstream refuses JSON patches with more operations than this (413). */
+const maxJsonPatchOperations = 10_000;
+
+export async function handlePatch(r: ResourceRequest): Promise<void> {
+  const sub = r.info.subresource;
+  if (sub && sub !== "status") throw methodNotSupported(r.type.gr, "patch");
+  const n = negotiateWrite(r);
+  const type = patchTypeOf(header(r, "content-type"));
+  const q = r.ex.query;
+  validatePatchOptions(type, q.get("fieldManager"), q.get("force"));
+  const dryRun = parseDryRun(q, "PatchOptions");
+  const patch = decodePatch(type, await r.ex.body(maxBodyBytes));
+  if (type === "json" && Array.isArray(patch) && patch.length > maxJsonPatchOperations) {
+    throw new ApiError(413, "RequestEntityTooLarge", `The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${patch.length}`);
+  }
+  const { store } = r.parts;
+  const { namespace: ns, name } = r.info;
+
+  if (type === "apply") {
+    if (!isPlainObject(patch)) throw new ApiError(400, "BadRequest", "error decoding YAML: the apply configuration must be an object");
+    checkTypeMeta(patch, r.type);
+    const config = patch as KObject;
+    if (config.metadata?.managedFields !== undefined) {
+      throw new ApiError(400, "BadRequest", "metadata.managedFields must be nil");
+    }
+    const { obj, created } = await applyConfiguration(r, config, { dryRun, force: q.get("force") === "true", manager: q.get("fieldManager")! });
+    writeOne(r, n, created ? 201 : 200, obj);
+    return;
+  }
+
+  const { obj } = await store.guaranteedUpdate(r.type, ns, name, sub, { dryRun }, (current) => {
+    if (!current) throw notFound(r.type.gr, name);
+    const patched = applyPatchDocument(type, r.type, current, patch);
+    const rv = patched.metadata?.resourceVersion;
+    if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict(r.type.gr, name, optimisticLockMessage);
+    if (patched.metadata && patched.metadata.name !== undefined && patched.metadata.name !== name) {
+      throw new ApiError(400, "BadRequest", `the name of the object (${patched.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    return patched;
+  });
+  writeOne(r, n, 200, obj);
+}

@@ -1,0 +1,77 @@
+// The /scale subresource of workloads: an autoscaling/v1 Scale view of spec.replicas.
+import { badRequest, conflict, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
+import { labelSelectorFromObject } from "../apimachinery/labels.js";
+import { isPlainObject, type KObject } from "../registry/object.js";
+import type { ResourceHandler, ResourceRequest } from "./context.js";
+import { checkTypeMeta, header, maxBodyBytes, readObject } from "./body.js";
+import { parseDryRun } from "./options.js";
+import { negotiateWrite, writeResult } from "./output.js";
+import { applyPatchDocument, decodePatch, patchTypeOf } from "./patch-body.js";
+
+const scaleTypeMeta = { apiVersion: "autoscaling/v1", kind: "Scale" };
+
+export function toScale(obj: KObject): KObject {
+  const spec = (obj.spec ?? {}) as { replicas?: number; selector?: unknown };
+  const status = (obj.status ?? {}) as { replicas?: number };
+  const sel = spec.selector;
+  let selector = "";
+  if (isPlainObject(sel)) selector = labelSelectorFromObject(sel as never).toString();
+  const m = obj.metadata;
+  return {
+    kind: "Scale",
+    apiVersion: "autoscaling/v1",
+    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+    spec: { replicas: spec.replicas ?? 0 },
+    status: { replicas: status.replicas ?? 0, ...(selector ? { selector } : {}) },
+  };
+}
+
+function replicasOf(scale: KObject): number {
+  const n = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
+  if (n === undefined) return 0;
+  if (typeof n !== "number" || !Number.isInteger(n)) throw badRequest("spec.replicas must be an integer");
+  return n;
+}
+
+async function writeScale(r: ResourceRequest, desired: (scale: KObject) => KObject, dryRun: boolean): Promise<void> {
+  const n = negotiateWrite(r);
+  const { obj } = await r.parts.store.guaranteedUpdate(r.type, r.info.namespace, r.info.name, "scale", { dryRun }, (current) => {
+    if (!current) throw notFound(r.type.gr, r.info.name);
+    const want = desired(toScale(current));
+    const rv = want.metadata?.resourceVersion;
+    if (rv && rv !== current.metadata.resourceVersion) throw conflict(r.type.gr, r.info.name, optimisticLockMessage);
+    const replicas = replicasOf(want);
+    if (replicas < 0) throw badRequest(`Scale.autoscaling "${r.info.name}" is invalid: spec.replicas: Invalid value: ${replicas}: must be greater than or equal to 0`);
+    current.spec = { ...((current.spec as object) ?? {}), replicas };
+    return current;
+  });
+  writeResult(r, n, 200, toScale(obj));
+}
+
+export const scaleHandlers: Partial<Record<string, ResourceHandler>> = {
+  async get(r) {
+    const n = negotiateWrite(r);
+    writeResult(r, n, 200, toScale(await r.parts.store.get(r.type, r.info.namespace, r.info.name)));
+  },
+  async update(r) {
+    const dryRun = parseDryRun(r.ex.query, "UpdateOptions");
+    const body = await readObject(r, scaleTypeMeta);
+    await writeScale(r, () => body, dryRun);
+  },
+  async patch(r) {
+    const type = patchTypeOf(header(r, "content-type"));
+    const dryRun = parseDryRun(r.ex.query, "PatchOptions");
+    const patch = decodePatch(type, await r.ex.body(maxBodyBytes));
+    await writeScale(r, (scale) => {
+      if (type === "apply") {
+        if (!isPlainObject(patch)) throw badRequest("the apply configuration must be an object");
+        checkTypeMeta(patch, scaleTypeMeta);
+        return { ...scale, spec: { ...(scale.spec as object), ...((patch.spec as object) ?? {}) } };
+      }
+      // Scale has no strategic-merge metadata beyond a plain struct: merge semantics suffice.
+      return applyPatchDocument(type === "strategic" ? "merge" : type, r.type, scale, patch);
+    }, dryRun);
+  },
+};
+
+export const scalableResources = ["apps/deployments", "apps/replicasets", "apps/statefulsets", "/replicationcontrollers"];

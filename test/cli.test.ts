@@ -1,0 +1,98 @@
+// The `kapi` command: help, flag errors, runtime-config, graceful SIGTERM and durability
+// across SIGKILL.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { credentialsFromKubeconfig, req, type TestServer } from "./support/client.js";
+import { runKapi, serveKapi } from "./support/cli.js";
+
+function asTestServer(url: string, dataDir: string): TestServer {
+  const kubeconfig = readFileSync(join(dataDir, "admin.kubeconfig"), "utf8");
+  const admin = credentialsFromKubeconfig(kubeconfig);
+  return { url, port: Number(new URL(url).port), kubeconfig, admin, anonymous: { ca: admin.ca }, as: (token: string) => ({ ca: admin.ca, token }), stop: async () => undefined };
+}
+
+describe("kapi CLI", () => {
+  it("lists every flag with its default in --help", async () => {
+    const r = await runKapi(["--help"]);
+    expect(r.code).toBe(0);
+    for (const f of ["--bind-address", "--secure-port", "--tls-cert-file", "--tls-private-key-file", "--cert-dir", "--client-ca-file", "--token-auth-file", "--anonymous-auth", "--authorization-mode", "--runtime-config", "--feature-gates", "--livez-grace-period", "--shutdown-delay-duration", "--data-dir", "--storage-backend"]) {
+      expect(r.stdout).toContain(f);
+    }
+    expect(r.stdout).toContain('(default "6443")');
+  });
+
+  it("names an unknown flag and a bad feature gate", async () => {
+    const u = await runKapi(["serve", "--no-such-flag=1"]);
+    expect(u.code).not.toBe(0);
+    expect(u.stderr).toContain("unknown flag: --no-such-flag");
+    const g = await runKapi(["serve", "--storage-backend=memory", "--secure-port=0", "--feature-gates=Bogus=true"]);
+    expect(g.code).not.toBe(0);
+    expect(g.stderr).toContain("unrecognized feature gate: Bogus");
+    const m = await runKapi(["serve", "--storage-backend=memory", "--secure-port=0", "--authorization-mode=Webhook"]);
+    expect(m.stderr).toContain("Webhook is not supported yet");
+  });
+
+  it("hides a group version disabled with --runtime-config", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-rc-"));
+    const k = await serveKapi(["--data-dir", dir, "--secure-port=0", "--bind-address=127.0.0.1", "--runtime-config=batch/v1=false"]);
+    try {
+      const s = asTestServer(k.url, dir);
+      expect((await req(s, "GET", "/apis/batch/v1/namespaces/default/jobs")).status).toBe(404);
+      expect((await req(s, "GET", "/apis/apps/v1/namespaces/default/deployments")).status).toBe(200);
+    } finally {
+      k.proc.kill("SIGKILL");
+    }
+  });
+
+  it("on SIGTERM fails readyz during the shutdown delay, then exits cleanly", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-term-"));
+    const k = await serveKapi(["--data-dir", dir, "--secure-port=0", "--bind-address=127.0.0.1", "--shutdown-delay-duration=1500ms"]);
+    const s = asTestServer(k.url, dir);
+    expect((await req(s, "GET", "/readyz")).status).toBe(200);
+    const exited = new Promise<number | null>((r) => k.proc.on("exit", (c) => r(c)));
+    k.proc.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 400));
+    const during = await req(s, "GET", "/readyz?verbose");
+    expect(during.status).toBe(500);
+    expect(during.text).toContain("[-]shutdown failed");
+    expect((await req(s, "GET", "/livez")).status).toBe(200);
+    expect(await exited).toBe(0);
+  });
+
+  it("keeps every acknowledged create across SIGKILL", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-kill-"));
+    const k = await serveKapi(["--data-dir", dir, "--secure-port=0", "--bind-address=127.0.0.1"]);
+    const s = asTestServer(k.url, dir);
+    const acked: string[] = [];
+    let stop = false;
+    const worker = async (w: number) => {
+      for (let i = 0; !stop; i++) {
+        const name = `k-${w}-${i}`;
+        try {
+          const r = await req(s, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name }, data: { i: String(i) } } });
+          if (r.status === 201) acked.push(name);
+        } catch {
+          return; // connection died with the server
+        }
+      }
+    };
+    const workers = Array.from({ length: 16 }, (_, w) => worker(w));
+    await new Promise((r) => setTimeout(r, 1500));
+    k.proc.kill("SIGKILL");
+    stop = true;
+    await Promise.all(workers);
+    expect(acked.length).toBeGreaterThan(20);
+    const k2 = await serveKapi(["--data-dir", dir, "--secure-port=0", "--bind-address=127.0.0.1"]);
+    try {
+      const s2 = asTestServer(k2.url, dir);
+      const list = (await req(s2, "GET", "/api/v1/namespaces/default/configmaps")).json;
+      const present = new Set(list.items.map((i: any) => i.metadata.name));
+      const lost = acked.filter((n) => !present.has(n));
+      expect(lost).toEqual([]);
+    } finally {
+      k2.proc.kill("SIGKILL");
+    }
+  });
+});

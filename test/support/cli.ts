@@ -1,0 +1,44 @@
+// Runs the real `kapi` CLI as a child process (from source through tsx, so tests never depend
+// on a stale build).
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const tsxLoader = fileURLToPath(new URL("../../node_modules/tsx/dist/esm/index.mjs", import.meta.url));
+
+export function kapiArgs(args: string[]): string[] {
+  return ["--import", tsxLoader, "src/cli/main.ts", ...args];
+}
+
+export function runKapi(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, kapiArgs(args), { cwd: root });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (c) => (stdout += c));
+    p.stderr.on("data", (c) => (stderr += c));
+    const t = setTimeout(() => p.kill("SIGKILL"), timeoutMs);
+    p.on("exit", (code) => {
+      clearTimeout(t);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Starts `kapi serve` and resolves once it printed its URL. */
+export function serveKapi(args: string[]): Promise<{ proc: ChildProcess; url: string; stderr: () => string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, kapiArgs(["serve", ...args]), { cwd: root });
+    let err = "";
+    const t = setTimeout(() => reject(new Error(`kapi did not start: ${err}`)), 30_000);
+    proc.stderr.on("data", (c) => {
+      err += c;
+      const m = /serving on (https:\/\/\S+)/.exec(err);
+      if (m) {
+        clearTimeout(t);
+        resolve({ proc, url: m[1], stderr: () => err });
+      }
+    });
+    proc.on("exit", (code) => reject(new Error(`kapi exited ${code}: ${err}`)));
+  });
+}
