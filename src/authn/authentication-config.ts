@@ -2,7 +2,7 @@
 // `anonymous` (enabled + path conditions); JWT authenticators are refused at start-up until
 // they are implemented, rather than silently ignored.
 import { readFileSync } from "node:fs";
-import { parse } from "yaml";
+import { yaml } from "../encoding/yaml-lazy.js";
 
 export interface AuthenticationConfig {
   anonymous?: { enabled: boolean; paths: string[] };
@@ -11,7 +11,7 @@ export interface AuthenticationConfig {
 const apiVersions = new Set(["apiserver.config.k8s.io/v1", "apiserver.config.k8s.io/v1beta1", "apiserver.config.k8s.io/v1alpha1"]);
 
 export function parseAuthenticationConfig(text: string, file: string): AuthenticationConfig {
-  const doc = parse(text) as Record<string, any> | null;
+  const doc = yaml().parse(text) as Record<string, any> | null;
   if (!doc || typeof doc !== "object") throw new Error(`${file}: empty authentication configuration`);
   if (doc.kind !== "AuthenticationConfiguration" || !apiVersions.has(doc.apiVersion)) {
     throw new Error(`${file}: expected kind AuthenticationConfiguration of apiserver.config.k8s.io/v1, got ${doc.apiVersion}/${doc.kind}`);

@@ -1,11 +1,7 @@
-// Certificate authority and leaf certificates for a self-contained server: a serving CA and
-// serving certificate, a client CA and the admin client certificate. Generated once into the
-// certificate directory and reused on later starts.
+// Generating a certificate authority and leaf certificates (serving, client) with WebCrypto
+// keys. Loaded on demand: only the first start of a data dir needs it.
 import "reflect-metadata"; // @peculiar/x509 uses tsyringe, which needs it loaded first
-import { webcrypto, X509Certificate } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { isIP } from "node:net";
-import { join } from "node:path";
+import { webcrypto } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
@@ -13,10 +9,9 @@ x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
 const tenYears = 10 * 365 * 24 * 3600 * 1000;
 
-export interface KeyPairPem {
-  certPem: string;
-  keyPem: string;
-}
+import type { KeyPairPem } from "./cert-files.js";
+
+export type { KeyPairPem };
 
 function pem(label: string, der: ArrayBuffer): string {
   const b64 = Buffer.from(der).toString("base64").replace(/(.{64})/g, "$1\n").replace(/\n$/, "");
@@ -100,41 +95,3 @@ export async function createLeaf(ca: KeyPairPem, opts: LeafOptions): Promise<Key
   return { certPem: cert.toString("pem") + "\n", keyPem: await exportKey(keys.privateKey) };
 }
 
-function readPair(dir: string, base: string): KeyPairPem | undefined {
-  const c = join(dir, `${base}.crt`);
-  const k = join(dir, `${base}.key`);
-  if (!existsSync(c) || !existsSync(k)) return undefined;
-  return { certPem: readFileSync(c, "utf8"), keyPem: readFileSync(k, "utf8") };
-}
-
-export function writePair(dir: string, base: string, pair: KeyPairPem): void {
-  writeFileSync(join(dir, `${base}.crt`), pair.certPem, { mode: 0o644 });
-  writeFileSync(join(dir, `${base}.key`), pair.keyPem, { mode: 0o600 });
-}
-
-/** Reuse `<dir>/<base>.{crt,key}` or create it with `make`. */
-export async function loadOrCreate(dir: string, base: string, make: () => Promise<KeyPairPem>): Promise<KeyPairPem> {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const existing = readPair(dir, base);
-  if (existing) return existing;
-  const pair = await make();
-  writePair(dir, base, pair);
-  return pair;
-}
-
-/** Does the existing serving certificate cover every wanted host? */
-export function coversHosts(certPem: string, hosts: string[]): boolean {
-  const cert = new X509Certificate(certPem);
-  const san = cert.subjectAltName ?? "";
-  return hosts.every((h) => (isIP(h) ? san.includes(`IP Address:${h === "::1" ? "0:0:0:0:0:0:0:1" : h}`) || san.includes(`IP Address:${h}`) : san.includes(`DNS:${h}`)));
-}
-
-export function splitHosts(hosts: string[]): { dnsNames: string[]; ips: string[] } {
-  const dnsNames: string[] = [];
-  const ips: string[] = [];
-  for (const h of new Set(hosts)) {
-    if (!h || h === "0.0.0.0" || h === "::") continue;
-    (isIP(h) ? ips : dnsNames).push(h);
-  }
-  return { dnsNames, ips };
-}

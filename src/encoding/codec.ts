@@ -1,6 +1,6 @@
 // Serializers for whole objects, keyed by media type. A codec turns a plain JSON value into
 // bytes and back; framing of watch streams is the codec's concern too.
-import { stringify as yamlStringify, parseAllDocuments } from "yaml";
+import { yaml } from "./yaml-lazy.js";
 import { parseJson } from "./json.js";
 import { DecodeError } from "./decode-error.js";
 
@@ -33,10 +33,10 @@ export const jsonCodec: Codec = {
 export const yamlCodec: Codec = {
   mediaType: "application/yaml",
   encode(obj) {
-    return Buffer.from(yamlStringify(obj, { lineWidth: 0, aliasDuplicateObjects: false }));
+    return Buffer.from(yaml().stringify(obj, { lineWidth: 0, aliasDuplicateObjects: false }));
   },
   decode(body) {
-    const docs = parseAllDocuments(body.toString("utf8"), { uniqueKeys: false });
+    const docs = yaml().parseAllDocuments(body.toString("utf8"), { uniqueKeys: false });
     const list = Array.isArray(docs) ? docs : [docs];
     const real = list.filter((d) => d.contents !== null);
     if (real.length === 0) return {};
@@ -45,7 +45,7 @@ export const yamlCodec: Codec = {
     return doc.toJS({ maxAliasCount: 100 });
   },
   encodeWatchEvent(type, object) {
-    return Buffer.from("---\n" + yamlStringify({ type, object }, { lineWidth: 0 }));
+    return Buffer.from("---\n" + yaml().stringify({ type, object }, { lineWidth: 0 }));
   },
   streamContentType: "application/yaml",
 };

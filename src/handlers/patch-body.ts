@@ -2,7 +2,7 @@
 // (current, patch bytes, type): the handler does the I/O.
 import { ApiError, badRequest, invalid } from "../apimachinery/errors.js";
 import { required, type FieldError } from "../apimachinery/validation.js";
-import { parse as parseYaml } from "yaml";
+import { yaml } from "../encoding/yaml-lazy.js";
 import { applyJsonPatch } from "../patch/json-patch.js";
 import { applyMergePatch, assertMergePatchDocument } from "../patch/merge-patch.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
@@ -45,7 +45,7 @@ export function rootRefOf(t: ResourceType): string | undefined {
 export function decodePatch(type: PatchType, raw: Buffer): unknown {
   const text = raw.toString("utf8");
   try {
-    if (type === "apply") return parseYaml(text);
+    if (type === "apply") return yaml().parse(text);
     return JSON.parse(text);
   } catch (e) {
     throw badRequest(`error decoding patch: ${(e as Error).message}`);

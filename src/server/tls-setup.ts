@@ -1,6 +1,11 @@
 // Serving and client certificates: given files, or generated into the cert dir on first start.
 import { readFileSync } from "node:fs";
-import { coversHosts, createCA, createLeaf, loadOrCreate, splitHosts, writePair, type KeyPairPem } from "../authn/certs.js";
+import { coversHosts, loadOrCreate, splitHosts, writePair, type KeyPairPem } from "../authn/cert-files.js";
+import type { LeafOptions } from "../authn/certs.js";
+
+// The generation library is heavy to load; import it only when something must be generated.
+const createCA = async (cn: string) => (await import("../authn/certs.js")).createCA(cn);
+const createLeaf = async (ca: KeyPairPem, o: LeafOptions) => (await import("../authn/certs.js")).createLeaf(ca, o);
 import type { ServerOptions } from "./options.js";
 
 export interface TlsSetup {
