@@ -1,0 +1,58 @@
+// Writing pre-encoded discovery/OpenAPI documents. Our own writer (not server/respond.ts)
+// because these answers need exact control of ETag, Vary and Cache-Control, and a 304 path.
+import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
+import { header, type Exchange } from "../server/exchange.js";
+
+/** A document encoded once; the ETag is the quoted upper-case hex SHA-512 of `hashed`. */
+export interface Encoded {
+  bytes: Buffer;
+  /** Unquoted content hash (upstream: SHA-512, upper-case hex). */
+  hash: string;
+  etag: string;
+}
+
+export function sha512Hex(data: Buffer | string): string {
+  return createHash("sha512").update(data).digest("hex").toUpperCase();
+}
+
+/** Encodes as upstream's Go JSON encoder does (compact, trailing newline); hash over the compact JSON. */
+export function encodeJson(obj: unknown, newline = true): Encoded {
+  const compact = JSON.stringify(obj);
+  const hash = sha512Hex(compact);
+  return { bytes: Buffer.from(newline ? compact + "\n" : compact), hash, etag: `"${hash}"` };
+}
+
+/** Upstream's compression filter only compresses larger bodies. */
+const gzipThreshold = 128 * 1024;
+const gzipped = new WeakMap<Buffer, Buffer>();
+
+/** True (and a bare 304 sent) when the client's If-None-Match names this ETag. */
+export function notModified(ex: Exchange, etag: string, headers: Record<string, string>): boolean {
+  const inm = header(ex.headers, "if-none-match");
+  if (!inm) return false;
+  const tags = inm.split(",").map((t) => t.trim().replace(/^W\//, ""));
+  if (!tags.includes(etag) && !tags.includes("*")) return false;
+  ex.head(304, { etag, ...headers });
+  ex.end();
+  return true;
+}
+
+/** Sends bytes with the given headers; gzip for large bodies when the client accepts it. */
+export function sendBytes(ex: Exchange, status: number, body: Buffer, headers: Record<string, string>): void {
+  const h: Record<string, string | number> = { ...headers };
+  let payload = body;
+  if (body.length > gzipThreshold && /\bgzip\b/.test(header(ex.headers, "accept-encoding") ?? "")) {
+    let z = gzipped.get(body);
+    if (!z) {
+      z = gzipSync(body, { level: 4 });
+      gzipped.set(body, z);
+    }
+    payload = z;
+    h["content-encoding"] = "gzip";
+    h["vary"] = h["vary"] ? `${h["vary"]}, Accept-Encoding` : "Accept-Encoding";
+  }
+  h["content-length"] = payload.length;
+  ex.head(status, h);
+  ex.end(ex.method === "HEAD" ? undefined : payload);
+}
