@@ -1,0 +1,178 @@
+// One watch served by the cache. It walks its backlog (synthetic ADDED events for the initial
+// state, or the history it resumes from), then live events, handing each to its sink as the
+// event type this watcher sees (an object leaving the selector is DELETED, entering is ADDED).
+//
+// Backpressure: the sink says when its consumer is full; the watcher then holds live events in a
+// queue of at most `maxQueued` references (the events themselves are shared with the history
+// ring). A watcher whose queue overflows is ended — never allowed to buffer without bound.
+import type { CacheEvent, Delivery, Entry, Predicate } from "./types.js";
+
+export interface WatchSink<O> {
+  /** Deliver one event. Return false when the consumer cannot take more now; call resume() later. */
+  send(d: Delivery<O>): boolean;
+  /** The cache ended this watcher ("slow": its queue overflowed; "stopped": the cache stopped). */
+  closed(reason: "slow" | "stopped"): void;
+}
+
+export interface WatcherStart<O> {
+  /** Synthetic ADDED events for these entries (already sorted), filtered by the predicate. */
+  initial?: readonly Entry<O>[];
+  /** Send a BOOKMARK flagged initial-events-end at this revision after the initial entries. */
+  initialEventsEndAt?: number;
+  /** History to replay before live events. */
+  replay?: CacheEvent<O>[];
+  /** Live events at or below this revision are skipped (already covered by initial/replay). */
+  startRevision: number;
+}
+
+export class CacheWatcher<O> {
+  private initial: readonly Entry<O>[];
+  private initialIdx = 0;
+  private endBookmark: number | undefined;
+  private replay: CacheEvent<O>[];
+  private replayIdx = 0;
+  private queue: CacheEvent<O>[] = [];
+  private queueIdx = 0;
+  private blocked = false;
+  private pumping = false;
+  private lastRevision: number;
+  private stopped = false;
+  private lastBookmark = 0;
+  /** Set by the index: removes this watcher from the cache. */
+  detach: () => void = () => undefined;
+
+  constructor(
+    readonly pred: Predicate,
+    private readonly sink: WatchSink<O>,
+    readonly allowBookmarks: boolean,
+    private readonly maxQueued: number,
+    start: WatcherStart<O>,
+  ) {
+    this.initial = start.initial ?? [];
+    this.endBookmark = start.initialEventsEndAt;
+    this.replay = start.replay ?? [];
+    this.lastRevision = start.startRevision;
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** Everything handed to the sink so far, nothing pending: a bookmark may be sent now. */
+  get idle(): boolean {
+    return !this.blocked && this.initialIdx >= this.initial.length && this.endBookmark === undefined && this.replayIdx >= this.replay.length && this.queueIdx >= this.queue.length;
+  }
+
+  matches(e: Entry<O>): boolean {
+    if (!e.key.startsWith(this.pred.prefix)) return false;
+    return this.pred.matches ? this.pred.matches(e.labels, e.fields) : true;
+  }
+
+  /** Called by the cache for every event this watcher might care about, in revision order. */
+  push(ev: CacheEvent<O>): void {
+    if (this.stopped || ev.revision <= this.lastRevision) return;
+    if (this.idle) {
+      this.lastRevision = ev.revision;
+      this.deliverEvent(ev);
+      return;
+    }
+    if (this.queue.length - this.queueIdx >= this.maxQueued) {
+      this.end("slow");
+      return;
+    }
+    this.lastRevision = ev.revision;
+    this.queue.push(ev);
+  }
+
+  /** Periodic progress: tell the client everything up to `revision` was sent. */
+  bookmark(revision: number, memo: Map<string, unknown>): void {
+    if (this.stopped || !this.allowBookmarks || !this.idle || revision <= this.lastBookmark) return;
+    if (revision < this.lastRevision) return;
+    this.lastBookmark = revision;
+    if (!this.sink.send({ type: "BOOKMARK", revision, memo })) this.blocked = true;
+  }
+
+  /** Start delivering the backlog; also called by the sink when its consumer drained. */
+  resume(): void {
+    this.blocked = false;
+    this.pump();
+  }
+
+  /** End from the cache's side: stop and tell the sink why. */
+  end(reason: "slow" | "stopped"): void {
+    if (this.stopped) return;
+    this.stop();
+    this.sink.closed(reason);
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.initial = [];
+    this.replay = [];
+    this.queue = [];
+    this.detach();
+  }
+
+  private pump(): void {
+    if (this.pumping) return; // a send() that synchronously calls resume() must not recurse
+    this.pumping = true;
+    try {
+      while (!this.blocked && !this.stopped) {
+        if (this.initialIdx < this.initial.length) {
+          const e = this.initial[this.initialIdx++]!;
+          if (this.matches(e)) this.emit({ type: "ADDED", entry: e, revision: e.modRevision, memo: sub(e.memo, "ADDED") });
+        } else if (this.endBookmark !== undefined) {
+          const rev = this.endBookmark;
+          this.endBookmark = undefined;
+          this.lastBookmark = rev;
+          this.emit({ type: "BOOKMARK", revision: rev, memo: new Map(), initialEventsEnd: true });
+        } else if (this.replayIdx < this.replay.length) {
+          this.deliverEvent(this.replay[this.replayIdx++]!);
+        } else if (this.queueIdx < this.queue.length) {
+          this.deliverEvent(this.queue[this.queueIdx++]!);
+          if (this.queueIdx === this.queue.length) {
+            this.queue = [];
+            this.queueIdx = 0;
+          }
+        } else break;
+      }
+      if (this.initialIdx >= this.initial.length && this.initial.length > 0) this.initial = [];
+      if (this.replayIdx >= this.replay.length && this.replay.length > 0) {
+        this.replay = [];
+        this.replayIdx = 0;
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private emit(d: Delivery<O>): void {
+    if (!this.sink.send(d)) this.blocked = true;
+  }
+
+  /** Translate a cache event into what this watcher sees (or nothing). */
+  private deliverEvent(ev: CacheEvent<O>): void {
+    const curPasses = ev.type !== "DELETED" && this.matches(ev.cur);
+    const prevPasses = ev.prev ? this.matches(ev.prev) : ev.type === "DELETED" && this.matches(ev.cur);
+    if (curPasses && !prevPasses) this.emit({ type: "ADDED", entry: ev.cur, revision: ev.revision, memo: variant(ev, "A") });
+    else if (curPasses && prevPasses) this.emit({ type: "MODIFIED", entry: ev.cur, revision: ev.revision, memo: variant(ev, "M") });
+    else if (!curPasses && prevPasses) {
+      // A deletion sends the last state; leaving the selector sends the previous object stamped
+      // with this event's revision (as upstream).
+      if (ev.type === "DELETED") this.emit({ type: "DELETED", entry: ev.cur, revision: ev.revision, memo: variant(ev, "D") });
+      else this.emit({ type: "DELETED", entry: ev.prev!, revision: ev.revision, memo: variant(ev, "L") });
+    }
+  }
+}
+
+function variant<O>(ev: CacheEvent<O>, v: string): Map<string, unknown> {
+  ev.memos ??= new Map();
+  return sub(ev.memos, v);
+}
+
+function sub(m: Map<string, unknown>, k: string): Map<string, unknown> {
+  let s = m.get(k) as Map<string, unknown> | undefined;
+  if (!s) m.set(k, (s = new Map()));
+  return s;
+}

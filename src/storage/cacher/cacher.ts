@@ -1,0 +1,51 @@
+// All watch caches of a server: one per key prefix (group-resource), created on the first list
+// or watch of that type and shared by all its versions and namespaces.
+import type { Storage } from "../interface.js";
+import { WatchCache, defaultWatchCacheOptions, type WatchCacheOptions } from "./watch-cache.js";
+import type { Decoder } from "./types.js";
+
+export interface CacheSpec<O> {
+  prefix: string;
+  namespaced: boolean;
+  decode: Decoder<O>;
+}
+
+export class Cacher<O> {
+  private readonly caches = new Map<string, WatchCache<O>>();
+  readonly opts: WatchCacheOptions;
+  private stopped = false;
+
+  constructor(
+    private readonly storage: Storage,
+    opts: Partial<WatchCacheOptions> = {},
+  ) {
+    this.opts = { ...defaultWatchCacheOptions, ...opts };
+  }
+
+  /** The cache for a prefix, loaded and ready. A cache whose feed broke is replaced. */
+  async get(spec: CacheSpec<O>): Promise<WatchCache<O>> {
+    if (this.stopped) throw new Error("watch caches stopped");
+    let c = this.caches.get(spec.prefix);
+    if (!c || c.isStopped) {
+      c = new WatchCache<O>({ storage: this.storage, prefix: spec.prefix, namespaced: spec.namespaced, decode: spec.decode }, this.opts);
+      this.caches.set(spec.prefix, c);
+      const created = c;
+      created.ready.catch(() => {
+        if (this.caches.get(spec.prefix) === created) this.caches.delete(spec.prefix);
+      });
+    }
+    await c.ready;
+    return c;
+  }
+
+  /** Already-created caches (tests, metrics). */
+  peek(prefix: string): WatchCache<O> | undefined {
+    return this.caches.get(prefix);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const c of this.caches.values()) c.stop();
+    this.caches.clear();
+  }
+}

@@ -1,0 +1,81 @@
+// Shapes shared by the watch cache's parts. The cache is generic over the decoded object type O:
+// storage knows keys, bytes and revisions; the registry injects how a stored value becomes an
+// object plus the labels and fields that selectors look at.
+import type { KeyValue } from "../interface.js";
+
+/** What the registry extracts from a stored value once, when it enters the cache. */
+export interface Decoded<O> {
+  object: O;
+  labels: Readonly<Record<string, string>> | undefined;
+  fields: Readonly<Record<string, string>>;
+}
+
+export type Decoder<O> = (kv: KeyValue) => Decoded<O>;
+
+/**
+ * One object as the cache holds it. Read-only once built: the same entry is shared by lists,
+ * by every watcher and by the cache's history, so nobody may mutate `object`.
+ */
+export interface Entry<O> extends Decoded<O> {
+  key: string;
+  modRevision: number;
+  /** Lazily filled per-encoding byte cache (e.g. "application/json|v1" → bytes), shared by all readers. */
+  memo: Map<string, unknown>;
+}
+
+export type CacheEventType = "ADDED" | "MODIFIED" | "DELETED";
+
+/** One change under the cache's prefix, kept in the history ring and dispatched to watchers. */
+export interface CacheEvent<O> {
+  type: CacheEventType;
+  revision: number;
+  key: string;
+  /** For ADDED/MODIFIED the new entry; for DELETED the last state (modRevision = the deleting revision). */
+  cur: Entry<O>;
+  /** The entry before this event (absent for ADDED). */
+  prev?: Entry<O>;
+  /** When the cache recorded it (for the history window). */
+  time: number;
+  /** Per-variant memo so every watcher that receives the same delivery shares its bytes. */
+  memos?: Map<string, Map<string, unknown>>;
+}
+
+/** Which objects a list or watch wants: the key scope plus an attribute filter. */
+export interface Predicate {
+  /** Key prefix of the request (type prefix, or type prefix + namespace + "/"). */
+  prefix: string;
+  /** Exact namespace / name required (from the path or from `metadata.namespace=` / `metadata.name=`); "" = any. */
+  namespace: string;
+  name: string;
+  /** Label/field filter; undefined = everything under the prefix. */
+  matches?: (labels: Readonly<Record<string, string>> | undefined, fields: Readonly<Record<string, string>>) => boolean;
+}
+
+/** What a watcher hands its sink: the event type as this watcher sees it and the object to send. */
+export interface Delivery<O> {
+  type: CacheEventType | "BOOKMARK";
+  /** Absent for BOOKMARK. */
+  entry?: Entry<O>;
+  /** The resourceVersion the sent object must carry. */
+  revision: number;
+  /** Shared by every watcher getting this same delivery; the encoder caches bytes here. */
+  memo: Map<string, unknown>;
+  /** BOOKMARK that ends the initial events of a streaming list. */
+  initialEventsEnd?: boolean;
+}
+
+export type CacheErrorCode = "TooOld" | "TooLarge" | "Stopped";
+
+export class CacheError extends Error {
+  constructor(
+    readonly code: CacheErrorCode,
+    /** The revision asked for. */
+    readonly requested: number,
+    /** TooOld: the oldest revision still served; TooLarge: the cache's current revision. */
+    readonly bound: number,
+    message?: string,
+  ) {
+    super(message ?? `${code}: requested ${requested}, bound ${bound}`);
+    this.name = "CacheError";
+  }
+}

@@ -1,0 +1,209 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { MemoryStorage } from "../memory/memory-storage.js";
+import type { KeyValue } from "../interface.js";
+import { Cacher } from "./cacher.js";
+import type { WatchSink } from "./cache-watcher.js";
+import { CacheError, type Delivery, type Predicate } from "./types.js";
+import type { WatchCacheOptions } from "./watch-cache.js";
+
+type Obj = { name: string; labels?: Record<string, string>; v?: number };
+const decode = (kv: KeyValue) => {
+  const object = JSON.parse(kv.value) as Obj;
+  return { object, labels: object.labels, fields: { "metadata.name": object.name } };
+};
+const prefix = "/registry/things/";
+const spec = { prefix, namespaced: true, decode };
+const all: Predicate = { prefix, namespace: "", name: "" };
+const tick = () => new Promise((r) => setImmediate(r));
+
+let storage: MemoryStorage;
+let cacher: Cacher<Obj>;
+afterEach(async () => {
+  cacher?.stop();
+  await storage?.close();
+});
+
+function setup(opts: Partial<WatchCacheOptions> = {}) {
+  storage = new MemoryStorage();
+  cacher = new Cacher<Obj>(storage, opts);
+}
+
+const put = (ns: string, name: string, extra: Partial<Obj> = {}) => storage.create(`${prefix}${ns}/${name}`, JSON.stringify({ name, ...extra }));
+
+class Collect implements WatchSink<Obj> {
+  events: { type: string; name?: string; rv: number; end?: boolean }[] = [];
+  closedWith?: string;
+  accept = true;
+  send(d: Delivery<Obj>): boolean {
+    this.events.push({ type: d.type, name: d.entry?.object.name, rv: d.revision, end: d.initialEventsEnd });
+    return this.accept;
+  }
+  closed(reason: string) {
+    this.closedWith = reason;
+  }
+}
+
+describe("watch cache", () => {
+  it("starts from the backend's history so older revisions can be resumed", async () => {
+    setup();
+    const a = await put("ns1", "a");
+    await put("ns1", "b");
+    const c = await cacher.get(spec);
+    expect(c.objectCount).toBe(2);
+    const sink = new Collect();
+    c.watch(all, sink, { from: "revision", revision: a.modRevision }, false);
+    expect(sink.events.map((e) => `${e.type} ${e.name}`)).toEqual(["ADDED b"]);
+    await storage.update(`${prefix}ns1/a`, JSON.stringify({ name: "a", v: 2 }), 0);
+    await tick();
+    expect(sink.events.map((e) => `${e.type} ${e.name}`)).toEqual(["ADDED b", "MODIFIED a"]);
+  });
+
+  it("sends the state as synthetic ADDED, then the initial-events-end bookmark, then changes", async () => {
+    setup();
+    await put("ns1", "a");
+    await put("ns2", "b");
+    const c = await cacher.get(spec);
+    const sink = new Collect();
+    c.watch({ prefix: `${prefix}ns1/`, namespace: "ns1", name: "" }, sink, { from: "state", initialEventsEnd: true }, true);
+    await put("ns1", "c");
+    await put("ns2", "d");
+    await tick();
+    expect(sink.events.map((e) => `${e.type} ${e.name ?? ""}${e.end ? " end" : ""}`)).toEqual(["ADDED a", "BOOKMARK  end", "ADDED c"]);
+  });
+
+  it("turns selector transitions into ADDED / DELETED", async () => {
+    setup();
+    const c = await cacher.get(spec);
+    const sink = new Collect();
+    c.watch({ ...all, matches: (l) => l?.tier === "web" }, sink, { from: "revision", revision: c.revision }, false);
+    await put("ns", "x", { labels: { tier: "db" } });
+    const kv = await storage.update(`${prefix}ns/x`, JSON.stringify({ name: "x", labels: { tier: "web" } }), 0);
+    await storage.update(`${prefix}ns/x`, JSON.stringify({ name: "x", labels: { tier: "db" } }), 0);
+    await tick();
+    expect(sink.events.map((e) => e.type)).toEqual(["ADDED", "DELETED"]);
+    expect(sink.events[1]!.rv).toBe(kv.modRevision + 1);
+  });
+
+  it("answers too old once the history window has passed", async () => {
+    setup({ windowMs: 40, bookmarkIntervalMs: 10 });
+    const c = await cacher.get(spec);
+    const first = await put("ns", "a");
+    await put("ns", "b");
+    await tick();
+    expect(() => c.watch(all, new Collect(), { from: "revision", revision: first.modRevision - 1 }, false)).not.toThrow();
+    await new Promise((r) => setTimeout(r, 120));
+    let err: unknown;
+    try {
+      c.watch(all, new Collect(), { from: "revision", revision: first.modRevision - 1 }, false);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CacheError);
+    expect((err as CacheError).code).toBe("TooOld");
+    expect((err as Error).message).toMatch(/^too old resource version: \d+ \(\d+\)$/);
+  });
+
+  it("ends a watcher whose consumer stops draining once its queue is full", async () => {
+    setup({ maxQueuedPerWatcher: 5 });
+    const c = await cacher.get(spec);
+    const slow = new Collect();
+    slow.accept = false;
+    const fast = new Collect();
+    c.watch(all, slow, { from: "revision", revision: c.revision }, false);
+    c.watch(all, fast, { from: "revision", revision: c.revision }, false);
+    for (let i = 0; i < 10; i++) await put("ns", `o${i}`);
+    await tick();
+    expect(slow.closedWith).toBe("slow");
+    expect(slow.events).toHaveLength(1); // the one it took before saying "full"
+    expect(fast.events).toHaveLength(10);
+    expect(c.watcherCount).toBe(1);
+  });
+
+  it("encodes each event once for 100 watchers", async () => {
+    setup();
+    const c = await cacher.get(spec);
+    let encodes = 0;
+    const bytes = new Set<Buffer>();
+    const sinkFor = (): WatchSink<Obj> => ({
+      send(d) {
+        let b = d.memo.get("json") as Buffer | undefined;
+        if (!b) {
+          encodes++;
+          b = Buffer.from(JSON.stringify({ type: d.type, object: d.entry?.object }));
+          d.memo.set("json", b);
+        }
+        bytes.add(b);
+        return true;
+      },
+      closed() {},
+    });
+    for (let i = 0; i < 100; i++) c.watch(all, sinkFor(), { from: "revision", revision: c.revision }, false);
+    for (let i = 0; i < 20; i++) await put("ns", `o${i}`);
+    await tick();
+    expect(encodes).toBe(20);
+    expect(bytes.size).toBe(20);
+  });
+
+  it("dispatches only to watchers whose namespace or name could match", async () => {
+    setup();
+    const c = await cacher.get(spec);
+    const calls: string[] = [];
+    const mk = (tag: string, p: Predicate) => {
+      const pred = { ...p, matches: (l: unknown, f: Readonly<Record<string, string>>) => (calls.push(tag), p.name ? f["metadata.name"] === p.name : true) };
+      c.watch(pred, new Collect(), { from: "revision", revision: c.revision }, false);
+    };
+    mk("ns1", { prefix: `${prefix}ns1/`, namespace: "ns1", name: "" });
+    mk("ns2", { prefix: `${prefix}ns2/`, namespace: "ns2", name: "" });
+    mk("name-b", { prefix, namespace: "", name: "b" });
+    await put("ns1", "a");
+    await tick();
+    expect(calls).toEqual(["ns1"]);
+  });
+
+  it("lists pages from a snapshot while the state moves on", async () => {
+    setup();
+    for (let i = 0; i < 10; i++) await put("ns", `o${i}`);
+    const c = await cacher.get(spec);
+    await c.syncToStorage();
+    const rev = c.snapshotForPaging();
+    const p1 = c.list(all, { limit: 4 });
+    expect(p1.items.map((e) => e.object.name)).toEqual(["o0", "o1", "o2", "o3"]);
+    expect(p1.more).toBe(true);
+    expect(p1.remaining).toBe(6);
+    await put("ns", "o35");
+    await tick();
+    const snap = c.snapshotAt(rev)!;
+    const p2 = c.list(all, { after: p1.lastKey, limit: 4, snapshot: snap, revision: rev });
+    expect(p2.items.map((e) => e.object.name)).toEqual(["o4", "o5", "o6", "o7"]);
+    const p3 = c.list(all, { after: p2.lastKey, limit: 4, snapshot: snap, revision: rev });
+    expect(p3.items.map((e) => e.object.name)).toEqual(["o8", "o9"]);
+    expect(p3.more).toBe(false);
+    expect(c.list(all).items).toHaveLength(11);
+  });
+
+  it("waits for a future revision, then gives up with TooLarge", async () => {
+    setup({ freshnessTimeoutMs: 100 });
+    const c = await cacher.get(spec);
+    const target = c.revision + 1;
+    const waiting = c.waitUntilFresh(target);
+    await storage.create("/registry/other/x", "{}"); // another prefix moves the global revision
+    await waiting;
+    expect(c.revision).toBeGreaterThanOrEqual(target);
+    await expect(c.waitUntilFresh(c.revision + 5)).rejects.toMatchObject({ code: "TooLarge" });
+  });
+
+  it("sends bookmarks only to idle watchers that asked for them", async () => {
+    setup();
+    const c = await cacher.get(spec);
+    const yes = new Collect();
+    const no = new Collect();
+    c.watch(all, yes, { from: "revision", revision: c.revision }, true);
+    c.watch(all, no, { from: "revision", revision: c.revision }, false);
+    await put("ns", "a");
+    await tick();
+    c.bookmarkNow();
+    expect(yes.events.map((e) => e.type)).toEqual(["ADDED", "BOOKMARK"]);
+    expect(yes.events[1]!.rv).toBe(c.revision);
+    expect(no.events.map((e) => e.type)).toEqual(["ADDED"]);
+  });
+});

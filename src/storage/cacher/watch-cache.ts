@@ -1,0 +1,334 @@
+// The watch cache of one key prefix (one group-resource, all versions and namespaces): the
+// current state in a sorted store, a ring of recent events, and the watchers it feeds — all
+// from ONE storage watch. It tracks `revision`, the revision it has caught up to.
+//
+// Start-up reads the state at the backend's oldest readable revision and watches from there, so
+// the ring covers the same history the backend still has and a lazily created cache can resume
+// watches from versions older than its own creation.
+//
+// Freshness: both backends publish a commit's events synchronously with the commit (delivery is
+// queued as microtasks), so once storage reports revision C and a macrotask boundary has passed,
+// every event <= C has reached us. `progress()` relies on that in place of etcd's progress
+// notifications (an etcd3 backend must provide an equivalent).
+import { StorageError, type KeyValue, type Storage, type WatchEvent, type Watcher } from "../interface.js";
+import { prefixEnd } from "../common/keys.js";
+import { CacheWatcher, type WatchSink, type WatcherStart } from "./cache-watcher.js";
+import { EventRing } from "./event-ring.js";
+import { SortedStore, lowerBound } from "./sorted-store.js";
+import { CacheError, type CacheEvent, type Decoder, type Entry, type Predicate } from "./types.js";
+import { WatcherIndex } from "./watcher-index.js";
+
+export interface WatchCacheOptions {
+  /** History kept for resuming watches (upstream: 5 minutes of events). */
+  windowMs: number;
+  /** Hard bound on events kept, whatever their age (upstream's ring tops out at 100Ki). */
+  maxEvents: number;
+  /** Live events a watcher may have queued while its client does not drain (upstream's channel bound). */
+  maxQueuedPerWatcher: number;
+  /** How often idle watchers that asked for them get a BOOKMARK (upstream: about a minute). */
+  bookmarkIntervalMs: number;
+  /** How long a read waits for the cache to reach a revision before "Too large resource version". */
+  freshnessTimeoutMs: number;
+  /** How long a snapshot for paging (continue tokens) is kept (upstream ListFromCacheSnapshot: 75 s). */
+  snapshotTtlMs: number;
+}
+
+export const defaultWatchCacheOptions: WatchCacheOptions = {
+  windowMs: 5 * 60_000,
+  maxEvents: 100 * 1024,
+  maxQueuedPerWatcher: 1000,
+  bookmarkIntervalMs: 60_000,
+  freshnessTimeoutMs: 3000,
+  snapshotTtlMs: 75_000,
+};
+
+export interface WatchCacheConfig<O> {
+  storage: Storage;
+  /** The type's key prefix, ending in "/". */
+  prefix: string;
+  /** Keys are <prefix><namespace>/<name> rather than <prefix><name>. */
+  namespaced: boolean;
+  decode: Decoder<O>;
+}
+
+export interface CacheList<O> {
+  items: Entry<O>[];
+  revision: number;
+  /** Entries remain under the prefix after the last one returned. */
+  more: boolean;
+  /** Entries (matching or not) under the prefix after the page, as upstream counts them. */
+  remaining: number;
+  /** Key of the last entry looked at (continue position). */
+  lastKey: string;
+}
+
+export type WatchStart =
+  | { from: "state"; initialEventsEnd: boolean }
+  | { from: "revision"; revision: number };
+
+interface Snapshot<O> {
+  entries: readonly Entry<O>[];
+  expires: number;
+}
+
+const maxSnapshots = 64;
+
+export class WatchCache<O> {
+  revision = 0;
+  private readonly store = new SortedStore<O>();
+  private ring!: EventRing<O>;
+  private readonly watchers = new WatcherIndex<O>();
+  private readonly snapshots = new Map<number, Snapshot<O>>();
+  private waiters: { rev: number; resolve: () => void }[] = [];
+  private storageWatcher: Watcher | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  /** Resolves once the initial state is loaded. */
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly cfg: WatchCacheConfig<O>,
+    readonly opts: WatchCacheOptions = defaultWatchCacheOptions,
+  ) {
+    this.ready = this.init();
+    this.ready.catch(() => undefined);
+  }
+
+  get watcherCount(): number {
+    return this.watchers.size;
+  }
+
+  get objectCount(): number {
+    return this.store.size;
+  }
+
+  /** Oldest revision a watch can start after. */
+  get horizon(): number {
+    return this.ring.horizon;
+  }
+
+  private async init(): Promise<void> {
+    const { storage, prefix } = this.cfg;
+    for (let attempt = 0; ; attempt++) {
+      const base = storage.compactedRevision();
+      try {
+        const items = base > 0 ? (await storage.range(prefix, { revision: base })).items : [];
+        if (this.stopped) return;
+        this.ring = new EventRing<O>(this.opts.windowMs, this.opts.maxEvents, base);
+        for (const kv of items) this.store.put(this.entry(kv, kv.modRevision));
+        this.revision = base;
+        // Registered synchronously after the read: the replay of (base, now] arrives as events.
+        this.storageWatcher = storage.watch(prefix, { afterRevision: base }, (ev) => this.apply(ev), (err) => this.fail(err));
+        break;
+      } catch (e) {
+        // Compaction moved past `base` between the two steps: start over from the new base.
+        if (e instanceof StorageError && e.code === "Compacted" && attempt < 5) {
+          for (const kv of this.store.snapshot()) this.store.delete(kv.key);
+          continue;
+        }
+        throw e;
+      }
+    }
+    this.timer = setInterval(() => void this.tick(), Math.max(10, Math.min(this.opts.bookmarkIntervalMs, this.opts.windowMs / 4)));
+    this.timer.unref();
+    // Catch up with the replay before anyone reads.
+    await this.progress();
+  }
+
+  private entry(kv: KeyValue, modRevision: number): Entry<O> {
+    return { key: kv.key, modRevision, memo: new Map(), ...this.cfg.decode(kv) };
+  }
+
+  private apply(ev: WatchEvent): void {
+    if (this.stopped || ev.revision <= this.revision) return;
+    let cev: CacheEvent<O>;
+    const now = Date.now();
+    if (ev.type === "put") {
+      const cur = this.entry(ev.kv, ev.revision);
+      const prev = this.store.put(cur);
+      cev = { type: prev ? "MODIFIED" : "ADDED", revision: ev.revision, key: cur.key, cur, prev, time: now };
+    } else {
+      const prev = this.store.delete(ev.kv.key);
+      // The deleted object is the last state; reuse its decoded form, stamped with the delete revision.
+      const cur: Entry<O> = prev ? { ...prev, modRevision: ev.revision, memo: new Map() } : this.entry(ev.kv, ev.revision);
+      cev = { type: "DELETED", revision: ev.revision, key: ev.kv.key, cur, prev, time: now };
+    }
+    this.revision = ev.revision;
+    this.ring.push(cev);
+    const [ns, name] = this.scopeOf(cev.key);
+    this.watchers.forCandidates(ns, name, (w) => w.push(cev));
+    this.wake();
+  }
+
+  private scopeOf(key: string): [string, string] {
+    const rel = key.slice(this.cfg.prefix.length);
+    if (!this.cfg.namespaced) return ["", rel];
+    const slash = rel.indexOf("/");
+    return slash < 0 ? ["", rel] : [rel.slice(0, slash), rel.slice(slash + 1)];
+  }
+
+  private fail(err: Error): void {
+    // The feed broke (store closed, or compacted under a stalled feed): nothing served from here
+    // can be trusted any more. Watchers end and reconnect to a fresh cache.
+    void err;
+    this.stop();
+  }
+
+  /** Advance to the backend's current revision (see the header: events <= it have arrived). */
+  async progress(): Promise<number> {
+    const current = await this.cfg.storage.currentRevision();
+    await new Promise<void>((r) => setImmediate(r));
+    if (!this.stopped && current > this.revision) {
+      this.revision = current;
+      this.wake();
+    }
+    return current;
+  }
+
+  /** Wait until the cache has reached `rev`, else CacheError TooLarge after the freshness timeout. */
+  async waitUntilFresh(rev: number, timeoutMs = this.opts.freshnessTimeoutMs): Promise<void> {
+    await this.ready;
+    const deadline = Date.now() + timeoutMs;
+    while (this.revision < rev) {
+      this.checkRunning();
+      const current = await this.cfg.storage.currentRevision();
+      if (current >= rev) {
+        await this.progress();
+        continue;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new CacheError("TooLarge", rev, this.revision, `Too large resource version: ${rev}, current: ${this.revision}`);
+      await new Promise<void>((resolve) => {
+        const w = { rev, resolve };
+        this.waiters.push(w);
+        setTimeout(resolve, Math.min(50, left)).unref();
+      });
+    }
+  }
+
+  /** A consistent read: the backend's current revision, once the cache has it (upstream ConsistentListFromCache). */
+  async syncToStorage(): Promise<number> {
+    await this.ready;
+    this.checkRunning();
+    const current = await this.progress();
+    await this.waitUntilFresh(current);
+    return this.revision;
+  }
+
+  private wake(): void {
+    if (this.waiters.length === 0) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) (w.rev <= this.revision ? w.resolve() : still.push(w));
+    this.waiters = still;
+  }
+
+  /** Entries under pred.prefix after `after` (a full key), filtered, up to limit (0 = all). */
+  list(pred: Predicate, opts: { after?: string; limit?: number; snapshot?: readonly Entry<O>[]; revision?: number } = {}): CacheList<O> {
+    this.checkRunning();
+    const arr = opts.snapshot ?? this.store.snapshot();
+    const first = lowerBound(arr, pred.prefix);
+    const start = opts.after !== undefined ? Math.max(first, upperBoundKey(arr, opts.after)) : first;
+    const endKey = prefixEnd(pred.prefix);
+    const end = endKey === undefined ? arr.length : lowerBound(arr, endKey);
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+    const items: Entry<O>[] = [];
+    let i = start;
+    let lastKey = "";
+    for (; i < end && items.length < limit; i++) {
+      const e = arr[i]!;
+      if (!pred.matches || pred.matches(e.labels, e.fields)) {
+        items.push(e);
+        lastKey = e.key;
+      }
+    }
+    const more = items.length >= limit && i < end;
+    return { items, revision: opts.revision ?? this.revision, more, remaining: more ? end - start - items.length : 0, lastKey };
+  }
+
+  /** Keep the current state for continue tokens at the current revision. */
+  snapshotForPaging(): number {
+    const now = Date.now();
+    for (const [rev, s] of this.snapshots) if (s.expires < now) this.snapshots.delete(rev);
+    if (!this.snapshots.has(this.revision)) {
+      if (this.snapshots.size >= maxSnapshots) this.snapshots.delete(this.snapshots.keys().next().value!);
+      this.snapshots.set(this.revision, { entries: this.store.snapshot(), expires: now + this.opts.snapshotTtlMs });
+    }
+    return this.revision;
+  }
+
+  /** The state at exactly `rev` when the cache still holds it, else undefined (read storage). */
+  snapshotAt(rev: number): readonly Entry<O>[] | undefined {
+    const s = this.snapshots.get(rev);
+    if (s && s.expires >= Date.now()) return s.entries;
+    // The current state is the state at rev when nothing under the prefix changed since.
+    if (rev <= this.revision && rev >= this.ring.horizon && !this.ring.anyBetween(rev, this.revision)) return this.store.snapshot();
+    return undefined;
+  }
+
+  /**
+   * Register a watcher and start delivering to its sink at once (the sink must be ready).
+   * Throws CacheError TooOld when `revision` is older than the history kept.
+   */
+  watch(pred: Predicate, sink: WatchSink<O>, start: WatchStart, allowBookmarks: boolean): CacheWatcher<O> {
+    this.checkRunning();
+    let ws: WatcherStart<O>;
+    if (start.from === "state") {
+      const arr = this.store.snapshot();
+      const endKey = prefixEnd(pred.prefix);
+      const initial = arr.slice(lowerBound(arr, pred.prefix), endKey === undefined ? arr.length : lowerBound(arr, endKey));
+      ws = { initial, startRevision: this.revision, initialEventsEndAt: start.initialEventsEnd ? this.revision : undefined };
+    } else {
+      if (start.revision < this.ring.horizon) {
+        throw new CacheError("TooOld", start.revision, this.ring.horizon, `too old resource version: ${start.revision} (${this.ring.horizon})`);
+      }
+      ws = { replay: this.ring.since(start.revision), startRevision: Math.max(this.revision, start.revision) };
+    }
+    const w = new CacheWatcher<O>(pred, sink, allowBookmarks, this.opts.maxQueuedPerWatcher, ws);
+    this.watchers.add(w);
+    w.resume();
+    return w;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    this.ring.expire(Date.now());
+    try {
+      await this.progress();
+    } catch {
+      return; // storage closing: the feed's error handler stops us
+    }
+    const memo = new Map<string, unknown>();
+    this.watchers.all((w) => w.bookmark(this.revision, memo));
+  }
+
+  /** Send a bookmark now to every idle watcher that allows them (tests, shutdown). */
+  bookmarkNow(): void {
+    const memo = new Map<string, unknown>();
+    this.watchers.all((w) => w.bookmark(this.revision, memo));
+  }
+
+  private checkRunning(): void {
+    if (this.stopped) throw new CacheError("Stopped", 0, 0, "watch cache stopped");
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.storageWatcher?.stop();
+    this.snapshots.clear();
+    for (const w of this.waiters) w.resolve();
+    this.waiters = [];
+    this.watchers.all((w) => w.end("stopped"));
+  }
+}
+
+function upperBoundKey<O>(arr: readonly Entry<O>[], key: string): number {
+  // first entry with key > `key`
+  const i = lowerBound(arr, key);
+  return i < arr.length && arr[i]!.key === key ? i + 1 : i;
+}
