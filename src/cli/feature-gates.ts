@@ -12,7 +12,7 @@ const known: Record<string, GateSpec> = {
   APIListChunking: { default: true, locked: true },
   APIServerIdentity: { default: true },
   APIServerTracing: { default: true },
-  AggregatedDiscoveryRemoveBetaType: { default: true },
+  AggregatedDiscoveryRemoveBetaType: { default: false },
   AllowUnsafeMalformedObjectDeletion: { default: false },
   AnonymousAuthConfigurableEndpoints: { default: true, locked: true },
   AuthorizeNodeWithSelectors: { default: true },

@@ -2,6 +2,9 @@
 import { badRequest } from "../apimachinery/errors.js";
 import { DecodeError } from "../encoding/decode-error.js";
 import { negotiateInput } from "../encoding/negotiate.js";
+import { duplicateJsonKeys } from "../encoding/json.js";
+import { fieldValidationOutcome, parseFieldValidation, pruneUnknownFields } from "../registry/field-validation.js";
+import { definitionNameForGVK, getDefinition } from "../types/schema-facts.js";
 import { isPlainObject, type KObject } from "../registry/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { ResourceRequest } from "./context.js";
@@ -9,8 +12,13 @@ import type { ResourceRequest } from "./context.js";
 /** Upstream's request body limit (3 MiB). */
 export const maxBodyBytes = 3 * 1024 * 1024;
 
+/**
+ * Reads the body as an object of the expected type, applying field validation: undeclared
+ * fields are dropped, and reported (Warn, into r.warnings) or refused (Strict) with duplicates.
+ */
 export async function readObject(r: ResourceRequest, expected: { apiVersion: string; kind: string } = r.type): Promise<KObject> {
   const codec = negotiateInput(header(r, "content-type"), r.parts.codecs);
+  const mode = parseFieldValidation(r.ex.query, r.ex.method === "PUT" ? "UpdateOptions" : "CreateOptions");
   const raw = await r.ex.body(maxBodyBytes);
   let body: unknown;
   try {
@@ -21,7 +29,21 @@ export async function readObject(r: ResourceRequest, expected: { apiVersion: str
   }
   if (!isPlainObject(body)) throw badRequest(`the body of the request could not be decoded into a ${expected.kind} object`);
   checkTypeMeta(body, expected);
+  // Protobuf bodies cannot carry unknown or duplicate fields; YAML duplicates are not tracked yet.
+  const duplicates = mode !== "Ignore" && codec.mediaType === "application/json" ? duplicateJsonKeys(raw.toString("utf8")) : [];
+  const unknown = pruneUnknownFields(body, schemaForTypeMeta(expected));
+  r.warnings.push(...fieldValidationOutcome(mode, versionedKind(expected), unknown, duplicates));
   return body as KObject;
+}
+
+export function versionedKind(tm: { apiVersion: string; kind: string }): { kind: string; version: string } {
+  return { kind: tm.kind, version: tm.apiVersion.includes("/") ? tm.apiVersion.split("/")[1] : tm.apiVersion };
+}
+
+export function schemaForTypeMeta(tm: { apiVersion: string; kind: string }) {
+  const [group, version] = tm.apiVersion.includes("/") ? tm.apiVersion.split("/") : ["", tm.apiVersion];
+  const name = definitionNameForGVK(group, version, tm.kind);
+  return name ? getDefinition(name) : undefined;
 }
 
 export function checkTypeMeta(body: Record<string, unknown>, expected: { apiVersion: string; kind: string }): void {

@@ -25,6 +25,8 @@ export interface ResourceRequest {
   type: ResourceType;
   parts: ServerParts;
   pretty: boolean;
+  /** Warning header entries collected while handling (field validation, deprecations). */
+  warnings: string[];
 }
 
 export type ResourceHandler = (r: ResourceRequest) => Promise<void>;

@@ -15,11 +15,11 @@ export function negotiateWrite(r: ResourceRequest): Negotiated {
   return negotiateOutput(r.ex.headers["accept"] as string | undefined, r.parts.codecs);
 }
 
-export function writeResult(r: ResourceRequest, n: Negotiated, status: number, obj: unknown, warnings?: string[]): void {
+export function writeResult(r: ResourceRequest, n: Negotiated, status: number, obj: unknown, warnings: string[] = r.warnings): void {
   writeObject(r.ex, status, obj, n.codec, { pretty: r.pretty, warnings });
 }
 
-export function writeOne(r: ResourceRequest, n: Negotiated, status: number, obj: KObject, warnings?: string[]): void {
+export function writeOne(r: ResourceRequest, n: Negotiated, status: number, obj: KObject, warnings: string[] = r.warnings): void {
   if (n.target?.as === "Table") {
     writeResult(r, n, status, toTable(r, n.target.version, [obj], undefined), warnings);
     return;

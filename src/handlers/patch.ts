@@ -3,7 +3,9 @@
 import { ApiError, conflict, methodNotSupported, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { isPlainObject, type KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
-import { checkTypeMeta, header, maxBodyBytes } from "./body.js";
+import { checkTypeMeta, header, maxBodyBytes, schemaForTypeMeta, versionedKind } from "./body.js";
+import { duplicateJsonKeys } from "../encoding/json.js";
+import { fieldValidationOutcome, parseFieldValidation, pruneUnknownFields } from "../registry/field-validation.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeOne } from "./output.js";
 import { applyPatchDocument, decodePatch, patchTypeOf, validatePatchOptions } from "./patch-body.js";
@@ -20,7 +22,16 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const q = r.ex.query;
   validatePatchOptions(type, q.get("fieldManager"), q.get("force"));
   const dryRun = parseDryRun(q, "PatchOptions");
-  const patch = decodePatch(type, await r.ex.body(maxBodyBytes));
+  const mode = parseFieldValidation(q, "PatchOptions");
+  const raw = await r.ex.body(maxBodyBytes);
+  const patch = decodePatch(type, raw);
+  const duplicates = mode !== "Ignore" && type !== "apply" ? duplicateJsonKeys(raw.toString("utf8")) : [];
+  const schema = schemaForTypeMeta(r.type);
+  // Undeclared fields are dropped from what would be stored and reported per the directive.
+  const validateFields = (obj: KObject) => {
+    const found = fieldValidationOutcome(mode, versionedKind(r.type), pruneUnknownFields(obj, schema), duplicates);
+    r.warnings.splice(0, r.warnings.length, ...found);
+  };
   if (type === "json" && Array.isArray(patch) && patch.length > maxJsonPatchOperations) {
     throw new ApiError(413, "RequestEntityTooLarge", `The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${patch.length}`);
   }
@@ -31,6 +42,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     if (!isPlainObject(patch)) throw new ApiError(400, "BadRequest", "error decoding YAML: the apply configuration must be an object");
     checkTypeMeta(patch, r.type);
     const config = patch as KObject;
+    validateFields(config);
     if (config.metadata?.managedFields !== undefined) {
       throw new ApiError(400, "BadRequest", "metadata.managedFields must be nil");
     }
@@ -42,6 +54,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { obj } = await store.guaranteedUpdate(r.type, ns, name, sub, { dryRun }, (current) => {
     if (!current) throw notFound(r.type.gr, name);
     const patched = applyPatchDocument(type, r.type, current, patch);
+    validateFields(patched);
     const rv = patched.metadata?.resourceVersion;
     if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict(r.type.gr, name, optimisticLockMessage);
     if (patched.metadata && patched.metadata.name !== undefined && patched.metadata.name !== name) {

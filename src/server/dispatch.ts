@@ -85,7 +85,7 @@ async function routeResource(cfg: DispatchConfig, ex: Exchange, info: RequestInf
   const type = parts.types.get(info.apiGroup, info.apiVersion, info.resource);
   if (!type) throw notFoundPath();
   if (info.parts.length > 3) throw notFoundPath();
-  const r = { ex, info, user, type, parts, pretty: isPretty(ex) };
+  const r = { ex, info, user, type, parts, pretty: isPretty(ex), warnings: [] as string[] };
   if (info.subresource) {
     const special = cfg.subresourceHandlers?.get(`${type.group}/${type.resource}/${info.subresource}`);
     const h = special?.[info.verb];

@@ -36,7 +36,17 @@ export function writeBytes(ex: Exchange, status: number, body: Buffer, contentTy
 }
 
 export function writeObject(ex: Exchange, status: number, obj: unknown, codec: Codec, opts: WriteOptions = {}): void {
-  writeBytes(ex, status, codec.encode(obj, opts.pretty), opts.contentType ?? codec.mediaType, opts);
+  let body: Buffer;
+  try {
+    body = codec.encode(obj, opts.pretty);
+  } catch (e) {
+    // Kinds without a protobuf message (Table, custom resources) go out as JSON, which every
+    // client that asks for protobuf also accepts.
+    if (!(e instanceof Error && e.name === "ProtobufNotSupportedError")) throw e;
+    codec = jsonCodec;
+    body = codec.encode(obj, opts.pretty);
+  }
+  writeBytes(ex, status, body, opts.contentType ?? codec.mediaType, opts);
 }
 
 export function writeError(ex: Exchange, err: unknown, codec: Codec = jsonCodec): void {
