@@ -1,0 +1,477 @@
+// Field paths and sets of field paths, and their FieldsV1 JSON form (the
+// `metadata.managedFields[].fieldsV1` format of server-side apply).
+//
+// A path is a sequence of elements: a field name (`f:name`), a list-map item
+// identified by its key fields (`k:{"name":"c"}`), a set item identified by
+// its value (`v:"x"`), or a list index (`i:0`). A set is a tree: each node has
+// "members" (paths ending at the node's children that are themselves in the
+// set) and "children" (sub-trees). In FieldsV1, `{}` marks a member with
+// nothing below it and `".": {}` marks a node that is both a member and has
+// members of its own below it. Elements are kept in upstream's total order
+// (field names < keys < values < indexes), which is the order FieldsV1 is
+// written in.
+
+import { compareStrings, compareValues, goJson, goJsonString, isObject, smdValueString, valuesEqual } from "./value.js";
+import type { JsonObject, JsonValue } from "./value.js";
+
+/** One element of a field path. */
+export type PathElement =
+  | { readonly kind: "field"; readonly name: string }
+  | { readonly kind: "key"; readonly fields: readonly (readonly [string, JsonValue])[] }
+  | { readonly kind: "value"; readonly value: JsonValue }
+  | { readonly kind: "index"; readonly index: number };
+
+/** A path from the object root. */
+export type Path = readonly PathElement[];
+
+/** The FieldsV1 JSON form of a field set (`{"f:spec":{"f:replicas":{}}}`). */
+export type FieldsV1 = { [key: string]: FieldsV1 };
+
+/** A field-name element. */
+export function fieldElement(name: string): PathElement {
+  return { kind: "field", name };
+}
+
+/** A list-map item element; key fields are sorted by name. */
+export function keyElement(fields: Iterable<readonly [string, JsonValue]>): PathElement {
+  const sorted = [...fields].sort((a, b) => compareStrings(a[0], b[0]));
+  return { kind: "key", fields: sorted };
+}
+
+/** A set item element. */
+export function valueElement(value: JsonValue): PathElement {
+  return { kind: "value", value };
+}
+
+/** A list index element. */
+export function indexElement(index: number): PathElement {
+  return { kind: "index", index };
+}
+
+const KIND_RANK = { field: 0, key: 1, value: 2, index: 3 } as const;
+
+/** Upstream's total order of path elements. */
+export function comparePathElements(a: PathElement, b: PathElement): number {
+  if (a.kind !== b.kind) return KIND_RANK[a.kind] < KIND_RANK[b.kind] ? -1 : 1;
+  switch (a.kind) {
+    case "field":
+      return compareStrings(a.name, (b as typeof a).name);
+    case "key": {
+      const fa = a.fields;
+      const fb = (b as typeof a).fields;
+      for (let i = 0; ; i++) {
+        if (i >= fa.length && i >= fb.length) return 0;
+        if (i >= fa.length) return -1;
+        if (i >= fb.length) return 1;
+        const c = compareStrings(fa[i]![0], fb[i]![0]);
+        if (c !== 0) return c;
+        const d = compareValues(fa[i]![1], fb[i]![1]);
+        if (d !== 0) return d;
+      }
+    }
+    case "value":
+      return compareValues(a.value, (b as typeof a).value);
+    case "index": {
+      const ib = (b as typeof a).index;
+      return a.index < ib ? -1 : a.index > ib ? 1 : 0;
+    }
+  }
+}
+
+/** Element equality. */
+export function pathElementsEqual(a: PathElement, b: PathElement): boolean {
+  if (a.kind !== b.kind) return false;
+  switch (a.kind) {
+    case "field":
+      return a.name === (b as typeof a).name;
+    case "key": {
+      const fb = (b as typeof a).fields;
+      return a.fields.length === fb.length && a.fields.every((f, i) => f[0] === fb[i]![0] && valuesEqual(f[1], fb[i]![1]));
+    }
+    case "value":
+      return valuesEqual(a.value, (b as typeof a).value);
+    case "index":
+      return a.index === (b as typeof a).index;
+  }
+}
+
+/** An element as upstream prints it in paths: `.name`, `[name="c"]`, `[="x"]`, `[0]`. */
+export function pathElementString(pe: PathElement): string {
+  switch (pe.kind) {
+    case "field":
+      return "." + pe.name;
+    case "key":
+      return "[" + pe.fields.map(([k, v]) => `${k}=${smdValueString(v)}`).join(",") + "]";
+    case "value":
+      return `[=${smdValueString(pe.value)}]`;
+    case "index":
+      return `[${pe.index}]`;
+  }
+}
+
+/** A path as upstream prints it, e.g. `.spec.template.spec.containers[name="c"].image`. */
+export function pathString(path: Path): string {
+  return path.map(pathElementString).join("");
+}
+
+/** The FieldsV1 key of an element: `f:name`, `k:{"name":"c"}`, `v:"x"`, `i:0`. */
+export function serializePathElement(pe: PathElement): string {
+  switch (pe.kind) {
+    case "field":
+      return "f:" + pe.name;
+    case "key":
+      return "k:{" + pe.fields.map(([k, v]) => goJsonString(k) + ":" + goJson(v)).join(",") + "}";
+    case "value":
+      return "v:" + goJson(pe.value);
+    case "index":
+      return "i:" + String(pe.index);
+  }
+}
+
+/** Thrown for FieldsV1 data that cannot be read. */
+export class FieldsV1Error extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FieldsV1Error";
+  }
+}
+
+/**
+ * Parses a FieldsV1 key into an element; undefined for an unknown element
+ * type (upstream drops those), throws for a malformed one.
+ */
+export function deserializePathElement(s: string): PathElement | undefined {
+  if (s.length < 2) throw new FieldsV1Error(`key must be 2 characters long: ${s}`);
+  if (s[1] !== ":") throw new FieldsV1Error(`missing colon: ${s}`);
+  const body = s.slice(2);
+  switch (s[0]) {
+    case "f":
+      return fieldElement(body);
+    case "v": {
+      let v: JsonValue;
+      try {
+        v = JSON.parse(body) as JsonValue;
+      } catch (e) {
+        throw new FieldsV1Error(`parsing key as path element: ${(e as Error).message}`);
+      }
+      return valueElement(v);
+    }
+    case "k": {
+      let v: unknown;
+      try {
+        v = JSON.parse(body);
+      } catch (e) {
+        throw new FieldsV1Error(`parsing key as path element: ${(e as Error).message}`);
+      }
+      if (!isObject(v)) throw new FieldsV1Error(`parsing key as path element: expected an object: ${s}`);
+      return keyElement(Object.entries(v));
+    }
+    case "i": {
+      if (!/^[+-]?\d+$/.test(body)) throw new FieldsV1Error(`parsing key as path element: invalid index: ${s}`);
+      return indexElement(Number.parseInt(body, 10));
+    }
+    default:
+      return undefined;
+  }
+}
+
+interface ChildNode {
+  readonly pe: PathElement;
+  readonly set: FieldSet;
+}
+
+function search<T>(arr: readonly T[], pe: PathElement, get: (t: T) => PathElement): { found: boolean; index: number } {
+  let lo = 0;
+  let hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = comparePathElements(get(arr[mid]!), pe);
+    if (c === 0) return { found: true, index: mid };
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return { found: false, index: lo };
+}
+
+const idPe = (pe: PathElement): PathElement => pe;
+const nodePe = (n: ChildNode): PathElement => n.pe;
+
+/**
+ * A set of field paths. Operations return new sets and never modify their
+ * operands; only `insert` mutates.
+ */
+export class FieldSet {
+  /** Elements that end a path in this set, sorted. */
+  private members: PathElement[] = [];
+  /** Sub-trees, sorted by element. */
+  private children: ChildNode[] = [];
+
+  /** A set holding the given paths. */
+  static of(...paths: Path[]): FieldSet {
+    const s = new FieldSet();
+    for (const p of paths) s.insert(p);
+    return s;
+  }
+
+  /** Adds a path (the empty path is ignored). */
+  insert(path: Path): this {
+    if (path.length === 0) return this;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    let s: FieldSet = this;
+    for (let i = 0; i < path.length - 1; i++) s = s.descend(path[i]!);
+    s.insertMember(path[path.length - 1]!);
+    return this;
+  }
+
+  private insertMember(pe: PathElement): void {
+    const r = search(this.members, pe, idPe);
+    if (!r.found) this.members.splice(r.index, 0, pe);
+  }
+
+  private descend(pe: PathElement): FieldSet {
+    const r = search(this.children, pe, nodePe);
+    if (r.found) return this.children[r.index]!.set;
+    const set = new FieldSet();
+    this.children.splice(r.index, 0, { pe, set });
+    return set;
+  }
+
+  /** Whether the path is in the set. */
+  has(path: Path): boolean {
+    if (path.length === 0) return false;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    let s: FieldSet | undefined = this;
+    for (let i = 0; i < path.length - 1 && s !== undefined; i++) s = s.child(path[i]!);
+    return s !== undefined && search(s.members, path[path.length - 1]!, idPe).found;
+  }
+
+  /** Whether the element is a member at this level. */
+  hasMember(pe: PathElement): boolean {
+    return search(this.members, pe, idPe).found;
+  }
+
+  /** Whether there is a sub-tree below the element. */
+  hasChild(pe: PathElement): boolean {
+    return search(this.children, pe, nodePe).found;
+  }
+
+  /** Adds every path of `sub`, prefixed with `pe`. */
+  insertSubset(pe: PathElement, sub: FieldSet): this {
+    const r = search(this.children, pe, nodePe);
+    if (r.found) this.children[r.index] = { pe, set: this.children[r.index]!.set.union(sub) };
+    else this.children.splice(r.index, 0, { pe, set: sub });
+    return this;
+  }
+
+  private child(pe: PathElement): FieldSet | undefined {
+    const r = search(this.children, pe, nodePe);
+    return r.found ? this.children[r.index]!.set : undefined;
+  }
+
+  /** The sub-set below an element (paths relative to it); empty if none. */
+  withPrefix(pe: PathElement): FieldSet {
+    return this.child(pe) ?? new FieldSet();
+  }
+
+  /** Member elements at this level, in order. */
+  memberElements(): readonly PathElement[] {
+    return this.members;
+  }
+
+  /** Child elements (with their sub-sets) at this level, in order. */
+  childEntries(): readonly { readonly pe: PathElement; readonly set: FieldSet }[] {
+    return this.children;
+  }
+
+  /** True when the set holds no path. */
+  isEmpty(): boolean {
+    if (this.members.length > 0) return false;
+    return this.children.every((c) => c.set.isEmpty());
+  }
+
+  /** Number of paths in the set. */
+  size(): number {
+    let n = this.members.length;
+    for (const c of this.children) n += c.set.size();
+    return n;
+  }
+
+  /** Set union. */
+  union(other: FieldSet): FieldSet {
+    const out = new FieldSet();
+    out.members = mergeSorted(this.members, other.members);
+    const a = this.children;
+    const b = other.children;
+    let i = 0;
+    let j = 0;
+    while (i < a.length && j < b.length) {
+      const c = comparePathElements(a[i]!.pe, b[j]!.pe);
+      if (c < 0) out.children.push(a[i++]!);
+      else if (c > 0) out.children.push(b[j++]!);
+      else {
+        out.children.push({ pe: a[i]!.pe, set: a[i]!.set.union(b[j]!.set) });
+        i++;
+        j++;
+      }
+    }
+    while (i < a.length) out.children.push(a[i++]!);
+    while (j < b.length) out.children.push(b[j++]!);
+    return out;
+  }
+
+  /** Set intersection. */
+  intersection(other: FieldSet): FieldSet {
+    const out = new FieldSet();
+    out.members = this.members.filter((pe) => other.hasMember(pe));
+    for (const n of this.children) {
+      const o = other.child(n.pe);
+      if (o === undefined) continue;
+      const r = n.set.intersection(o);
+      if (!r.isEmpty()) out.children.push({ pe: n.pe, set: r });
+    }
+    return out;
+  }
+
+  /** Paths of this set that are not in `other` (exact path difference). */
+  difference(other: FieldSet): FieldSet {
+    const out = new FieldSet();
+    out.members = this.members.filter((pe) => !other.hasMember(pe));
+    for (const n of this.children) {
+      const o = other.child(n.pe);
+      if (o === undefined) {
+        out.children.push(n);
+        continue;
+      }
+      const r = n.set.difference(o);
+      if (!r.isEmpty()) out.children.push({ pe: n.pe, set: r });
+    }
+    return out;
+  }
+
+  /**
+   * Like difference, but a member of `other` also removes every path below
+   * it (upstream's RecursiveDifference).
+   */
+  recursiveDifference(other: FieldSet): FieldSet {
+    const out = new FieldSet();
+    out.members = this.members.filter((pe) => !other.hasMember(pe));
+    for (const n of this.children) {
+      if (other.hasMember(n.pe)) continue;
+      const o = other.child(n.pe);
+      if (o === undefined) {
+        out.children.push(n);
+        continue;
+      }
+      const r = n.set.recursiveDifference(o);
+      if (!r.isEmpty()) out.children.push({ pe: n.pe, set: r });
+    }
+    return out;
+  }
+
+  /** Set equality. */
+  equals(other: FieldSet): boolean {
+    if (this.members.length !== other.members.length || this.children.length !== other.children.length) return false;
+    for (let i = 0; i < this.members.length; i++) if (!pathElementsEqual(this.members[i]!, other.members[i]!)) return false;
+    for (let i = 0; i < this.children.length; i++) {
+      if (!pathElementsEqual(this.children[i]!.pe, other.children[i]!.pe)) return false;
+      if (!this.children[i]!.set.equals(other.children[i]!.set)) return false;
+    }
+    return true;
+  }
+
+  /** Every path, in upstream's iteration order (members of a level before its sub-trees). */
+  paths(): Path[] {
+    const out: Path[] = [];
+    const walk = (s: FieldSet, prefix: PathElement[]): void => {
+      for (const m of s.members) out.push([...prefix, m]);
+      for (const c of s.children) walk(c.set, [...prefix, c.pe]);
+    };
+    walk(this, []);
+    return out;
+  }
+
+  /** Human-readable listing, one path per line. */
+  toString(): string {
+    return this.paths().map(pathString).join("\n");
+  }
+
+  /** The FieldsV1 JSON object (key order is upstream's serialization order). */
+  toFieldsV1(): FieldsV1 {
+    return this.emit(false);
+  }
+
+  private emit(includeSelf: boolean): FieldsV1 {
+    const out: FieldsV1 = {};
+    if (includeSelf && (this.members.length > 0 || this.children.length > 0)) out["."] = {};
+    let mi = 0;
+    let ci = 0;
+    const m = this.members;
+    const ch = this.children;
+    while (mi < m.length || ci < ch.length) {
+      const c = mi >= m.length ? 1 : ci >= ch.length ? -1 : comparePathElements(m[mi]!, ch[ci]!.pe);
+      if (c < 0) {
+        out[serializePathElement(m[mi]!)] = {};
+        mi++;
+      } else if (c > 0) {
+        out[serializePathElement(ch[ci]!.pe)] = ch[ci]!.set.emit(false);
+        ci++;
+      } else {
+        out[serializePathElement(ch[ci]!.pe)] = ch[ci]!.set.emit(true);
+        mi++;
+        ci++;
+      }
+    }
+    return out;
+  }
+
+  /** Reads a FieldsV1 JSON object (throws FieldsV1Error when malformed). */
+  static fromFieldsV1(json: unknown): FieldSet {
+    if (!isObject(json)) throw new FieldsV1Error("FieldsV1 must be a JSON object");
+    return readLevel(json).children ?? new FieldSet();
+  }
+}
+
+function mergeSorted(a: readonly PathElement[], b: readonly PathElement[]): PathElement[] {
+  const out: PathElement[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const c = comparePathElements(a[i]!, b[j]!);
+    if (c < 0) out.push(a[i++]!);
+    else if (c > 0) out.push(b[j++]!);
+    else {
+      out.push(a[i++]!);
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
+// Reads one FieldsV1 level: the set below it (undefined if none) and whether
+// the level's own element is a member (`"."`, or nothing below it).
+function readLevel(obj: JsonObject): { children: FieldSet | undefined; isMember: boolean } {
+  let children: FieldSet | undefined;
+  let isMember = false;
+  for (const [key, val] of Object.entries(obj)) {
+    if (key === ".") {
+      isMember = true;
+      continue;
+    }
+    const pe = deserializePathElement(key);
+    if (pe === undefined) continue;
+    if (!isObject(val)) throw new FieldsV1Error(`value of ${JSON.stringify(key)} must be a JSON object`);
+    const sub = readLevel(val);
+    if (sub.isMember) {
+      children ??= new FieldSet();
+      children.insert([pe]);
+    }
+    if (sub.children !== undefined) {
+      children ??= new FieldSet();
+      children.insertSubset(pe, sub.children);
+    }
+  }
+  if (children === undefined) isMember = true;
+  return { children, isMember };
+}
