@@ -5,12 +5,15 @@ import type { CodecSet, Negotiated } from "../encoding/negotiate.js";
 import type { FeatureGates } from "../cli/feature-gates.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { GenericStore } from "../registry/store.js";
+import type { ObjectCacher } from "../registry/list.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { Exchange } from "../server/exchange.js";
 import type { RequestInfo } from "../server/request-info.js";
 
 export interface ServerParts {
   store: GenericStore;
+  /** Watch caches (one per group-resource) serving watch and most lists. */
+  cacher: ObjectCacher;
   types: TypeRegistry;
   codecs: CodecSet;
   gates: FeatureGates;

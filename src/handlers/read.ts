@@ -1,6 +1,12 @@
-// GET one object, LIST a collection.
-import { listObjects } from "../registry/list.js";
-import { parseListOptions, validateListOptions } from "../registry/list-options.js";
+// GET one object, LIST a collection. A JSON list served from the watch cache is assembled from
+// each object's memoised JSON (made once per object version and apiVersion, shared by every list
+// and watch), not re-serialised per request.
+import { applyListDefaults, parseListOptions, validateListOptions } from "../registry/list-options.js";
+import { listObjects, servedObject, type ListResult } from "../registry/list.js";
+import type { KObject } from "../registry/object.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import type { Entry } from "../storage/cacher/types.js";
+import { writeBytes } from "../server/respond.js";
 import type { ResourceRequest } from "./context.js";
 import { negotiateRead, writeList, writeOne } from "./output.js";
 
@@ -13,7 +19,33 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
 export async function handleList(r: ResourceRequest): Promise<void> {
   const n = negotiateRead(r);
   const opts = parseListOptions(r.ex.query);
-  validateListOptions(opts, r.parts.gates.enabled("WatchList"));
-  const list = await listObjects(r.parts.store, r.type, r.info.namespace, opts);
+  const watchList = r.parts.gates.enabled("WatchList");
+  applyListDefaults(opts, watchList);
+  validateListOptions(opts, watchList);
+  const list = await listObjects(r.parts.store, r.type, r.info.namespace, opts, r.parts.cacher);
+  if (list.entries && !n.target && !r.pretty && n.codec.mediaType === "application/json") {
+    writeBytes(r.ex, 200, jsonListBytes(r.type, list, list.entries), "application/json");
+    return;
+  }
   writeList(r, n, list);
+}
+
+/** The same bytes jsonCodec.encode would give for the list object, from per-item memoised JSON. */
+function jsonListBytes(t: ResourceType, list: ListResult, entries: Entry<KObject>[]): Buffer {
+  const metadata: Record<string, unknown> = { resourceVersion: list.resourceVersion };
+  if (list.continue) metadata.continue = list.continue;
+  if (list.remainingItemCount !== undefined) metadata.remainingItemCount = list.remainingItemCount;
+  const key = `json|${t.apiVersion}`;
+  const parts: string[] = new Array(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    let s = e.memo.get(key) as string | undefined;
+    if (s === undefined) {
+      s = JSON.stringify(servedObject(t, e.object, e.modRevision));
+      e.memo.set(key, s);
+    }
+    parts[i] = s;
+  }
+  const head = `{"kind":${JSON.stringify(t.listKind)},"apiVersion":${JSON.stringify(t.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
+  return Buffer.from(head + parts.join(",") + "]}\n");
 }

@@ -1,70 +1,106 @@
-// WATCH: a long-lived stream of {type, object} events in the negotiated encoding. A client that
-// does not keep up is cut off once its unsent bytes pass a bound, never buffered without limit.
-import { ApiError } from "../apimachinery/errors.js";
-import { parseListOptions, validateListOptions } from "../registry/list-options.js";
+// WATCH: a long-lived stream of {type, object} events in the negotiated encoding.
+//
+// Encode once: each delivery from the cache carries a memo shared by every watcher that gets the
+// same event; the bytes for (media type, apiVersion) are made by the first watcher and reused by
+// all others. Table output is per watcher (rows depend on the request), so it is not memoised.
+//
+// Backpressure: when the response stops draining, the cache watcher is told to pause; it holds a
+// bounded queue and ends the watch (stream closed, as upstream closes slow watchers) past it.
+import type { Codec } from "../encoding/codec.js";
+import { applyListDefaults, parseListOptions, validateListOptions } from "../registry/list-options.js";
+import { servedObject } from "../registry/list.js";
 import type { KObject } from "../registry/object.js";
-import { startWatch, type WatchEventType } from "../registry/watch.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import { bookmarkObject, initialEventsEndAnnotation, prepareWatch, type ActiveWatch } from "../registry/watch.js";
+import type { Delivery } from "../storage/cacher/types.js";
 import type { ResourceRequest } from "./context.js";
 import { negotiateRead } from "./output.js";
 import { tableRow } from "./table.js";
 
-/** Unsent bytes a watcher may hold before it is ended (as upstream ends a blocked watcher). */
-export const maxPendingWatchBytes = 16 * 1024 * 1024;
+/** Upstream --min-request-timeout default: watches without timeoutSeconds last 1800–3600 s. */
+const minRequestTimeoutSeconds = 1800;
 
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   const n = negotiateRead(r);
   const opts = parseListOptions(r.ex.query);
-  validateListOptions(opts, r.parts.gates.enabled("WatchList"));
+  const watchList = r.parts.gates.enabled("WatchList");
+  applyListDefaults(opts, watchList);
+  validateListOptions(opts, watchList);
+  const prepared = await prepareWatch(r.parts.cacher, r.type, r.info.namespace, opts);
+
   const ex = r.ex;
-  let headerSent = false;
+  const t = r.type;
+  const table = n.target?.as === "Table" ? n.target : undefined;
+  const contentType = table ? `application/json;as=Table;v=${table.version};g=meta.k8s.io` : n.codec.streamContentType;
   let ended = false;
+  let waitingForDrain = false;
   let firstTableEvent = true;
-  const contentType = n.target ? `application/json;as=Table;v=${n.target.version};g=meta.k8s.io` : n.codec.streamContentType;
-  const sendHead = () => {
-    if (headerSent) return;
-    headerSent = true;
-    ex.head(200, { "content-type": contentType, "cache-control": "no-cache, private" });
-  };
+  let active: ActiveWatch | undefined;
+  let timer: NodeJS.Timeout | undefined;
   const end = () => {
     if (ended) return;
     ended = true;
+    if (timer) clearTimeout(timer);
     active?.stop();
     r.parts.streams.delete(handle);
-    sendHead();
     ex.end();
   };
   const handle = { stop: end };
-  let active: { stop(): void } | undefined;
-  const sink = {
-    send(type: WatchEventType, object: unknown) {
-      if (ended) return;
-      sendHead();
-      let payload = object;
-      if (n.target?.as === "Table" && type !== "ERROR" && type !== "BOOKMARK") {
-        payload = tableRow(r, n.target.version, object as KObject, firstTableEvent);
-        firstTableEvent = false;
-      }
-      ex.write(n.codec.encodeWatchEvent(type, payload));
-      if (ex.pending() > maxPendingWatchBytes) end();
-    },
-    close: end,
-  };
   ex.onClose(() => {
     ended = true;
+    if (timer) clearTimeout(timer);
     active?.stop();
     r.parts.streams.delete(handle);
   });
-  try {
-    active = await startWatch(r.parts.store, r.type, r.info.namespace, opts, sink);
-  } catch (e) {
-    if (!headerSent) throw e;
-    sink.send("ERROR", (e instanceof ApiError ? e : new ApiError(500, "InternalError", String(e))).toStatus());
+  ex.head(200, { "content-type": contentType, "cache-control": "no-cache, private" });
+
+  const memoKey = `${n.codec.mediaType}|${t.apiVersion}`;
+  const bytesOf = (d: Delivery<KObject>): Buffer => {
+    if (table && d.type !== "BOOKMARK") {
+      const row = tableRow(r, table.version, servedObject(t, d.entry!.object, d.revision), firstTableEvent);
+      firstTableEvent = false;
+      return n.codec.encodeWatchEvent(d.type, row);
+    }
+    let b = d.memo.get(memoKey) as Buffer | undefined;
+    if (!b) {
+      b = encodeDelivery(n.codec, t, d);
+      d.memo.set(memoKey, b);
+    }
+    return b;
+  };
+  const result = prepared.begin({
+    send(d) {
+      if (ended) return true;
+      const ok = ex.write(bytesOf(d));
+      if (ok || waitingForDrain) return ok;
+      waitingForDrain = true;
+      void ex.drained().then(() => {
+        waitingForDrain = false;
+        if (!ended) active?.resume();
+      });
+      return false;
+    },
+    closed: () => end(),
+  });
+  if ("error" in result) {
+    if (!ended) ex.write(n.codec.encodeWatchEvent("ERROR", result.error));
     end();
     return;
   }
-  if (ended) active.stop();
-  else {
-    r.parts.streams.add(handle);
-    sendHead();
+  active = result;
+  if (ended) {
+    active.stop();
+    return;
   }
+  r.parts.streams.add(handle);
+  const seconds = opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds : minRequestTimeoutSeconds * (1 + Math.random());
+  timer = setTimeout(end, seconds * 1000);
+  timer.unref();
+}
+
+function encodeDelivery(codec: Codec, t: ResourceType, d: Delivery<KObject>): Buffer {
+  if (d.type === "BOOKMARK") {
+    return codec.encodeWatchEvent("BOOKMARK", bookmarkObject(t, d.revision, d.initialEventsEnd ? { [initialEventsEndAnnotation]: "true" } : undefined));
+  }
+  return codec.encodeWatchEvent(d.type, servedObject(t, d.entry!.object, d.revision));
 }

@@ -52,29 +52,63 @@ export function parseListOptions(q: URLSearchParams): ListOptions {
   return opts;
 }
 
+/**
+ * Upstream SetListOptionsDefaults: with the WatchList gate on, a watch that asks for the state
+ * (resourceVersion unset or "0") and says nothing about it becomes a streaming list.
+ */
+export function applyListDefaults(o: ListOptions, watchListEnabled: boolean): void {
+  if (!watchListEnabled || o.sendInitialEvents !== undefined || o.resourceVersionMatch) return;
+  if (o.watch && (o.resourceVersion === undefined || o.resourceVersion === "0")) {
+    o.sendInitialEvents = true;
+    o.resourceVersionMatch = "NotOlderThan";
+  }
+}
+
 /** Upstream ValidateListOptions: 422 Invalid on ListOptions.meta.k8s.io. */
 export function validateListOptions(o: ListOptions, watchListEnabled: boolean): void {
+  const errs = o.watch ? watchOptionErrors(o, watchListEnabled) : listOptionErrors(o);
+  if (errs.length > 0) throw invalid({ group: "meta.k8s.io", kind: "ListOptions" }, "", errs);
+}
+
+function listOptionErrors(o: ListOptions): FieldError[] {
   const errs: FieldError[] = [];
   const m = o.resourceVersionMatch;
   if (m) {
     if (o.resourceVersion === undefined) errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
     if (o.continueToken) errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+    if (m !== "Exact" && m !== "NotOlderThan") errs.push(notSupported("resourceVersionMatch", m, ["Exact", "NotOlderThan", ""]));
     if (m === "Exact" && o.resourceVersion === "0") errs.push(forbidden("resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
-    if (m !== "Exact" && m !== "NotOlderThan") errs.push(notSupported("resourceVersionMatch", m, ["Exact", "NotOlderThan"]));
   }
+  if (o.sendInitialEvents !== undefined) errs.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
+  return errs;
+}
+
+function watchOptionErrors(o: ListOptions, watchListEnabled: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  const m = o.resourceVersionMatch;
   if (o.sendInitialEvents !== undefined) {
-    if (!o.watch) errs.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
-    else if (!watchListEnabled) errs.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"));
-    else {
-      if (m !== "NotOlderThan") errs.push(forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
-      if (o.continueToken) errs.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden when continue is provided"));
-    }
-  } else if (o.watch && m) {
-    errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+    if (m !== "NotOlderThan") errs.push(forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+    if (!watchListEnabled) errs.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"));
   }
-  if (errs.length > 0) throw invalid({ group: "meta.k8s.io", kind: "ListOptions" }, "", errs);
+  if (m) {
+    if (o.sendInitialEvents === undefined) errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+    if (m !== "NotOlderThan") errs.push(notSupported("resourceVersionMatch", m, ["NotOlderThan"]));
+    if (o.continueToken) errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+  }
+  return errs;
 }
 
 export function tooOldError(): ApiError {
   return new ApiError(410, "Expired", "The resourceVersion for the provided list is too old.");
+}
+
+/** Upstream NewTooLargeResourceVersionError: 504 Timeout with the ResourceVersionTooLarge cause and Retry-After. */
+export function tooLargeError(requested: number, current: number, retrySeconds = 1): ApiError {
+  return new ApiError(
+    504,
+    "Timeout",
+    `Timeout: Too large resource version: ${requested}, current: ${current}`,
+    { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: retrySeconds },
+    { "retry-after": String(retrySeconds) },
+  );
 }

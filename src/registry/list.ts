@@ -1,12 +1,16 @@
-// LIST: the resourceVersion × resourceVersionMatch × paging table of the spec, selectors, and
-// consistent paging through continue tokens.
-import { badRequest, expired } from "../apimachinery/errors.js";
+// LIST: the resourceVersion × resourceVersionMatch × paging table of the spec, answered from the
+// watch cache where upstream 1.34 does (consistent reads via ConsistentListFromCache, "0" and
+// NotOlderThan, pages and continuations while the cache holds their snapshot) and from storage
+// otherwise (Exact at a version the cache no longer has, deletecollection).
+import { ApiError, badRequest, expired } from "../apimachinery/errors.js";
 import { unsupportedFieldError } from "../apimachinery/fields.js";
+import { CacheError, type Entry, type Predicate } from "../storage/cacher/types.js";
+import type { Cacher } from "../storage/cacher/cacher.js";
+import type { WatchCache } from "../storage/cacher/watch-cache.js";
 import { StorageError, type KeyValue } from "../storage/interface.js";
 import { decodeFromStorage } from "./codec.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
-import type { ListOptions } from "./list-options.js";
-import { tooOldError } from "./list-options.js";
+import { tooLargeError, tooOldError, type ListOptions } from "./list-options.js";
 import type { KObject } from "./object.js";
 import { storagePrefix, type ResourceType } from "./resource-type.js";
 import { parseResourceVersion } from "./resource-version.js";
@@ -17,7 +21,11 @@ export interface ListResult {
   resourceVersion: string;
   continue?: string;
   remainingItemCount?: number;
+  /** When served from the cache: the entries behind `items`, whose encodings are memoised. */
+  entries?: Entry<KObject>[];
 }
+
+export type ObjectCacher = Cacher<KObject>;
 
 /** The fields a field selector may name for this type (upstream: per-type field label conversion). */
 export function objectFields(t: ResourceType, obj: KObject): Record<string, string> {
@@ -39,45 +47,154 @@ export function matchesSelectors(t: ResourceType, opts: ListOptions, obj: KObjec
   return true;
 }
 
-export async function listObjects(store: GenericStore, t: ResourceType, ns: string, opts: ListOptions): Promise<ListResult> {
+/** The cache spec of a type: one cache per key prefix, objects decoded once with their selector attributes. */
+export function cacheSpec(t: ResourceType) {
+  return {
+    prefix: t.keyPrefix,
+    namespaced: t.namespaced,
+    decode: (kv: KeyValue) => {
+      const object = decodeFromStorage(kv, t);
+      return { object, labels: object.metadata.labels, fields: objectFields(t, object) };
+    },
+  };
+}
+
+/** Selectors and scope of a request as the cache's predicate. */
+export function predicateFor(t: ResourceType, ns: string, opts: ListOptions): Predicate {
+  const fields = opts.fieldSelector;
+  const filtering = !opts.labelSelector.isEmpty() || !fields.isEmpty();
+  return {
+    prefix: storagePrefix(t, ns),
+    namespace: t.namespaced ? ns || fields.requiresExactMatch("metadata.namespace") || "" : "",
+    name: fields.requiresExactMatch("metadata.name") ?? "",
+    matches: filtering
+      ? (labels, f) => (opts.labelSelector.isEmpty() || opts.labelSelector.matches(labels)) && (fields.isEmpty() || fields.matches(f))
+      : undefined,
+  };
+}
+
+/** The object as a given version serves it, stamped with `rv` (the cached object is shared: copy). */
+export function servedObject(t: ResourceType, obj: KObject, rv: number): KObject {
+  return { ...obj, apiVersion: t.apiVersion, kind: t.kind, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
+}
+
+export function cacheErrorToApi(e: unknown): unknown {
+  if (e instanceof CacheError) {
+    if (e.code === "TooLarge") return tooLargeError(e.requested, e.bound);
+    if (e.code === "TooOld") return expired(e.message);
+    return new ApiError(503, "ServiceUnavailable", e.message);
+  }
+  return e;
+}
+
+const compactedContinueMessage =
+  "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
+/** 410 for a compacted continue token, carrying a token that continues at the latest revision. */
+class ExpiredContinue extends ApiError {
+  constructor(private readonly token: string) {
+    super(410, "Expired", compactedContinueMessage);
+  }
+  override toStatus(): Record<string, unknown> {
+    const s = super.toStatus();
+    s.metadata = { continue: this.token };
+    return s;
+  }
+}
+
+export async function listObjects(store: GenericStore, t: ResourceType, ns: string, opts: ListOptions, cacher?: ObjectCacher): Promise<ListResult> {
   checkFieldSelector(t, opts);
   const prefix = storagePrefix(t, ns);
   const rv = parseResourceVersion(opts.resourceVersion);
-  let readAt: number | undefined; // undefined = current
-  let after = "";
-  if (opts.continueToken) {
-    if (rv !== undefined && rv !== 0) throw badRequest("specifying resource version is not allowed when using continue");
-    const c = decodeContinue(opts.continueToken);
-    readAt = c.rv;
-    after = c.after;
-  } else if (rv !== undefined && rv !== 0) {
-    const exact = opts.resourceVersionMatch === "Exact" || (opts.resourceVersionMatch === "" && opts.limit > 0);
-    if (exact) readAt = rv;
-    else await store.waitForRevision(rv); // NotOlderThan: current state once we have reached rv
+  const m = opts.resourceVersionMatch;
+  try {
+    if (opts.continueToken) {
+      const c = decodeContinue(opts.continueToken, prefix);
+      if (rv !== undefined && rv !== 0) throw badRequest("specifying resource version is not allowed when using continue");
+      if (cacher) {
+        const cache = await cacher.get(cacheSpec(t));
+        if (c.rv < 0) return pageFromCache(t, cache, opts, prefix, await cache.syncToStorage(), c.after);
+        const snap = cache.snapshotAt(c.rv);
+        if (snap) return fromCache(t, cache.list(predicateFor(t, ns, opts), { after: c.after, limit: opts.limit, snapshot: snap, revision: c.rv }), opts, prefix);
+      }
+      return await listFromStorage(store, t, prefix, opts, c.rv > 0 ? c.rv : undefined, c.after, true);
+    }
+    const exact = m === "Exact" || (m === "" && opts.limit > 0 && rv !== undefined && rv > 0);
+    if (exact) {
+      if (cacher) {
+        const cache = await cacher.get(cacheSpec(t));
+        const snap = cache.snapshotAt(rv!);
+        if (snap) return fromCache(t, cache.list(predicateFor(t, ns, opts), { limit: opts.limit, snapshot: snap, revision: rv }), opts, prefix);
+      }
+      return await listFromStorage(store, t, prefix, opts, rv, "", false);
+    }
+    if (!cacher) return await listFromStorage(store, t, prefix, opts, undefined, "", false);
+    const cache = await cacher.get(cacheSpec(t));
+    if (rv === undefined) return pageFromCache(t, cache, opts, prefix, await cache.syncToStorage(), undefined);
+    // "0" (Any): upstream's cache ignores limit for it; NotOlderThan N: wait until the cache has N.
+    if (rv === 0) return fromCache(t, cache.list(predicateFor(t, ns, opts)), opts, prefix);
+    await cache.waitUntilFresh(rv);
+    return pageFromCache(t, cache, opts, prefix, cache.revision, undefined);
+  } catch (e) {
+    throw cacheErrorToApi(e);
   }
+}
+
+function pageFromCache(t: ResourceType, cache: WatchCache<KObject>, opts: ListOptions, prefix: string, _rev: number, after: string | undefined): ListResult {
+  const res = cache.list(predicateFor(t, namespaceOf(t, prefix), opts), { after, limit: opts.limit });
+  if (res.more) cache.snapshotForPaging(); // same tick as the read: the snapshot is this state
+  return fromCache(t, res, opts, prefix);
+}
+
+function namespaceOf(t: ResourceType, prefix: string): string {
+  if (!t.namespaced || prefix === t.keyPrefix) return "";
+  return prefix.slice(t.keyPrefix.length, -1);
+}
+
+function fromCache(t: ResourceType, res: { items: Entry<KObject>[]; revision: number; more: boolean; remaining: number; lastKey: string }, opts: ListOptions, prefix: string): ListResult {
+  let items: KObject[] | undefined;
+  const out: ListResult = {
+    // Built only when a caller needs objects (Table, YAML, ...): JSON lists use `entries`.
+    get items() {
+      return (items ??= res.items.map((e) => servedObject(t, e.object, e.modRevision)));
+    },
+    entries: res.items,
+    resourceVersion: String(res.revision),
+  };
+  if (res.more) {
+    out.continue = encodeContinue(res.revision, res.lastKey, prefix);
+    if (opts.labelSelector.isEmpty() && opts.fieldSelector.isEmpty()) out.remainingItemCount = res.remaining;
+  }
+  return out;
+}
+
+/** Range storage at `readAt` (undefined = current), paging through selector misses. */
+async function listFromStorage(store: GenericStore, t: ResourceType, prefix: string, opts: ListOptions, readAt: number | undefined, after: string, isContinue: boolean): Promise<ListResult> {
   if (readAt !== undefined) {
     const current = await store.currentRevision();
-    if (readAt > current) readAt = await store.waitForRevision(readAt).then(() => readAt);
+    if (readAt > current) {
+      try {
+        await store.waitForRevision(readAt);
+      } catch {
+        throw tooLargeError(readAt, await store.currentRevision());
+      }
+    }
   }
-
   const filtering = !opts.labelSelector.isEmpty() || !opts.fieldSelector.isEmpty();
   const items: KObject[] = [];
   let revision = 0;
   let lastKey = "";
   let more = false;
   let remaining = 0;
-  // Fetch in pages until `limit` matching objects are found (selectors may drop many).
   const page = opts.limit > 0 ? Math.max(opts.limit, filtering ? 500 : opts.limit) : 0;
-  let startAfter = after ? prefix + after : undefined;
+  let startAfter = after || undefined;
   for (;;) {
     let res;
     try {
       res = await store.storage.range(prefix, { revision: readAt, startAfter, limit: page || undefined });
     } catch (e) {
       if (e instanceof StorageError && e.code === "Compacted") {
-        throw opts.continueToken
-          ? expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
-          : tooOldError();
+        throw isContinue ? new ExpiredContinue(encodeContinue(-1, after, prefix)) : tooOldError();
       }
       throw e;
     }
@@ -85,7 +202,7 @@ export async function listObjects(store: GenericStore, t: ResourceType, ns: stri
     readAt = res.revision; // every further page reads the same snapshot
     let stoppedEarly = false;
     for (let i = 0; i < res.items.length; i++) {
-      const kv: KeyValue = res.items[i];
+      const kv: KeyValue = res.items[i]!;
       const obj = decodeFromStorage(kv, t);
       lastKey = kv.key;
       if (!filtering || matchesSelectors(t, opts, obj)) items.push(obj);
@@ -101,7 +218,7 @@ export async function listObjects(store: GenericStore, t: ResourceType, ns: stri
   }
   const out: ListResult = { items, resourceVersion: String(revision) };
   if (more) {
-    out.continue = encodeContinue(revision, lastKey.slice(prefix.length));
+    out.continue = encodeContinue(revision, lastKey, prefix);
     if (!filtering) out.remainingItemCount = remaining;
   }
   return out;

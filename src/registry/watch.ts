@@ -1,124 +1,84 @@
-// WATCH over the storage watch: start semantics of the spec's watch table, selector
-// transitions (leaving the selector is DELETED, entering is ADDED), bookmarks, and the
-// streaming-list initial-events-end bookmark.
+// WATCH from the watch cache: start semantics of the spec's watch table and of streaming lists.
+//
+//   sendInitialEvents   resourceVersion   start
+//   unset               unset             state at the backend's current revision, then changes
+//   unset               "0"               state at the cache's revision (any), then changes
+//   unset               N                 changes after exactly N (no synthetic events)
+//   true                unset / "0" / N   state at current / any / not older than N, then the
+//                                         initial-events-end BOOKMARK (if bookmarks allowed)
+//   false               unset / "0" / N   changes after current / the cache's revision / N
+//
+// A revision the cache has not reached is waited for (then 504 Too large resource version); one
+// older than its history is answered 410 Expired as an ERROR event inside the opened stream.
 import { ApiError } from "../apimachinery/errors.js";
-import { StorageError, type WatchEvent } from "../storage/interface.js";
-import { decodeFromStorage } from "./codec.js";
-import { checkFieldSelector, matchesSelectors } from "./list.js";
+import type { WatchSink } from "../storage/cacher/cache-watcher.js";
+import { CacheError } from "../storage/cacher/types.js";
+import type { WatchStart } from "../storage/cacher/watch-cache.js";
+import { cacheErrorToApi, cacheSpec, checkFieldSelector, predicateFor, type ObjectCacher } from "./list.js";
 import type { ListOptions } from "./list-options.js";
 import type { KObject } from "./object.js";
-import { storagePrefix, type ResourceType } from "./resource-type.js";
+import type { ResourceType } from "./resource-type.js";
 import { parseResourceVersion } from "./resource-version.js";
-import type { GenericStore } from "./store.js";
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
-export interface WatchSink {
-  send(type: WatchEventType, object: unknown): void;
-  /** The stream ended from the server side (error already sent if any). */
-  close(): void;
-}
+export const initialEventsEndAnnotation = "k8s.io/initial-events-end";
 
 export interface ActiveWatch {
   stop(): void;
+  /** The sink's consumer drained: continue delivering. */
+  resume(): void;
 }
 
-export const bookmarkIntervalMs = 10_000;
+export interface PreparedWatch {
+  /**
+   * Register with the cache and start delivering to `sink` synchronously (so the response head
+   * must already be sent). Returns the watch, or a Status to send as an ERROR event.
+   */
+  begin(sink: WatchSink<KObject>): ActiveWatch | { error: Record<string, unknown> };
+}
 
 export function bookmarkObject(t: ResourceType, rv: number, annotations?: Record<string, string>): KObject {
   const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
   if (annotations) metadata.annotations = annotations;
-  return { apiVersion: t.apiVersion, kind: t.kind, metadata };
+  return { kind: t.kind, apiVersion: t.apiVersion, metadata };
 }
 
-export function expiredWatchStatus(requested: number, oldest: number): Record<string, unknown> {
-  return new ApiError(410, "Expired", `too old resource version: ${requested} (${oldest})`).toStatus();
+export function expiredWatchStatus(message: string): Record<string, unknown> {
+  return new ApiError(410, "Expired", message).toStatus();
 }
 
-export async function startWatch(store: GenericStore, t: ResourceType, ns: string, opts: ListOptions, sink: WatchSink): Promise<ActiveWatch> {
+/** Everything that may fail with a plain HTTP error happens here, before the stream opens. */
+export async function prepareWatch(cacher: ObjectCacher, t: ResourceType, ns: string, opts: ListOptions): Promise<PreparedWatch> {
   checkFieldSelector(t, opts);
-  const prefix = storagePrefix(t, ns);
   const requested = parseResourceVersion(opts.resourceVersion);
-  const initialEvents = opts.sendInitialEvents ?? (requested === undefined || requested === 0);
-  let startRev: number;
-  const initial: KObject[] = [];
-  if (initialEvents) {
-    if (requested && requested > 0) await store.waitForRevision(requested);
-    const res = await store.storage.range(prefix);
-    startRev = res.revision;
-    for (const kv of res.items) {
-      const obj = decodeFromStorage(kv, t);
-      if (matchesSelectors(t, opts, obj)) initial.push(obj);
-    }
-  } else {
-    startRev = requested!;
-    const current = await store.currentRevision();
-    if (startRev > current) await store.waitForRevision(startRev);
-  }
-
-  let stopped = false;
-  let lastRev = startRev;
-  for (const obj of initial) sink.send("ADDED", obj);
-  if (opts.sendInitialEvents && opts.allowWatchBookmarks) {
-    sink.send("BOOKMARK", bookmarkObject(t, startRev, { "k8s.io/initial-events-end": "true" }));
-  }
-
-  const onEvent = (ev: WatchEvent) => {
-    if (stopped) return;
-    lastRev = ev.revision;
-    const obj = decodeFromStorage(ev.kv, t);
-    obj.metadata.resourceVersion = String(ev.revision);
-    const prev = ev.prevKv ? decodeFromStorage(ev.prevKv, t) : undefined;
-    const nowMatches = matchesSelectors(t, opts, obj);
-    const prevMatches = prev ? matchesSelectors(t, opts, prev) : false;
-    if (ev.type === "delete") {
-      if (prevMatches || (!prev && nowMatches)) sink.send("DELETED", obj);
-      return;
-    }
-    if (!prev) {
-      if (nowMatches) sink.send("ADDED", obj);
-    } else if (nowMatches && prevMatches) sink.send("MODIFIED", obj);
-    else if (nowMatches) sink.send("ADDED", obj);
-    else if (prevMatches) sink.send("DELETED", obj);
-  };
-
-  let watcher: { stop(): void } | undefined;
+  const pred = predicateFor(t, ns, opts);
   try {
-    watcher = store.storage.watch(prefix, { afterRevision: startRev }, onEvent, (err) => {
-      if (stopped) return;
-      if (err instanceof StorageError && err.code === "Compacted") sink.send("ERROR", expiredWatchStatus(startRev, store.storage.compactedRevision()));
-      else sink.send("ERROR", new ApiError(500, "InternalError", `Internal error occurred: ${err.message}`).toStatus());
-      stop();
-      sink.close();
-    });
-  } catch (e) {
-    if (e instanceof StorageError && e.code === "Compacted") {
-      sink.send("ERROR", expiredWatchStatus(startRev, store.storage.compactedRevision()));
-      sink.close();
-      return { stop() {} };
+    const cache = await cacher.get(cacheSpec(t));
+    let start: WatchStart;
+    const sie = opts.sendInitialEvents;
+    if (requested === undefined) {
+      const rev = await cache.syncToStorage();
+      start = sie === false ? { from: "revision", revision: rev } : { from: "state", initialEventsEnd: sie === true && opts.allowWatchBookmarks };
+    } else if (requested === 0) {
+      start = sie === false ? { from: "revision", revision: cache.revision } : { from: "state", initialEventsEnd: sie === true && opts.allowWatchBookmarks };
+    } else {
+      await cache.waitUntilFresh(requested);
+      start = sie === true ? { from: "state", initialEventsEnd: opts.allowWatchBookmarks } : { from: "revision", revision: requested };
     }
-    throw e;
+    return {
+      begin(sink) {
+        try {
+          const w = cache.watch(pred, sink, start, opts.allowWatchBookmarks);
+          return { stop: () => w.stop(), resume: () => w.resume() };
+        } catch (e) {
+          if (e instanceof CacheError && e.code === "TooOld") return { error: expiredWatchStatus(e.message) };
+          const api = cacheErrorToApi(e);
+          return { error: (api instanceof ApiError ? api : new ApiError(500, "InternalError", String(api))).toStatus() };
+        }
+      },
+    };
+  } catch (e) {
+    throw cacheErrorToApi(e);
   }
-
-  const timers: NodeJS.Timeout[] = [];
-  if (opts.allowWatchBookmarks) {
-    // A bookmark promises "everything up to here was sent", so it carries the last revision
-    // delivered on this stream (the watch cache can do better: it knows the whole prefix).
-    timers.push(setInterval(() => {
-      if (!stopped) sink.send("BOOKMARK", bookmarkObject(t, lastRev));
-    }, bookmarkIntervalMs));
-  }
-  if (opts.timeoutSeconds && opts.timeoutSeconds > 0) {
-    timers.push(setTimeout(() => {
-      stop();
-      sink.close();
-    }, opts.timeoutSeconds * 1000));
-  }
-  function stop() {
-    if (stopped) return;
-    stopped = true;
-    for (const tm of timers) clearTimeout(tm);
-    watcher?.stop();
-  }
-  return { stop };
 }

@@ -25,6 +25,8 @@ import { TypeRegistry } from "../registry/type-registry.js";
 import type { Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { Cacher } from "../storage/cacher/cacher.js";
+import type { WatchCacheOptions } from "../storage/cacher/watch-cache.js";
 import { builtinResources } from "../types/builtin-resources.js";
 import { createDispatcher, type NonResourceHandler } from "./dispatch.js";
 import { renderKubeconfig } from "./kubeconfig.js";
@@ -50,7 +52,13 @@ export interface RunningServer {
 
 const defaultNamespaces = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
-export async function startApiServer(o: ServerOptions): Promise<RunningServer> {
+/** Library-only tuning (no kube-apiserver flag): watch cache and storage history windows, for tests. */
+export interface CacheTuning {
+  watchCache?: Partial<WatchCacheOptions>;
+  storageHistoryWindowMs?: number;
+}
+
+export async function startApiServer(o: ServerOptions & CacheTuning): Promise<RunningServer> {
   const t0 = Date.now();
   const gates = FeatureGates.parse(o.featureGates);
   const types = new TypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
@@ -64,7 +72,8 @@ export async function startApiServer(o: ServerOptions): Promise<RunningServer> {
   const certDir = o.certDir ?? (persistent || o.writeKubeconfig ? join(o.dataDir, "pki") : undefined);
   const tls = await setupTls(o, certDir);
 
-  const storage: Storage = persistent ? SqliteStorage.open({ path: join(o.dataDir, "kapi.db") }) : new MemoryStorage();
+  const historyWindowMs = o.storageHistoryWindowMs;
+  const storage: Storage = persistent ? SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs }) : new MemoryStorage({ historyWindowMs });
   let stopping = false;
   let bootstrapped = false;
   const nsType = types.get("", "v1", "namespaces")!;
@@ -75,6 +84,7 @@ export async function startApiServer(o: ServerOptions): Promise<RunningServer> {
   });
   const parts: ServerParts = {
     store,
+    cacher: new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache }),
     types,
     gates,
     codecs: new CodecSet([jsonCodec, yamlCodec, ...extraCodecs()]),
@@ -158,6 +168,7 @@ export async function startApiServer(o: ServerOptions): Promise<RunningServer> {
       const closed = new Promise<void>((r) => listener.server.close(() => r()));
       for (const s of [...parts.streams]) s.stop();
       nsController.stop();
+      parts.cacher.stop();
       await Promise.race([listener.idle(), new Promise((r) => setTimeout(r, 60_000))]);
       // Idle HTTP/2 sessions and keep-alive sockets would hold close() open: end them now.
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000))]);
