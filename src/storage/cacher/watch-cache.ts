@@ -258,6 +258,9 @@ export class WatchCache<O> {
 
   /** The state at exactly `rev` when the cache still holds it, else undefined (read storage). */
   snapshotAt(rev: number): readonly Entry<O>[] | undefined {
+    // Like upstream, compaction of the backend invalidates snapshots older than it: a continue
+    // token must not outlive the history the backend keeps.
+    if (rev < this.cfg.storage.compactedRevision()) return undefined;
     const s = this.snapshots.get(rev);
     if (s && s.expires >= Date.now()) return s.entries;
     // The current state is the state at rev when nothing under the prefix changed since.

@@ -1,0 +1,37 @@
+// Shared helpers for the list/watch integration tests: servers with watch-cache tuning and
+// access to their parts (to drop every watch stream at once).
+import { startApiServer, type CacheTuning } from "../src/server/start.js";
+import { defaultOptions, type ServerOptions } from "../src/server/options.js";
+import type { ServerParts } from "../src/handlers/context.js";
+import { credentialsFromKubeconfig, req, type TestServer } from "./support/client.js";
+
+export type PartsServer = TestServer & { parts: ServerParts };
+
+export async function startTuned(extra: Partial<ServerOptions> & CacheTuning = {}): Promise<PartsServer> {
+  const s = await startApiServer({
+    ...defaultOptions(),
+    bindAddress: "127.0.0.1",
+    securePort: 0,
+    storageBackend: "memory",
+    dataDir: "",
+    writeKubeconfig: false,
+    ...extra,
+  });
+  const admin = credentialsFromKubeconfig(s.kubeconfig);
+  return Object.assign(s, { admin, anonymous: { ca: admin.ca }, as: (token: string) => ({ ca: admin.ca, token }) });
+}
+
+export const cm = (name: string, labels?: Record<string, string>, data: Record<string, string> = { k: "v" }) => ({ metadata: { name, labels }, data });
+
+export async function mkns(s: TestServer, name: string): Promise<void> {
+  const r = await req(s, "POST", "/api/v1/namespaces", { body: { metadata: { name } } });
+  if (r.status !== 201) throw new Error(`namespace ${name}: ${r.status} ${r.text}`);
+}
+
+export async function create(s: TestServer, ns: string, body: unknown): Promise<any> {
+  const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body });
+  if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
+  return r.json;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
