@@ -58,6 +58,14 @@ export interface UpdateOptions extends FieldManagerOptions {
    * resets on any non-nil empty list).
    */
   emptyListResets?: boolean;
+  /**
+   * The "empty" object a create is compared against (default `{}`). Upstream
+   * compares against the zero value of the Go type, where non-pointer structs
+   * (e.g. a Deployment's `spec`, `spec.template`) already exist, so they are
+   * not marked as owned themselves (no `"."` entry); pass such a skeleton to
+   * reproduce that exactly.
+   */
+  emptyObject?: object;
 }
 
 /** Result of apply / update: the object to store (with `metadata.managedFields` set) and its entries. */
@@ -451,7 +459,7 @@ export function update(
     managed = fromRequest !== undefined && fromRequest.fields.size > 0 ? fromRequest : decodeOrEmpty(liveEntries);
   }
   managed = copyManaged(managed);
-  const liveObj = withoutManagedFields(oldObj ?? {});
+  const liveObj = withoutManagedFields(oldObj ?? opts.emptyObject ?? {});
   const next = withoutManagedFields(newObj);
   const isCreate = oldObj === undefined || !isObject((oldObj as JsonObject).metadata) || !((oldObj as JsonObject).metadata as JsonObject).uid;
   // Existing objects nobody tracks stay untracked (upstream's skipNonAppliedManager);

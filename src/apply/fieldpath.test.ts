@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import {
+  FieldSet,
+  FieldsV1Error,
+  comparePathElements,
+  deserializePathElement,
+  fieldElement as f,
+  indexElement as i,
+  keyElement,
+  pathString,
+  serializePathElement,
+  valueElement as v,
+} from "./fieldpath.js";
+
+const k = (o: Record<string, string | number>) => keyElement(Object.entries(o));
+
+describe("path elements", () => {
+  it("serializes as upstream: f:, k: with sorted keys, v: JSON, i:", () => {
+    expect(serializePathElement(f("spec"))).toBe("f:spec");
+    expect(serializePathElement(k({ protocol: "TCP", containerPort: 80 }))).toBe('k:{"containerPort":80,"protocol":"TCP"}');
+    expect(serializePathElement(v("a"))).toBe('v:"a"');
+    expect(serializePathElement(v(3))).toBe("v:3");
+    expect(serializePathElement(i(2))).toBe("i:2");
+    // Go's encoder escapes HTML characters.
+    expect(serializePathElement(k({ name: "<a&b>" }))).toBe('k:{"name":"\\u003ca\\u0026b\\u003e"}');
+  });
+
+  it("parses back, dropping unknown element types and rejecting malformed ones", () => {
+    expect(deserializePathElement('k:{"protocol":"TCP","containerPort":80}')).toEqual(k({ containerPort: 80, protocol: "TCP" }));
+    expect(deserializePathElement("i:7")).toEqual(i(7));
+    expect(deserializePathElement("x:whatever")).toBeUndefined();
+    expect(() => deserializePathElement("f")).toThrow(FieldsV1Error);
+    expect(() => deserializePathElement("fx")).toThrow(/missing colon/);
+    expect(() => deserializePathElement("k:[1]")).toThrow(FieldsV1Error);
+  });
+
+  it("orders fields < keys < values < indexes", () => {
+    const sorted = [i(0), v("a"), k({ name: "a" }), f("z"), f("a")].sort(comparePathElements);
+    expect(sorted.map(serializePathElement)).toEqual(["f:a", "f:z", 'k:{"name":"a"}', 'v:"a"', "i:0"]);
+  });
+
+  it("prints paths as upstream", () => {
+    expect(pathString([f("spec"), f("template"), f("spec"), f("containers"), k({ name: "c" }), f("image")])).toBe(
+      '.spec.template.spec.containers[name="c"].image',
+    );
+    expect(pathString([f("spec"), f("ports"), k({ containerPort: 80, protocol: "TCP" })])).toBe('.spec.ports[containerPort=80,protocol="TCP"]');
+    expect(pathString([f("metadata"), f("finalizers"), v("x")])).toBe('.metadata.finalizers[="x"]');
+    expect(pathString([f("a"), i(1)])).toBe(".a[1]");
+  });
+});
+
+describe("FieldSet", () => {
+  const a = FieldSet.of([f("spec"), f("replicas")], [f("metadata"), f("labels"), f("app")]);
+  const b = FieldSet.of([f("spec"), f("replicas")], [f("spec"), f("paused")]);
+
+  it("union, intersection, difference, isEmpty", () => {
+    expect(a.union(b).paths().map(pathString)).toEqual([".metadata.labels.app", ".spec.paused", ".spec.replicas"]);
+    expect(a.intersection(b).paths().map(pathString)).toEqual([".spec.replicas"]);
+    expect(a.difference(b).paths().map(pathString)).toEqual([".metadata.labels.app"]);
+    expect(a.difference(a).isEmpty()).toBe(true);
+    expect(new FieldSet().isEmpty()).toBe(true);
+    expect(a.has([f("spec"), f("replicas")])).toBe(true);
+    expect(a.has([f("spec")])).toBe(false);
+  });
+
+  it("recursiveDifference removes everything below a member", () => {
+    const s = FieldSet.of([f("status")], [f("status"), f("replicas")], [f("spec"), f("replicas")]);
+    expect(s.recursiveDifference(FieldSet.of([f("status")])).paths().map(pathString)).toEqual([".spec.replicas"]);
+    expect(s.difference(FieldSet.of([f("status")])).paths().map(pathString)).toEqual([".spec.replicas", ".status.replicas"]);
+  });
+
+  it("writes FieldsV1 with '.' for nodes that are members and have members below", () => {
+    const s = FieldSet.of(
+      [f("metadata"), f("labels")],
+      [f("metadata"), f("labels"), f("app")],
+      [f("spec"), f("containers"), k({ name: "c" })],
+      [f("spec"), f("containers"), k({ name: "c" }), f("image")],
+      [f("spec"), f("containers"), k({ name: "c" }), f("name")],
+      [f("spec"), f("finalizers"), v("x")],
+    );
+    expect(JSON.stringify(s.toFieldsV1())).toBe(
+      '{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:containers":{"k:{\\"name\\":\\"c\\"}":{".":{},"f:image":{},"f:name":{}}},"f:finalizers":{"v:\\"x\\"":{}}}}',
+    );
+  });
+
+  it("reads FieldsV1 back to the same set", () => {
+    const json = {
+      "f:metadata": { "f:labels": { ".": {}, "f:app": {} } },
+      "f:spec": { "f:containers": { 'k:{"name":"c"}': { ".": {}, "f:image": {} } }, "f:replicas": {} },
+    };
+    const s = FieldSet.fromFieldsV1(json);
+    expect(s.paths().map(pathString)).toEqual([
+      ".metadata.labels",
+      ".metadata.labels.app",
+      ".spec.replicas",
+      '.spec.containers[name="c"]',
+      '.spec.containers[name="c"].image',
+    ]);
+    expect(s.toFieldsV1()).toEqual(json);
+    expect(FieldSet.fromFieldsV1({}).isEmpty()).toBe(true);
+    expect(() => FieldSet.fromFieldsV1({ "f:a": 1 })).toThrow(FieldsV1Error);
+  });
+});
