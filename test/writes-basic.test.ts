@@ -57,7 +57,6 @@ describe("patch", () => {
         spec: {
           template: {
             spec: {
-              $setElementOrder_containers: undefined,
               "$setElementOrder/containers": [{ name: "app" }],
               containers: [{ name: "app", image: "nginx:1.26", "$setElementOrder/ports": [{ containerPort: 80 }], ports: [{ $patch: "delete", containerPort: 8080 }], env: [{ $patch: "delete", name: "B" }] }],
             },

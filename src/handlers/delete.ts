@@ -2,7 +2,9 @@
 import { badRequest } from "../apimachinery/errors.js";
 import { listObjects } from "../registry/list.js";
 import { parseListOptions, validateListOptions } from "../registry/list-options.js";
-import type { DeleteOptions } from "../registry/store.js";
+import type { DeleteOptions, PropagationPolicy } from "../registry/store.js";
+import { invalid } from "../apimachinery/errors.js";
+import { forbidden as fieldForbidden, invalid as fieldInvalid, notSupported, type FieldError } from "../apimachinery/validation.js";
 import type { ResourceRequest } from "./context.js";
 import { maxBodyBytes } from "./body.js";
 import { parseDryRun } from "./options.js";
@@ -11,7 +13,12 @@ import { DecodeError } from "../encoding/decode-error.js";
 import { negotiateInput } from "../encoding/negotiate.js";
 import { isPlainObject } from "../registry/object.js";
 
-async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
+interface ParsedDeleteOptions extends DeleteOptions {
+  /** orphanDependents=false was given: a pending deletion then answers 202 (upstream quirk). */
+  explicitNoOrphan: boolean;
+}
+
+async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
   const q = r.ex.query;
   const raw = await r.ex.body(maxBodyBytes);
   let body: Record<string, any> = {};
@@ -28,11 +35,36 @@ async function deleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   }
   const dryRun = parseDryRun(q, "DeleteOptions") || (Array.isArray(body.dryRun) && body.dryRun.includes("All"));
   const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
+  const policy = q.get("propagationPolicy") ?? body.propagationPolicy ?? undefined;
+  const orphanRaw = q.get("orphanDependents") ?? body.orphanDependents;
+  const orphan = orphanRaw === undefined || orphanRaw === null ? undefined : orphanRaw === true || orphanRaw === "true";
+  const unsafeRaw = q.get("ignoreStoreReadErrorWithClusterBreakingPotential") ?? body.ignoreStoreReadErrorWithClusterBreakingPotential;
+  const unsafe = unsafeRaw === true || unsafeRaw === "true";
+  const errs: FieldError[] = [];
+  if (policy !== undefined && !["Foreground", "Background", "Orphan"].includes(policy)) {
+    errs.push(notSupported("propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"]));
+  }
+  if (policy !== undefined && orphan !== undefined) {
+    errs.push(fieldInvalid("propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set"));
+  }
+  if (grace !== undefined && grace !== null && !Number.isInteger(Number(grace))) errs.push(fieldInvalid("gracePeriodSeconds", grace, "must be an integer"));
+  if (unsafe) {
+    if (!r.parts.gates.enabled("AllowUnsafeMalformedObjectDeletion")) {
+      errs.push(fieldForbidden("ignoreStoreReadErrorWithClusterBreakingPotential", "not allowed while the AllowUnsafeMalformedObjectDeletion feature gate is disabled"));
+    }
+    const others: [string, unknown][] = [["dryRun", dryRun || undefined], ["gracePeriodSeconds", grace ?? undefined], ["orphanDependents", orphan], ["preconditions", body.preconditions ?? undefined], ["propagationPolicy", policy]];
+    for (const [field, v] of others) {
+      if (v !== undefined) errs.push(fieldForbidden(field, "must not be set when ignoreStoreReadErrorWithClusterBreakingPotential is true"));
+    }
+  }
+  if (errs.length > 0) throw invalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", errs);
   return {
     dryRun,
     preconditions: body.preconditions ?? undefined,
     gracePeriodSeconds: grace === undefined || grace === null ? undefined : Number(grace),
-    propagationPolicy: q.get("propagationPolicy") ?? body.propagationPolicy ?? undefined,
+    propagationPolicy: (policy ?? (orphan === undefined ? undefined : orphan ? "Orphan" : "Background")) as PropagationPolicy | undefined,
+    ignoreStoreReadErrorWithClusterBreakingPotential: unsafe || undefined,
+    explicitNoOrphan: orphan === false,
   };
 }
 
@@ -41,7 +73,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   const opts = await deleteOptions(r);
   const { obj, deleted } = await r.parts.store.delete(r.type, r.info.namespace, r.info.name, opts);
   if (!deleted || r.type.strategy.returnDeletedObject) {
-    writeResult(r, n, 200, obj);
+    writeResult(r, n, !deleted && opts.explicitNoOrphan ? 202 : 200, obj);
     return;
   }
   writeResult(r, n, 200, {

@@ -2,6 +2,7 @@
 import type { GroupResource } from "../apimachinery/errors.js";
 import type { ResourceFacts } from "../types/builtin-resources.js";
 import type { Strategy } from "./strategy.js";
+import type { GracePeriodPolicy } from "../types/graceful-deletion.js";
 
 export interface ResourceType {
   facts: ResourceFacts;
@@ -21,6 +22,8 @@ export interface ResourceType {
   verbs: ReadonlySet<string>;
   /** Types whose objects are only POSTed and answered (reviews): nothing is stored. */
   virtual: boolean;
+  /** Graceful deletion (pods): how long a DELETE waits for the owning agent. */
+  gracePeriod?: GracePeriodPolicy;
 }
 
 export function storageKey(t: ResourceType, namespace: string, name: string): string {

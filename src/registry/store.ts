@@ -25,10 +25,26 @@ export interface WriteOptions {
   dryRun: boolean;
 }
 
+export type PropagationPolicy = "Orphan" | "Background" | "Foreground";
+
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;
-  propagationPolicy?: string;
+  propagationPolicy?: PropagationPolicy;
+  /** Remove an object that cannot be decoded (only with the AllowUnsafeMalformedObjectDeletion gate). */
+  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
+}
+
+export const orphanFinalizer = "orphan";
+export const foregroundFinalizer = "foregroundDeletion";
+
+/** The object's finalizers after a DELETE with this propagation policy (upstream's rules). */
+export function withPropagationFinalizers(finalizers: string[], policy: PropagationPolicy | undefined): string[] {
+  if (policy === undefined) return finalizers;
+  const rest = finalizers.filter((f) => f !== orphanFinalizer && f !== foregroundFinalizer);
+  if (policy === "Orphan") return [...rest, orphanFinalizer];
+  if (policy === "Foreground") return [...rest, foregroundFinalizer];
+  return rest;
 }
 
 export type Mutation = (current: KObject | undefined) => KObject | Promise<KObject>;
@@ -227,12 +243,33 @@ export class GenericStore {
     return obj;
   }
 
+  /**
+   * DELETE with upstream's semantics: preconditions; propagation finalizers (Orphan adds
+   * "orphan", Foreground adds "foregroundDeletion"; the garbage collector removes them);
+   * graceful deletion for types with a grace period policy (pods); objects with finalizers get
+   * deletionTimestamp and stay; everything else goes at once. With the unsafe option (and its
+   * gate), an object that cannot be decoded is removed from storage as it is.
+   */
   async delete(t: ResourceType, ns: string, name: string, opts: DeleteOptions): Promise<{ obj: KObject; deleted: boolean }> {
     const key = storageKey(t, ns, name);
     for (let attempt = 0; attempt < 16; attempt++) {
       const kv = await this.storage.get(key);
       if (!kv) throw notFound(t.gr, name);
-      const current = decodeFromStorage(kv, t);
+      let current: KObject;
+      try {
+        current = decodeFromStorage(kv, t);
+      } catch (e) {
+        if (!opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
+          throw new ApiError(500, "InternalError", `Internal error occurred: failed to decode the stored object ${key}: ${(e as Error).message}; it can be removed with the delete option ignoreStoreReadErrorWithClusterBreakingPotential (feature gate AllowUnsafeMalformedObjectDeletion)`, { name, group: t.group || undefined, kind: t.resource });
+        }
+        const removed = await this.storage.delete(key, kv.modRevision).catch((err) => {
+          if (err instanceof StorageError && (err.code === "Conflict" || err.code === "KeyNotFound")) return undefined;
+          throw err;
+        });
+        if (!removed) continue;
+        const stub: KObject = { kind: t.kind, apiVersion: t.apiVersion, metadata: { name, ...(t.namespaced ? { namespace: ns } : {}), resourceVersion: String(removed.modRevision) } };
+        return { obj: stub, deleted: true };
+      }
       const pre = opts.preconditions;
       if (pre?.uid && pre.uid !== current.metadata.uid) {
         throw conflict(t.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
@@ -240,29 +277,40 @@ export class GenericStore {
       if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
         throw conflict(t.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
       }
-      const finalizers = current.metadata.finalizers ?? [];
-      const pendingFinalizers = finalizers.length > 0 || (t.resource === "namespaces" && t.group === "" && ((current.spec as any)?.finalizers ?? []).length > 0);
-      if (pendingFinalizers) {
-        if (current.metadata.deletionTimestamp) return { obj: current, deleted: false };
-        const next = clone(current);
-        next.metadata.deletionTimestamp = nowTimestamp();
-        next.metadata.deletionGracePeriodSeconds = 0;
-        if (t.resource === "namespaces" && t.group === "") next.status = { ...(next.status as object), phase: "Terminating" };
-        if (opts.dryRun) return { obj: next, deleted: false };
+      const finalizers = withPropagationFinalizers(current.metadata.finalizers ?? [], opts.propagationPolicy);
+      const isNamespace = t.resource === "namespaces" && t.group === "";
+      const nsFinalizers = isNamespace && ((current.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).length > 0;
+      const grace = t.gracePeriod ? t.gracePeriod(current, opts.gracePeriodSeconds) : 0;
+      if (finalizers.length === 0 && !nsFinalizers && grace === 0) {
+        if (opts.dryRun) return { obj: current, deleted: true };
         try {
-          const written = await this.storage.update(key, encodeForStorage(next), kv.modRevision);
-          next.metadata.resourceVersion = String(written.modRevision);
-          return { obj: next, deleted: false };
+          const removed = await this.storage.delete(key, kv.modRevision);
+          current.metadata.resourceVersion = String(removed.modRevision);
+          return { obj: current, deleted: true };
         } catch (e) {
           if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) continue;
           throw e;
         }
       }
-      if (opts.dryRun) return { obj: current, deleted: true };
+      const next = clone(current);
+      const m = next.metadata;
+      const now = Date.now();
+      const deadline = now + grace * 1000;
+      const existing = m.deletionTimestamp ? Date.parse(m.deletionTimestamp) : undefined;
+      // A later DELETE may only shorten a pending grace period, never extend it.
+      if (existing === undefined || deadline < existing) {
+        m.deletionTimestamp = nowTimestamp(new Date(deadline));
+        m.deletionGracePeriodSeconds = grace;
+      }
+      if (finalizers.length > 0) m.finalizers = finalizers;
+      else delete m.finalizers;
+      if (isNamespace) next.status = { ...(next.status as object), phase: "Terminating" };
+      if (deepEqual(next.metadata, current.metadata) && deepEqual(next.status, current.status)) return { obj: current, deleted: false };
+      if (opts.dryRun) return { obj: next, deleted: false };
       try {
-        const gone = await this.storage.delete(key, kv.modRevision);
-        current.metadata.resourceVersion = String(gone.modRevision);
-        return { obj: current, deleted: true };
+        const written = await this.storage.update(key, encodeForStorage(next), kv.modRevision);
+        next.metadata.resourceVersion = String(written.modRevision);
+        return { obj: next, deleted: false };
       } catch (e) {
         if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) continue;
         throw e;

@@ -1,6 +1,7 @@
 // Which resource types this server serves, after --runtime-config.
 import { builtinResources, type ResourceFacts } from "../types/builtin-resources.js";
 import { strategyFor } from "../types/strategies.js";
+import { gracePeriodPolicyFor } from "../types/graceful-deletion.js";
 import type { ResourceType } from "./resource-type.js";
 
 export interface GroupVersionKey {
@@ -76,5 +77,6 @@ export function toResourceType(f: ResourceFacts): ResourceType {
     hasStatus: f.subresources.some((s) => s.name === "status"),
     verbs: new Set(f.verbs),
     virtual: virtualResources.has(f.resource) && !f.verbs.includes("get"),
+    gracePeriod: gracePeriodPolicyFor(f.group, f.resource),
   };
 }

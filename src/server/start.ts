@@ -14,6 +14,7 @@ import { authorizerForModes } from "../authz/union.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
+import { startGarbageCollector } from "../controllers/garbage-collector.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
 import type { ServerParts } from "../handlers/context.js";
@@ -97,7 +98,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     });
   }
   bootstrapped = true;
-  const nsController = startNamespaceController(store, types);
+  const controllers = [startNamespaceController(store, types), startGarbageCollector(store, types)];
 
   const authenticators: Authenticator[] = [x509Authenticator];
   if (o.tokenAuthFile) authenticators.push(tokenFileAuthenticator(o.tokenAuthFile));
@@ -167,7 +168,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
       if (o.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, o.shutdownDelayMs));
       const closed = new Promise<void>((r) => listener.server.close(() => r()));
       for (const s of [...parts.streams]) s.stop();
-      nsController.stop();
+      for (const c of controllers) c.stop();
       parts.cacher.stop();
       await Promise.race([listener.idle(), new Promise((r) => setTimeout(r, 60_000))]);
       // Idle HTTP/2 sessions and keep-alive sockets would hold close() open: end them now.

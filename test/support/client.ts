@@ -58,6 +58,7 @@ export function req(server: TestServer, method: string, path: string, o: Request
   const payload = o.body === undefined ? undefined : Buffer.isBuffer(o.body) ? o.body : typeof o.body === "string" ? Buffer.from(o.body) : Buffer.from(JSON.stringify(o.body));
   const headers: Record<string, string> = { ...(o.headers ?? {}) };
   if (payload && !headers["content-type"]) headers["content-type"] = "application/json";
+  if (payload) headers["content-length"] = String(payload.length);
   if (creds.token) headers["authorization"] = `Bearer ${creds.token}`;
   return new Promise((resolve, reject) => {
     const r = httpsRequest(

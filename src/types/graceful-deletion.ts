@@ -1,0 +1,25 @@
+// Types whose objects are deleted gracefully: DELETE sets deletionTimestamp in the future and
+// leaves the object for its owner agent (the kubelet, for pods) to remove. Upstream: the pod
+// strategy's CheckGracefulDelete.
+import type { KObject } from "../registry/object.js";
+
+/** The grace period to apply (seconds; 0 = delete now) given what the request asked for. */
+export type GracePeriodPolicy = (obj: KObject, requested: number | undefined) => number;
+
+const defaultPodGracePeriod = 30;
+
+const podGracePeriod: GracePeriodPolicy = (pod, requested) => {
+  const spec = (pod.spec ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
+  const phase = (pod.status as { phase?: string } | undefined)?.phase;
+  // A pod no kubelet runs (unscheduled) or that already finished has nothing to wait for.
+  if (!spec.nodeName || phase === "Failed" || phase === "Succeeded") return 0;
+  let grace = requested ?? spec.terminationGracePeriodSeconds ?? defaultPodGracePeriod;
+  if (grace < 0) grace = 1; // upstream turns a negative request into the minimum
+  return grace;
+};
+
+const policies: Record<string, GracePeriodPolicy> = { pods: podGracePeriod };
+
+export function gracePeriodPolicyFor(group: string, resource: string): GracePeriodPolicy | undefined {
+  return policies[group ? `${resource}.${group}` : resource];
+}

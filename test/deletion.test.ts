@@ -1,0 +1,150 @@
+// DELETE options end to end: graceful pods, preconditions, propagation (Background, Foreground,
+// Orphan) through the garbage collector, dry run, and unsafe deletion of a corrupt object.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultOptions } from "../src/server/options.js";
+import { startApiServer, type RunningServer } from "../src/server/start.js";
+import { credentialsFromKubeconfig, req, watchEvents, type TestServer } from "./support/client.js";
+
+async function start(featureGates = ""): Promise<TestServer & { running: RunningServer }> {
+  const running = await startApiServer({ ...defaultOptions(), bindAddress: "127.0.0.1", securePort: 0, storageBackend: "memory", writeKubeconfig: false, featureGates });
+  const admin = credentialsFromKubeconfig(running.kubeconfig);
+  return { url: running.url, port: running.port, kubeconfig: running.kubeconfig, admin, anonymous: { ca: admin.ca }, as: (t) => ({ ca: admin.ca, token: t }), stop: running.stop, running };
+}
+
+async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("condition not reached");
+}
+
+const cmPath = "/api/v1/namespaces/default/configmaps";
+const gone = (s: TestServer, path: string) => async () => (await req(s, "GET", path)).status === 404;
+
+describe("deletion", () => {
+  let s: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    s = await start("AllowUnsafeMalformedObjectDeletion=true");
+  });
+  afterAll(async () => s?.stop());
+
+  const owner = async (name: string) => (await req(s, "POST", cmPath, { body: { metadata: { name } } })).json;
+  const dependent = async (name: string, o: any, block = false) =>
+    (await req(s, "POST", cmPath, { body: { metadata: { name, ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: o.metadata.name, uid: o.metadata.uid, ...(block ? { blockOwnerDeletion: true } : {}) }] } } })).json;
+
+  it("deletes pods gracefully when a node runs them, at once otherwise", async () => {
+    const pod = (name: string, nodeName?: string) => ({ metadata: { name }, spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: "c", image: "busybox" }] } });
+    await req(s, "POST", "/api/v1/namespaces/default/pods", { body: pod("unscheduled") });
+    const d0 = await req(s, "DELETE", "/api/v1/namespaces/default/pods/unscheduled");
+    expect(d0.status).toBe(200);
+    expect(d0.json.kind).toBe("Pod");
+    expect(await gone(s, "/api/v1/namespaces/default/pods/unscheduled")()).toBe(true);
+
+    await req(s, "POST", "/api/v1/namespaces/default/pods", { body: pod("running", "node-1") });
+    const before = Date.now();
+    const d1 = await req(s, "DELETE", "/api/v1/namespaces/default/pods/running");
+    expect(d1.json.metadata.deletionGracePeriodSeconds).toBe(30);
+    const when = Date.parse(d1.json.metadata.deletionTimestamp);
+    expect(when).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 29_000);
+    expect((await req(s, "GET", "/api/v1/namespaces/default/pods/running")).status).toBe(200);
+    const shorter = await req(s, "DELETE", "/api/v1/namespaces/default/pods/running?gracePeriodSeconds=5");
+    expect(shorter.json.metadata.deletionGracePeriodSeconds).toBe(5);
+    const longer = await req(s, "DELETE", "/api/v1/namespaces/default/pods/running", { body: { gracePeriodSeconds: 60 } });
+    expect(longer.json.metadata.deletionGracePeriodSeconds).toBe(5);
+    await req(s, "DELETE", "/api/v1/namespaces/default/pods/running?gracePeriodSeconds=0");
+    expect(await gone(s, "/api/v1/namespaces/default/pods/running")()).toBe(true);
+  });
+
+  it("checks uid and resourceVersion preconditions", async () => {
+    const o = await owner("pre");
+    const uid = await req(s, "DELETE", `${cmPath}/pre`, { body: { preconditions: { uid: "not-it" } } });
+    expect(uid.status).toBe(409);
+    expect(uid.json.message).toContain("Precondition failed: UID in precondition: not-it");
+    const rv = await req(s, "DELETE", `${cmPath}/pre`, { body: { preconditions: { resourceVersion: "1" } } });
+    expect(rv.status).toBe(409);
+    expect((await req(s, "DELETE", `${cmPath}/pre`, { body: { preconditions: { uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion } } })).status).toBe(200);
+  });
+
+  it("collects dependents in the background", async () => {
+    const o = await owner("bg-owner");
+    await dependent("bg-dep", o);
+    expect((await req(s, "DELETE", `${cmPath}/bg-owner`)).status).toBe(200);
+    await eventually(gone(s, `${cmPath}/bg-dep`));
+  });
+
+  it("deletes in the foreground: dependents first, then the owner", async () => {
+    const o = await owner("fg-owner");
+    await dependent("fg-dep", o, true);
+    const d = await req(s, "DELETE", `${cmPath}/fg-owner?propagationPolicy=Foreground`);
+    expect(d.status).toBe(200);
+    expect(d.json.metadata.finalizers).toEqual(["foregroundDeletion"]);
+    expect(d.json.metadata.deletionTimestamp).toBeDefined();
+    await eventually(gone(s, `${cmPath}/fg-dep`));
+    await eventually(gone(s, `${cmPath}/fg-owner`));
+  });
+
+  it("orphans dependents with Orphan and with the deprecated orphanDependents", async () => {
+    for (const [name, query] of [["or1", "propagationPolicy=Orphan"], ["or2", "orphanDependents=true"]]) {
+      const o = await owner(`${name}-owner`);
+      await dependent(`${name}-dep`, o);
+      const d = await req(s, "DELETE", `${cmPath}/${name}-owner?${query}`);
+      expect(d.json.metadata.finalizers).toEqual(["orphan"]);
+      await eventually(gone(s, `${cmPath}/${name}-owner`));
+      const dep = await req(s, "GET", `${cmPath}/${name}-dep`);
+      expect(dep.status).toBe(200);
+      expect(dep.json.metadata.ownerReferences ?? []).toEqual([]);
+    }
+  });
+
+  it("validates delete options", async () => {
+    await owner("opts");
+    const bad = await req(s, "DELETE", `${cmPath}/opts?propagationPolicy=Sideways`);
+    expect(bad.status).toBe(422);
+    expect(bad.json.message).toContain('propagationPolicy: Unsupported value: "Sideways"');
+    const both = await req(s, "DELETE", `${cmPath}/opts?propagationPolicy=Orphan&orphanDependents=true`);
+    expect(both.status).toBe(422);
+    expect(both.json.message).toContain("orphanDependents and deletionPropagation cannot be both set");
+    const unsafeWithOthers = await req(s, "DELETE", `${cmPath}/opts?ignoreStoreReadErrorWithClusterBreakingPotential=true&gracePeriodSeconds=0`);
+    expect(unsafeWithOthers.status).toBe(422);
+  });
+
+  it("dry-runs a delete: nothing removed, no watch event", async () => {
+    const o = await owner("dry");
+    const w = watchEvents(s, `${cmPath}?watch=1&resourceVersion=${o.metadata.resourceVersion}&fieldSelector=metadata.name%3Ddry`, (e) => e.length > 0, 800);
+    const d = await req(s, "DELETE", `${cmPath}/dry?dryRun=All`);
+    expect(d.status).toBe(200);
+    expect((await req(s, "GET", `${cmPath}/dry`)).status).toBe(200);
+    expect(await w).toEqual([]);
+    const dc = await req(s, "DELETE", `${cmPath}?dryRun=All&fieldSelector=metadata.name%3Ddry`);
+    expect(dc.json.items.map((i: any) => i.metadata.name)).toEqual(["dry"]);
+    expect((await req(s, "GET", `${cmPath}/dry`)).status).toBe(200);
+  });
+
+  it("removes a corrupt object only with ignoreStoreReadErrorWithClusterBreakingPotential", async () => {
+    await owner("corrupt");
+    const key = "/registry/configmaps/default/corrupt";
+    await s.running.parts.store.storage.update(key, "{not json", 0);
+    const normal = await req(s, "DELETE", `${cmPath}/corrupt`);
+    expect(normal.status).toBe(500);
+    expect(normal.json.message).toContain("ignoreStoreReadErrorWithClusterBreakingPotential");
+    const unsafe = await req(s, "DELETE", `${cmPath}/corrupt?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
+    expect(unsafe.status).toBe(200);
+    expect(await s.running.parts.store.storage.get(key)).toBeUndefined();
+  });
+});
+
+describe("unsafe deletion without its gate", () => {
+  let s: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    s = await start();
+  });
+  afterAll(async () => s?.stop());
+  it("is refused", async () => {
+    await req(s, "POST", cmPath, { body: { metadata: { name: "x" } } });
+    const r = await req(s, "DELETE", `${cmPath}/x?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
+    expect(r.status).toBe(422);
+    expect(r.json.message).toContain("AllowUnsafeMalformedObjectDeletion");
+  });
+});
