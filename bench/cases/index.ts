@@ -1,0 +1,12 @@
+// Every benchmark, in the order they run (get-h2 before p99: p99 reuses its rate; create before
+// update: update's goal is relative to create's ratio).
+import type { BenchCase } from "../core/types.js";
+import { getH1, getH2 } from "./get.js";
+import { list } from "./list.js";
+import { memory } from "./memory.js";
+import { p99 } from "./p99.js";
+import { startup10k, startupEmpty } from "./startup.js";
+import { watch } from "./watch.js";
+import { create, update } from "./writes.js";
+
+export const allCases: BenchCase[] = [getH2, getH1, create, update, list, watch, startupEmpty, startup10k, memory, p99];

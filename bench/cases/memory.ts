@@ -1,0 +1,41 @@
+// Memory: RSS growth per stored pod of a kapi process (after forced GCs), against the pod's
+// JSON size as kapi returns it. Each run is a fresh server; the "anchor" is the JSON size
+// measured from that same server, so the ratio is bytes of RSS per byte of object.
+import { measured } from "../core/context.js";
+import type { BenchCase, Session } from "../core/types.js";
+
+export const memory: BenchCase = {
+  name: "memory",
+  title: "memory: RSS growth per stored pod (10,000 pods)",
+  anchorTitle: "the pod's JSON size as served",
+  unit: "bytes",
+  better: "lower",
+  goal: { op: "<=", value: 3, text: "≤ 3" },
+  async setup(ctx): Promise<Session> {
+    let jsonBytes = 0;
+    const n = ctx.opts.memoryPods;
+    return {
+      async api() {
+        const kapi = await ctx.startKapi();
+        try {
+          // Warm up first so code, caches and pools are in the baseline, not in the growth.
+          await ctx.seedPods(kapi.target, "bench-warm", 200);
+          const before = await kapi.child.call<number>("rss");
+          const t0 = performance.now();
+          await ctx.seedPods(kapi.target, "bench-memory", n);
+          const ms = performance.now() - t0;
+          const after = await kapi.child.call<number>("rss");
+          const g = await ctx.client.request({ target: kapi.target, method: "GET", path: "/api/v1/namespaces/bench-memory/pods/seed-0-0" });
+          if (g.status !== 200) throw new Error(`memory: GET a seeded pod: HTTP ${g.status}`);
+          jsonBytes = g.body.length;
+          return measured((after - before) / n, 0, 0, { rssBeforeMiB: before / 2 ** 20, rssAfterMiB: after / 2 ** 20, seedMs: ms });
+        } finally {
+          await kapi.stop();
+        }
+      },
+      anchor: async () => ({ value: jsonBytes }),
+      close: async () => undefined,
+      notes: [`${n} pods per run, storage ${ctx.opts.storage}, fresh server per run, RSS after two forced GCs`],
+    };
+  },
+};

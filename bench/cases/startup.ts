@@ -1,0 +1,112 @@
+// Start-up to the first /readyz 200, on an empty store and on one holding 10,000 pods, against
+// the least a durable HTTPS server must do: node start + SQLite open + TLS listen
+// (bench/servers/startup-anchor.mjs). kapi runs as its built CLI (dist/), as users run it.
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { request } from "node:https";
+import { createServer, type AddressInfo } from "node:net";
+import { join } from "node:path";
+import { benchDir, repoRoot } from "../core/child.js";
+import type { BenchContext } from "../core/context.js";
+import { stats } from "../core/stats.js";
+import type { BenchCase, Session } from "../core/types.js";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+function newestMtime(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** The built CLI when there is one; otherwise the source through tsx (slower: a note says so). */
+function kapiCommand(root: string): { args: string[]; note: string } {
+  const dist = join(root, "dist/cli/main.js");
+  if (existsSync(dist)) {
+    const stale = newestMtime(join(root, "src")) > statSync(dist).mtimeMs;
+    return { args: [dist], note: `kapi: node dist/cli/main.js${stale ? " (dist/ is older than src/: run npm run build first)" : ""}` };
+  }
+  return { args: ["--import", "tsx", join(root, "src/cli/main.ts")], note: "kapi: src/cli/main.ts via tsx (no dist/: figures include TypeScript loading; run npm run build)" };
+}
+
+/** Spawn, poll /readyz every millisecond or so until 200, stop; the time to 200 in ms. */
+async function timeToReady(ctx: BenchContext, args: (port: number) => string[]): Promise<number> {
+  const port = await freePort();
+  const creds = ctx.creds!;
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, args(port), { cwd: repoRoot, stdio: "ignore" });
+  const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+  let dead = false;
+  void exited.then(() => (dead = true));
+  const once = () =>
+    new Promise<number>((resolve) => {
+      const r = request({ host: "127.0.0.1", port, path: "/readyz", ca: creds.ca, cert: creds.cert, key: creds.key, agent: false }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      r.on("error", () => resolve(0));
+      r.end();
+    });
+  try {
+    for (;;) {
+      if (dead) throw new Error(`start-up: ${args(port).join(" ")} exited before /readyz answered 200`);
+      if ((await once()) === 200) return performance.now() - t0;
+      if (performance.now() - t0 > 60_000) throw new Error("start-up: no /readyz 200 within 60 s");
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  } finally {
+    proc.kill("SIGTERM");
+    const t = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(t);
+  }
+}
+
+function startupCase(name: string, objects: (ctx: BenchContext) => number, title: string): BenchCase {
+  return {
+    name,
+    title,
+    anchorTitle: "node start + SQLite open + HTTPS listen (bench/servers/startup-anchor.mjs)",
+    unit: "ms",
+    better: "lower",
+    goal: { op: "<=", value: 2, text: "≤ 2" },
+    absoluteNote: (ms) => `kapi start-up median ${Math.round(ms)} ms (note: ≤ 150 ms wanted on this machine) ${ms <= 150 ? "✓" : "✗"}`,
+    async setup(ctx): Promise<Session> {
+      // Prepare the data dir once with the library server: certificates, namespaces, the pods.
+      const dataDir = ctx.dir(name);
+      const n = objects(ctx);
+      const seeder = await ctx.startKapi("sqlite", dataDir);
+      if (n > 0) await ctx.seedPods(seeder.target, "bench-startup", n);
+      await seeder.stop();
+      const kapi = kapiCommand(ctx.opts.kapiRoot);
+      const starts = Math.max(1, ctx.opts.startsPerRun);
+      const median = async (f: () => Promise<number>) => {
+        const xs: number[] = [];
+        for (let i = 0; i < starts; i++) xs.push(await f());
+        return { value: stats(xs).median, detail: { starts, minMs: Math.min(...xs), maxMs: Math.max(...xs) } };
+      };
+      const flags = (port: number) => ["serve", "--data-dir", dataDir, "--cert-dir", ctx.certDir, "--secure-port", String(port), "--bind-address", "127.0.0.1", "--storage-backend", "sqlite"];
+      return {
+        api: () => median(() => timeToReady(ctx, (port) => [...kapi.args, ...flags(port)])),
+        anchor: () => median(() => timeToReady(ctx, (port) => [join(benchDir, "servers/startup-anchor.mjs"), join(dataDir, "kapi.db"), ctx.certDir, String(port)])),
+        close: async () => undefined,
+        notes: [kapi.note, `${n} pods in the store; figure = median of ${starts} start-ups per run, /readyz polled every ~1 ms`],
+      };
+    },
+  };
+}
+
+export const startupEmpty = startupCase("startup-empty", () => 0, "start-up to /readyz 200, empty store");
+export const startup10k = startupCase("startup-10k", (ctx) => ctx.opts.startupObjects, "start-up to /readyz 200, 10,000 pods stored");

@@ -1,0 +1,19 @@
+// The driver's handle on the load-client process: typed calls over IPC.
+import { Child } from "../core/child.js";
+import type { ClosedJob, ClosedResult, ListJob, ListResult, OpenJob, OpenResult, RawRequest, RawResponse, StringifyJob, StringifyResult, WatchJob, WatchResult } from "./protocol.js";
+
+export class LoadClient {
+  private constructor(private child: Child) {}
+
+  static start(): LoadClient {
+    return new LoadClient(Child.start("client/worker.ts"));
+  }
+
+  closed = (j: ClosedJob) => this.child.call<ClosedResult>("closed", j);
+  open = (j: OpenJob) => this.child.call<OpenResult>("open", j);
+  list = (j: ListJob) => this.child.call<ListResult>("list", j);
+  stringify = (j: StringifyJob) => this.child.call<StringifyResult>("stringify", j);
+  watch = (j: WatchJob) => this.child.call<WatchResult>("watch", j);
+  request = (q: RawRequest) => this.child.call<RawResponse>("request", q);
+  stop = () => this.child.stop();
+}

@@ -1,0 +1,148 @@
+// What the bench driver asks the load-client process to do, and what it answers. Plain data:
+// it crosses the IPC channel.
+
+export interface Target {
+  url: string;
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+export type Proto = "h1" | "h2";
+
+/** The request each in-flight slot repeats. Object names are unique per slot and sequence. */
+export type RequestSpec =
+  | { op: "get"; path: string }
+  /**
+   * POST a fixture pod named <prefix>-<slot>-<seq> into namespace. The API drops a pod's status on
+   * create (as upstream does); withStatus then PUTs it to /status so the stored pod is realistic.
+   */
+  | { op: "create"; namespace: string; prefix: string; withStatus?: boolean }
+  /** Each slot first creates its own pod (untimed), then PUTs it with the last resourceVersion. */
+  | { op: "update"; namespace: string; prefix: string };
+
+export interface LatencySummary {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+export interface ClosedJob {
+  target: Target;
+  proto: Proto;
+  connections: number;
+  /** Requests in flight per connection (HTTP/2 streams; always 1 for HTTP/1.1 keep-alive). */
+  perConnection: number;
+  durationMs: number;
+  request: RequestSpec;
+  /** Stop after this many requests (setup loads) instead of at durationMs. */
+  maxRequests?: number;
+}
+
+export interface ClosedResult {
+  requests: number;
+  errors: number;
+  statuses: Record<string, number>;
+  firstError?: string;
+  elapsedMs: number;
+  /** Completed successful requests per second. */
+  rate: number;
+  /** The client's own CPU (all of its threads) as % of one core over the run. */
+  cpuPct: number;
+  latencyMs: LatencySummary;
+  meanResponseBytes: number;
+}
+
+export interface OpenJob {
+  target: Target;
+  connections: number;
+  /** Requests per second, sent on schedule whatever the responses do (open loop). */
+  rate: number;
+  durationMs: number;
+  path: string;
+}
+
+export interface OpenResult {
+  sent: number;
+  completed: number;
+  errors: number;
+  achievedRate: number;
+  elapsedMs: number;
+  cpuPct: number;
+  /** Measured from each request's scheduled send time, so a stall counts against every request it delays. */
+  latencyMs: LatencySummary;
+}
+
+export interface ListJob {
+  target: Target;
+  /** Collection path, e.g. /api/v1/namespaces/bench/pods. */
+  path: string;
+  limit: number;
+  durationMs: number;
+  /** Keep the decoded items of the last traversal for the stringify anchor. */
+  keepItems?: boolean;
+}
+
+export interface ListResult {
+  traversals: number;
+  meanMs: number;
+  minMs: number;
+  pages: number;
+  items: number;
+  bytes: number;
+  cpuPct: number;
+}
+
+export interface StringifyJob {
+  durationMs: number;
+}
+
+export interface StringifyResult {
+  iterations: number;
+  meanMs: number;
+  minMs: number;
+  items: number;
+  bytes: number;
+}
+
+export interface WatchJob {
+  target: Target;
+  watchers: number;
+  /** Watch streams per HTTP/2 connection. */
+  perConnection: number;
+  namespace: string;
+  /** Create the namespace first (kapi needs it; the fan-out anchor ignores it). */
+  createNamespace: boolean;
+  /** Concurrent creates by the writer. */
+  writers: number;
+  durationMs: number;
+  /** How long to wait after the last write for every watcher to catch up. */
+  drainMs: number;
+}
+
+export interface WatchResult {
+  written: number;
+  delivered: number;
+  expected: number;
+  /** Watch streams the server ended before the run was over. */
+  cutOff: number;
+  elapsedMs: number;
+  /** Events delivered per second, summed over all watchers. */
+  deliveriesPerSec: number;
+  cpuPct: number;
+}
+
+export interface RawRequest {
+  target: Target;
+  method: string;
+  path: string;
+  body?: string;
+}
+
+export interface RawResponse {
+  status: number;
+  contentType: string;
+  body: Uint8Array;
+}

@@ -1,0 +1,107 @@
+// Child processes of the bench (servers, anchors, the load client): forked with the tsx loader
+// so they run from TypeScript source, and spoken to over IPC with request/reply messages.
+import { fork, type ChildProcess } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
+export const repoRoot = dirname(benchDir);
+
+export interface Reply {
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: string;
+}
+
+export class Child {
+  private nextId = 1;
+  private waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private exited = false;
+  readonly exit: Promise<number | null>;
+
+  private constructor(readonly proc: ChildProcess, readonly label: string) {
+    this.exit = new Promise((resolve) => proc.once("exit", (code) => resolve(code)));
+    proc.on("message", (m: Reply) => {
+      const w = this.waiting.get(m.id);
+      if (!w) return;
+      this.waiting.delete(m.id);
+      if (m.ok) w.resolve(m.value);
+      else w.reject(new Error(`${label}: ${m.error}`));
+    });
+    void this.exit.then((code) => {
+      this.exited = true;
+      for (const w of this.waiting.values()) w.reject(new Error(`${label} exited (${code})`));
+      this.waiting.clear();
+    });
+  }
+
+  /** Fork bench/<rel> under tsx. Extra node flags (e.g. --expose-gc) go in nodeArgs. */
+  static start(rel: string, args: string[] = [], nodeArgs: string[] = []): Child {
+    const proc = fork(join(benchDir, rel), args, {
+      cwd: repoRoot,
+      execArgv: ["--import", "tsx", ...nodeArgs],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      serialization: "advanced",
+    });
+    return new Child(proc, rel);
+  }
+
+  call<T>(op: string, arg?: unknown): Promise<T> {
+    if (this.exited) return Promise.reject(new Error(`${this.label} has exited`));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.proc.send({ id, op, arg });
+    });
+  }
+
+  /** Ask politely (op "stop"), then kill after a grace period. */
+  async stop(graceMs = 5000): Promise<void> {
+    if (this.exited) return;
+    await Promise.race([this.call("stop").catch(() => undefined), new Promise((r) => setTimeout(r, graceMs))]);
+    const t = setTimeout(() => this.proc.kill("SIGKILL"), graceMs);
+    await this.exit;
+    clearTimeout(t);
+  }
+}
+
+export type Handler = (arg: any) => unknown | Promise<unknown>;
+
+/** In a child: answer IPC requests with the given handlers; "cpu" and "stop" are built in. */
+export function serveIpc(handlers: Record<string, Handler>, onStop: () => Promise<void> = async () => undefined): void {
+  const all: Record<string, Handler> = {
+    cpu: () => process.cpuUsage(),
+    rss: () => {
+      // A forced collection first, so the figure is live memory and not garbage waiting.
+      const gc = (globalThis as { gc?: () => void }).gc;
+      if (gc) {
+        gc();
+        gc();
+      }
+      return process.memoryUsage().rss;
+    },
+    ...handlers,
+    stop: async () => {
+      await onStop();
+      setImmediate(() => process.exit(0));
+      return true;
+    },
+  };
+  process.on("message", async (m: { id: number; op: string; arg: unknown }) => {
+    const h = all[m.op];
+    try {
+      if (!h) throw new Error(`unknown op ${m.op}`);
+      process.send!({ id: m.id, ok: true, value: await h(m.arg) });
+    } catch (e) {
+      process.send!({ id: m.id, ok: false, error: (e as Error).stack ?? String(e) });
+    }
+  });
+  // The parent going away ends us too: no orphaned servers after a ^C.
+  process.on("disconnect", () => process.exit(0));
+}
+
+/** CPU time (µs) between two process.cpuUsage() readings as a percentage of one core over ms. */
+export function cpuPct(a: NodeJS.CpuUsage, b: NodeJS.CpuUsage, ms: number): number {
+  return ms > 0 ? ((b.user - a.user + (b.system - a.system)) / 1000 / ms) * 100 : 0;
+}

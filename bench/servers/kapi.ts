@@ -1,0 +1,32 @@
+// kapi in its own process, so the load client, the anchors and the bench driver never share its
+// event loop. Started from source (via the tsx loader) so it always measures the current tree.
+// The kapi tree is an argument (default: this checkout), so a baseline checkout can be measured
+// with the same harness: `--kapi-root /path/to/other/kapi`.
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { KapiServer, startServer as StartServer } from "../../src/index.js";
+import { serveIpc } from "../core/child.js";
+
+export interface KapiStart {
+  /** Root of the kapi checkout to run (its src/index.ts is loaded). */
+  kapiRoot: string;
+  storage: "memory" | "sqlite";
+  dataDir: string;
+  /** Shared across servers so certificates are generated once per bench run, not per server. */
+  certDir: string;
+}
+
+let server: KapiServer | undefined;
+
+serveIpc(
+  {
+    async start(o: KapiStart) {
+      const { startServer } = (await import(pathToFileURL(join(o.kapiRoot, "src/index.ts")).href)) as { startServer: typeof StartServer };
+      server = await startServer({ storage: o.storage, dataDir: o.dataDir, port: 0, options: { certDir: o.certDir } });
+      return { url: server.url, kubeconfig: server.kubeconfig };
+    },
+  },
+  async () => {
+    await server?.stop();
+  },
+);

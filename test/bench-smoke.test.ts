@@ -1,0 +1,63 @@
+// Keeps `npm run bench` working: every benchmark runs once, for a fraction of a second, at toy
+// sizes, and its result must have the right shape with finite positive figures. Speed is never
+// asserted here: benchmarks must not fail a build on a number.
+import { beforeAll, describe, expect, it } from "vitest";
+import { allCases } from "../bench/cases/index.js";
+import { repoRoot } from "../bench/core/child.js";
+import { defaultOptions, quickSizes } from "../bench/core/context.js";
+import { runBenchmarks, type RunReport } from "../bench/core/run.js";
+import { html } from "../bench/report/html.js";
+import { markdown } from "../bench/report/markdown.js";
+
+let report: RunReport;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  report = await runBenchmarks(
+    [],
+    {
+      ...defaultOptions,
+      ...quickSizes,
+      durationMs: 200,
+      // KAPI_BENCH_ROOT smoke-tests the harness against another checkout (e.g. a clean worktree).
+      kapiRoot: process.env.KAPI_BENCH_ROOT ?? repoRoot,
+      log: (l) => lines.push(l),
+    },
+    "vitest bench-smoke",
+  );
+}, 170_000);
+
+const positive = (x: unknown) => typeof x === "number" && Number.isFinite(x) && x > 0;
+
+describe("bench smoke", () => {
+  it("ran every benchmark", () => {
+    expect(report.results.map((r) => r.name)).toEqual(allCases.map((c) => c.name));
+    expect(report.machine.cores).toBeGreaterThan(0);
+  });
+
+  for (const c of allCases) {
+    it(`${c.name}: one pair with finite positive figures`, () => {
+      const r = report.results.find((x) => x.name === c.name)!;
+      expect(r.error, `${c.name} failed:\n${r.error}\n${lines.join("\n")}`).toBeUndefined();
+      expect(r.pairs).toHaveLength(1);
+      const [p] = r.pairs;
+      expect(positive(p.api.value), `api ${p.api.value}`).toBe(true);
+      expect(positive(p.anchor.value), `anchor ${p.anchor.value}`).toBe(true);
+      expect(positive(p.ratio)).toBe(true);
+      for (const s of [r.api!, r.anchor!, r.ratio!]) {
+        expect(positive(s.median) && positive(s.min) && positive(s.max)).toBe(true);
+        expect(s.min).toBeLessThanOrEqual(s.max);
+      }
+      expect(typeof r.pass === "boolean" || r.goal.relativeTo).toBeTruthy();
+      if (p.api.clientCpuPct !== undefined) expect(Number.isFinite(p.api.clientCpuPct)).toBe(true);
+    });
+  }
+
+  it("renders the reports", () => {
+    const md = markdown(report, "LATEST.svg");
+    for (const c of allCases) expect(md).toContain(c.title);
+    expect(md).toContain(`Node ${process.version}`);
+    const page = html(report);
+    expect(page.match(/<svg /g)?.length).toBe(allCases.length);
+  });
+});
