@@ -53,6 +53,8 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     r.parts.streams.delete(handle);
   });
   ex.head(200, { "content-type": contentType, "cache-control": "no-cache, private" });
+  // Flush the head now (upstream flushes too): clients wait for it before reading events.
+  ex.write("");
 
   const memoKey = `${n.codec.mediaType}|${t.apiVersion}`;
   const bytesOf = (d: Delivery<KObject>): Buffer => {
