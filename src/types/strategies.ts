@@ -1,55 +1,167 @@
 // Per-type strategy overrides for the generic store, keyed by "resource.group" (core: "resource").
-// Defaults, validation and allocation for the everyday kinds grow here, one module per group.
-import { strategy, type Strategy, defaultStrategy } from "../registry/strategy.js";
+// Defaults live in ./defaults, validation in ./validation, Service allocation in ./allocation;
+// this file only wires them to the store's hooks.
+import { strategy, type Strategy, type StrategyContext, defaultStrategy } from "../registry/strategy.js";
 import type { KObject } from "../registry/object.js";
+import type { FieldError } from "../apimachinery/validation.js";
+import { defaultPod, podQOSClass } from "./defaults/pod.js";
+import {
+  defaultCronJob,
+  defaultDaemonSet,
+  defaultDeployment,
+  defaultJob,
+  defaultPodTemplate,
+  defaultReplicaSet,
+  defaultReplicationController,
+  defaultStatefulSet,
+  initialStatus,
+} from "./defaults/workloads.js";
+import { defaultCoreEvent, defaultEndpoints, defaultLimitRange, defaultNamespace, defaultNode, defaultPV, defaultPVC, defaultSecret, defaultService, mergeStringData } from "./defaults/core.js";
+import {
+  defaultBinding,
+  defaultCSIDriver,
+  defaultFlowSchema,
+  defaultHPA,
+  defaultLease,
+  defaultNetworkPolicy,
+  defaultPDB,
+  defaultPriorityClass,
+  defaultPriorityLevelConfiguration,
+  defaultRole,
+  defaultStorageClass,
+  initialGroupStatus,
+} from "./defaults/groups.js";
+import { validatePodSpec, validatePodSpecUpdate } from "./validation/pod.js";
+import {
+  validateCronJob,
+  validateDaemonSet,
+  validateDeployment,
+  validateJob,
+  validateJobUpdate,
+  validatePodTemplate,
+  validateReplicaSet,
+  validateReplicationController,
+  validateSelectorImmutable,
+  validateStatefulSet,
+  validateStatefulSetUpdate,
+} from "./validation/workloads.js";
+import { validateService, validateServiceUpdate } from "./validation/service.js";
+import { validateConfigMap, validateConfigMapUpdate, validateSecret, validateSecretUpdate } from "./validation/config.js";
+import { validateBinding, validateBindingUpdate, validateRole } from "./validation/rbac.js";
+import {
+  validateHPA,
+  validateNetworkPolicy,
+  validatePDB,
+  validatePriorityClass,
+  validatePriorityClassUpdate,
+  validatePriorityLevelConfiguration,
+  validatePVC,
+  validatePVCUpdate,
+  validateStorageClass,
+  validateStorageClassUpdate,
+} from "./validation/cluster.js";
+import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from "./allocation/service.js";
+import { isObj, type Obj } from "./validation/helpers.js";
 
 const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
 
-const namespaces = strategy({
-  nameRule: "label",
-  prepareForCreate(obj) {
-    const spec = ((obj.spec as Record<string, unknown>) ??= {});
-    const fin = (spec.finalizers as string[] | undefined) ?? [];
-    if (!fin.includes("kubernetes")) spec.finalizers = [...fin, "kubernetes"];
-    obj.status = { phase: "Active" };
-  },
-  prepareForUpdate(obj, old, ctx) {
-    // spec.finalizers changes only through /finalize, and /finalize changes nothing else;
-    // status.phase is the server's.
-    const oldFinalizers = (old.spec as { finalizers?: string[] } | undefined)?.finalizers;
-    if (ctx.subresource === "finalize") {
-      const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
-      obj.spec = { ...(old.spec as object), finalizers };
-      obj.metadata = { ...old.metadata };
-    } else if (oldFinalizers) {
-      obj.spec = { ...(obj.spec as object), finalizers: oldFinalizers };
-    }
-    obj.status = old.status;
-  },
-  selectableFields: (o) => ({ "status.phase": str((o.status as any)?.phase) }),
-});
+type Defaulter = (o: Obj) => void;
 
-const pods = strategy({
-  tracksGeneration: true,
-  returnDeletedObject: true,
-  prepareForCreate(obj) {
-    obj.status = { phase: "Pending", qosClass: "BestEffort" };
+interface KindParts {
+  /** Defaults applied to every written body (upstream applies them when decoding). */
+  defaults?: Defaulter;
+  /** Status a created object starts with (after the store dropped the client's). */
+  initialStatus?: () => Obj;
+  /** Extra create-time work after defaulting (generated fields); defaults run again after it. */
+  onCreate?: (o: Obj, ctx: StrategyContext) => void;
+  onUpdate?: (o: Obj, old: Obj, ctx: StrategyContext) => void;
+  validate?: (o: Obj, ctx: StrategyContext) => FieldError[];
+  /** Update validation; defaults to `validate` on the new object. */
+  validateUpdate?: (o: Obj, old: Obj, ctx: StrategyContext) => FieldError[];
+}
+
+/** A strategy from the per-kind parts, on top of the store-facing flags. */
+function kind(flags: Partial<Strategy>, p: KindParts): Strategy {
+  const validate = p.validate ?? (() => []);
+  return strategy({
+    ...flags,
+    prepareForCreate(obj, ctx) {
+      flags.prepareForCreate?.(obj, ctx);
+      if (p.initialStatus) obj.status = p.initialStatus();
+      p.defaults?.(obj);
+      if (p.onCreate) {
+        p.onCreate(obj, ctx);
+        p.defaults?.(obj);
+      }
+    },
+    prepareForUpdate(obj, old, ctx) {
+      flags.prepareForUpdate?.(obj, old, ctx);
+      p.defaults?.(obj);
+      p.onUpdate?.(obj, old, ctx);
+    },
+    validate: (obj, ctx) => validate(obj, ctx),
+    validateUpdate: (obj, old, ctx) => (p.validateUpdate ? p.validateUpdate(obj, old, ctx) : validate(obj, ctx)),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// core
+
+const namespaces = kind(
+  {
+    nameRule: "label",
+    prepareForCreate(obj) {
+      const spec = ((obj.spec as Record<string, unknown>) ??= {});
+      const fin = (spec.finalizers as string[] | undefined) ?? [];
+      if (!fin.includes("kubernetes")) spec.finalizers = [...fin, "kubernetes"];
+      obj.status = { phase: "Active" };
+    },
+    prepareForUpdate(obj, old, ctx) {
+      // spec.finalizers changes only through /finalize, and /finalize changes nothing else;
+      // status.phase is the server's.
+      const oldFinalizers = (old.spec as { finalizers?: string[] } | undefined)?.finalizers;
+      if (ctx.subresource === "finalize") {
+        const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
+        obj.spec = { ...(old.spec as object), finalizers };
+        obj.metadata = { ...old.metadata };
+      } else if (oldFinalizers) {
+        obj.spec = { ...(obj.spec as object), finalizers: oldFinalizers };
+      }
+      obj.status = old.status;
+    },
+    selectableFields: (o) => ({ "status.phase": str((o.status as any)?.phase) }),
   },
-  selectableFields: (o: KObject) => {
-    const spec = (o.spec ?? {}) as Record<string, unknown>;
-    const status = (o.status ?? {}) as Record<string, unknown>;
-    return {
-      "spec.nodeName": str(spec.nodeName),
-      "spec.restartPolicy": str(spec.restartPolicy),
-      "spec.schedulerName": str(spec.schedulerName),
-      "spec.serviceAccountName": str(spec.serviceAccountName),
-      "spec.hostNetwork": String(Boolean(spec.hostNetwork)),
-      "status.phase": str(status.phase),
-      "status.podIP": str(status.podIP),
-      "status.nominatedNodeName": str(status.nominatedNodeName),
-    };
+  { defaults: defaultNamespace },
+);
+
+const pods = kind(
+  {
+    tracksGeneration: true,
+    returnDeletedObject: true,
+    selectableFields: (o: KObject) => {
+      const spec = (o.spec ?? {}) as Record<string, unknown>;
+      const status = (o.status ?? {}) as Record<string, unknown>;
+      return {
+        "spec.nodeName": str(spec.nodeName),
+        "spec.restartPolicy": str(spec.restartPolicy),
+        "spec.schedulerName": str(spec.schedulerName),
+        "spec.serviceAccountName": str(spec.serviceAccountName),
+        "spec.hostNetwork": String(Boolean(spec.hostNetwork)),
+        "status.phase": str(status.phase),
+        "status.podIP": str(status.podIP),
+        "status.nominatedNodeName": str(status.nominatedNodeName),
+      };
+    },
   },
-});
+  {
+    defaults: defaultPod,
+    onCreate(o) {
+      o.status = { phase: "Pending", qosClass: podQOSClass(o.spec as Obj) };
+    },
+    validate: (o) => validatePodSpec(o.spec, "spec"),
+    validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? [] : validatePodSpecUpdate(o.spec, old.spec)),
+  },
+);
 
 const events = strategy({
   selectableFields: (o: KObject) => {
@@ -71,41 +183,217 @@ const events = strategy({
   },
 });
 
-const secrets = strategy({
-  prepareForCreate(obj) {
-    if (!obj.type) obj.type = "Opaque";
-  },
-  selectableFields: (o) => ({ type: str(o.type) }),
-});
+const coreEvents = kind({ ...events }, { defaults: defaultCoreEvent });
 
-const withSpec = strategy({ tracksGeneration: true });
-const rbac = strategy({ nameRule: "path-segment" });
+const secrets = kind(
+  { selectableFields: (o) => ({ type: str(o.type) }) },
+  {
+    defaults: defaultSecret,
+    onUpdate: (o) => mergeStringData(o),
+    validate: (o) => validateSecret(o),
+    validateUpdate: (o, old) => validateSecretUpdate(o, old),
+  },
+);
+
+const configmaps = kind({}, { validate: (o) => validateConfigMap(o), validateUpdate: (o, old) => validateConfigMapUpdate(o, old) });
+
+// ---- Services and their allocation
+
+/** Where the ranges come from: the store may pass the server's flags in the context. */
+function rangesFor(ctx: StrategyContext) {
+  const c = ctx as StrategyContext & { serviceClusterIPRange?: string; serviceNodePortRange?: string };
+  return serviceRanges(c.serviceClusterIPRange, c.serviceNodePortRange);
+}
+
+/**
+ * Until the store calls `allocate` (see AllocatingStrategy), allocation runs in
+ * prepareForCreate/prepareForUpdate against this process-local ledger of what this process
+ * handed out (not restart-safe, no release on delete: a same-named re-create replaces its entry).
+ */
+let storeAllocates = false;
+const ledger = new Map<string, Obj>();
+const ledgerKey = (o: Obj) => `${str(o.metadata?.namespace)}/${str(o.metadata?.name)}`;
+
+/** Errors from the fallback allocation, reported by validate / validateUpdate. */
+const pendingErrors = new WeakMap<object, FieldError[]>();
+
+function fallbackAllocate(o: Obj, old: Obj | undefined): void {
+  if (storeAllocates) return;
+  const errs = allocateService(o, old, holdingsOf(ledger.values(), { namespace: str(o.metadata?.namespace), name: str(o.metadata?.name) }), serviceRanges());
+  if (errs.length) pendingErrors.set(o, errs);
+  else ledger.set(ledgerKey(o), { metadata: { ...o.metadata }, spec: structuredClone(o.spec) });
+}
+
+export interface AllocatingStrategy extends Strategy {
+  /**
+   * Proposed store hook: called before prepareForCreate / prepareForUpdate (with the stored
+   * object as `old` on update) while the store holds a per-resource lock; `others` lists every
+   * stored object of the resource. Returns upstream's allocation errors (422 Invalid).
+   */
+  allocate(obj: KObject, old: KObject | undefined, ctx: StrategyContext, others: () => Promise<KObject[]>): Promise<FieldError[]>;
+}
+
+const serviceBase = kind(
+  { nameRule: "dns1035", tracksGeneration: true, returnDeletedObject: true },
+  {
+    defaults: defaultService,
+    initialStatus: () => ({ loadBalancer: {} }),
+    onCreate: (o) => fallbackAllocate(o, undefined),
+    onUpdate: (o, old, ctx) => {
+      if (ctx.subresource === "status") return;
+      keepAllocatedValues(o, old);
+      fallbackAllocate(o, old);
+    },
+    validate: (o) => [...(pendingErrors.get(o) ?? []), ...validateService(o)],
+    validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? [] : [...(pendingErrors.get(o) ?? []), ...validateServiceUpdate(o, old)]),
+  },
+);
+
+const services: AllocatingStrategy = {
+  ...serviceBase,
+  async allocate(o, old, ctx, others) {
+    storeAllocates = true;
+    defaultService(o);
+    if (old) keepAllocatedValues(o, old);
+    const held = holdingsOf(await others(), { namespace: str(o.metadata.namespace), name: str(o.metadata.name) });
+    return allocateService(o, old, held, rangesFor(ctx));
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// workloads
+
+const workloadSelect = (o: KObject) => ({ "status.replicas": str((o.status as any)?.replicas ?? 0) });
+
+const appsWorkload = (
+  defaults: Defaulter,
+  statusKey: keyof typeof initialStatus,
+  validate: (o: Obj) => FieldError[],
+  flags: Partial<Strategy> = {},
+  validateUpdate?: (o: Obj, old: Obj) => FieldError[],
+) =>
+  kind(
+    { tracksGeneration: true, ...flags },
+    {
+      defaults,
+      initialStatus: initialStatus[statusKey],
+      validate: (o) => validate(o),
+      validateUpdate: (o, old) => (validateUpdate ? validateUpdate(o, old) : [...validate(o), ...validateSelectorImmutable(o, old)]),
+    },
+  );
+
+/** jobStrategy.PrepareForCreate: generated selector and labels unless manualSelector. */
+function generateJobSelector(o: Obj): void {
+  const spec = isObj(o.spec) ? o.spec : (o.spec = {});
+  if (spec.manualSelector === true) return;
+  const tpl = isObj(spec.template) ? spec.template : (spec.template = {});
+  const meta = isObj(tpl.metadata) ? tpl.metadata : (tpl.metadata = {});
+  const labels = isObj(meta.labels) ? meta.labels : (meta.labels = {});
+  const name = str(o.metadata?.name);
+  const uid = str(o.metadata?.uid);
+  for (const k of ["job-name", "batch.kubernetes.io/job-name"]) if (!(k in labels)) labels[k] = name;
+  for (const k of ["controller-uid", "batch.kubernetes.io/controller-uid"]) if (!(k in labels)) labels[k] = uid;
+  const sel = isObj(spec.selector) ? spec.selector : (spec.selector = {});
+  const ml = isObj(sel.matchLabels) ? sel.matchLabels : (sel.matchLabels = {});
+  if (!("batch.kubernetes.io/controller-uid" in ml)) ml["batch.kubernetes.io/controller-uid"] = uid;
+}
+
+const jobs = kind(
+  { tracksGeneration: true, selectableFields: (o) => ({ "status.successful": str((o.status as any)?.succeeded ?? 0) }) },
+  {
+    defaults: defaultJob,
+    initialStatus: initialStatus.jobs,
+    onCreate: (o) => generateJobSelector(o),
+    validate: (o) => validateJob(o),
+    validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? [] : validateJobUpdate(o, old)),
+  },
+);
+
+const rbacRole = (namespaced: boolean) => kind({ nameRule: "path-segment" }, { defaults: defaultRole, validate: (o) => validateRole(o, namespaced) });
+const rbacBinding = (namespaced: boolean) =>
+  kind(
+    { nameRule: "path-segment" },
+    { defaults: defaultBinding, validate: (o) => validateBinding(o, namespaced), validateUpdate: (o, old) => validateBindingUpdate(o, old, namespaced) },
+  );
+
+const withStatus = (key: string) => initialGroupStatus[key];
 
 const overrides: Record<string, Strategy> = {
   namespaces,
   pods,
-  events,
+  events: coreEvents,
   secrets,
-  services: strategy({ nameRule: "dns1035", tracksGeneration: true, returnDeletedObject: true }),
-  nodes: strategy({ tracksGeneration: true, resetStatusOnCreate: false, selectableFields: (o) => ({ "spec.unschedulable": String(Boolean((o.spec as any)?.unschedulable)) }) }),
-  replicationcontrollers: strategy({ tracksGeneration: true, selectableFields: (o) => ({ "status.replicas": str((o.status as any)?.replicas ?? 0) }) }),
-  "replicasets.apps": strategy({ tracksGeneration: true, selectableFields: (o) => ({ "status.replicas": str((o.status as any)?.replicas ?? 0) }) }),
-  "jobs.batch": strategy({ tracksGeneration: true, selectableFields: (o) => ({ "status.successful": str((o.status as any)?.succeeded ?? 0) }) }),
+  configmaps,
+  services,
+  endpoints: kind({}, { defaults: defaultEndpoints }),
+  limitranges: kind({}, { defaults: defaultLimitRange }),
+  persistentvolumeclaims: kind(
+    { tracksGeneration: true },
+    {
+      defaults: defaultPVC,
+      initialStatus: () => ({ phase: "Pending" }),
+      validate: (o) => validatePVC(o),
+      validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? [] : validatePVCUpdate(o, old)),
+    },
+  ),
+  persistentvolumes: kind({ tracksGeneration: true }, { defaults: defaultPV, initialStatus: () => ({ phase: "Pending" }) }),
+  nodes: kind(
+    { tracksGeneration: true, resetStatusOnCreate: false, selectableFields: (o) => ({ "spec.unschedulable": String(Boolean((o.spec as any)?.unschedulable)) }) },
+    { defaults: defaultNode },
+  ),
+  podtemplates: kind({}, { defaults: defaultPodTemplate, validate: (o) => validatePodTemplate(o) }),
+  replicationcontrollers: kind(
+    { tracksGeneration: true, selectableFields: workloadSelect },
+    { defaults: defaultReplicationController, initialStatus: initialStatus.replicationcontrollers, validate: (o) => validateReplicationController(o) },
+  ),
+  "deployments.apps": appsWorkload(defaultDeployment, "deployments", validateDeployment),
+  "replicasets.apps": appsWorkload(defaultReplicaSet, "replicasets", validateReplicaSet, { selectableFields: workloadSelect }),
+  "statefulsets.apps": appsWorkload(defaultStatefulSet, "statefulsets", validateStatefulSet, {}, (o, old) => [
+    ...validateStatefulSetUpdate(o, old),
+    ...validateSelectorImmutable(o, old),
+  ]),
+  "daemonsets.apps": appsWorkload(defaultDaemonSet, "daemonsets", validateDaemonSet),
+  "jobs.batch": jobs,
+  "cronjobs.batch": kind({ tracksGeneration: true }, { defaults: defaultCronJob, initialStatus: initialStatus.cronjobs, validate: (o) => validateCronJob(o) }),
   "certificatesigningrequests.certificates.k8s.io": strategy({ selectableFields: (o) => ({ "spec.signerName": str((o.spec as any)?.signerName) }) }),
   "events.events.k8s.io": events,
-  "roles.rbac.authorization.k8s.io": rbac,
-  "clusterroles.rbac.authorization.k8s.io": rbac,
-  "rolebindings.rbac.authorization.k8s.io": rbac,
-  "clusterrolebindings.rbac.authorization.k8s.io": rbac,
+  "leases.coordination.k8s.io": kind({}, { defaults: defaultLease }),
+  "ingresses.networking.k8s.io": kind({ tracksGeneration: true }, { initialStatus: withStatus("ingresses.networking.k8s.io") }),
+  "networkpolicies.networking.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultNetworkPolicy, validate: (o) => validateNetworkPolicy(o) }),
+  "poddisruptionbudgets.policy": kind(
+    { tracksGeneration: true },
+    { defaults: defaultPDB, initialStatus: withStatus("poddisruptionbudgets.policy"), validate: (o) => validatePDB(o) },
+  ),
+  "horizontalpodautoscalers.autoscaling": kind(
+    { tracksGeneration: true },
+    { defaults: defaultHPA, initialStatus: withStatus("horizontalpodautoscalers.autoscaling"), validate: (o) => validateHPA(o) },
+  ),
+  "priorityclasses.scheduling.k8s.io": kind(
+    {},
+    { defaults: defaultPriorityClass, validate: (o) => validatePriorityClass(o), validateUpdate: (o, old) => validatePriorityClassUpdate(o, old) },
+  ),
+  "storageclasses.storage.k8s.io": kind(
+    {},
+    { defaults: defaultStorageClass, validate: (o) => validateStorageClass(o), validateUpdate: (o, old) => validateStorageClassUpdate(o, old) },
+  ),
+  "csidrivers.storage.k8s.io": kind({}, { defaults: defaultCSIDriver }),
+  "roles.rbac.authorization.k8s.io": rbacRole(true),
+  "clusterroles.rbac.authorization.k8s.io": rbacRole(false),
+  "rolebindings.rbac.authorization.k8s.io": rbacBinding(true),
+  "clusterrolebindings.rbac.authorization.k8s.io": rbacBinding(false),
+  "flowschemas.flowcontrol.apiserver.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultFlowSchema }),
+  "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": kind(
+    { tracksGeneration: true },
+    { defaults: defaultPriorityLevelConfiguration, validate: (o) => validatePriorityLevelConfiguration(o) },
+  ),
 };
 
 // Types whose objects carry a spec that users change: generation tracks it.
 const specTypes = new Set([
-  "deployments.apps", "statefulsets.apps", "daemonsets.apps", "cronjobs.batch", "persistentvolumeclaims", "persistentvolumes",
-  "horizontalpodautoscalers.autoscaling", "poddisruptionbudgets.policy", "ingresses.networking.k8s.io", "networkpolicies.networking.k8s.io",
-  "customresourcedefinitions.apiextensions.k8s.io", "resourcequotas", "flowschemas.flowcontrol.apiserver.k8s.io",
-  "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io", "validatingadmissionpolicies.admissionregistration.k8s.io",
+  "customresourcedefinitions.apiextensions.k8s.io", "resourcequotas", "validatingadmissionpolicies.admissionregistration.k8s.io",
 ]);
+
+const withSpec = strategy({ tracksGeneration: true });
 
 export function strategyFor(group: string, resource: string): Strategy {
   const key = group ? `${resource}.${group}` : resource;

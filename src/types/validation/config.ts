@@ -1,0 +1,158 @@
+// Secret and ConfigMap validation (upstream ValidateSecret, ValidateConfigMap and their updates).
+import { forbidden, invalid, maxLenError, regexError, required, tooLong, type FieldError } from "../../apimachinery/validation.js";
+import { deepEq, immutable, isObj, key, obj, str, type Obj } from "./helpers.js";
+
+/** core.MaxSecretSize (also the ConfigMap limit). */
+export const MAX_SECRET_SIZE = 1024 * 1024;
+
+const configMapKeyFmt = "[-._a-zA-Z0-9]+";
+const configMapKeyRe = /^[-._a-zA-Z0-9]+$/;
+const configMapKeyErrMsg = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+
+/** Upstream validation.IsConfigMapKey. */
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (Buffer.byteLength(value) > 253) errs.push(maxLenError(253));
+  if (!configMapKeyRe.test(value)) errs.push(regexError(configMapKeyErrMsg, configMapKeyFmt, "key.name", "KEY_NAME", "key-name"));
+  if (value === ".") errs.push("must not be '.'");
+  else if (value === "..") errs.push("must not be '..'");
+  else if (value.startsWith("..")) errs.push("must not start with '..'");
+  return errs;
+}
+
+const decodedLen = (b64: unknown): number => Buffer.from(str(b64), "base64").length;
+const decoded = (b64: unknown): Buffer => Buffer.from(str(b64), "base64");
+
+/** Go's json.Unmarshal error text for the common cases. */
+function goJSONError(buf: Buffer): string | undefined {
+  const text = buf.toString("utf8");
+  if (text.trim() === "") return "unexpected end of JSON input";
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    const first = text.trimStart()[0] ?? "";
+    if (!"{[\"-0123456789tfn".includes(first)) return `invalid character '${first}' looking for beginning of value`;
+    return "unexpected end of JSON input";
+  }
+  if (!isObj(v)) {
+    const kind = Array.isArray(v) ? "array" : v === null ? undefined : typeof v === "string" ? "string" : typeof v === "number" ? "number" : "bool";
+    if (kind) return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
+  }
+  return undefined;
+}
+
+export function validateSecret(o: Obj): FieldError[] {
+  const errs: FieldError[] = [];
+  const data = obj(o.data);
+  let total = 0;
+  for (const k of Object.keys(data).sort()) {
+    for (const m of isConfigMapKey(k)) errs.push(invalid(key("data", k), k, m));
+    total += decodedLen(data[k]);
+  }
+  if (total > MAX_SECRET_SIZE) errs.push(tooLong("data", MAX_SECRET_SIZE));
+  const annotations = obj(o.metadata?.annotations);
+  switch (str(o.type)) {
+    case "kubernetes.io/service-account-token":
+      if (!str(annotations["kubernetes.io/service-account.name"])) {
+        errs.push(required(key("metadata.annotations", "kubernetes.io/service-account.name"), ""));
+      }
+      break;
+    case "Opaque":
+    case "":
+      break;
+    case "kubernetes.io/dockercfg":
+    case "kubernetes.io/dockerconfigjson": {
+      const k = o.type === "kubernetes.io/dockercfg" ? ".dockercfg" : ".dockerconfigjson";
+      if (!(k in data)) {
+        errs.push(required(key("data", k), ""));
+        break;
+      }
+      const e = goJSONError(decoded(data[k]));
+      if (e) errs.push(invalid(key("data", k), "<secret contents redacted>", e));
+      break;
+    }
+    case "kubernetes.io/basic-auth":
+      if (!("username" in data) && !("password" in data)) {
+        errs.push(required(key("data", "username"), ""), required(key("data", "password"), ""));
+      }
+      break;
+    case "kubernetes.io/ssh-auth":
+      if (decodedLen(data["ssh-privatekey"]) === 0) errs.push(required(key("data", "ssh-privatekey"), ""));
+      break;
+    case "kubernetes.io/tls":
+      if (!("tls.crt" in data)) errs.push(required(key("data", "tls.crt"), ""));
+      if (!("tls.key" in data)) errs.push(required(key("data", "tls.key"), ""));
+      break;
+  }
+  return errs;
+}
+
+const immutableMsg = "field is immutable when `immutable` is set";
+
+export function validateSecretUpdate(o: Obj, old: Obj): FieldError[] {
+  const errs = immutable("type", o.type, old.type);
+  if (old.immutable === true) {
+    if (o.immutable !== true) errs.push(forbidden("immutable", immutableMsg));
+    if (!deepEq(o.data ?? {}, old.data ?? {})) errs.push(forbidden("data", immutableMsg));
+  }
+  errs.push(...validateSecret(o));
+  return errs;
+}
+
+export function validateConfigMap(o: Obj): FieldError[] {
+  const errs: FieldError[] = [];
+  const data = obj(o.data);
+  const binary = obj(o.binaryData);
+  let total = 0;
+  for (const k of Object.keys(data).sort()) {
+    for (const m of isConfigMapKey(k)) errs.push(invalid(key("data", k), k, m));
+    if (k in binary) errs.push(invalid(key("data", k), k, "duplicate of key present in binaryData"));
+    total += Buffer.byteLength(str(data[k]));
+  }
+  for (const k of Object.keys(binary).sort()) {
+    for (const m of isConfigMapKey(k)) errs.push(invalid(key("binaryData", k), k, m));
+    if (k in data) errs.push(invalid(key("binaryData", k), k, "duplicate of key present in data"));
+    total += decodedLen(binary[k]);
+  }
+  // upstream reports the size on the whole object (empty field path)
+  if (total > MAX_SECRET_SIZE) errs.push(tooLong("", MAX_SECRET_SIZE));
+  return errs;
+}
+
+export function validateConfigMapUpdate(o: Obj, old: Obj): FieldError[] {
+  const errs: FieldError[] = [];
+  if (old.immutable === true) {
+    if (o.immutable !== true) errs.push(forbidden("immutable", immutableMsg));
+    if (!deepEq(o.data ?? {}, old.data ?? {})) errs.push(forbidden("data", immutableMsg));
+    if (!deepEq(o.binaryData ?? {}, old.binaryData ?? {})) errs.push(forbidden("binaryData", immutableMsg));
+  }
+  errs.push(...validateConfigMap(o));
+  return errs;
+}
+
+const bootstrapTokenIdRe = /^[a-z0-9]{6}$/;
+const bootstrapTokenSecretRe = /^[a-z0-9]{16}$/;
+
+/**
+ * The bootstrap-token format (spec, Authentication): name `bootstrap-token-<id>` in kube-system,
+ * token-id [a-z0-9]{6}, token-secret [a-z0-9]{16}, optional RFC 3339 expiration, extra groups
+ * prefixed `system:bootstrappers:`. Upstream's API validation does not enforce this (a malformed
+ * secret is stored and then ignored by the authenticator); the authenticator uses this check.
+ */
+export function bootstrapTokenProblems(o: Obj): string[] {
+  const out: string[] = [];
+  const data = obj(o.data);
+  const get = (k: string) => (k in data ? decoded(data[k]).toString("utf8") : undefined);
+  const id = get("token-id");
+  const secret = get("token-secret");
+  if (o.metadata?.namespace !== "kube-system") out.push("must be in the kube-system namespace");
+  if (id === undefined || !bootstrapTokenIdRe.test(id)) out.push("token-id must match [a-z0-9]{6}");
+  else if (o.metadata?.name !== `bootstrap-token-${id}`) out.push(`name must be bootstrap-token-${id}`);
+  if (secret === undefined || !bootstrapTokenSecretRe.test(secret)) out.push("token-secret must match [a-z0-9]{16}");
+  const exp = get("expiration");
+  if (exp !== undefined && (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(exp) || Number.isNaN(Date.parse(exp)))) out.push("expiration must be an RFC 3339 UTC time");
+  const groups = get("auth-extra-groups");
+  if (groups !== undefined) for (const g of groups.split(",")) if (!g.startsWith("system:bootstrappers:")) out.push(`extra group ${g} must start with system:bootstrappers:`);
+  return out;
+}

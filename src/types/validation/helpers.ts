@@ -1,0 +1,90 @@
+// Small shared pieces for the per-kind validators: JSON access, field paths, upstream's generic
+// messages (immutable field, port numbers, port names) and the "not found" field error.
+import { invalid, isDNS1123Label, type FieldError, type FieldErrorType } from "../../apimachinery/validation.js";
+
+export type Obj = Record<string, any>;
+
+export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+export const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
+export const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+export const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined || v === null ? "" : String(v));
+
+/** `<path>.<name>` (no leading dot for an empty path). */
+export const child = (path: string, ...names: string[]): string =>
+  names.reduce((p, n) => (p ? `${p}.${n}` : n), path);
+/** `<path>[i]` */
+export const index = (path: string, i: number): string => `${path}[${i}]`;
+/** `<path>[key]` (upstream Path.Key: the key unquoted). */
+export const key = (path: string, k: string): string => `${path}[${k}]`;
+
+/** Upstream apimachineryvalidation.FieldImmutableErrorMsg. */
+export const FIELD_IMMUTABLE = "field is immutable";
+
+export function immutable(field: string, newValue: unknown, oldValue: unknown): FieldError[] {
+  return deepEq(newValue, oldValue) ? [] : [invalid(field, newValue === undefined ? null : newValue, FIELD_IMMUTABLE)];
+}
+
+/**
+ * Upstream field.NotFound (`Not found: <value>`). The shared FieldErrorType union has no
+ * member for it yet; the type string is upstream's.
+ */
+export function notFound(field: string, badValue: unknown): FieldError {
+  return { type: "FieldValueNotFound" as FieldErrorType, field, message: "", badValue };
+}
+
+/** Upstream validation.IsValidPortNum. */
+export function isValidPortNum(port: number): string[] {
+  return Number.isInteger(port) && port >= 1 && port <= 65535 ? [] : ["must be between 1 and 65535, inclusive"];
+}
+
+/** Upstream validation.IsInRange. */
+export function isInRange(value: number, min: number, max: number): string[] {
+  return value >= min && value <= max ? [] : [`must be between ${min} and ${max}, inclusive`];
+}
+
+const portNameCharsetRe = /^[-a-z0-9]+$/;
+const portNameOneLetterRe = /[a-z]/;
+
+/** Upstream validation.IsValidPortName (IANA_SVC_NAME). */
+export function isValidPortName(port: string): string[] {
+  const errs: string[] = [];
+  if (port.length > 15) errs.push("must be no more than 15 characters");
+  if (!portNameCharsetRe.test(port)) errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!portNameOneLetterRe.test(port)) errs.push("must contain at least one letter (a-z)");
+  if (port.includes("--")) errs.push("must not contain consecutive hyphens");
+  if (port.length > 0 && (port.startsWith("-") || port.endsWith("-"))) errs.push("must not begin or end with a hyphen");
+  return errs;
+}
+
+/** Upstream IsNegativeErrorMsg / ValidateNonnegativeField. */
+export const IS_NEGATIVE = "must be greater than or equal to 0";
+export function nonNegative(value: unknown, field: string): FieldError[] {
+  return typeof value === "number" && value < 0 ? [invalid(field, value, IS_NEGATIVE)] : [];
+}
+
+export function dnsLabelErrors(value: string, field: string): FieldError[] {
+  return isDNS1123Label(value).map((m) => invalid(field, value, m));
+}
+
+export function deepEq(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => deepEq(x, bb[i]));
+  }
+  const ak = Object.keys(a as object).filter((k) => (a as Obj)[k] !== undefined);
+  const bk = Object.keys(b as object).filter((k) => (b as Obj)[k] !== undefined);
+  return ak.length === bk.length && ak.every((k) => deepEq((a as Obj)[k], (b as Obj)[k]));
+}
+
+/** Sets `o[k] = v` only when `o[k]` is undefined or null (Go: unset pointer / empty value). */
+export function setDefault(o: Obj, k: string, v: unknown): void {
+  if (o[k] === undefined || o[k] === null) o[k] = v;
+}
+
+/** As setDefault, also when the current value is "" (Go zero string). */
+export function setDefaultStr(o: Obj, k: string, v: string): void {
+  if (o[k] === undefined || o[k] === null || o[k] === "") o[k] = v;
+}
