@@ -68,7 +68,7 @@ describe("patch", () => {
     expect(r.status).toBe(200);
     const c = r.json.spec.template.spec.containers[0];
     expect(c.image).toBe("nginx:1.26");
-    expect(c.ports).toEqual([{ containerPort: 80 }]);
+    expect(c.ports.map((p: { containerPort: number }) => p.containerPort)).toEqual([80]);
     expect(c.env).toEqual([{ name: "A", value: "1" }]);
   });
 

@@ -1,11 +1,12 @@
-// Server-side apply: create the object from the configuration when absent, else merge the
-// configuration into the live object. Field ownership (managedFields, conflicts) is recorded by
-// the apply engine in src/apply once wired; until then this merges by the schema's strategy.
-import { ApiError } from "../apimachinery/errors.js";
-import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
+// Server-side apply: the apply engine (src/apply) merges the configuration into the live object
+// (or makes the object from it when absent) and computes managedFields, with conflicts against
+// other managers unless forced; the generic store then defaults, validates and stores it.
+import { applyPatch } from "../apply/index.js";
+import { ApiError, notFound } from "../apimachinery/errors.js";
 import type { KObject } from "../registry/object.js";
+import { ownershipOptions } from "../registry/field-ownership.js";
 import type { ResourceRequest } from "./context.js";
-import { builtinSchemaResolver, rootRefOf } from "./patch-body.js";
+import { asApplyApiError } from "./field-manager.js";
 
 export interface ApplyOptions {
   dryRun: boolean;
@@ -21,28 +22,37 @@ export async function applyConfiguration(r: ResourceRequest, config: KObject, op
   if (configName !== undefined && configName !== name) {
     throw new ApiError(400, "BadRequest", `the name of the object (${configName}) does not match the name on the URL (${name})`);
   }
+  const engine = { ...ownershipOptions(r.type, sub), force: opts.force };
+  const write = { dryRun: opts.dryRun, fieldManager: opts.manager, ownershipRecorded: true };
+  const merge = (live: KObject | undefined): KObject => {
+    try {
+      const body = live ? config : { ...config, metadata: { ...(config.metadata ?? {}), name } };
+      return applyPatch(live, body, opts.manager, undefined, engine).object as KObject;
+    } catch (e) {
+      throw asApplyApiError(e);
+    }
+  };
   for (let attempt = 0; attempt < 4; attempt++) {
-    const exists = await store.get(r.type, ns, name).then(() => true, (e) => {
-      if (e instanceof ApiError && e.code === 404) return false;
-      throw e;
-    });
+    const exists = await store.get(r.type, ns, name).then(
+      () => true,
+      (e) => {
+        if (e instanceof ApiError && e.code === 404) return false;
+        throw e;
+      },
+    );
     if (!exists) {
-      if (sub) throw new ApiError(404, "NotFound", `${r.type.resource} "${name}" not found`);
+      if (sub) throw notFound(r.type.gr, name);
       try {
-        const body = structuredClone(config);
-        body.metadata = { ...(body.metadata ?? {}), name };
-        return { obj: await store.create(r.type, ns, body, { dryRun: opts.dryRun }), created: true };
+        return { obj: await store.create(r.type, ns, merge(undefined), write), created: true };
       } catch (e) {
         if (e instanceof ApiError && e.reason === "AlreadyExists") continue;
         throw e;
       }
     }
-    const root = rootRefOf(r.type);
-    return store.guaranteedUpdate(r.type, ns, name, sub, { dryRun: opts.dryRun }, (current) => {
-      if (!current) throw new ApiError(404, "NotFound", `${r.type.resource} "${name}" not found`);
-      const merged = root ? applyStrategicMergePatch(current, config, builtinSchemaResolver, root) : { ...current, ...config };
-      return merged as KObject;
+    return store.guaranteedUpdate(r.type, ns, name, sub, write, (current) => {
+      if (!current) throw notFound(r.type.gr, name);
+      return merge(current);
     });
   }
-  throw new ApiError(409, "Conflict", `Operation cannot be fulfilled on ${r.type.resource} "${name}": ${"the object has been modified; please apply your changes to the latest version and try again"}`);
+  throw new ApiError(409, "Conflict", `Operation cannot be fulfilled on ${r.type.resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`);
 }

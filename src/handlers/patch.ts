@@ -10,6 +10,7 @@ import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeOne } from "./output.js";
 import { applyPatchDocument, decodePatch, patchTypeOf, validatePatchOptions } from "./patch-body.js";
 import { applyConfiguration } from "./apply.js";
+import { resolveFieldManager } from "./field-manager.js";
 
 /** Upstream refuses JSON patches with more operations than this (413). */
 const maxJsonPatchOperations = 10_000;
@@ -22,6 +23,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const q = r.ex.query;
   validatePatchOptions(type, q.get("fieldManager"), q.get("force"));
   const dryRun = parseDryRun(q, "PatchOptions");
+  const fieldManager = resolveFieldManager(r, "PatchOptions");
   const mode = parseFieldValidation(q, "PatchOptions");
   const raw = await r.ex.body(maxBodyBytes);
   const patch = decodePatch(type, raw);
@@ -46,12 +48,12 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     if (config.metadata?.managedFields !== undefined) {
       throw new ApiError(400, "BadRequest", "metadata.managedFields must be nil");
     }
-    const { obj, created } = await applyConfiguration(r, config, { dryRun, force: q.get("force") === "true", manager: q.get("fieldManager")! });
+    const { obj, created } = await applyConfiguration(r, config, { dryRun, force: q.get("force") === "true", manager: fieldManager });
     writeOne(r, n, created ? 201 : 200, obj);
     return;
   }
 
-  const { obj } = await store.guaranteedUpdate(r.type, ns, name, sub, { dryRun }, (current) => {
+  const { obj } = await store.guaranteedUpdate(r.type, ns, name, sub, { dryRun, fieldManager }, (current) => {
     if (!current) throw notFound(r.type.gr, name);
     const patched = applyPatchDocument(type, r.type, current, patch);
     validateFields(patched);

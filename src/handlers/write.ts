@@ -3,13 +3,15 @@ import { methodNotSupported } from "../apimachinery/errors.js";
 import type { ResourceRequest } from "./context.js";
 import { readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
+import { resolveFieldManager } from "./field-manager.js";
 import { negotiateWrite, writeOne } from "./output.js";
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   const n = negotiateWrite(r);
   const dryRun = parseDryRun(r.ex.query, "CreateOptions");
+  const fieldManager = resolveFieldManager(r, "CreateOptions");
   const body = await readObject(r);
-  const obj = await r.parts.store.create(r.type, r.info.namespace, body, { dryRun });
+  const obj = await r.parts.store.create(r.type, r.info.namespace, body, { dryRun, fieldManager });
   writeOne(r, n, 201, obj);
 }
 
@@ -19,7 +21,8 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   if (sub && sub !== "status" && !finalize) throw methodNotSupported(r.type.gr, "update");
   const n = negotiateWrite(r);
   const dryRun = parseDryRun(r.ex.query, "UpdateOptions");
+  const fieldManager = resolveFieldManager(r, "UpdateOptions");
   const body = await readObject(r);
-  const { obj, created } = await r.parts.store.update(r.type, r.info.namespace, r.info.name, body, sub, { dryRun });
+  const { obj, created } = await r.parts.store.update(r.type, r.info.namespace, r.info.name, body, sub, { dryRun, fieldManager });
   writeOne(r, n, created ? 201 : 200, obj);
 }

@@ -20,9 +20,14 @@ import { storageKey, type ResourceType } from "./resource-type.js";
 import { parseResourceVersion, tooLargeResourceVersion } from "./resource-version.js";
 import type { StrategyContext } from "./strategy.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./validate-meta.js";
+import { withUpdateOwnership } from "./field-ownership.js";
 
 export interface WriteOptions {
   dryRun: boolean;
+  /** The field manager of this write; its managedFields entry is updated (none: untracked). */
+  fieldManager?: string;
+  /** The object's managedFields were already computed (server-side apply). */
+  ownershipRecorded?: boolean;
 }
 
 export type PropagationPolicy = "Orphan" | "Background" | "Foreground";
@@ -103,6 +108,11 @@ export class GenericStore {
       if (nameWasGenerated) meta.name = generateName(meta.generateName!);
       const errs = [...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
       if (errs.length > 0) throw this.invalid(t, obj, errs);
+      if (opts.fieldManager !== undefined && !opts.ownershipRecorded) {
+        const owned = withUpdateOwnership(t, "", undefined, obj, opts.fieldManager);
+        obj.metadata.managedFields = owned.metadata.managedFields;
+        if (obj.metadata.managedFields === undefined) delete obj.metadata.managedFields;
+      }
       if (opts.dryRun) {
         const existing = await this.storage.get(storageKey(t, ns, meta.name!));
         if (existing) throw alreadyExists(t.gr, meta.name!);
@@ -174,10 +184,11 @@ export class GenericStore {
         }
       }
       const desired = this.checkBody(t, ns, await mutate(clone(current)));
-      const obj = this.prepareUpdate(t, desired, current, ctx);
+      let obj = this.prepareUpdate(t, desired, current, ctx);
       if (deepEqual(stripRV(obj), stripRV(current))) {
         return { obj: current, created: false }; // no-op write: nothing stored, no event
       }
+      if (opts.fieldManager !== undefined && !opts.ownershipRecorded) obj = withUpdateOwnership(t, subresource, current, obj, opts.fieldManager);
       const errs = [...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
       if (errs.length > 0) throw this.invalid(t, obj, errs);
       if (opts.dryRun) return { obj, created: false };

@@ -1,0 +1,30 @@
+// managedFields bookkeeping for ordinary writes (POST, PUT, non-apply PATCH): the writer's
+// "Update" entry gains what it changed. Apply computes its entries itself (src/apply).
+import { builtinSchema, recordUpdate, rootRefFor, topLevelFields, ManagedFieldsError } from "../apply/index.js";
+import type { FieldManagerOptions } from "../apply/index.js";
+import { ApiError } from "../apimachinery/errors.js";
+import { nowTimestamp, type KObject } from "./object.js";
+import type { ResourceType } from "./resource-type.js";
+
+/** Options for the apply engine for a write of this type at this subresource. */
+export function ownershipOptions(t: ResourceType, subresource: string): FieldManagerOptions {
+  return {
+    apiVersion: t.apiVersion,
+    now: nowTimestamp(),
+    schema: builtinSchema,
+    rootRef: rootRefFor(t.group, t.version, t.kind),
+    subresource,
+    // Status is not the main resource's to write (nor to own) on types with a status subresource.
+    ignoredFields: t.hasStatus && subresource === "" ? topLevelFields("status") : undefined,
+  };
+}
+
+/** Returns `next` with metadata.managedFields updated for `manager`'s write over `prev`. */
+export function withUpdateOwnership(t: ResourceType, subresource: string, prev: KObject | undefined, next: KObject, manager: string): KObject {
+  try {
+    return recordUpdate(prev, next, manager, undefined, ownershipOptions(t, subresource)).object as KObject;
+  } catch (e) {
+    if (e instanceof ManagedFieldsError) throw new ApiError(400, "BadRequest", e.message);
+    throw e;
+  }
+}
