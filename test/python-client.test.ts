@@ -114,11 +114,8 @@ describe.skipIf(!clientVersion)(`python kubernetes client ${clientVersion ?? "(n
     expect(r.allNamespaces).toContain("py-deployment/web");
   });
 
-  // Known gap: kapi does not yet apply the apps/v1 Deployment and PodSpec defaults that
-  // kube-apiserver 1.34 does (strategy, revisionHistoryLimit, progressDeadlineSeconds, restartPolicy,
-  // imagePullPolicy, ...). When defaulting lands this test starts failing as "expected to fail":
-  // turn it.fails back into it.
-  it.fails("reads the Deployment back with the server's defaults", async () => {
+  // The apps/v1 Deployment and PodSpec defaults kube-apiserver 1.34 fills in, seen by the Python client.
+  it("reads the Deployment back with the server's defaults", async () => {
     const r = await run("deployment", "py-deployment-defaults");
     expect(r.strategy).toEqual({ type: "RollingUpdate", maxSurge: "25%", maxUnavailable: "25%" });
     expect(r.revisionHistoryLimit).toBe(10);
