@@ -5,9 +5,29 @@
 export const NAME = "__NAME__";
 export const SEQ = "__SEQ__";
 
+const rs = "web-7c9f8d6b5";
+
+/**
+ * The pods' owner. It must really exist: kapi's garbage collector deletes pods whose owner is
+ * missing, which would add deletions to every write benchmark and events to every watch.
+ * Replicas 0: a ReplicaSet controller, should one ever run, must not add pods of its own.
+ */
+export function replicaSet(namespace: string): Record<string, unknown> {
+  const labels = { app: "web", "pod-template-hash": "7c9f8d6b5" };
+  return {
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: { name: rs, namespace, labels },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: "web", image: "registry.example.com/shop/web:1.27.3" }] } },
+    },
+  };
+}
+
 /** A pod as the ReplicaSet controller of Deployment `web` would create it, with kubelet status. */
-export function pod(name: string, namespace = "default", seq = "0"): Record<string, unknown> {
-  const rs = "web-7c9f8d6b5";
+export function pod(name: string, namespace = "default", seq = "0", ownerUid = "6b3c1a5e-2f4d-4b8e-9a71-0c2d3e4f5a6b"): Record<string, unknown> {
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -18,7 +38,7 @@ export function pod(name: string, namespace = "default", seq = "0"): Record<stri
       labels: { app: "web", "pod-template-hash": "7c9f8d6b5", tier: "frontend" },
       annotations: { "bench/seq": seq },
       ownerReferences: [
-        { apiVersion: "apps/v1", kind: "ReplicaSet", name: rs, uid: "6b3c1a5e-2f4d-4b8e-9a71-0c2d3e4f5a6b", controller: true, blockOwnerDeletion: true },
+        { apiVersion: "apps/v1", kind: "ReplicaSet", name: rs, uid: ownerUid, controller: true, blockOwnerDeletion: true },
       ],
     },
     spec: {
@@ -85,8 +105,8 @@ export function pod(name: string, namespace = "default", seq = "0"): Record<stri
 }
 
 /** The pod serialized once with NAME and SEQ placeholders, for cheap per-request bodies. */
-export function podTemplate(namespace = "default"): string {
-  return JSON.stringify(pod(NAME, namespace, SEQ));
+export function podTemplate(namespace: string, ownerUid: string): string {
+  return JSON.stringify(pod(NAME, namespace, SEQ, ownerUid));
 }
 
 /** Fill a template made by podTemplate (names and seqs contain no JSON-special characters). */

@@ -11,8 +11,9 @@ export const getPath = "/api/v1/namespaces/default/pods/bench-get";
 /** kapi with one stored pod, and the bare server primed with kapi's exact response for it. */
 export async function kapiAndBare(ctx: BenchContext): Promise<{ kapi: ServerHandle; bare: ServerHandle; bytes: number }> {
   const kapi = await ctx.startKapi();
+  const owner = await ctx.ensureOwner(kapi.target, "default");
   for (const [method, path] of [["POST", "/api/v1/namespaces/default/pods"], ["PUT", `${getPath}/status`]]) {
-    const c = await ctx.client.request({ target: kapi.target, method, path, body: JSON.stringify(pod("bench-get")) });
+    const c = await ctx.client.request({ target: kapi.target, method, path, body: JSON.stringify(pod("bench-get", "default", "0", owner)) });
     if (c.status >= 300) throw new Error(`get: ${method} ${path}: HTTP ${c.status}: ${Buffer.from(c.body).toString().slice(0, 300)}`);
   }
   const g = await ctx.client.request({ target: kapi.target, method: "GET", path: getPath });

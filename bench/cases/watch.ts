@@ -14,13 +14,15 @@ export const watch: BenchCase = {
   async setup(ctx): Promise<Session> {
     const kapi = await ctx.startKapi();
     const fanout = await ctx.startAnchor("servers/fanout.ts", {});
-    const run = async (s: ServerHandle, pair: number, createNamespace: boolean) => {
+    const run = async (s: ServerHandle, pair: number, isKapi: boolean) => {
+      // A fresh namespace per run, so no watcher starts with a backlog of earlier pods.
+      const namespace = `watch-${pair}`;
       const job: WatchJob = {
         target: s.target,
         watchers: ctx.opts.watchers,
         perConnection: 100,
-        namespace: `watch-${pair}`,
-        createNamespace,
+        namespace,
+        ownerUid: isKapi ? await ctx.ensureOwner(s.target, namespace) : "00000000-0000-0000-0000-000000000000",
         writers: 4,
         durationMs: ctx.opts.durationMs,
         drainMs: 3000,

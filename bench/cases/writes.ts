@@ -10,8 +10,9 @@ import { pod } from "../fixtures.js";
 
 async function writeSession(ctx: BenchContext, op: "create" | "update"): Promise<Session> {
   const kapi = await ctx.startKapi();
+  const ownerUid = await ctx.ensureOwner(kapi.target, "default");
   // The anchor writes rows as big as the pods kapi stores.
-  const probe = await ctx.client.request({ target: kapi.target, method: "POST", path: "/api/v1/namespaces/default/pods", body: JSON.stringify(pod("bench-size")) });
+  const probe = await ctx.client.request({ target: kapi.target, method: "POST", path: "/api/v1/namespaces/default/pods", body: JSON.stringify(pod("bench-size", "default", "0", ownerUid)) });
   if (probe.status !== 201) throw new Error(`${op}: create: HTTP ${probe.status}: ${Buffer.from(probe.body).toString().slice(0, 300)}`);
   const rowBytes = probe.body.length;
   const sqlite = Child.start("servers/sqlite-commits.ts");
@@ -25,7 +26,7 @@ async function writeSession(ctx: BenchContext, op: "create" | "update"): Promise
           connections: ctx.opts.connections,
           perConnection: 1,
           durationMs: ctx.opts.durationMs,
-          request: { op, namespace: "default", prefix: `${op}-${pair}` },
+          request: { op, namespace: "default", ownerUid, prefix: `${op}-${pair}` },
         }),
       );
       if (r.requests === 0) throw new Error(`${op}: no request succeeded (${r.errors} errors; ${r.firstError})`);

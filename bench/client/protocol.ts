@@ -17,9 +17,9 @@ export type RequestSpec =
    * POST a fixture pod named <prefix>-<slot>-<seq> into namespace. The API drops a pod's status on
    * create (as upstream does); withStatus then PUTs it to /status so the stored pod is realistic.
    */
-  | { op: "create"; namespace: string; prefix: string; withStatus?: boolean }
+  | { op: "create"; namespace: string; ownerUid: string; prefix: string; withStatus?: boolean }
   /** Each slot first creates its own pod (untimed), then PUTs it with the last resourceVersion. */
-  | { op: "update"; namespace: string; prefix: string };
+  | { op: "update"; namespace: string; ownerUid: string; prefix: string };
 
 export interface LatencySummary {
   p50: number;
@@ -112,9 +112,9 @@ export interface WatchJob {
   watchers: number;
   /** Watch streams per HTTP/2 connection. */
   perConnection: number;
+  /** Exists already, with the pods' owner (see BenchContext.ensureOwner). */
   namespace: string;
-  /** Create the namespace first (kapi needs it; the fan-out anchor ignores it). */
-  createNamespace: boolean;
+  ownerUid: string;
   /** Concurrent creates by the writer. */
   writers: number;
   durationMs: number;

@@ -35,7 +35,7 @@ export function generator(spec: RequestSpec): Generator {
       };
     case "create": {
       const path = `/api/v1/namespaces/${spec.namespace}/pods`;
-      const tpl = JSON.stringify(pod(NAME, spec.namespace, SEQ));
+      const tpl = JSON.stringify(pod(NAME, spec.namespace, SEQ, spec.ownerUid));
       return {
         async prepare() {},
         next: (slot, seq) => ({ method: "POST", path, body: Buffer.from(fillTemplate(tpl, `${spec.prefix}-${slot}-${seq}`, String(seq))), wantBody: false }),
@@ -50,7 +50,7 @@ export function generator(spec: RequestSpec): Generator {
     }
     case "update": {
       const collection = `/api/v1/namespaces/${spec.namespace}/pods`;
-      const p = pod(NAME, spec.namespace, SEQ);
+      const p = pod(NAME, spec.namespace, SEQ, spec.ownerUid);
       const tpl = JSON.stringify({ ...p, metadata: { ...(p.metadata as object), resourceVersion: RV } });
       const rvs: string[] = [];
       const name = (slot: number) => `${spec.prefix}-${slot}`;

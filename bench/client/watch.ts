@@ -13,10 +13,6 @@ export async function runWatch(job: WatchJob): Promise<WatchResult> {
   const nConns = Math.ceil(job.watchers / job.perConnection);
   const conns = await Promise.all(Array.from({ length: nConns }, () => openH2(job.target)));
   try {
-    if (job.createNamespace) {
-      const r = await writer.request("POST", "/api/v1/namespaces", Buffer.from(JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: job.namespace } })));
-      if (r.status !== 201 && r.status !== 409) throw new Error(`watch: create namespace: HTTP ${r.status}`);
-    }
     let delivered = 0;
     let cutOff = 0;
     let finished = false;
@@ -32,7 +28,7 @@ export async function runWatch(job: WatchJob): Promise<WatchResult> {
     const bad = statuses.filter((s) => s !== 200);
     if (bad.length) throw new Error(`watch: ${bad.length} watch requests failed (HTTP ${bad[0]})`);
 
-    const tpl = podTemplate(job.namespace);
+    const tpl = podTemplate(job.namespace, job.ownerUid);
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const end = t0 + job.durationMs;

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { LoadClient } from "../client/load-client.js";
 import type { Target } from "../client/protocol.js";
 import { Child, cpuPct, repoRoot } from "./child.js";
+import { replicaSet } from "../fixtures.js";
 import { clientCredsFromKubeconfig } from "./tls.js";
 import type { BenchResult, Measurement } from "./types.js";
 
@@ -111,13 +112,25 @@ export class BenchContext {
     return this.handle(child, { url: info.url, ...this.creds });
   }
 
+  /** Make `namespace` (if missing) and the pods' owning ReplicaSet in it; the owner's uid. */
+  async ensureOwner(t: Target, namespace: string): Promise<string> {
+    const post = async (path: string, body: unknown) => {
+      const r = await this.client.request({ target: t, method: "POST", path, body: JSON.stringify(body) });
+      if (r.status !== 201 && r.status !== 409) throw new Error(`POST ${path}: HTTP ${r.status}: ${Buffer.from(r.body).toString().slice(0, 300)}`);
+    };
+    if (namespace !== "default") await post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+    const rs = replicaSet(namespace);
+    const path = `/apis/apps/v1/namespaces/${namespace}/replicasets`;
+    await post(path, rs);
+    const g = await this.client.request({ target: t, method: "GET", path: `${path}/${(rs.metadata as { name: string }).name}` });
+    if (g.status !== 200) throw new Error(`GET owner: HTTP ${g.status}`);
+    return JSON.parse(Buffer.from(g.body).toString()).metadata.uid;
+  }
+
   /** Create `count` fixture pods with status in `namespace` (made if missing), 64 in flight. */
   async seedPods(t: Target, namespace: string, count: number): Promise<void> {
-    if (namespace !== "default") {
-      const ns = await this.client.request({ target: t, method: "POST", path: "/api/v1/namespaces", body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } }) });
-      if (ns.status !== 201 && ns.status !== 409) throw new Error(`seed: create namespace ${namespace}: HTTP ${ns.status}`);
-    }
-    const r = await this.client.closed({ target: t, proto: "h2", connections: 8, perConnection: 8, durationMs: 600_000, maxRequests: count, request: { op: "create", namespace, prefix: "seed", withStatus: true } });
+    const ownerUid = await this.ensureOwner(t, namespace);
+    const r = await this.client.closed({ target: t, proto: "h2", connections: 8, perConnection: 8, durationMs: 600_000, maxRequests: count, request: { op: "create", namespace, ownerUid, prefix: "seed", withStatus: true } });
     if (r.requests !== count) throw new Error(`seed: created ${r.requests} of ${count} pods (${r.errors} errors; ${r.firstError})`);
   }
 
