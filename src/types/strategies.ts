@@ -61,7 +61,7 @@ import {
   validateStorageClassUpdate,
 } from "./validation/cluster.js";
 import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from "./allocation/service.js";
-import { isObj, type Obj } from "./validation/helpers.js";
+import { deepEq, isObj, type Obj } from "./validation/helpers.js";
 
 const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
 
@@ -288,6 +288,10 @@ function generateJobSelector(o: Obj): void {
   if (spec.manualSelector === true) return;
   const tpl = isObj(spec.template) ? spec.template : (spec.template = {});
   const meta = isObj(tpl.metadata) ? tpl.metadata : (tpl.metadata = {});
+  // Upstream's defaulting makes the Job's labels the template's label map itself (when the Job
+  // has none), so the generated labels show on the Job as well.
+  const jobLabels = o.metadata?.labels;
+  const aliased = !isObj(jobLabels) || Object.keys(jobLabels).length === 0 || deepEq(jobLabels, meta.labels);
   const labels = isObj(meta.labels) ? meta.labels : (meta.labels = {});
   const name = str(o.metadata?.name);
   const uid = str(o.metadata?.uid);
@@ -296,6 +300,7 @@ function generateJobSelector(o: Obj): void {
   const sel = isObj(spec.selector) ? spec.selector : (spec.selector = {});
   const ml = isObj(sel.matchLabels) ? sel.matchLabels : (sel.matchLabels = {});
   if (!("batch.kubernetes.io/controller-uid" in ml)) ml["batch.kubernetes.io/controller-uid"] = uid;
+  if (aliased) o.metadata.labels = { ...labels };
 }
 
 const jobs = kind(

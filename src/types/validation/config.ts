@@ -1,6 +1,7 @@
 // Secret and ConfigMap validation (upstream ValidateSecret, ValidateConfigMap and their updates).
 import { forbidden, invalid, maxLenError, regexError, required, tooLong, type FieldError } from "../../apimachinery/validation.js";
-import { deepEq, immutable, isObj, key, obj, str, type Obj } from "./helpers.js";
+import { goUnmarshalMapError } from "./go-json.js";
+import { deepEq, immutable, key, obj, str, type Obj } from "./helpers.js";
 
 /** core.MaxSecretSize (also the ConfigMap limit). */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -22,25 +23,6 @@ export function isConfigMapKey(value: string): string[] {
 
 const decodedLen = (b64: unknown): number => Buffer.from(str(b64), "base64").length;
 const decoded = (b64: unknown): Buffer => Buffer.from(str(b64), "base64");
-
-/** Go's json.Unmarshal error text for the common cases. */
-function goJSONError(buf: Buffer): string | undefined {
-  const text = buf.toString("utf8");
-  if (text.trim() === "") return "unexpected end of JSON input";
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    const first = text.trimStart()[0] ?? "";
-    if (!"{[\"-0123456789tfn".includes(first)) return `invalid character '${first}' looking for beginning of value`;
-    return "unexpected end of JSON input";
-  }
-  if (!isObj(v)) {
-    const kind = Array.isArray(v) ? "array" : v === null ? undefined : typeof v === "string" ? "string" : typeof v === "number" ? "number" : "bool";
-    if (kind) return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
-  }
-  return undefined;
-}
 
 export function validateSecret(o: Obj): FieldError[] {
   const errs: FieldError[] = [];
@@ -68,7 +50,7 @@ export function validateSecret(o: Obj): FieldError[] {
         errs.push(required(key("data", k), ""));
         break;
       }
-      const e = goJSONError(decoded(data[k]));
+      const e = goUnmarshalMapError(decoded(data[k]).toString("utf8"));
       if (e) errs.push(invalid(key("data", k), "<secret contents redacted>", e));
       break;
     }
