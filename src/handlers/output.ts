@@ -35,5 +35,11 @@ export function writeList(r: ResourceRequest, n: Negotiated, list: TableList): v
   const metadata: Record<string, unknown> = { resourceVersion: list.resourceVersion };
   if (list.continue) metadata.continue = list.continue;
   if (list.remainingItemCount !== undefined) metadata.remainingItemCount = list.remainingItemCount;
-  writeResult(r, n, 200, { kind: r.type.listKind, apiVersion: r.type.apiVersion, metadata, items: list.items });
+  writeResult(r, n, 200, { kind: r.type.listKind, apiVersion: r.type.apiVersion, metadata, items: list.items.map(withoutTypeMeta) });
+}
+
+/** A typed list's items carry no kind/apiVersion (upstream encodes them with empty TypeMeta). */
+export function withoutTypeMeta(obj: KObject): KObject {
+  const { kind: _k, apiVersion: _a, ...rest } = obj;
+  return rest as KObject;
 }

@@ -8,7 +8,7 @@ import type { ResourceType } from "../registry/resource-type.js";
 import type { Entry } from "../storage/cacher/types.js";
 import { writeBytes } from "../server/respond.js";
 import type { ResourceRequest } from "./context.js";
-import { negotiateRead, writeList, writeOne } from "./output.js";
+import { negotiateRead, withoutTypeMeta, writeList, writeOne } from "./output.js";
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
   const n = negotiateRead(r);
@@ -36,6 +36,7 @@ function jsonListBytes(t: ResourceType, list: ListResult, entries: Entry<KObject
   if (list.continue) metadata.continue = list.continue;
   if (list.remainingItemCount !== undefined) metadata.remainingItemCount = list.remainingItemCount;
   const key = `json|${t.apiVersion}`;
+  const typeMeta = `{"kind":${JSON.stringify(t.kind)},"apiVersion":${JSON.stringify(t.apiVersion)},`;
   const parts: string[] = new Array(entries.length);
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
@@ -44,7 +45,9 @@ function jsonListBytes(t: ResourceType, list: ListResult, entries: Entry<KObject
       s = JSON.stringify(servedObject(t, e.object, e.modRevision));
       e.memo.set(key, s);
     }
-    parts[i] = s;
+    // Items of a typed list carry no kind/apiVersion (as upstream); the memoised JSON (shared with
+    // watch events, which do carry them) starts with exactly that prefix, so it is cut off.
+    parts[i] = s.startsWith(typeMeta) ? "{" + s.slice(typeMeta.length) : JSON.stringify(withoutTypeMeta(JSON.parse(s) as KObject));
   }
   const head = `{"kind":${JSON.stringify(t.listKind)},"apiVersion":${JSON.stringify(t.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
   return Buffer.from(head + parts.join(",") + "]}\n");
