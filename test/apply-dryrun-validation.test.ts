@@ -160,3 +160,15 @@ describe("field validation", () => {
     expect(r.json.message).toContain('unknown field "extra"');
   });
 });
+
+describe("field validation of YAML bodies", () => {
+  it("reports duplicate keys in YAML and in apply bodies", async () => {
+    const y = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fv-yaml\ndata:\n  k: a\n  k: b\n";
+    const strict = await req(s, "POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Strict", { body: y, headers: { "content-type": "application/yaml" } });
+    expect(strict.status).toBe(400);
+    expect(strict.json.message).toContain('duplicate field "data.k"');
+    const applied = await req(s, "PATCH", "/api/v1/namespaces/default/configmaps/fv-yaml?fieldManager=m&fieldValidation=Strict", { body: y, headers: { "content-type": "application/apply-patch+yaml" } });
+    expect(applied.status).toBe(400);
+    expect(applied.json.message).toContain('duplicate field "data.k"');
+  });
+});

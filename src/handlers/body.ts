@@ -3,6 +3,7 @@ import { badRequest } from "../apimachinery/errors.js";
 import { DecodeError } from "../encoding/decode-error.js";
 import { negotiateInput } from "../encoding/negotiate.js";
 import { duplicateJsonKeys } from "../encoding/json.js";
+import { duplicateYamlKeys } from "../encoding/yaml-lazy.js";
 import { fieldValidationOutcome, parseFieldValidation, pruneUnknownFields } from "../registry/field-validation.js";
 import { definitionNameForGVK, getDefinition } from "../types/schema-facts.js";
 import { isPlainObject, type KObject } from "../registry/object.js";
@@ -29,11 +30,18 @@ export async function readObject(r: ResourceRequest, expected: { apiVersion: str
   }
   if (!isPlainObject(body)) throw badRequest(`the body of the request could not be decoded into a ${expected.kind} object`);
   checkTypeMeta(body, expected);
-  // Protobuf bodies cannot carry unknown or duplicate fields; YAML duplicates are not tracked yet.
-  const duplicates = mode !== "Ignore" && codec.mediaType === "application/json" ? duplicateJsonKeys(raw.toString("utf8")) : [];
+  // Protobuf bodies cannot carry unknown or duplicate fields.
+  const duplicates = mode === "Ignore" ? [] : duplicateKeys(codec.mediaType, raw);
   const unknown = pruneUnknownFields(body, schemaForTypeMeta(expected));
   r.warnings.push(...fieldValidationOutcome(mode, versionedKind(expected), unknown, duplicates));
   return body as KObject;
+}
+
+/** Duplicate keys of a JSON or YAML body (what a plain parse silently collapses). */
+export function duplicateKeys(mediaType: string, raw: Buffer): string[] {
+  if (mediaType === "application/json") return duplicateJsonKeys(raw.toString("utf8"));
+  if (mediaType === "application/yaml" || mediaType === "application/apply-patch+yaml") return duplicateYamlKeys(raw.toString("utf8"));
+  return [];
 }
 
 export function versionedKind(tm: { apiVersion: string; kind: string }): { kind: string; version: string } {

@@ -45,7 +45,7 @@ export function rootRefOf(t: ResourceType): string | undefined {
 export function decodePatch(type: PatchType, raw: Buffer): unknown {
   const text = raw.toString("utf8");
   try {
-    if (type === "apply") return yaml().parse(text);
+    if (type === "apply") return yaml().parse(text, { uniqueKeys: false });
     return JSON.parse(text);
   } catch (e) {
     throw badRequest(`error decoding patch: ${(e as Error).message}`);

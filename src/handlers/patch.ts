@@ -3,8 +3,7 @@
 import { ApiError, conflict, methodNotSupported, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { isPlainObject, type KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
-import { checkTypeMeta, header, maxBodyBytes, schemaForTypeMeta, versionedKind } from "./body.js";
-import { duplicateJsonKeys } from "../encoding/json.js";
+import { checkTypeMeta, duplicateKeys, header, maxBodyBytes, schemaForTypeMeta, versionedKind } from "./body.js";
 import { fieldValidationOutcome, parseFieldValidation, pruneUnknownFields } from "../registry/field-validation.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeOne } from "./output.js";
@@ -27,7 +26,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const mode = parseFieldValidation(q, "PatchOptions");
   const raw = await r.ex.body(maxBodyBytes);
   const patch = decodePatch(type, raw);
-  const duplicates = mode !== "Ignore" && type !== "apply" ? duplicateJsonKeys(raw.toString("utf8")) : [];
+  const duplicates = mode === "Ignore" ? [] : duplicateKeys(type === "apply" ? "application/apply-patch+yaml" : "application/json", raw);
   const schema = schemaForTypeMeta(r.type);
   // Undeclared fields are dropped from what would be stored and reported per the directive.
   const validateFields = (obj: KObject) => {
