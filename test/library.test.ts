@@ -41,4 +41,14 @@ describe("startServer", () => {
     expect(inA.items).toEqual([]);
     await expect(cb.apps.listNamespacedDeployment({ namespace: "default" })).rejects.toMatchObject({ code: 404 });
   });
+
+  it("allocates Service IPs per server (no shared pool)", async () => {
+    const svc = { metadata: { name: "s" }, spec: { ports: [{ port: 80 }] } };
+    const inA = await clients(a).core.createNamespacedService({ namespace: "default", body: svc });
+    const inB = await clients(b).core.createNamespacedService({ namespace: "default", body: svc });
+    expect(inA.spec?.clusterIP).toMatch(/^10\.0\.0\.\d+$/);
+    expect(inB.spec?.clusterIP).toBe(inA.spec?.clusterIP);
+    const apiService = await clients(a).core.readNamespacedService({ name: "kubernetes", namespace: "default" });
+    expect(apiService.spec?.clusterIP).toBe("10.0.0.1");
+  });
 });

@@ -13,6 +13,7 @@
 export type FieldErrorType =
   | "FieldValueRequired"
   | "FieldValueInvalid"
+  | "FieldValueNotFound"
   | "FieldValueDuplicate"
   | "FieldValueNotSupported"
   | "FieldValueForbidden"
@@ -34,6 +35,7 @@ export interface FieldError {
 const typeText: Record<FieldErrorType, string> = {
   FieldValueRequired: "Required value",
   FieldValueInvalid: "Invalid value",
+  FieldValueNotFound: "Not found",
   FieldValueDuplicate: "Duplicate value",
   FieldValueNotSupported: "Unsupported value",
   FieldValueForbidden: "Forbidden",
@@ -79,6 +81,10 @@ export function invalid(field: string, badValue: unknown, message: string): Fiel
 export function forbidden(field: string, message: string): FieldError {
   return { type: "FieldValueForbidden", field, message };
 }
+export function notFound(field: string, badValue: unknown): FieldError {
+  return { type: "FieldValueNotFound", field, message: "", badValue };
+}
+
 export function duplicate(field: string, badValue: unknown): FieldError {
   return { type: "FieldValueDuplicate", field, message: "", badValue };
 }

@@ -30,6 +30,12 @@ export interface WriteOptions {
   ownershipRecorded?: boolean;
 }
 
+/** Server settings that strategies see through their context. */
+export interface StoreConfig {
+  serviceClusterIPRange?: string;
+  serviceNodePortRange?: string;
+}
+
 export type PropagationPolicy = "Orphan" | "Background" | "Foreground";
 
 export interface DeleteOptions extends WriteOptions {
@@ -59,10 +65,14 @@ const futureRevisionWaitMs = 3000;
 const maxGenerateNameAttempts = 8;
 
 export class GenericStore {
+  private readonly allocationLocks = new Map<string, Promise<void>>();
+
   constructor(
     readonly storage: Storage,
     /** Looks up a namespace's state for create admission (NamespaceLifecycle). */
     private readonly namespaceState: (ns: string) => Promise<"active" | "terminating" | "missing">,
+    /** Server settings strategies read (service ranges). */
+    private readonly config: StoreConfig = {},
   ) {}
 
   async get(t: ResourceType, ns: string, name: string, rv?: string | null): Promise<KObject> {
@@ -85,10 +95,29 @@ export class GenericStore {
   }
 
   async create(t: ResourceType, ns: string, body: KObject, opts: WriteOptions): Promise<KObject> {
-    const obj = this.checkBody(t, ns, body);
+    const input = this.checkBody(t, ns, body);
+    if (t.namespaced) await this.admitNamespace(t, ns, input.metadata.name ?? input.metadata.generateName ?? "");
+    const nameWasGenerated = !input.metadata.name && !!input.metadata.generateName;
+    // A generated name that collides is retried with a fresh name, from the original body.
+    const pristine = nameWasGenerated ? clone(input) : input;
+    for (let attempt = 0; ; attempt++) {
+      const obj = attempt === 0 ? input : clone(pristine);
+      if (nameWasGenerated) obj.metadata.name = generateName(obj.metadata.generateName!);
+      try {
+        return await this.createOnce(t, ns, obj, opts);
+      } catch (e) {
+        if (e instanceof StorageError && e.code === "KeyExists") {
+          if (nameWasGenerated && attempt < maxGenerateNameAttempts) continue;
+          throw alreadyExists(t.gr, obj.metadata.name!);
+        }
+        throw e;
+      }
+    }
+  }
+
+  private async createOnce(t: ResourceType, ns: string, obj: KObject, opts: WriteOptions): Promise<KObject> {
     const meta = obj.metadata;
-    const ctx: StrategyContext = { namespace: ns, subresource: "" };
-    if (t.namespaced) await this.admitNamespace(t, ns, meta.name ?? meta.generateName ?? "");
+    const ctx = this.context(ns, "");
     // Server-owned metadata: clients cannot set these on create.
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
@@ -101,12 +130,10 @@ export class GenericStore {
     else delete meta.namespace;
     // Status is the server's and controllers' to write, never set on create (nodes excepted).
     if (t.hasStatus && t.strategy.resetStatusOnCreate) delete obj.status;
-    t.strategy.prepareForCreate(obj, ctx);
-
-    const nameWasGenerated = !meta.name && !!meta.generateName;
-    for (let attempt = 0; ; attempt++) {
-      if (nameWasGenerated) meta.name = generateName(meta.generateName!);
-      const errs = [...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
+    return this.allocating(t, async () => {
+      const allocationErrors = t.strategy.allocate ? await t.strategy.allocate(obj, undefined, ctx, () => this.allOf(t)) : [];
+      t.strategy.prepareForCreate(obj, ctx);
+      const errs = [...allocationErrors, ...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
       if (errs.length > 0) throw this.invalid(t, obj, errs);
       if (opts.fieldManager !== undefined && !opts.ownershipRecorded) {
         const owned = withUpdateOwnership(t, "", undefined, obj, opts.fieldManager);
@@ -114,22 +141,35 @@ export class GenericStore {
         if (obj.metadata.managedFields === undefined) delete obj.metadata.managedFields;
       }
       if (opts.dryRun) {
-        const existing = await this.storage.get(storageKey(t, ns, meta.name!));
-        if (existing) throw alreadyExists(t.gr, meta.name!);
+        if (await this.storage.get(storageKey(t, ns, meta.name!))) throw new StorageError("KeyExists", storageKey(t, ns, meta.name!));
         return obj;
       }
-      try {
-        const kv = await this.storage.create(storageKey(t, ns, meta.name!), encodeForStorage(obj));
-        meta.resourceVersion = String(kv.modRevision);
-        return obj;
-      } catch (e) {
-        if (e instanceof StorageError && e.code === "KeyExists") {
-          if (nameWasGenerated && attempt < maxGenerateNameAttempts) continue;
-          throw alreadyExists(t.gr, meta.name!);
-        }
-        throw e;
-      }
-    }
+      const kv = await this.storage.create(storageKey(t, ns, meta.name!), encodeForStorage(obj));
+      meta.resourceVersion = String(kv.modRevision);
+      return obj;
+    });
+  }
+
+  /**
+   * Types that allocate from a shared pool (Service IPs and ports) run allocation and the write
+   * under one lock per type, so two writes cannot take the same value.
+   */
+  private allocating<T>(t: ResourceType, work: () => Promise<T>): Promise<T> {
+    if (!t.strategy.allocate) return work();
+    const prev = this.allocationLocks.get(t.keyPrefix) ?? Promise.resolve();
+    const run = prev.then(work, work);
+    this.allocationLocks.set(t.keyPrefix, run.then(() => undefined, () => undefined));
+    return run;
+  }
+
+  /** Every stored object of the type, across namespaces (for allocation). */
+  private async allOf(t: ResourceType): Promise<KObject[]> {
+    const res = await this.storage.range(t.keyPrefix);
+    return res.items.map((kv) => decodeFromStorage(kv, t));
+  }
+
+  private context(namespace: string, subresource: string): StrategyContext {
+    return { namespace, subresource, ...this.config };
   }
 
   /** PUT: replace the object (or the status) with the body. */
@@ -168,7 +208,7 @@ export class GenericStore {
     failOnConflict = false,
   ): Promise<{ obj: KObject; created: boolean }> {
     const key = storageKey(t, ns, name);
-    const ctx: StrategyContext = { namespace: ns, subresource };
+    const ctx = this.context(ns, subresource);
     for (let attempt = 0; attempt < 16; attempt++) {
       const kv = await this.storage.get(key);
       const current = kv ? decodeFromStorage(kv, t) : undefined;
@@ -184,38 +224,47 @@ export class GenericStore {
         }
       }
       const desired = this.checkBody(t, ns, await mutate(clone(current)));
-      let obj = this.prepareUpdate(t, desired, current, ctx);
-      if (deepEqual(stripRV(obj), stripRV(current))) {
-        return { obj: current, created: false }; // no-op write: nothing stored, no event
-      }
-      if (opts.fieldManager !== undefined && !opts.ownershipRecorded) obj = withUpdateOwnership(t, subresource, current, obj, opts.fieldManager);
-      const errs = [...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
-      if (errs.length > 0) throw this.invalid(t, obj, errs);
-      if (opts.dryRun) return { obj, created: false };
-      // A deleting object whose last finalizer is gone is removed instead of updated.
-      if (obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0) {
-        try {
-          const deleted = await this.storage.delete(key, kv!.modRevision);
-          obj.metadata.resourceVersion = String(deleted.modRevision);
-          return { obj, created: false };
-        } catch (e) {
-          if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) continue;
-          throw e;
+      const outcome = await this.allocating(t, async () => {
+        const allocationErrors = t.strategy.allocate && subresource === "" ? await t.strategy.allocate(desired, current, ctx, () => this.allOf(t)) : [];
+        let obj = this.prepareUpdate(t, desired, current, ctx);
+        if (allocationErrors.length === 0 && deepEqual(stripRV(obj), stripRV(current))) {
+          return { obj: current, created: false }; // no-op write: nothing stored, no event
         }
-      }
+        if (opts.fieldManager !== undefined && !opts.ownershipRecorded) obj = withUpdateOwnership(t, subresource, current, obj, opts.fieldManager);
+        const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
+        if (errs.length > 0) throw this.invalid(t, obj, errs);
+        if (opts.dryRun) return { obj, created: false };
+        return this.writeUpdate(t, key, kv!.modRevision, obj, name, failOnConflict);
+      });
+      if (outcome !== "retry") return outcome;
+    }
+    throw conflict(t.gr, name, optimisticLockMessage);
+  }
+
+  /** Stores an update (or, for a deleting object that lost its last finalizer, removes it). */
+  private async writeUpdate(t: ResourceType, key: string, modRevision: number, obj: KObject, name: string, failOnConflict: boolean): Promise<{ obj: KObject; created: boolean } | "retry"> {
+    // A deleting object whose last finalizer is gone is removed instead of updated.
+    if (obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0) {
       try {
-        const written = await this.storage.update(key, encodeForStorage(obj), kv!.modRevision);
-        obj.metadata.resourceVersion = String(written.modRevision);
+        const deleted = await this.storage.delete(key, modRevision);
+        obj.metadata.resourceVersion = String(deleted.modRevision);
         return { obj, created: false };
       } catch (e) {
-        if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) {
-          if (failOnConflict) throw conflict(t.gr, name, optimisticLockMessage);
-          continue;
-        }
+        if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) return "retry";
         throw e;
       }
     }
-    throw conflict(t.gr, name, optimisticLockMessage);
+    try {
+      const written = await this.storage.update(key, encodeForStorage(obj), modRevision);
+      obj.metadata.resourceVersion = String(written.modRevision);
+      return { obj, created: false };
+    } catch (e) {
+      if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) {
+        if (failOnConflict) throw conflict(t.gr, name, optimisticLockMessage);
+        return "retry";
+      }
+      throw e;
+    }
   }
 
   /** Keeps server-owned fields, applies status-subresource rules and generation. */

@@ -9,6 +9,10 @@ export interface StrategyContext {
   namespace: string;
   /** The subresource being written ("" for the main resource). */
   subresource: string;
+  /** --service-cluster-ip-range (default 10.0.0.0/24). */
+  serviceClusterIPRange?: string;
+  /** --service-node-port-range (default 30000-32767). */
+  serviceNodePortRange?: string;
 }
 
 export interface Strategy {
@@ -32,6 +36,12 @@ export interface Strategy {
   validateUpdate(obj: KObject, old: KObject, ctx: StrategyContext): FieldError[];
   /** Field values field selectors can use, beyond metadata.name / metadata.namespace. */
   selectableFields(obj: KObject): Record<string, string>;
+  /**
+   * Types that take values from a shared pool (Service cluster IPs, node ports): called before
+   * prepareForCreate / prepareForUpdate under a per-type lock held until the write; `others`
+   * lists every stored object of the type. Returns allocation errors (422 Invalid).
+   */
+  allocate?(obj: KObject, old: KObject | undefined, ctx: StrategyContext, others: () => Promise<KObject[]>): Promise<FieldError[]>;
 }
 
 export const defaultStrategy: Strategy = {

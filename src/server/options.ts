@@ -16,6 +16,10 @@ export interface ServerOptions {
   featureGates: string;
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
+  /** --service-cluster-ip-range: where Service cluster IPs come from. */
+  serviceClusterIPRange: string;
+  /** --service-node-port-range: where NodePorts come from. */
+  serviceNodePortRange: string;
   dataDir: string;
   storageBackend: "sqlite" | "memory";
   /** Write <dataDir>/admin.kubeconfig (the CLI does; memory-only library servers need no file). */
@@ -34,6 +38,8 @@ export function defaultOptions(): ServerOptions {
     featureGates: "",
     livezGracePeriodMs: 0,
     shutdownDelayMs: 0,
+    serviceClusterIPRange: "10.0.0.0/24",
+    serviceNodePortRange: "30000-32767",
     dataDir: "./.kapi",
     storageBackend: "sqlite",
     writeKubeconfig: true,

@@ -29,6 +29,7 @@ import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { Cacher } from "../storage/cacher/cacher.js";
 import type { WatchCacheOptions } from "../storage/cacher/watch-cache.js";
 import { builtinResources } from "../types/builtin-resources.js";
+import { kubernetesService, serviceRanges } from "../types/allocation/service.js";
 import { createDispatcher, type NonResourceHandler } from "./dispatch.js";
 import { renderKubeconfig } from "./kubeconfig.js";
 import { createListener } from "./listener.js";
@@ -78,11 +79,16 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   let stopping = false;
   let bootstrapped = false;
   const nsType = types.get("", "v1", "namespaces")!;
-  const store = new GenericStore(storage, async (ns) => {
-    const kv = await storage.get(`${nsType.keyPrefix}${ns}`);
-    if (!kv) return "missing";
-    return kv.value.includes('"deletionTimestamp"') ? "terminating" : "active";
-  });
+  const ranges = serviceRanges(o.serviceClusterIPRange, o.serviceNodePortRange); // validates the flags
+  const store = new GenericStore(
+    storage,
+    async (ns) => {
+      const kv = await storage.get(`${nsType.keyPrefix}${ns}`);
+      if (!kv) return "missing";
+      return kv.value.includes('"deletionTimestamp"') ? "terminating" : "active";
+    },
+    { serviceClusterIPRange: o.serviceClusterIPRange, serviceNodePortRange: o.serviceNodePortRange },
+  );
   const parts: ServerParts = {
     store,
     cacher: new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache }),
@@ -94,6 +100,12 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
 
   for (const name of defaultNamespaces) {
     await store.create(nsType, "", { metadata: { name } } as KObject, { dryRun: false }).catch((e) => {
+      if (e?.reason !== "AlreadyExists") throw e;
+    });
+  }
+  const svcType = types.get("", "v1", "services");
+  if (svcType) {
+    await store.create(svcType, "default", kubernetesService(ranges, o.securePort || 443) as KObject, { dryRun: false }).catch((e) => {
       if (e?.reason !== "AlreadyExists") throw e;
     });
   }

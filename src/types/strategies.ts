@@ -205,54 +205,25 @@ function rangesFor(ctx: StrategyContext) {
   return serviceRanges(c.serviceClusterIPRange, c.serviceNodePortRange);
 }
 
-/**
- * Until the store calls `allocate` (see AllocatingStrategy), allocation runs in
- * prepareForCreate/prepareForUpdate against this process-local ledger of what this process
- * handed out (not restart-safe, no release on delete: a same-named re-create replaces its entry).
- */
-let storeAllocates = false;
-const ledger = new Map<string, Obj>();
-const ledgerKey = (o: Obj) => `${str(o.metadata?.namespace)}/${str(o.metadata?.name)}`;
-
-/** Errors from the fallback allocation, reported by validate / validateUpdate. */
-const pendingErrors = new WeakMap<object, FieldError[]>();
-
-function fallbackAllocate(o: Obj, old: Obj | undefined): void {
-  if (storeAllocates) return;
-  const errs = allocateService(o, old, holdingsOf(ledger.values(), { namespace: str(o.metadata?.namespace), name: str(o.metadata?.name) }), serviceRanges());
-  if (errs.length) pendingErrors.set(o, errs);
-  else ledger.set(ledgerKey(o), { metadata: { ...o.metadata }, spec: structuredClone(o.spec) });
-}
-
-export interface AllocatingStrategy extends Strategy {
-  /**
-   * Proposed store hook: called before prepareForCreate / prepareForUpdate (with the stored
-   * object as `old` on update) while the store holds a per-resource lock; `others` lists every
-   * stored object of the resource. Returns upstream's allocation errors (422 Invalid).
-   */
-  allocate(obj: KObject, old: KObject | undefined, ctx: StrategyContext, others: () => Promise<KObject[]>): Promise<FieldError[]>;
-}
-
 const serviceBase = kind(
   { nameRule: "dns1035", tracksGeneration: true, returnDeletedObject: true },
   {
     defaults: defaultService,
     initialStatus: () => ({ loadBalancer: {} }),
-    onCreate: (o) => fallbackAllocate(o, undefined),
     onUpdate: (o, old, ctx) => {
       if (ctx.subresource === "status") return;
       keepAllocatedValues(o, old);
-      fallbackAllocate(o, old);
     },
-    validate: (o) => [...(pendingErrors.get(o) ?? []), ...validateService(o)],
-    validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? [] : [...(pendingErrors.get(o) ?? []), ...validateServiceUpdate(o, old)]),
+    validate: (o) => validateService(o),
+    validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? [] : validateServiceUpdate(o, old)),
   },
 );
 
-const services: AllocatingStrategy = {
+// Allocation runs in the store's allocate hook, under its per-type lock, against every stored
+// Service: nothing is remembered in this module (servers in one process share no state).
+const services: Strategy = {
   ...serviceBase,
   async allocate(o, old, ctx, others) {
-    storeAllocates = true;
     defaultService(o);
     if (old) keepAllocatedValues(o, old);
     const held = holdingsOf(await others(), { namespace: str(o.metadata.namespace), name: str(o.metadata.name) });

@@ -193,4 +193,4 @@ export function kubernetesService(r: ServiceRanges = serviceRanges(), securePort
   };
 }
 
-void ipv4ToNumber;
+

@@ -1,6 +1,6 @@
 // Small shared pieces for the per-kind validators: JSON access, field paths, upstream's generic
 // messages (immutable field, port numbers, port names) and the "not found" field error.
-import { invalid, isDNS1123Label, type FieldError, type FieldErrorType } from "../../apimachinery/validation.js";
+import { invalid, isDNS1123Label, type FieldError } from "../../apimachinery/validation.js";
 
 export type Obj = Record<string, any>;
 
@@ -24,13 +24,8 @@ export function immutable(field: string, newValue: unknown, oldValue: unknown): 
   return deepEq(newValue, oldValue) ? [] : [invalid(field, newValue === undefined ? null : newValue, FIELD_IMMUTABLE)];
 }
 
-/**
- * Upstream field.NotFound (`Not found: <value>`). The shared FieldErrorType union has no
- * member for it yet; the type string is upstream's.
- */
-export function notFound(field: string, badValue: unknown): FieldError {
-  return { type: "FieldValueNotFound" as FieldErrorType, field, message: "", badValue };
-}
+/** Upstream field.NotFound (`Not found: <value>`). */
+export { notFound } from "../../apimachinery/validation.js";
 
 /** Upstream validation.IsValidPortNum. */
 export function isValidPortNum(port: number): string[] {
