@@ -102,13 +102,4 @@ export function tooOldError(): ApiError {
   return new ApiError(410, "Expired", "The resourceVersion for the provided list is too old.");
 }
 
-/** Upstream NewTooLargeResourceVersionError: 504 Timeout with the ResourceVersionTooLarge cause and Retry-After. */
-export function tooLargeError(requested: number, current: number, retrySeconds = 1): ApiError {
-  return new ApiError(
-    504,
-    "Timeout",
-    `Timeout: Too large resource version: ${requested}, current: ${current}`,
-    { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: retrySeconds },
-    { "retry-after": String(retrySeconds) },
-  );
-}
+export { tooLargeError } from "./resource-version.js";

@@ -11,12 +11,13 @@ function invalidRV(rv: string, what: string): ApiError {
   return badRequest(`invalid ${what}: ${JSON.stringify(rv)}`);
 }
 
-export function tooLargeResourceVersion(requested: number, current: number): ApiError {
+/** Upstream NewTooLargeResourceVersionError: 504 Timeout with the ResourceVersionTooLarge cause and Retry-After. */
+export function tooLargeError(requested: number, current: number, retrySeconds = 1): ApiError {
   return new ApiError(
     504,
     "Timeout",
-    `Too large resource version: ${requested}, current: ${current}`,
-    { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
-    { "retry-after": "1" },
+    `Timeout: Too large resource version: ${requested}, current: ${current}`,
+    { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: retrySeconds },
+    { "retry-after": String(retrySeconds) },
   );
 }

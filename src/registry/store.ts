@@ -17,7 +17,7 @@ import { StorageError, type Storage } from "../storage/interface.js";
 import { decodeFromStorage, encodeForStorage } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "./object.js";
 import { storageKey, type ResourceType } from "./resource-type.js";
-import { parseResourceVersion, tooLargeResourceVersion } from "./resource-version.js";
+import { parseResourceVersion, tooLargeError } from "./resource-version.js";
 import type { StrategyContext } from "./strategy.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./validate-meta.js";
 import { withUpdateOwnership } from "./field-ownership.js";
@@ -89,7 +89,7 @@ export class GenericStore {
     for (;;) {
       const current = await this.storage.currentRevision();
       if (current >= rev) return current;
-      if (Date.now() >= deadline) throw tooLargeResourceVersion(rev, current);
+      if (Date.now() >= deadline) throw tooLargeError(rev, current);
       await new Promise((r) => setTimeout(r, 50));
     }
   }

@@ -51,7 +51,7 @@ export function writeObject(ex: Exchange, status: number, obj: unknown, codec: C
 
 export function writeError(ex: Exchange, err: unknown, codec: Codec = jsonCodec): void {
   const e = asApiError(err);
-  if (e.code >= 500) console.error("kapi: internal error:", err);
+  if (e.code === 500) console.error("kapi: internal error:", err);
   if (ex.headersSent || ex.closed) {
     ex.end();
     return;
