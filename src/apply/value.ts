@@ -3,6 +3,8 @@
 // elements), Go-compatible JSON encoding (keys sorted, HTML characters
 // escaped, as Go's encoding/json writes them) and Go's %q quoting.
 
+import { goQuote } from "../apimachinery/validation.js";
+
 /** A plain JSON value as produced by JSON.parse. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -144,50 +146,8 @@ export function isGoPrintable(ch: string): boolean {
   return ch === " " || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch);
 }
 
-/** A string quoted as Go's %q / strconv.Quote does. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case "\\":
-        out += "\\\\";
-        continue;
-      case "\x07":
-        out += "\\a";
-        continue;
-      case "\b":
-        out += "\\b";
-        continue;
-      case "\f":
-        out += "\\f";
-        continue;
-      case "\n":
-        out += "\\n";
-        continue;
-      case "\r":
-        out += "\\r";
-        continue;
-      case "\t":
-        out += "\\t";
-        continue;
-      case "\v":
-        out += "\\v";
-        continue;
-    }
-    if (isGoPrintable(ch)) {
-      out += ch;
-      continue;
-    }
-    const cp = ch.codePointAt(0)!;
-    if (cp < 0x80) out += "\\x" + cp.toString(16).padStart(2, "0");
-    else if (cp < 0x10000) out += "\\u" + cp.toString(16).padStart(4, "0");
-    else out += "\\U" + cp.toString(16).padStart(8, "0");
-  }
-  return out + '"';
-}
+/** A string quoted as Go's %q / strconv.Quote does (one implementation, shared with validation). */
+export { goQuote };
 
 /** A value formatted as structured-merge-diff's value.ToString (used in path strings). */
 export function smdValueString(v: unknown): string {
