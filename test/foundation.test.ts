@@ -267,3 +267,15 @@ describe("wire basics", () => {
     expect(ns.status).toBe(405);
   });
 });
+
+describe("PUT of a missing object", () => {
+  it("creates it where upstream allows (leases, RBAC) and answers 404 elsewhere", async () => {
+    const lease = await req(s, "PUT", "/apis/coordination.k8s.io/v1/namespaces/default/leases/l1", { body: { metadata: { name: "l1" }, spec: { holderIdentity: "me" } } });
+    expect(lease.status).toBe(201);
+    expect(lease.json.spec.holderIdentity).toBe("me");
+    const role = await req(s, "PUT", "/apis/rbac.authorization.k8s.io/v1/clusterroles/r1", { body: { metadata: { name: "r1" }, rules: [] } });
+    expect(role.status).toBe(201);
+    const cm = await req(s, "PUT", "/api/v1/namespaces/default/configmaps/absent", { body: { metadata: { name: "absent" } } });
+    expect(cm.status).toBe(404);
+  });
+});

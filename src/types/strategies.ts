@@ -371,7 +371,16 @@ const specTypes = new Set([
 
 const withSpec = strategy({ tracksGeneration: true });
 
+// Types whose PUT of a missing object creates it (upstream strategies' AllowCreateOnUpdate).
+const createOnUpdate = new Set([
+  "endpoints", "events", "limitranges", "services", "serviceaccounts",
+  "events.events.k8s.io", "leases.coordination.k8s.io", "endpointslices.discovery.k8s.io",
+  "roles.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io",
+  "rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io",
+]);
+
 export function strategyFor(group: string, resource: string): Strategy {
   const key = group ? `${resource}.${group}` : resource;
-  return overrides[key] ?? (specTypes.has(key) ? withSpec : defaultStrategy);
+  const s = overrides[key] ?? (specTypes.has(key) ? withSpec : defaultStrategy);
+  return createOnUpdate.has(key) ? { ...s, allowCreateOnUpdate: true } : s;
 }
