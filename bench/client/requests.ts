@@ -21,7 +21,6 @@ export interface Generator {
 }
 
 const RV = "__RV__";
-const rvPattern = /"resourceVersion":"(\d+)"/;
 
 export function generator(spec: RequestSpec): Generator {
   switch (spec.op) {
@@ -54,9 +53,10 @@ export function generator(spec: RequestSpec): Generator {
       const tpl = JSON.stringify({ ...p, metadata: { ...(p.metadata as object), resourceVersion: RV } });
       const rvs: string[] = [];
       const name = (slot: number) => `${spec.prefix}-${slot}`;
+      // Decoded, not pattern-matched: field order and managedFields size are the server's business.
       const remember = (slot: number, r: Response) => {
-        const m = r.body ? rvPattern.exec(r.body.toString("latin1", 0, Math.min(r.body.length, 2048))) : null;
-        if (m) rvs[slot] = m[1];
+        const rv = r.body ? (JSON.parse(r.body.toString("utf8")) as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion : undefined;
+        if (rv) rvs[slot] = rv;
       };
       return {
         async prepare(slot, conn) {
