@@ -12,8 +12,15 @@ import { negotiateRead, withoutTypeMeta, writeList, writeOne } from "./output.js
 
 export async function handleGet(r: ResourceRequest): Promise<void> {
   const n = negotiateRead(r);
-  const obj = await r.parts.store.get(r.type, r.info.namespace, r.info.name, r.ex.query.get("resourceVersion"));
-  writeOne(r, n, 200, obj);
+  const rv = r.ex.query.get("resourceVersion");
+  if (!n.target && !r.pretty && n.codec.mediaType === "application/json") {
+    // The hot path: plain JSON straight from the stored bytes.
+    const got = await r.parts.store.getJson(r.type, r.info.namespace, r.info.name, rv);
+    if ("json" in got) writeBytes(r.ex, 200, Buffer.from(got.json + "\n"), "application/json");
+    else writeOne(r, n, 200, got.obj);
+    return;
+  }
+  writeOne(r, n, 200, await r.parts.store.get(r.type, r.info.namespace, r.info.name, rv));
 }
 
 export async function handleList(r: ResourceRequest): Promise<void> {

@@ -22,3 +22,24 @@ export function decodeFromStorage(kv: KeyValue, t: ResourceType): KObject {
   obj.metadata.resourceVersion = String(kv.modRevision);
   return obj;
 }
+
+/**
+ * The object's JSON as served, straight from the stored bytes when they start with exactly this
+ * type's kind/apiVersion/metadata prefix (how the store writes them): the resourceVersion is
+ * spliced in after `"metadata":{`, with no parse and no re-encode. Undefined otherwise (the
+ * caller decodes).
+ */
+export function servedJson(kv: KeyValue, t: ResourceType): string | undefined {
+  const prefix = storedPrefix(t);
+  if (!kv.value.startsWith(prefix)) return undefined;
+  const rest = kv.value.slice(prefix.length);
+  const rv = `"resourceVersion":"${kv.modRevision}"`;
+  return prefix + (rest.startsWith("}") ? rv : rv + ",") + rest;
+}
+
+const prefixes = new WeakMap<ResourceType, string>();
+function storedPrefix(t: ResourceType): string {
+  let p = prefixes.get(t);
+  if (p === undefined) prefixes.set(t, (p = `{"kind":${JSON.stringify(t.kind)},"apiVersion":${JSON.stringify(t.apiVersion)},"metadata":{`));
+  return p;
+}

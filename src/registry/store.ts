@@ -14,7 +14,7 @@ import {
 } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
 import { StorageError, type Storage } from "../storage/interface.js";
-import { decodeFromStorage, encodeForStorage } from "./codec.js";
+import { decodeFromStorage, encodeForStorage, servedJson } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "./object.js";
 import { storageKey, type ResourceType } from "./resource-type.js";
 import { parseResourceVersion, tooLargeError } from "./resource-version.js";
@@ -81,6 +81,16 @@ export class GenericStore {
     const kv = await this.storage.get(storageKey(t, ns, name));
     if (!kv) throw notFound(t.gr, name);
     return decodeFromStorage(kv, t);
+  }
+
+  /** GET as JSON text: the stored bytes with the resourceVersion spliced in when possible. */
+  async getJson(t: ResourceType, ns: string, name: string, rv?: string | null): Promise<{ json: string } | { obj: KObject }> {
+    const requested = parseResourceVersion(rv);
+    if (requested !== undefined && requested > 0) await this.waitForRevision(requested);
+    const kv = await this.storage.get(storageKey(t, ns, name));
+    if (!kv) throw notFound(t.gr, name);
+    const json = servedJson(kv, t);
+    return json !== undefined ? { json } : { obj: decodeFromStorage(kv, t) };
   }
 
   /** Waits until the store has reached `rev` (NotOlderThan reads), else 504. */
