@@ -217,8 +217,13 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
   (async () => {
     const rev = await store.currentRevision();
     const snapshot = await store.storage.range("/registry/", { revision: rev });
-    if (stopped) return;
-    for (const kv of snapshot.items) observe(kv.key, kv.value);
+    // Built in slices so a large store does not hold the event loop (requests go first).
+    for (let i = 0; i < snapshot.items.length; i++) {
+      if (stopped) return;
+      const kv = snapshot.items[i];
+      observe(kv.key, kv.value);
+      if (i % 500 === 499) await new Promise((r) => setImmediate(r));
+    }
     watcher = store.storage.watch("/registry/", { afterRevision: snapshot.revision }, onEvent, () => undefined);
     kick();
     // Periodic resync catches anything a failed attempt left behind.

@@ -21,6 +21,7 @@ import type { ServerParts } from "../handlers/context.js";
 import { runChecks, runOneCheck, type HealthCheck } from "../observability/health.js";
 import { versionInfo } from "../observability/version.js";
 import type { KObject } from "../registry/object.js";
+import { storageKey, type ResourceType } from "../registry/resource-type.js";
 import { GenericStore } from "../registry/store.js";
 import { TypeRegistry } from "../registry/type-registry.js";
 import type { Storage } from "../storage/interface.js";
@@ -98,17 +99,15 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     streams: new Set(),
   };
 
-  for (const name of defaultNamespaces) {
-    await store.create(nsType, "", { metadata: { name } } as KObject, { dryRun: false }).catch((e) => {
+  // Bootstrap objects, created only when missing; the writes of a batch share one commit.
+  const ensure = async (t: ResourceType | undefined, ns: string, obj: KObject) => {
+    if (!t || (await storage.get(storageKey(t, ns, obj.metadata.name!)))) return;
+    await store.create(t, ns, obj, { dryRun: false }).catch((e) => {
       if (e?.reason !== "AlreadyExists") throw e;
     });
-  }
-  const svcType = types.get("", "v1", "services");
-  if (svcType) {
-    await store.create(svcType, "default", kubernetesService(ranges, o.securePort || 443) as KObject, { dryRun: false }).catch((e) => {
-      if (e?.reason !== "AlreadyExists") throw e;
-    });
-  }
+  };
+  await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
+  await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
   bootstrapped = true;
   const controllers = [startNamespaceController(store, types), startGarbageCollector(store, types)];
 
