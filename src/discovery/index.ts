@@ -1,4 +1,4 @@
-// Discovery and OpenAPI serving. Every document is built and encoded once, at construction:
+// Discovery and OpenAPI serving. Every document is built and encoded once, on first use:
 // the set of served types is fixed for the server's life (--runtime-config is read at start),
 // so answers are pre-encoded bytes with content-hash ETags.
 import { ApiError, notAcceptable } from "../apimachinery/errors.js";
@@ -62,31 +62,32 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
   const core = groups.filter((g) => g.name === "");
   const named = groups.filter((g) => g.name !== "");
 
-  // Legacy documents.
-  const apisDoc = doc(apiGroupList(groups));
-  const groupDocs = new Map(named.map((g) => [g.name, doc(apiGroup(g, true))]));
-  const versionDocs = new Map<string, Doc>();
-  for (const g of groups) for (const v of g.versions) versionDocs.set(`${g.name}/${v.version}`, doc(apiResourceList(g.name, v)));
+  // Documents are built on first use (start-up stays fast) and then served as fixed bytes.
+  const legacyAndAggregated = memo(() => {
+    const apisDoc = doc(apiGroupList(groups));
+    const groupDocs = new Map(named.map((g) => [g.name, doc(apiGroup(g, true))]));
+    const versionDocs = new Map<string, Doc>();
+    for (const g of groups) for (const v of g.versions) versionDocs.set(`${g.name}/${v.version}`, doc(apiResourceList(g.name, v)));
+    return { apisDoc, groupDocs, versionDocs, aggCore: aggregated(core, [...discoveryVersions]), aggApis: aggregated(named, [...discoveryVersions]) };
+  });
 
-  // Aggregated documents.
-  const aggCore = aggregated(core, [...discoveryVersions]);
-  const aggApis = aggregated(named, [...discoveryVersions]);
-
-  // OpenAPI v3: documents keyed as the index names them, then the index pointing at hashed URLs.
-  const openapi = new Map<string, Encoded>();
-  openapi.set("api", encodeJson(coreRootDocument(), false));
-  openapi.set("apis", encodeJson(apisRootDocument(), false));
-  openapi.set("version", encodeJson(versionDocument(), false));
-  for (const g of groups) {
-    if (g.name) openapi.set(`apis/${g.name}`, encodeJson(groupDocument(g), false));
-    for (const v of g.versions) openapi.set(g.name ? `apis/${g.name}/${v.version}` : `api/${v.version}`, encodeJson(groupVersionDocument(g.name, v), false));
-  }
   const hashedUrl = (key: string, hash: string) => `/openapi/v3/${key}?hash=${hash}`;
-  const indexPaths = Object.fromEntries(
-    [...openapi.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, e]) => [k, { serverRelativeURL: hashedUrl(k, e.hash) }]),
-  );
-  const openapiIndex = encodeJson({ paths: indexPaths }, false);
   const lastModified = new Date().toUTCString();
+  // OpenAPI v3: documents keyed as the index names them, then the index pointing at hashed URLs.
+  const openapiDocs = memo(() => {
+    const openapi = new Map<string, Encoded>();
+    openapi.set("api", encodeJson(coreRootDocument(), false));
+    openapi.set("apis", encodeJson(apisRootDocument(), false));
+    openapi.set("version", encodeJson(versionDocument(), false));
+    for (const g of groups) {
+      if (g.name) openapi.set(`apis/${g.name}`, encodeJson(groupDocument(g), false));
+      for (const v of g.versions) openapi.set(g.name ? `apis/${g.name}/${v.version}` : `api/${v.version}`, encodeJson(groupVersionDocument(g.name, v), false));
+    }
+    const indexPaths = Object.fromEntries(
+      [...openapi.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, e]) => [k, { serverRelativeURL: hashedUrl(k, e.hash) }]),
+    );
+    return { openapi, openapiIndex: encodeJson({ paths: indexPaths }, false) };
+  });
 
   /** /api or /apis: aggregated when asked for, else the legacy document. */
   function serveRoot(ex: Exchange, agg: Aggregated, legacy: () => Doc): void {
@@ -109,7 +110,7 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
   }
 
   function serveOpenAPI(ex: Exchange, key: string): void {
-    const enc = openapi.get(key);
+    const enc = openapiDocs().openapi.get(key);
     if (!enc) throw notFoundStatus();
     // JSON only: a client that accepts nothing but the protobuf form gets 406.
     const json = parseAccept(header(ex.headers, "accept")).some((m) => (m.type === "application" || m.type === "*") && (m.subtype === "json" || m.subtype === "*"));
@@ -132,14 +133,16 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
   function route(ex: Exchange): boolean {
     const path = ex.path.length > 1 && ex.path.endsWith("/") ? ex.path.slice(0, -1) : ex.path;
     if (path === "/api") {
-      serveRoot(ex, aggCore, () => doc(apiVersions(serverAddress(ex))));
+      serveRoot(ex, legacyAndAggregated().aggCore, () => doc(apiVersions(serverAddress(ex))));
       return true;
     }
     if (path === "/apis") {
-      serveRoot(ex, aggApis, () => apisDoc);
+      const d = legacyAndAggregated();
+      serveRoot(ex, d.aggApis, () => d.apisDoc);
       return true;
     }
     if (path === "/openapi/v3") {
+      const { openapiIndex } = openapiDocs();
       const h = { "content-type": "application/json", etag: openapiIndex.etag, "cache-control": "no-cache, private", "last-modified": lastModified };
       if (!notModified(ex, openapiIndex.etag, h)) sendBytes(ex, 200, openapiIndex.bytes, h);
       return true;
@@ -152,12 +155,13 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
     if (path === "/openapi/v2") throw notFoundStatus();
     const parts = path.split("/").filter((s) => s !== "");
     if (parts[0] === "api" && parts.length === 2) {
-      const d = versionDocs.get(`/${parts[1]}`);
+      const d = legacyAndAggregated().versionDocs.get(`/${parts[1]}`);
       if (!d) throw notFoundStatus();
       servePlain(ex, d);
       return true;
     }
     if (parts[0] === "apis" && (parts.length === 2 || parts.length === 3)) {
+      const { groupDocs, versionDocs } = legacyAndAggregated();
       const d = parts.length === 2 ? groupDocs.get(parts[1]) : versionDocs.get(`${parts[1]}/${parts[2]}`);
       if (!d) throw notFoundStatus();
       servePlain(ex, d);
@@ -176,6 +180,11 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
     }
   };
   return { handler };
+}
+
+function memo<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
 }
 
 /** host:port the request came to (HTTP/2 :authority, else Host, else the socket's local address). */
