@@ -3,7 +3,7 @@
 // parsed from upstream generated.proto files by scripts/generate-schemas.mjs,
 // and how they relate to the OpenAPI (JSON) definitions. No comments.
 
-import protobufFile from "./generated/protobuf.json" with { type: "json" };
+import { lazyTable } from "./generated-table.js";
 import { definitionNameForGVK } from "./schema-facts.js";
 
 export type ProtoScalarType =
@@ -71,11 +71,21 @@ interface ProtobufFile {
   readonly customJson: Readonly<Record<string, CustomJsonShape>>;
 }
 
-const file = protobufFile as unknown as ProtobufFile;
-const messages = new Map<string, ProtoMessage>(Object.entries(file.messages));
-const defToMsg = new Map<string, string>(Object.entries(file.definitionToMessage));
-const msgToDef = new Map<string, string>([...defToMsg].map(([d, m]) => [m, d]));
-const customJson = new Map<string, CustomJsonShape>(Object.entries(file.customJson));
+const file = lazyTable<ProtobufFile>("protobuf.json");
+let index: { messages: Map<string, ProtoMessage>; defToMsg: Map<string, string>; msgToDef: Map<string, string>; customJson: Map<string, CustomJsonShape> } | undefined;
+function tables() {
+  if (!index) {
+    const f = file();
+    const defToMsg = new Map<string, string>(Object.entries(f.definitionToMessage));
+    index = {
+      messages: new Map<string, ProtoMessage>(Object.entries(f.messages)),
+      defToMsg,
+      msgToDef: new Map<string, string>([...defToMsg].map(([d, m]) => [m, d])),
+      customJson: new Map<string, CustomJsonShape>(Object.entries(f.customJson)),
+    };
+  }
+  return index;
+}
 
 const SCALARS: ReadonlySet<string> = new Set<ProtoScalarType>([
   "double", "float", "int32", "int64", "uint32", "uint64", "sint32", "sint64",
@@ -83,11 +93,13 @@ const SCALARS: ReadonlySet<string> = new Set<ProtoScalarType>([
 ]);
 
 /** Every message name, sorted (e.g. "k8s.io.api.core.v1.Pod"). */
-export const protoMessageNames: readonly string[] = Object.freeze([...messages.keys()]);
+export function protoMessageNames(): readonly string[] {
+  return [...tables().messages.keys()];
+}
 
 /** A message by fully-qualified name (a leading "." is accepted). */
 export function getProtoMessage(name: string): ProtoMessage | undefined {
-  return messages.get(name.startsWith(".") ? name.slice(1) : name);
+  return tables().messages.get(name.startsWith(".") ? name.slice(1) : name);
 }
 
 /** Field of a message by proto field number. */
@@ -112,24 +124,26 @@ export function jsonNameOf(field: ProtoField): string {
 
 /** Message of an OpenAPI definition ("io.k8s.api.core.v1.Pod" → "k8s.io.api.core.v1.Pod"). */
 export function protoMessageForDefinition(definition: string): string | undefined {
-  return defToMsg.get(definition);
+  return tables().defToMsg.get(definition);
 }
 
 /** OpenAPI definition of a message ("k8s.io.api.core.v1.Pod" → "io.k8s.api.core.v1.Pod"). */
 export function definitionForProtoMessage(message: string): string | undefined {
-  return msgToDef.get(message);
+  return tables().msgToDef.get(message);
 }
 
 /** Message of a served group-version-kind (core group is ""), e.g. ("apps","v1","Deployment") → "k8s.io.api.apps.v1.Deployment". */
 export function protoMessageForGVK(group: string, version: string, kind: string): string | undefined {
   const def = definitionNameForGVK(group, version, kind);
-  return def === undefined ? undefined : defToMsg.get(def);
+  return def === undefined ? undefined : tables().defToMsg.get(def);
 }
 
 /** JSON form of a message whose JSON is not an object of its fields; undefined for ordinary messages. */
 export function customJsonShape(message: string): CustomJsonShape | undefined {
-  return customJson.get(message);
+  return tables().customJson.get(message);
 }
 
 /** Fields whose JSON name differs from the proto name, per message: { protoName: jsonName }. */
-export const protoJsonNameOverrides: Readonly<Record<string, Readonly<Record<string, string>>>> = file.jsonNames;
+export function protoJsonNameOverrides(): Readonly<Record<string, Readonly<Record<string, string>>>> {
+  return file().jsonNames;
+}

@@ -3,7 +3,7 @@
 // group-version-kinds) of every definition of the kube-apiserver 1.34 OpenAPI v2
 // document, as produced by scripts/generate-schemas.mjs. No descriptions.
 
-import schemasFile from "./generated/schemas.json" with { type: "json" };
+import { lazyTable } from "./generated-table.js";
 
 export type SchemaType = "object" | "array" | "string" | "integer" | "number" | "boolean";
 
@@ -51,39 +51,47 @@ interface SchemasFile {
   readonly definitions: Readonly<Record<string, SchemaFacts>>;
 }
 
-const definitions: Readonly<Record<string, SchemaFacts>> = (schemasFile as unknown as SchemasFile).definitions;
-const definitionMap = new Map<string, SchemaFacts>(Object.entries(definitions));
-
-const byGVK = new Map<string, string>();
-for (const [name, schema] of definitionMap) {
-  for (const gvk of schema["x-kubernetes-group-version-kind"] ?? []) {
-    const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
-    // meta/v1 types (DeleteOptions, WatchEvent, …) are registered in every
-    // group-version; a group's own type wins over them.
-    const prev = byGVK.get(key);
-    if (prev === undefined || (prev.startsWith("io.k8s.apimachinery.") && !name.startsWith("io.k8s.apimachinery."))) {
-      byGVK.set(key, name);
+const file = lazyTable<SchemasFile>("schemas.json");
+let index: { definitionMap: Map<string, SchemaFacts>; byGVK: Map<string, string> } | undefined;
+function tables() {
+  if (!index) {
+    const definitionMap = new Map<string, SchemaFacts>(Object.entries(file().definitions));
+    const byGVK = new Map<string, string>();
+    for (const [name, schema] of definitionMap) {
+      for (const gvk of schema["x-kubernetes-group-version-kind"] ?? []) {
+        const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+        // meta/v1 types (DeleteOptions, WatchEvent, …) are registered in every
+        // group-version; a group's own type wins over them.
+        const prev = byGVK.get(key);
+        if (prev === undefined || (prev.startsWith("io.k8s.apimachinery.") && !name.startsWith("io.k8s.apimachinery."))) {
+          byGVK.set(key, name);
+        }
+      }
     }
+    index = { definitionMap, byGVK };
   }
+  return index;
 }
 
 /** Every definition name, sorted. */
-export const definitionNames: readonly string[] = Object.freeze([...definitionMap.keys()]);
+export function definitionNames(): readonly string[] {
+  return [...tables().definitionMap.keys()];
+}
 
 /** The definition with this name (e.g. "io.k8s.api.core.v1.Pod"; a "#/definitions/" prefix is accepted). */
 export function getDefinition(name: string): SchemaFacts | undefined {
-  return definitionMap.get(stripRefPrefix(name));
+  return tables().definitionMap.get(stripRefPrefix(name));
 }
 
 /** Name of the definition of a group-version-kind (core group is ""), e.g. ("apps","v1","Deployment") → "io.k8s.api.apps.v1.Deployment". */
 export function definitionNameForGVK(group: string, version: string, kind: string): string | undefined {
-  return byGVK.get(`${group}/${version}/${kind}`);
+  return tables().byGVK.get(`${group}/${version}/${kind}`);
 }
 
 /** The definition of a group-version-kind (core group is ""). */
 export function definitionForGVK(group: string, version: string, kind: string): SchemaFacts | undefined {
   const name = definitionNameForGVK(group, version, kind);
-  return name === undefined ? undefined : definitionMap.get(name);
+  return name === undefined ? undefined : tables().definitionMap.get(name);
 }
 
 /**
@@ -95,7 +103,7 @@ export function resolveRef(ref: string | SchemaFacts): SchemaFacts {
   let schema: SchemaFacts = typeof ref === "string" ? { $ref: ref } : ref;
   for (let depth = 0; schema.$ref !== undefined; depth++) {
     if (depth > 32) throw new Error(`reference cycle at ${schema.$ref}`);
-    const target = definitionMap.get(stripRefPrefix(schema.$ref));
+    const target = tables().definitionMap.get(stripRefPrefix(schema.$ref));
     if (target === undefined) throw new Error(`unknown schema definition: ${schema.$ref}`);
     schema = target;
   }

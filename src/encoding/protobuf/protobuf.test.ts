@@ -104,7 +104,7 @@ interface KindCase {
 
 function kindsWithMessages(): KindCase[] {
   const out: KindCase[] = [];
-  for (const def of definitionNames) {
+  for (const def of definitionNames()) {
     for (const gvk of getDefinition(def)!["x-kubernetes-group-version-kind"] ?? []) {
       if (protoMessageForGVK(gvk.group, gvk.version, gvk.kind) !== protoMessageForDefinition(def)) continue;
       if (protoMessageForDefinition(def) === undefined) continue;
