@@ -216,15 +216,18 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
   // Build the graph from a snapshot, then follow every change after it.
   (async () => {
     const rev = await store.currentRevision();
-    const snapshot = await store.storage.range("/registry/", { revision: rev });
-    // Built in slices so a large store does not hold the event loop (requests go first).
-    for (let i = 0; i < snapshot.items.length; i++) {
+    // Read in pages at one revision, yielding between them, so a large store does not hold the
+    // event loop at start-up (requests go first); the watch then continues from that revision.
+    let startAfter: string | undefined;
+    for (;;) {
+      const page = await store.storage.range("/registry/", { revision: rev, startAfter, limit: 1000 });
       if (stopped) return;
-      const kv = snapshot.items[i];
-      observe(kv.key, kv.value);
-      if (i % 500 === 499) await new Promise((r) => setImmediate(r));
+      for (const kv of page.items) observe(kv.key, kv.value);
+      if (!page.more || page.items.length === 0) break;
+      startAfter = page.items[page.items.length - 1].key;
+      await new Promise((r) => setImmediate(r));
     }
-    watcher = store.storage.watch("/registry/", { afterRevision: snapshot.revision }, onEvent, () => undefined);
+    watcher = store.storage.watch("/registry/", { afterRevision: rev }, onEvent, () => undefined);
     kick();
     // Periodic resync catches anything a failed attempt left behind.
     timer = setInterval(() => {

@@ -1,6 +1,5 @@
 // The parts of the request path that live in their own folders (discovery, OpenAPI, protobuf),
 // plugged in here so start.ts stays the one assembly point.
-import { createDiscovery } from "../discovery/index.js";
 import type { Codec } from "../encoding/codec.js";
 import { protobufCodec } from "../encoding/protobuf/index.js";
 import type { ServerParts } from "../handlers/context.js";
@@ -11,8 +10,10 @@ export function extraCodecs(): Codec[] {
 }
 
 export function extraNonResourceHandlers(parts: ServerParts): NonResourceHandler[] {
-  // v2beta1 aggregated discovery stays served unless the removal gate is turned on: kubectl
-  // 1.27–1.29 ask for it.
-  const discovery = createDiscovery(parts.types, { v2beta1: !parts.gates.enabled("AggregatedDiscoveryRemoveBetaType") });
-  return [discovery.handler];
+  // Discovery is loaded with its first request, keeping it off the start-up path. v2beta1
+  // aggregated discovery stays served unless the removal gate is on: kubectl 1.27–1.29 ask for it.
+  let discovery: Promise<NonResourceHandler> | undefined;
+  const load = () =>
+    (discovery ??= import("../discovery/index.js").then(({ createDiscovery }) => createDiscovery(parts.types, { v2beta1: !parts.gates.enabled("AggregatedDiscoveryRemoveBetaType") }).handler));
+  return [async (ex, user, info) => (await load())(ex, user, info)];
 }
