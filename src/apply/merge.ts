@@ -203,10 +203,13 @@ function envOf(opts: FieldManagerOptions): Env {
   };
 }
 
+// A shallow view without metadata.managedFields: the engine only reads objects, so copying
+// the top and metadata levels is enough (a deep copy of every write's object was its top cost).
 function withoutManagedFields(obj: unknown): JsonObject {
-  const o = isObject(obj) ? cloneJson(obj) : {};
-  if (isObject(o.metadata) && "managedFields" in o.metadata) delete o.metadata.managedFields;
-  return o;
+  if (!isObject(obj)) return {};
+  if (!isObject(obj.metadata) || !("managedFields" in obj.metadata)) return obj;
+  const { managedFields: _m, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
 }
 
 function filterIgnored(env: Env, set: FieldSet): FieldSet {
@@ -351,13 +354,12 @@ function stripNulls(v: unknown): unknown {
 
 function finish(obj: JsonObject, managed: Managed): FieldManagerResult {
   const entries = encodeManagedFields(managed);
-  const out = cloneJson(obj);
-  if (entries.length > 0) {
-    if (!isObject(out.metadata)) out.metadata = {};
-    (out.metadata as JsonObject).managedFields = cloneJson(entries) as unknown as JsonObject[];
-  } else if (isObject(out.metadata)) {
-    delete (out.metadata as JsonObject).managedFields;
-  }
+  // Only metadata changes here: the rest of the object is shared with `obj`, not copied.
+  const metadata: JsonObject = isObject(obj.metadata) ? { ...obj.metadata } : {};
+  if (entries.length > 0) metadata.managedFields = entries as unknown as JsonObject[]; // freshly built: no copy needed
+  else delete metadata.managedFields;
+  const out: JsonObject = { ...obj, metadata };
+  if (entries.length === 0 && !isObject(obj.metadata)) delete out.metadata;
   return { object: out, managedFields: entries };
 }
 

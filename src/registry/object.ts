@@ -40,9 +40,18 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** RFC 3339 with second precision, as metav1.Time serialises. */
-export function nowTimestamp(d = new Date()): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+export function nowTimestamp(d?: Date): string {
+  if (d) return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+  // Many writes per second share one formatted "now".
+  const sec = Math.floor(Date.now() / 1000);
+  if (sec !== lastSecond) {
+    lastSecond = sec;
+    lastStamp = new Date(sec * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  }
+  return lastStamp;
 }
+let lastSecond = -1;
+let lastStamp = "";
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -41,12 +41,23 @@ const verbHandlers: Record<string, ResourceHandler> = {
   deletecollection: handleDeleteCollection,
 };
 
-export function peerCertificate(socket: TLSSocket | undefined): AuthnRequest["peerCertificate"] {
+type Peer = AuthnRequest["peerCertificate"];
+// A connection's client certificate does not change: read it once per socket (reading it is
+// costly, and every request on a keep-alive or HTTP/2 connection would otherwise repeat it).
+const peers = new WeakMap<TLSSocket, Peer | null>();
+
+export function peerCertificate(socket: TLSSocket | undefined): Peer {
   if (!socket || !socket.authorized) return undefined;
+  const known = peers.get(socket);
+  if (known !== undefined) return known ?? undefined;
   const cert = socket.getPeerCertificate?.();
-  if (!cert || !cert.subject) return undefined;
-  const o = cert.subject.O as string | string[] | undefined;
-  return { commonName: String(cert.subject.CN ?? ""), organizations: o === undefined ? [] : Array.isArray(o) ? o : [o] };
+  let peer: Peer;
+  if (cert && cert.subject) {
+    const o = cert.subject.O as string | string[] | undefined;
+    peer = { commonName: String(cert.subject.CN ?? ""), organizations: o === undefined ? [] : Array.isArray(o) ? o : [o] };
+  }
+  peers.set(socket, peer ?? null);
+  return peer;
 }
 
 export function createDispatcher(cfg: DispatchConfig) {
