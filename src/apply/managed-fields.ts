@@ -296,6 +296,8 @@ export function managerName(fieldManager: string | undefined, userAgent: string 
 
 /** Normalizes a time to the RFC 3339 seconds form metav1.Time uses ("2024-01-02T03:04:05Z"). */
 export function formatTime(t: string | Date): string {
+  // Already in the seconds form (the server passes its formatted "now"): nothing to do.
+  if (typeof t === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(t)) return t;
   const d = typeof t === "string" ? new Date(t) : t;
   if (Number.isNaN(d.getTime())) throw new RangeError(`invalid time: ${String(t)}`);
   return d.toISOString().replace(/\.\d{3}Z$/, "Z");

@@ -31,8 +31,14 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
   const byPrefix = new Map<string, ResourceType>();
   for (const t of types.all()) if (!t.virtual && !byPrefix.has(t.keyPrefix)) byPrefix.set(t.keyPrefix, types.preferred(t.group, t.resource) ?? t);
 
+  // Only objects that matter to collection are parsed and kept: those with ownerReferences and
+  // those being deleted. Every other write costs a substring test, not a JSON parse.
   const nodes = new Map<string, Node>(); // key → node
   const byUid = new Map<string, Node>();
+  const liveUids = new Set<string>(); // uids known to exist (tracked, or confirmed by a read)
+  // uids seen deleted (never reused), so a read racing a delete cannot mark them live again.
+  const goneUids = new Set<string>();
+  const maxGoneUids = 100_000;
   const dependents = new Map<string, Set<string>>(); // owner uid → dependent keys
   const queue = new Set<string>(); // keys to examine
   let stopped = false;
@@ -51,28 +57,37 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
     nodes.delete(n.key);
   }
 
-  function observe(key: string, value: string | undefined) {
+  function parse(value: string): KObject | undefined {
+    try {
+      return JSON.parse(value) as KObject;
+    } catch {
+      return undefined; // undecodable objects are left to an operator (unsafe deletion)
+    }
+  }
+
+  /** A write (value) or a deletion (value undefined, `previous` the deleted bytes). */
+  function observe(key: string, value: string | undefined, previous?: string) {
     const old = nodes.get(key);
     if (old) unlink(old);
     if (value === undefined) {
-      if (old) {
-        // Its dependents may now be orphans; owners waiting in foreground may now be done.
-        for (const k of dependents.get(old.uid) ?? []) queue.add(k);
-        for (const o of old.owners) {
-          const owner = byUid.get(o.uid);
-          if (owner) queue.add(owner.key);
-        }
+      const uid = old?.uid ?? (previous !== undefined ? parse(previous)?.metadata?.uid : undefined);
+      if (!uid) return;
+      liveUids.delete(uid);
+      goneUids.add(uid);
+      if (goneUids.size > maxGoneUids) goneUids.delete(goneUids.values().next().value as string);
+      // Its dependents may now be orphans; owners waiting in foreground may now be done.
+      for (const k of dependents.get(uid) ?? []) queue.add(k);
+      for (const o of old?.owners ?? []) {
+        const owner = byUid.get(o.uid);
+        if (owner) queue.add(owner.key);
       }
       return;
     }
+    if (!value.includes('"ownerReferences"') && !value.includes('"deletionTimestamp"')) return;
     const t = typeOfKey(key);
     if (!t) return;
-    let obj: KObject;
-    try {
-      obj = JSON.parse(value) as KObject;
-    } catch {
-      return; // undecodable objects are left to an operator (unsafe deletion)
-    }
+    const obj = parse(value);
+    if (!obj) return;
     const m = obj.metadata ?? {};
     const n: Node = {
       key,
@@ -85,7 +100,10 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
       deleting: Boolean(m.deletionTimestamp),
     };
     nodes.set(key, n);
-    if (n.uid) byUid.set(n.uid, n);
+    if (n.uid) {
+      byUid.set(n.uid, n);
+      liveUids.add(n.uid);
+    }
     for (const o of n.owners) {
       let set = dependents.get(o.uid);
       if (!set) dependents.set(o.uid, (set = new Set()));
@@ -93,12 +111,11 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
     }
     if (n.owners.length > 0) queue.add(key);
     if (n.deleting && (n.finalizers.includes(orphanFinalizer) || n.finalizers.includes(foregroundFinalizer))) queue.add(key);
-    // A new object with this uid settles dependents that were waiting for it.
-    for (const k of dependents.get(n.uid) ?? []) queue.add(k);
   }
 
   function onEvent(ev: WatchEvent) {
-    observe(ev.kv.key, ev.type === "delete" ? undefined : ev.kv.value);
+    if (ev.type === "delete") observe(ev.kv.key, undefined, ev.kv.value);
+    else observe(ev.kv.key, ev.kv.value);
     kick();
   }
 
@@ -136,14 +153,17 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
   }
 
   async function ownerExists(n: Node, o: OwnerReference): Promise<boolean> {
-    if (byUid.has(o.uid)) return true;
+    if (goneUids.has(o.uid)) return false;
+    if (liveUids.has(o.uid)) return true;
     // Not in the graph: confirm with a live read (the owner may be newer than our view).
     const [group, version] = o.apiVersion.includes("/") ? o.apiVersion.split("/") : ["", o.apiVersion];
     const t = types.all().find((x) => x.group === group && x.version === version && x.kind === o.kind) ?? types.all().find((x) => x.group === group && x.kind === o.kind);
     if (!t) return false;
     try {
       const live = await store.get(t, t.namespaced ? n.namespace : "", o.name);
-      return live.metadata.uid === o.uid;
+      if (live.metadata.uid !== o.uid || goneUids.has(o.uid)) return false;
+      liveUids.add(o.uid); // until its delete event
+      return true;
     } catch (e) {
       if (e instanceof ApiError && e.code === 404) return false;
       throw e;

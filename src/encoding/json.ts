@@ -13,87 +13,96 @@ export function parseJson(text: string): unknown {
 /**
  * Paths of duplicated object keys, in upstream's notation (`spec.replicas`,
  * `spec.containers[0].name`). Assumes `text` is valid JSON (call after JSON.parse succeeded).
+ * Runs on every JSON write, so it allocates little: paths are built only for a duplicate.
  */
 export function duplicateJsonKeys(text: string): string[] {
   const dups: string[] = [];
-  let i = 0;
+  const path: (string | number)[] = [];
   const n = text.length;
+  let i = 0;
   const ws = () => {
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c === 32 || c === 10 || c === 13 || c === 9) i++;
-      else break;
-    }
+    for (let c = text.charCodeAt(i); c === 32 || c === 10 || c === 13 || c === 9; c = text.charCodeAt(++i));
   };
   const str = (): string => {
-    // text[i] === '"'
-    const start = ++i;
+    const start = ++i; // past the opening quote
     let escaped = false;
-    while (i < n) {
+    for (;;) {
       const c = text.charCodeAt(i);
       if (c === 92) {
         escaped = true;
         i += 2;
-        continue;
-      }
-      if (c === 34) break;
-      i++;
+      } else if (c === 34 || i >= n) break;
+      else i++;
     }
-    const raw = text.slice(start, i);
-    i++; // closing quote
+    const raw = text.slice(start, i++);
     return escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
   };
-  const value = (path: string): void => {
+  const render = (last: string) => {
+    let out = "";
+    for (const seg of path) out += typeof seg === "number" ? `[${seg}]` : out ? `.${seg}` : seg;
+    return out ? `${out}.${last}` : last;
+  };
+  const value = (): void => {
     ws();
-    const c = text[i];
-    if (c === "{") {
+    const c = text.charCodeAt(i);
+    if (c === 123 /* { */) {
       i++;
-      const seen = new Set<string>();
       ws();
-      if (text[i] === "}") {
+      if (text.charCodeAt(i) === 125) {
         i++;
         return;
       }
+      let seen: Set<string> | undefined;
+      let first: string | undefined;
       for (;;) {
         ws();
         const key = str();
-        const child = path ? `${path}.${key}` : key;
-        if (seen.has(key)) dups.push(child);
-        seen.add(key);
+        // Most objects have few keys; a Set is made only from the second key on.
+        if (first === undefined) first = key;
+        else {
+          if (!seen) seen = new Set([first]);
+          if (seen.has(key)) dups.push(render(key));
+          seen.add(key);
+        }
         ws();
         i++; // ':'
-        value(child);
+        path.push(key);
+        value();
+        path.pop();
         ws();
-        if (text[i] === ",") {
+        if (text.charCodeAt(i) === 44 /* , */) {
           i++;
           continue;
         }
         i++; // '}'
         return;
       }
-    } else if (c === "[") {
+    } else if (c === 91 /* [ */) {
       i++;
       ws();
-      if (text[i] === "]") {
+      if (text.charCodeAt(i) === 93) {
         i++;
         return;
       }
       for (let idx = 0; ; idx++) {
-        value(`${path}[${idx}]`);
+        path.push(idx);
+        value();
+        path.pop();
         ws();
-        if (text[i] === ",") {
+        if (text.charCodeAt(i) === 44) {
           i++;
           continue;
         }
         i++; // ']'
         return;
       }
-    } else if (c === '"') {
+    } else if (c === 34 /* " */) {
       str();
     } else {
-      while (i < n && !",}] \n\r\t".includes(text[i])) i++;
+      // number, true, false, null
+      for (let d = text.charCodeAt(i); i < n && d !== 44 && d !== 125 && d !== 93 && d !== 32 && d !== 10 && d !== 13 && d !== 9; d = text.charCodeAt(++i));
     }
   };
-  value("");
+  value();
   return dups;
 }

@@ -1,7 +1,8 @@
 // Writing objects and lists in the form the client negotiated: as-is, or as a Table.
 import { negotiateOutput, type Negotiated } from "../encoding/negotiate.js";
 import type { KObject } from "../registry/object.js";
-import { writeObject } from "../server/respond.js";
+import { writeBytes, writeObject } from "../server/respond.js";
+import { writtenJsonOf } from "../registry/codec.js";
 import { toTable, type TableList } from "./table.js";
 import type { ResourceRequest } from "./context.js";
 
@@ -20,6 +21,11 @@ export function writeResult(r: ResourceRequest, n: Negotiated, status: number, o
 }
 
 export function writeOne(r: ResourceRequest, n: Negotiated, status: number, obj: KObject, warnings: string[] = r.warnings): void {
+  const written = !n.target && !r.pretty && n.codec.mediaType === "application/json" ? writtenJsonOf(obj) : undefined;
+  if (written !== undefined) {
+    writeBytes(r.ex, status, Buffer.from(written + "\n"), "application/json", { warnings });
+    return;
+  }
   if (n.target?.as === "Table") {
     writeResult(r, n, status, toTable(r, n.target.version, [obj], undefined), warnings);
     return;

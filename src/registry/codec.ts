@@ -30,11 +30,28 @@ export function decodeFromStorage(kv: KeyValue, t: ResourceType): KObject {
  * caller decodes).
  */
 export function servedJson(kv: KeyValue, t: ResourceType): string | undefined {
+  return spliceResourceVersion(t, kv.value, kv.modRevision);
+}
+
+export function spliceResourceVersion(t: ResourceType, stored: string, revision: number): string | undefined {
   const prefix = storedPrefix(t);
-  if (!kv.value.startsWith(prefix)) return undefined;
-  const rest = kv.value.slice(prefix.length);
-  const rv = `"resourceVersion":"${kv.modRevision}"`;
+  if (!stored.startsWith(prefix)) return undefined;
+  const rest = stored.slice(prefix.length);
+  const rv = `"resourceVersion":"${revision}"`;
   return prefix + (rest.startsWith("}") ? rv : rv + ",") + rest;
+}
+
+// The JSON of an object a write just stored, so the response reuses the bytes the write encoded
+// instead of serialising the object again. Keyed by the object itself: nothing outlives it.
+const writtenJson = new WeakMap<object, string>();
+
+export function rememberWrittenJson(t: ResourceType, obj: KObject, stored: string, revision: number): void {
+  const json = spliceResourceVersion(t, stored, revision);
+  if (json !== undefined) writtenJson.set(obj, json);
+}
+
+export function writtenJsonOf(obj: object): string | undefined {
+  return writtenJson.get(obj);
 }
 
 const prefixes = new WeakMap<ResourceType, string>();

@@ -14,7 +14,7 @@ import {
 } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
 import { StorageError, type Storage } from "../storage/interface.js";
-import { decodeFromStorage, encodeForStorage, servedJson } from "./codec.js";
+import { decodeFromStorage, encodeForStorage, rememberWrittenJson, servedJson } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "./object.js";
 import { storageKey, type ResourceType } from "./resource-type.js";
 import { parseResourceVersion, tooLargeError } from "./resource-version.js";
@@ -154,8 +154,10 @@ export class GenericStore {
         if (await this.storage.get(storageKey(t, ns, meta.name!))) throw new StorageError("KeyExists", storageKey(t, ns, meta.name!));
         return obj;
       }
-      const kv = await this.storage.create(storageKey(t, ns, meta.name!), encodeForStorage(obj));
+      const stored = encodeForStorage(obj);
+      const kv = await this.storage.create(storageKey(t, ns, meta.name!), stored);
       meta.resourceVersion = String(kv.modRevision);
+      rememberWrittenJson(t, obj, stored, kv.modRevision);
       return obj;
     });
   }
@@ -265,8 +267,10 @@ export class GenericStore {
       }
     }
     try {
-      const written = await this.storage.update(key, encodeForStorage(obj), modRevision);
+      const stored = encodeForStorage(obj);
+      const written = await this.storage.update(key, stored, modRevision);
       obj.metadata.resourceVersion = String(written.modRevision);
+      rememberWrittenJson(t, obj, stored, written.modRevision);
       return { obj, created: false };
     } catch (e) {
       if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) {
