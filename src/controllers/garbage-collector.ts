@@ -188,16 +188,18 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
       return;
     }
     const gone = new Set(absent.map((o) => o.uid));
-    await store.guaranteedUpdate(n.type, n.namespace, n.name, "", { dryRun: false }, (cur) => {
-      if (!cur) throw new ApiError(404, "NotFound", "gone");
+    await store.guaranteedUpdate(n.type, n.namespace, n.name, "", { dryRun: false }, (stored) => {
+      if (!stored) throw new ApiError(404, "NotFound", "gone");
+      const cur = structuredClone(stored);
       cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => !gone.has(o.uid));
       return cur;
     });
   }
 
   async function removeFinalizer(n: Node, finalizer: string) {
-    await store.guaranteedUpdate(n.type, n.namespace, n.name, "", { dryRun: false }, (cur) => {
-      if (!cur) throw new ApiError(404, "NotFound", "gone");
+    await store.guaranteedUpdate(n.type, n.namespace, n.name, "", { dryRun: false }, (stored) => {
+      if (!stored) throw new ApiError(404, "NotFound", "gone");
+      const cur = structuredClone(stored);
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
       return cur;
     });
@@ -207,8 +209,9 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
     for (const key of [...(dependents.get(owner.uid) ?? [])]) {
       const d = nodes.get(key);
       if (!d) continue;
-      await store.guaranteedUpdate(d.type, d.namespace, d.name, "", { dryRun: false }, (cur) => {
-        if (!cur) throw new ApiError(404, "NotFound", "gone");
+      await store.guaranteedUpdate(d.type, d.namespace, d.name, "", { dryRun: false }, (stored) => {
+        if (!stored) throw new ApiError(404, "NotFound", "gone");
+        const cur = structuredClone(stored);
         cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== owner.uid);
         return cur;
       }).catch((e) => {

@@ -46,8 +46,9 @@ export function startNamespaceController(store: GenericStore, types: TypeRegistr
         }
       }
       if (remaining > 0) return;
-      await store.guaranteedUpdate(nsType, "", name, "finalize", { dryRun: false }, (cur) => {
-        if (!cur) throw new Error("gone");
+      await store.guaranteedUpdate(nsType, "", name, "finalize", { dryRun: false }, (stored) => {
+        if (!stored) throw new Error("gone");
+        const cur = structuredClone(stored);
         const spec = (cur.spec ?? {}) as { finalizers?: string[] };
         cur.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== "kubernetes") };
         return cur;

@@ -54,7 +54,8 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
 
   const { obj } = await store.guaranteedUpdate(r.type, ns, name, sub, { dryRun, fieldManager }, (current) => {
     if (!current) throw notFound(r.type.gr, name);
-    const patched = applyPatchDocument(type, r.type, current, patch);
+    // Field validation prunes the result in place, and patch results may share the input's parts.
+    const patched = applyPatchDocument(type, r.type, structuredClone(current), patch);
     validateFields(patched);
     const rv = patched.metadata?.resourceVersion;
     if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict(r.type.gr, name, optimisticLockMessage);

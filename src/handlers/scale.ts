@@ -37,6 +37,7 @@ async function writeScale(r: ResourceRequest, desired: (scale: KObject) => KObje
   const n = negotiateWrite(r);
   const { obj } = await r.parts.store.guaranteedUpdate(r.type, r.info.namespace, r.info.name, "scale", { dryRun }, (current) => {
     if (!current) throw notFound(r.type.gr, r.info.name);
+    current = structuredClone(current);
     const want = desired(toScale(current));
     const rv = want.metadata?.resourceVersion;
     if (rv && rv !== current.metadata.resourceVersion) throw conflict(r.type.gr, r.info.name, optimisticLockMessage);

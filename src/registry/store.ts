@@ -58,6 +58,10 @@ export function withPropagationFinalizers(finalizers: string[], policy: Propagat
   return rest;
 }
 
+/**
+ * Gets the stored object (undefined if absent) and returns the desired one. The stored object
+ * is shared: a mutation that edits it in place must copy it first (PUT just returns the body).
+ */
 export type Mutation = (current: KObject | undefined) => KObject | Promise<KObject>;
 
 /** How long a read of a future resourceVersion waits before 504. */
@@ -235,7 +239,7 @@ export class GenericStore {
           throw e;
         }
       }
-      const desired = this.checkBody(t, ns, await mutate(clone(current)));
+      const desired = this.checkBody(t, ns, await mutate(current));
       const outcome = await this.allocating(t, async () => {
         const allocationErrors = t.strategy.allocate && subresource === "" ? await t.strategy.allocate(desired, current, ctx, () => this.allOf(t)) : [];
         let obj = this.prepareUpdate(t, desired, current, ctx);
