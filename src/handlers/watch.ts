@@ -5,7 +5,8 @@
 // all others. Table output is per watcher (rows depend on the request), so it is not memoised.
 //
 // Backpressure: when the response stops draining, the cache watcher is told to pause; it holds a
-// bounded queue and ends the watch (stream closed, as upstream closes slow watchers) past it.
+// bounded queue and, past it, ends the watch: an ERROR event (429) then the end of the stream.
+import { ApiError } from "../apimachinery/errors.js";
 import type { Codec } from "../encoding/codec.js";
 import { applyListDefaults, parseListOptions, validateListOptions } from "../registry/list-options.js";
 import { servedObject } from "../registry/list.js";
@@ -82,7 +83,12 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       });
       return false;
     },
-    closed: () => end(),
+    closed: (reason) => {
+      // A watcher that fell behind is told so before its stream ends: its client resumes from
+      // the last resourceVersion it received (429 makes client-go back off and watch again).
+      if (reason === "slow" && !ended) ex.write(n.codec.encodeWatchEvent("ERROR", slowWatcherStatus()));
+      end();
+    },
   });
   if ("error" in result) {
     if (!ended) ex.write(n.codec.encodeWatchEvent("ERROR", result.error));
@@ -105,4 +111,8 @@ function encodeDelivery(codec: Codec, t: ResourceType, d: Delivery<KObject>): Bu
     return codec.encodeWatchEvent("BOOKMARK", bookmarkObject(t, d.revision, d.initialEventsEnd ? { [initialEventsEndAnnotation]: "true" } : undefined));
   }
   return codec.encodeWatchEvent(d.type, servedObject(t, d.entry!.object, d.revision));
+}
+
+function slowWatcherStatus(): Record<string, unknown> {
+  return new ApiError(429, "TooManyRequests", "the watch was closed because the client did not keep up with its events; watch again from the last resourceVersion received", { retryAfterSeconds: 1 }).toStatus();
 }
