@@ -126,7 +126,10 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
   }
 
   async function drain() {
+    let done = 0;
     while (!stopped && queue.size > 0) {
+      // Storage answers without real I/O, so awaits alone would never let requests in: yield.
+      if (++done % 50 === 0) await new Promise((r) => setImmediate(r));
       const key = queue.values().next().value as string;
       queue.delete(key);
       const n = nodes.get(key);

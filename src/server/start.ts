@@ -54,6 +54,7 @@ export interface RunningServer {
 }
 
 const defaultNamespaces = ["default", "kube-system", "kube-public", "kube-node-lease"];
+const gcStartDelayMs = 250;
 
 /** Library-only tuning (no kube-apiserver flag): watch cache and storage history windows, for tests. */
 export interface CacheTuning {
@@ -109,7 +110,11 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
   await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
   bootstrapped = true;
-  const controllers = [startNamespaceController(store, types), startGarbageCollector(store, types)];
+  const controllers = [startNamespaceController(store, types)];
+  // The garbage collector reads every object with owners to build its graph: it starts once the
+  // server is serving, so a large store does not delay readiness (changes made meanwhile are
+  // replayed from its snapshot revision, so nothing is missed).
+  const gcTimer = setTimeout(() => controllers.push(startGarbageCollector(store, types)), gcStartDelayMs);
 
   const authenticators: Authenticator[] = [x509Authenticator];
   if (o.tokenAuthFile) authenticators.push(tokenFileAuthenticator(o.tokenAuthFile));
@@ -179,6 +184,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
       if (o.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, o.shutdownDelayMs));
       const closed = new Promise<void>((r) => listener.server.close(() => r()));
       for (const s of [...parts.streams]) s.stop();
+      clearTimeout(gcTimer);
       for (const c of controllers) c.stop();
       parts.cacher.stop();
       await Promise.race([listener.idle(), new Promise((r) => setTimeout(r, 60_000))]);
