@@ -150,7 +150,7 @@ export function notAcceptable(accepted: string[]): ApiError {
   return new ApiError(406, "NotAcceptable", `only the following media types are accepted: ${accepted.join(", ")}`);
 }
 
-export function unsupportedMediaType(contentType: string, accepted: string[]): ApiError {
+export function unsupportedMediaType(accepted: string[]): ApiError {
   return new ApiError(
     415,
     "UnsupportedMediaType",

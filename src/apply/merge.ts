@@ -21,7 +21,7 @@ import type { Managed, ManagedFieldsEntry, VersionedSet } from "./managed-fields
 import { SchemaContext } from "./schema.js";
 import type { SchemaResolver, TypeRef } from "./schema.js";
 import { compare, ensureNamedFieldsAreMembers, merge, reconcileFieldSetWithSchema, removeItems, toFieldSet } from "./typed.js";
-import { cloneJson, compareStrings, isObject, valuesEqual } from "./value.js";
+import { compareStrings, isObject, valuesEqual } from "./value.js";
 import type { JsonObject } from "./value.js";
 
 /** Options shared by apply and update. */

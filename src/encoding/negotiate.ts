@@ -70,7 +70,7 @@ export function negotiateInput(contentType: string | undefined, codecs: CodecSet
   if (!contentType) return codecs.get("application/json")!;
   const mt = parseMediaType(contentType);
   const c = mt ? codecs.get(essence(mt)) : undefined;
-  if (!c) throw unsupportedMediaType(contentType, codecs.types());
+  if (!c) throw unsupportedMediaType(codecs.types());
   return c;
 }
 

@@ -7,7 +7,6 @@ import { duplicateYamlKeys } from "../encoding/yaml-lazy.js";
 import { fieldValidationOutcome, parseFieldValidation, pruneUnknownFields } from "../registry/field-validation.js";
 import { definitionNameForGVK, getDefinition } from "../types/schema-facts.js";
 import { isPlainObject, type KObject } from "../registry/object.js";
-import type { ResourceType } from "../registry/resource-type.js";
 import type { ResourceRequest } from "./context.js";
 
 /** Upstream's request body limit (3 MiB). */
@@ -68,8 +67,4 @@ export function checkTypeMeta(body: Record<string, unknown>, expected: { apiVers
 export function header(r: ResourceRequest, name: string): string | undefined {
   const v = r.ex.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-export function typeMetaOf(t: ResourceType): { apiVersion: string; kind: string } {
-  return { apiVersion: t.apiVersion, kind: t.kind };
 }

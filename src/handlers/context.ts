@@ -1,7 +1,7 @@
 // What a verb handler gets: the exchange, the parsed request, the caller, the type, and the
 // server's shared parts.
 import type { UserInfo } from "../authn/user.js";
-import type { CodecSet, Negotiated } from "../encoding/negotiate.js";
+import type { CodecSet } from "../encoding/negotiate.js";
 import type { FeatureGates } from "../cli/feature-gates.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { GenericStore } from "../registry/store.js";

@@ -1,6 +1,6 @@
 // Decoding a PATCH body and applying it to the current object by its content type. Pure over
 // (current, patch bytes, type): the handler does the I/O.
-import { ApiError, badRequest, invalid } from "../apimachinery/errors.js";
+import { ApiError, badRequest, invalid, unsupportedMediaType } from "../apimachinery/errors.js";
 import { required, type FieldError } from "../apimachinery/validation.js";
 import { yaml } from "../encoding/yaml-lazy.js";
 import { applyJsonPatch } from "../patch/json-patch.js";
@@ -25,13 +25,7 @@ const patchTypes: Record<string, PatchType> = {
 export function patchTypeOf(contentType: string | undefined): PatchType {
   const mt = contentType ? parseMediaType(contentType) : undefined;
   const t = mt ? patchTypes[`${mt.type}/${mt.subtype}`] : undefined;
-  if (!t) {
-    throw new ApiError(
-      415,
-      "UnsupportedMediaType",
-      `the body of the request was in an unknown format - accepted media types include: ${Object.keys(patchTypes).join(", ")}`,
-    );
-  }
+  if (!t) throw unsupportedMediaType(Object.keys(patchTypes));
   return t;
 }
 

@@ -7,7 +7,6 @@ import {
   DEFAULT_SERVICE_CLUSTER_IP_RANGE,
   DEFAULT_SERVICE_NODE_PORT_RANGE,
   ipInRange,
-  ipv4ToNumber,
   numberToIPv4,
   parseIPv4Range,
   parsePortRange,
