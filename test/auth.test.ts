@@ -114,3 +114,38 @@ describe("start-up errors", () => {
     await expect(startTestServer({ storage: "memory", options: { runtimeConfig: "nope.io/v1=false" } })).rejects.toThrow(/unknown api groupVersion/);
   });
 });
+
+describe("impersonation", () => {
+  let s: TestServer;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "kapi-imp-"));
+    writeFileSync(join(dir, "t.csv"), "tok,dave,u4\n");
+    s = await startTestServer({ storage: "memory", options: { tokenAuthFile: join(dir, "t.csv"), authorizationMode: ["AlwaysDeny"] } });
+  });
+  afterAll(async () => s?.stop());
+
+  it("serves the request as the impersonated user when allowed", async () => {
+    const r = await req(s, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {
+      body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
+      // The admin may impersonate anyone; jane is made a master so AlwaysDeny lets her through.
+      headers: { "impersonate-user": "jane", "impersonate-group": "system:masters", "impersonate-extra-scopes": "view" },
+    });
+    expect(r.status).toBe(201);
+    expect(r.json.status.userInfo).toEqual({ username: "jane", groups: ["system:masters", "system:authenticated"], extra: { scopes: ["view"] } });
+    const sa = await req(s, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {
+      body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
+      headers: { "impersonate-user": "system:serviceaccount:default:robot" },
+    });
+    expect(sa.status).toBe(403); // the service account itself is denied by AlwaysDeny
+    expect(sa.json.message).toContain('User "system:serviceaccount:default:robot" cannot create resource "selfsubjectreviews"');
+  });
+
+  it("is forbidden without the impersonate permission, and needs a user", async () => {
+    const r = await req(s, "GET", "/api/v1/namespaces", { creds: s.as("tok"), headers: { "impersonate-user": "jane" } });
+    expect(r.status).toBe(403);
+    expect(r.json.message).toBe('users "jane" is forbidden: User "dave" cannot impersonate resource "users" in API group "" at the cluster scope: Everything is forbidden.');
+    const noUser = await req(s, "GET", "/api/v1/namespaces", { headers: { "impersonate-group": "devs" } });
+    expect(noUser.status).toBe(400);
+  });
+});

@@ -119,6 +119,9 @@ describe.skipIf(versions.length === 0)("kubectl", () => {
         const who = await ok("auth", "whoami");
         expect(who).toMatch(/Username\s+kapi-admin/);
         expect(who).toMatch(/Groups\s+\[system:masters system:authenticated\]/);
+        const as = await ok("auth", "whoami", "--as=system:serviceaccount:default:robot");
+        expect(as).toMatch(/Username\s+system:serviceaccount:default:robot/);
+        expect(as).toMatch(/Groups\s+\[system:serviceaccounts system:serviceaccounts:default system:authenticated\]/);
         expect(await ok("auth", "can-i", "create", "pods")).toBe("yes\n");
         const list = await ok("auth", "can-i", "--list");
         expect(list).toMatch(/^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/m);

@@ -5,6 +5,7 @@ import type { AuthnOutcome } from "../authn/union.js";
 import type { AuthnRequest } from "../authn/authenticator.js";
 import type { UserInfo } from "../authn/user.js";
 import type { Authorizer } from "../authz/authorizer.js";
+import { impersonate } from "./impersonation.js";
 import { jsonCodec } from "../encoding/codec.js";
 import type { ResourceHandler, ServerParts } from "../handlers/context.js";
 import { isPretty } from "../handlers/context.js";
@@ -66,7 +67,7 @@ export function createDispatcher(cfg: DispatchConfig) {
       const info = parseRequestInfo(ex.method, ex.path, ex.query);
       const authn = await cfg.authenticate({ path: ex.path, headers: ex.headers, peerCertificate: peerCertificate(ex.socket) });
       if ("error" in authn) throw unauthorized();
-      const user = authn.user;
+      const user = await impersonate(authn.user, ex.headers, cfg.authorizer);
       const decision = await cfg.authorizer.authorize({
         user,
         verb: info.verb,
