@@ -4,7 +4,7 @@ import { DecodeError } from "../encoding/decode-error.js";
 import { negotiateInput } from "../encoding/negotiate.js";
 import { duplicateJsonKeys } from "../encoding/json.js";
 import { duplicateYamlKeys } from "../encoding/yaml-lazy.js";
-import { fieldValidationOutcome, parseFieldValidation, pruneUnknownFields } from "../registry/field-validation.js";
+import { decodeAgainstSchema, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
 import { definitionNameForGVK, getDefinition } from "../types/schema-facts.js";
 import { isPlainObject, type KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
@@ -31,7 +31,8 @@ export async function readObject(r: ResourceRequest, expected: { apiVersion: str
   checkTypeMeta(body, expected);
   // Protobuf bodies cannot carry unknown or duplicate fields.
   const duplicates = mode === "Ignore" ? [] : duplicateKeys(codec.mediaType, raw);
-  const unknown = pruneUnknownFields(body, schemaForTypeMeta(expected));
+  const { unknown, mismatch } = decodeAgainstSchema(body, schemaForTypeMeta(expected));
+  if (mismatch) throw typeMismatchError(versionedKind(expected), mismatch);
   r.warnings.push(...fieldValidationOutcome(mode, versionedKind(expected), unknown, duplicates));
   return body as KObject;
 }

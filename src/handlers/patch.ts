@@ -4,7 +4,7 @@ import { ApiError, conflict, methodNotSupported, notFound, optimisticLockMessage
 import { isPlainObject, type KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
 import { checkTypeMeta, duplicateKeys, header, maxBodyBytes, schemaForTypeMeta, versionedKind } from "./body.js";
-import { fieldValidationOutcome, parseFieldValidation, pruneUnknownFields } from "../registry/field-validation.js";
+import { decodeAgainstSchema, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeOne } from "./output.js";
 import { applyPatchDocument, decodePatch, patchTypeOf, validatePatchOptions } from "./patch-body.js";
@@ -30,7 +30,9 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const schema = schemaForTypeMeta(r.type);
   // Undeclared fields are dropped from what would be stored and reported per the directive.
   const validateFields = (obj: KObject) => {
-    const found = fieldValidationOutcome(mode, versionedKind(r.type), pruneUnknownFields(obj, schema), duplicates);
+    const { unknown, mismatch } = decodeAgainstSchema(obj, schema);
+    if (mismatch) throw typeMismatchError(versionedKind(r.type), mismatch);
+    const found = fieldValidationOutcome(mode, versionedKind(r.type), unknown, duplicates);
     r.warnings.splice(0, r.warnings.length, ...found);
   };
   if (type === "json" && Array.isArray(patch) && patch.length > maxJsonPatchOperations) {

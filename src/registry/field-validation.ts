@@ -19,32 +19,135 @@ function deref(s: SchemaFacts | undefined): SchemaFacts | undefined {
   return s.$ref ? resolveRef(s) : s;
 }
 
+/** A value the typed decoder cannot take (upstream: a json.UnmarshalTypeError, answered 400). */
+export interface TypeMismatch {
+  /** What the JSON held: "string", "number", "number 1.5", "bool", "array", "object". */
+  value: string;
+  /** Go-style name of the struct holding the field (e.g. "ObjectMeta"), and the field's path. */
+  struct: string;
+  field: string;
+  /** Go-style type of the field (e.g. "map[string]string", "int32", "[]v1.Container"). */
+  type: string;
+}
+
+export interface DecodeFindings {
+  unknown: string[];
+  mismatch?: TypeMismatch;
+}
+
+function shortName(ref: string): string {
+  const name = ref.replace(/^#\/definitions\//, "");
+  return name.slice(name.lastIndexOf(".") + 1);
+}
+
+function goTypeOf(s: SchemaFacts | undefined): string {
+  if (!s) return "interface {}";
+  if (s.$ref) return `v1.${shortName(s.$ref)}`;
+  if (s["x-kubernetes-int-or-string"]) return "intstr.IntOrString";
+  switch (s.type) {
+    case "string":
+      return s.format === "byte" ? "[]uint8" : "string";
+    case "integer":
+      return s.format === "int64" ? "int64" : "int32";
+    case "number":
+      return "float64";
+    case "boolean":
+      return "bool";
+    case "array":
+      return `[]${goTypeOf(s.items)}`;
+    case "object":
+      return s.additionalProperties && typeof s.additionalProperties === "object" ? `map[string]${goTypeOf(s.additionalProperties)}` : "map[string]interface {}";
+  }
+  return "interface {}";
+}
+
+function jsonKindOf(v: unknown): string {
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "number") return "number";
+  if (typeof v === "string") return "string";
+  return "object";
+}
+
+/** Kinds whose JSON form is not what their schema type says (they decode themselves). */
+function acceptsAnything(ref: string | undefined): boolean {
+  return ref !== undefined && /\.(RawExtension|JSON|JSONSchemaPropsOrArray|JSONSchemaPropsOrBool|JSONSchemaPropsOrStringArray|FieldsV1)$/.test(ref);
+}
+
+/**
+ * Decodes `value` against its schema the way a typed decoder would: fields the schema does not
+ * declare are removed and listed; the first value of the wrong JSON type is reported (and the
+ * walk stops, as Go's decoder reports one).
+ */
+export function decodeAgainstSchema(value: unknown, schema: SchemaFacts | undefined): DecodeFindings {
+  const found: DecodeFindings = { unknown: [] };
+  walk(value, schema, "", "", found);
+  return found;
+}
+
 /** Removes fields the schema does not declare; returns their paths (`spec.foo`, `a[0].b`). */
-export function pruneUnknownFields(value: unknown, schema: SchemaFacts | undefined, path = "", out: string[] = []): string[] {
-  const s = deref(schema);
-  if (!s || value === null || typeof value !== "object") return out;
-  if (s["x-kubernetes-preserve-unknown-fields"]) return out;
-  if (Array.isArray(value)) {
-    if (s.items) value.forEach((v, i) => pruneUnknownFields(v, s.items, `${path}[${i}]`, out));
-    return out;
+export function pruneUnknownFields(value: unknown, schema: SchemaFacts | undefined): string[] {
+  return decodeAgainstSchema(value, schema).unknown;
+}
+
+function walk(value: unknown, node: SchemaFacts | undefined, path: string, struct: string, found: DecodeFindings): void {
+  if (found.mismatch || !node || value === null || value === undefined) return;
+  const ref = node.$ref;
+  if (acceptsAnything(ref)) return;
+  const s = ref ? resolveRef(node) : node;
+  if (s["x-kubernetes-preserve-unknown-fields"]) return;
+  const mismatch = () => {
+    found.mismatch = { value: jsonKindOf(value) === "number" && !Number.isInteger(value) && (s.type === "integer") ? `number ${value}` : jsonKindOf(value), struct, field: path, type: goTypeOf(node) };
+  };
+  if (s["x-kubernetes-int-or-string"] || (ref && ref.endsWith(".Quantity"))) {
+    if (typeof value !== "string" && typeof value !== "number") mismatch();
+    return;
+  }
+  switch (s.type) {
+    case "string":
+      if (typeof value !== "string") mismatch();
+      return;
+    case "integer":
+      if (typeof value !== "number" || !Number.isInteger(value)) mismatch();
+      return;
+    case "number":
+      if (typeof value !== "number") mismatch();
+      return;
+    case "boolean":
+      if (typeof value !== "boolean") mismatch();
+      return;
+    case "array":
+      if (!Array.isArray(value)) return mismatch();
+      value.forEach((v, i) => walk(v, s.items, `${path}[${i}]`, struct, found));
+      return;
+  }
+  if (typeof value !== "object" || Array.isArray(value)) {
+    if (s.type === "object" || s.properties) mismatch();
+    return;
   }
   const obj = value as Record<string, unknown>;
   if (s.properties) {
+    const here = ref ? shortName(ref) : struct;
     for (const key of Object.keys(obj)) {
       const child = path ? `${path}.${key}` : key;
       const prop = s.properties[key];
-      if (prop) pruneUnknownFields(obj[key], prop, child, out);
+      if (prop) walk(obj[key], prop, child, here, found);
       else {
-        out.push(child);
+        found.unknown.push(child);
         delete obj[key];
       }
     }
-    return out;
+    return;
   }
   if (s.additionalProperties && typeof s.additionalProperties === "object") {
-    for (const key of Object.keys(obj)) pruneUnknownFields(obj[key], s.additionalProperties, path ? `${path}.${key}` : key, out);
+    for (const key of Object.keys(obj)) walk(obj[key], s.additionalProperties, path ? `${path}.${key}` : key, struct, found);
   }
-  return out;
+}
+
+/** The 400 a typed decoder gives for a value of the wrong type (upstream wording). */
+export function typeMismatchError(t: { kind: string; version: string }, m: TypeMismatch): ApiError {
+  const where = m.struct ? `Go struct field ${m.struct}.${m.field}` : "Go value";
+  return new ApiError(400, "BadRequest", `${t.kind} in version ${JSON.stringify(t.version)} cannot be handled as a ${t.kind}: json: cannot unmarshal ${m.value} into ${where} of type ${m.type}`);
 }
 
 /**

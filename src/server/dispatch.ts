@@ -1,6 +1,6 @@
 // The request path, one direction: request info → authentication → authorization → route.
 import type { TLSSocket } from "node:tls";
-import { ApiError, forbidden, notFound, unauthorized, methodNotSupported } from "../apimachinery/errors.js";
+import { ApiError, badRequest, forbidden, notFound, unauthorized, methodNotSupported } from "../apimachinery/errors.js";
 import type { AuthnOutcome } from "../authn/union.js";
 import type { AuthnRequest } from "../authn/authenticator.js";
 import type { UserInfo } from "../authn/user.js";
@@ -15,7 +15,7 @@ import { handleGet, handleList } from "../handlers/read.js";
 import { handleWatch } from "../handlers/watch.js";
 import { handlePatch } from "../handlers/patch.js";
 import type { Exchange } from "./exchange.js";
-import { parseRequestInfo, type RequestInfo } from "./request-info.js";
+import { MalformedPathError, parseRequestInfo, type RequestInfo } from "./request-info.js";
 import { writeError } from "./respond.js";
 
 /** A handler for a path outside /api and /apis resources (health, version, discovery, openapi). */
@@ -64,7 +64,13 @@ export function peerCertificate(socket: TLSSocket | undefined): Peer {
 export function createDispatcher(cfg: DispatchConfig) {
   return async function dispatch(ex: Exchange): Promise<void> {
     try {
-      const info = parseRequestInfo(ex.method, ex.path, ex.query);
+      let info: RequestInfo;
+      try {
+        info = parseRequestInfo(ex.method, ex.path, ex.query);
+      } catch (e) {
+        if (e instanceof MalformedPathError) throw badRequest(e.message);
+        throw e;
+      }
       const authn = await cfg.authenticate({ path: ex.path, headers: ex.headers, peerCertificate: peerCertificate(ex.socket) });
       if ("error" in authn) throw unauthorized();
       const user = await impersonate(authn.user, ex.headers, cfg.authorizer);

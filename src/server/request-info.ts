@@ -17,15 +17,18 @@ export interface RequestInfo {
 
 const namespaceSubresources = new Set(["status", "finalize"]);
 
+/** A path with an invalid percent-escape (answered 400). */
+export class MalformedPathError extends Error {}
+
 function splitPath(path: string): string[] {
-  return path.split("/").filter((p) => p !== "").map(safeDecode);
+  return path.split("/").filter((p) => p !== "").map(decodeSegment);
 }
 
-function safeDecode(s: string): string {
+function decodeSegment(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {
-    return s;
+    throw new MalformedPathError(`invalid URL escape in ${JSON.stringify(s)}`);
   }
 }
 
