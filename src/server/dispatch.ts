@@ -15,6 +15,7 @@ import { handleGet, handleList } from "../handlers/read.js";
 import { handleWatch } from "../handlers/watch.js";
 import { handlePatch } from "../handlers/patch.js";
 import type { Exchange } from "./exchange.js";
+import type { RequestLabels, ServerMetrics } from "../observability/metrics.js";
 import { MalformedPathError, parseRequestInfo, type RequestInfo } from "./request-info.js";
 import { writeError } from "./respond.js";
 
@@ -23,6 +24,7 @@ export type NonResourceHandler = (ex: Exchange, user: UserInfo, info: RequestInf
 
 export interface DispatchConfig {
   parts: ServerParts;
+  metrics?: ServerMetrics;
   authenticate: (req: AuthnRequest) => Promise<AuthnOutcome>;
   authorizer: Authorizer;
   /** Tried in order for every request that is not a resource request; true = handled. */
@@ -70,6 +72,10 @@ export function createDispatcher(cfg: DispatchConfig) {
       } catch (e) {
         if (e instanceof MalformedPathError) throw badRequest(e.message);
         throw e;
+      }
+      if (cfg.metrics) {
+        const done = cfg.metrics.begin(metricLabels(info, ex), ex.query.getAll("dryRun").includes("All"));
+        ex.onClose(() => done(ex.status || 499));
       }
       const authn = await cfg.authenticate({ path: ex.path, headers: ex.headers, peerCertificate: peerCertificate(ex.socket) });
       if ("error" in authn) throw unauthorized();
@@ -126,6 +132,17 @@ async function routeResource(cfg: DispatchConfig, ex: Exchange, info: RequestInf
   const handler = verbHandlers[info.verb];
   if (!handler) throw methodNotSupported(type.gr, info.verb);
   return handler(r);
+}
+
+const metricVerbs: Record<string, string> = { get: "GET", list: "LIST", watch: "WATCH", create: "POST", update: "PUT", patch: "PATCH", delete: "DELETE", deletecollection: "DELETECOLLECTION" };
+
+/** Labels as kube-apiserver reports them (verb names, scope), for the request metrics. */
+function metricLabels(info: RequestInfo, ex: Exchange): RequestLabels {
+  if (!info.isResourceRequest) return { verb: ex.method.toUpperCase(), group: "", version: "", resource: "", subresource: "", scope: "" };
+  let verb = metricVerbs[info.verb] ?? info.verb.toUpperCase();
+  if (verb === "PATCH" && String(ex.headers["content-type"] ?? "").startsWith("application/apply-patch")) verb = "APPLY";
+  const scope = info.name || info.verb === "create" ? "resource" : info.namespace ? "namespace" : "cluster";
+  return { verb, group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, scope };
 }
 
 export function notFoundPath(): ApiError {

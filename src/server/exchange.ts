@@ -20,6 +20,8 @@ export interface Exchange {
   write(chunk: Buffer | string): boolean;
   end(chunk?: Buffer | string): void;
   readonly headersSent: boolean;
+  /** The status sent with head() (0 before). */
+  readonly status: number;
   readonly closed: boolean;
   onClose(cb: () => void): void;
   /** Resolves when the peer can take more bytes (backpressure). */
@@ -57,6 +59,7 @@ function splitUrl(url: string): { path: string; query: URLSearchParams } {
 export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers): Exchange {
   const { path, query } = splitUrl(String(headers[":path"] ?? "/"));
   let sent = false;
+  let status = 0;
   const ex: Exchange = {
     method: String(headers[":method"] ?? "GET"),
     path,
@@ -64,10 +67,11 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers): Excha
     headers: headers as Headers,
     socket: stream.session?.socket as TLSSocket,
     body: (limit) => readBody(stream, headers["content-length"] as string | undefined, limit),
-    head(status, h) {
+    head(code, h) {
       sent = true;
+      status = code;
       if (stream.closed || stream.destroyed) return;
-      stream.respond({ ":status": status, ...h });
+      stream.respond({ ":status": code, ...h });
     },
     write(chunk) {
       if (stream.closed || stream.destroyed) return true;
@@ -79,6 +83,9 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers): Excha
     },
     get headersSent() {
       return sent;
+    },
+    get status() {
+      return status;
     },
     get closed() {
       return stream.closed || stream.destroyed;
@@ -107,6 +114,9 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse): Exchange 
     body: (limit) => readBody(req, req.headers["content-length"], limit),
     head(status, h) {
       res.writeHead(status, h as Record<string, string | number | string[]>);
+    },
+    get status() {
+      return res.headersSent ? res.statusCode : 0;
     },
     write(chunk) {
       return res.write(chunk);

@@ -35,7 +35,8 @@ import { createDispatcher, type NonResourceHandler } from "./dispatch.js";
 import { renderKubeconfig } from "./kubeconfig.js";
 import { createListener } from "./listener.js";
 import type { ServerOptions } from "./options.js";
-import { writeObject, writeText } from "./respond.js";
+import { writeBytes, writeObject, writeText } from "./respond.js";
+import { ServerMetrics } from "../observability/metrics.js";
 import { setupTls } from "./tls-setup.js";
 import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
 import { reviewHandlers } from "../handlers/reviews.js";
@@ -141,6 +142,21 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     writeText(ex, res.status, res.body);
     return true;
   };
+  const metrics = new ServerMetrics(async () => {
+    const counts = new Map<string, number>();
+    for (const t of types.all()) {
+      if (t.virtual) continue;
+      const name = t.group ? `${t.resource}.${t.group}` : t.resource;
+      if (!counts.has(name)) counts.set(name, await storage.count(t.keyPrefix));
+    }
+    return counts;
+  });
+  const metricsEndpoint: NonResourceHandler = async (ex) => {
+    if (ex.path !== "/metrics") return false;
+    const { body, contentType } = await metrics.text();
+    writeBytes(ex, 200, Buffer.from(body), contentType);
+    return true;
+  };
   const version: NonResourceHandler = (ex) => {
     if (ex.path !== "/version" && ex.path !== "/version/") return false;
     writeObject(ex, 200, versionInfo(), jsonCodec, { pretty: true });
@@ -155,9 +171,10 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   }
   const dispatch = createDispatcher({
     parts,
+    metrics,
     authenticate,
     authorizer,
-    nonResource: [health, version, ...extraNonResourceHandlers(parts)],
+    nonResource: [health, version, metricsEndpoint, ...extraNonResourceHandlers(parts)],
     subresourceHandlers: special,
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, dispatch);
