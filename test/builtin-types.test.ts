@@ -854,3 +854,24 @@ describe("Secret stringData", () => {
     expect(g.json.data.pass).toBe(Buffer.from("pw").toString("base64"));
   });
 });
+
+describe("bootstrap token secrets (the spec's format)", () => {
+  let bs: TestServer;
+  beforeAll(async () => {
+    bs = await startTestServer({ storage: "memory" });
+  });
+  afterAll(async () => bs?.stop());
+  const b64 = (v: string) => Buffer.from(v).toString("base64");
+  const token = (name: string, data: Record<string, string>) => ({ metadata: { name }, type: "bootstrap.kubernetes.io/token", data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) });
+
+  it("accepts a well-formed token and rejects malformed ones with field causes", async () => {
+    const ok = await req(bs, "POST", "/api/v1/namespaces/kube-system/secrets", { body: token("bootstrap-token-abcdef", { "token-id": "abcdef", "token-secret": "0123456789abcdef", "usage-bootstrap-authentication": "true", "auth-extra-groups": "system:bootstrappers:kubeadm:default-node-token" }) });
+    expect(ok.status).toBe(201);
+    const bad = await req(bs, "POST", "/api/v1/namespaces/kube-system/secrets", { body: token("bootstrap-token-xyz", { "token-id": "ABC", "token-secret": "short", "expiration": "tomorrow", "auth-extra-groups": "admins" }) });
+    expect(bad.status).toBe(422);
+    expect(bad.json.details.causes.map((c: { field: string }) => c.field).sort()).toEqual(["data[auth-extra-groups]", "data[expiration]", "data[token-id]", "data[token-secret]"]);
+    const wrongName = await req(bs, "POST", "/api/v1/namespaces/kube-system/secrets", { body: token("bootstrap-token-other", { "token-id": "abcdef", "token-secret": "0123456789abcdef" }) });
+    expect(wrongName.status).toBe(422);
+    expect(wrongName.json.details.causes[0].field).toBe("metadata.name");
+  });
+});

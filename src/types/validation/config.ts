@@ -66,6 +66,36 @@ export function validateSecret(o: Obj): FieldError[] {
       if (!("tls.crt" in data)) errs.push(required(key("data", "tls.crt"), ""));
       if (!("tls.key" in data)) errs.push(required(key("data", "tls.key"), ""));
       break;
+    case "bootstrap.kubernetes.io/token":
+      errs.push(...validateBootstrapToken(o, data));
+      break;
+  }
+  return errs;
+}
+
+/**
+ * Bootstrap token secrets (the spec's Authentication section): kapi rejects malformed ones at
+ * the API, where kube-apiserver stores them and its authenticator ignores them — a token that
+ * can never authenticate is better refused than kept.
+ */
+function validateBootstrapToken(o: Obj, data: Obj): FieldError[] {
+  const errs: FieldError[] = [];
+  const redacted = "<secret contents redacted>";
+  const get = (k: string) => (k in data ? decoded(data[k]).toString("utf8") : undefined);
+  const id = get("token-id");
+  const secret = get("token-secret");
+  if (id === undefined) errs.push(required(key("data", "token-id"), ""));
+  else if (!bootstrapTokenIdRe.test(id)) errs.push(invalid(key("data", "token-id"), redacted, "must match [a-z0-9]{6}"));
+  else if (o.metadata?.name !== `bootstrap-token-${id}`) errs.push(invalid("metadata.name", o.metadata?.name, `must be bootstrap-token-<token-id> (bootstrap-token-${id})`));
+  if (secret === undefined) errs.push(required(key("data", "token-secret"), ""));
+  else if (!bootstrapTokenSecretRe.test(secret)) errs.push(invalid(key("data", "token-secret"), redacted, "must match [a-z0-9]{16}"));
+  const exp = get("expiration");
+  if (exp !== undefined && (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(exp) || Number.isNaN(Date.parse(exp)))) {
+    errs.push(invalid(key("data", "expiration"), exp, "must be an RFC 3339 time in UTC"));
+  }
+  const groups = get("auth-extra-groups");
+  if (groups !== undefined) {
+    for (const g of groups.split(",")) if (!g.startsWith("system:bootstrappers:")) errs.push(invalid(key("data", "auth-extra-groups"), g, "must start with system:bootstrappers:"));
   }
   return errs;
 }
@@ -116,25 +146,3 @@ export function validateConfigMapUpdate(o: Obj, old: Obj): FieldError[] {
 const bootstrapTokenIdRe = /^[a-z0-9]{6}$/;
 const bootstrapTokenSecretRe = /^[a-z0-9]{16}$/;
 
-/**
- * The bootstrap-token format (spec, Authentication): name `bootstrap-token-<id>` in kube-system,
- * token-id [a-z0-9]{6}, token-secret [a-z0-9]{16}, optional RFC 3339 expiration, extra groups
- * prefixed `system:bootstrappers:`. Upstream's API validation does not enforce this (a malformed
- * secret is stored and then ignored by the authenticator); the authenticator uses this check.
- */
-export function bootstrapTokenProblems(o: Obj): string[] {
-  const out: string[] = [];
-  const data = obj(o.data);
-  const get = (k: string) => (k in data ? decoded(data[k]).toString("utf8") : undefined);
-  const id = get("token-id");
-  const secret = get("token-secret");
-  if (o.metadata?.namespace !== "kube-system") out.push("must be in the kube-system namespace");
-  if (id === undefined || !bootstrapTokenIdRe.test(id)) out.push("token-id must match [a-z0-9]{6}");
-  else if (o.metadata?.name !== `bootstrap-token-${id}`) out.push(`name must be bootstrap-token-${id}`);
-  if (secret === undefined || !bootstrapTokenSecretRe.test(secret)) out.push("token-secret must match [a-z0-9]{16}");
-  const exp = get("expiration");
-  if (exp !== undefined && (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(exp) || Number.isNaN(Date.parse(exp)))) out.push("expiration must be an RFC 3339 UTC time");
-  const groups = get("auth-extra-groups");
-  if (groups !== undefined) for (const g of groups.split(",")) if (!g.startsWith("system:bootstrappers:")) out.push(`extra group ${g} must start with system:bootstrappers:`);
-  return out;
-}
