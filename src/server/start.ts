@@ -23,6 +23,7 @@ import { versionInfo } from "../observability/version.js";
 import type { KObject } from "../registry/object.js";
 import { storageKey, type ResourceType } from "../registry/resource-type.js";
 import { GenericStore } from "../registry/store.js";
+import { NamespaceStates } from "../registry/namespace-states.js";
 import { TypeRegistry } from "../registry/type-registry.js";
 import type { Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
@@ -83,15 +84,12 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   let bootstrapped = false;
   const nsType = types.get("", "v1", "namespaces")!;
   const ranges = serviceRanges(o.serviceClusterIPRange, o.serviceNodePortRange); // validates the flags
-  const store = new GenericStore(
-    storage,
-    async (ns) => {
-      const kv = await storage.get(`${nsType.keyPrefix}${ns}`);
-      if (!kv) return "missing";
-      return kv.value.includes('"deletionTimestamp"') ? "terminating" : "active";
-    },
-    { serviceClusterIPRange: o.serviceClusterIPRange, serviceNodePortRange: o.serviceNodePortRange },
-  );
+  const namespaces = new NamespaceStates(storage, nsType.keyPrefix);
+  await namespaces.start();
+  const store = new GenericStore(storage, (ns) => namespaces.get(ns), {
+    serviceClusterIPRange: o.serviceClusterIPRange,
+    serviceNodePortRange: o.serviceNodePortRange,
+  });
   const parts: ServerParts = {
     store,
     cacher: new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache }),
@@ -202,6 +200,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
       const closed = new Promise<void>((r) => listener.server.close(() => r()));
       for (const s of [...parts.streams]) s.stop();
       clearTimeout(gcTimer);
+      namespaces.stop();
       for (const c of controllers) c.stop();
       parts.cacher.stop();
       await Promise.race([listener.idle(), new Promise((r) => setTimeout(r, 60_000))]);
