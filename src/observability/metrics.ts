@@ -1,6 +1,8 @@
 // Prometheus metrics of one server instance (its own registry: two servers in one process
 // report only their own requests). Names and labels follow kube-apiserver's.
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+type PromClient = typeof import("prom-client");
 
 export interface RequestLabels {
   verb: string;
@@ -11,14 +13,57 @@ export interface RequestLabels {
   scope: string;
 }
 
+/**
+ * The metrics of one server. prom-client is loaded after start-up (it costs tens of
+ * milliseconds to import); what happens before is recorded once it is there.
+ */
 export class ServerMetrics {
-  readonly registry = new Registry();
+  private impl?: PromMetrics;
+  private loading?: Promise<PromMetrics>;
+  private pending: ((m: PromMetrics) => void)[] = [];
+
+  constructor(private readonly countObjects: () => Promise<Map<string, number>>) {}
+
+  load(): Promise<PromMetrics> {
+    return (this.loading ??= import("prom-client").then((pc) => {
+      const m = new PromMetrics(pc, this.countObjects);
+      for (const f of this.pending) f(m);
+      this.pending = [];
+      return (this.impl = m);
+    }));
+  }
+
+  private record(f: (m: PromMetrics) => void): void {
+    if (this.impl) f(this.impl);
+    else this.pending.push(f);
+  }
+
+  /** Call when a request starts; the returned function records its end with the status code. */
+  begin(l: RequestLabels, dryRun: boolean): (code: number) => void {
+    const started = process.hrtime.bigint();
+    this.record((m) => m.started(l));
+    return (code) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.record((m) => m.finished(l, dryRun, code, seconds));
+    };
+  }
+
+  async text(): Promise<{ body: string; contentType: string }> {
+    const m = await this.load();
+    return { body: await m.registry.metrics(), contentType: m.registry.contentType };
+  }
+}
+
+class PromMetrics {
+  readonly registry: Registry;
   private readonly requests: Counter;
   private readonly duration: Histogram;
   private readonly inflight: Gauge;
   private readonly longRunning: Gauge;
 
-  constructor(countObjects: () => Promise<Map<string, number>>) {
+  constructor(pc: PromClient, countObjects: () => Promise<Map<string, number>>) {
+    const { Counter, Gauge, Histogram, Registry } = pc;
+    this.registry = new Registry();
     const registers = [this.registry];
     this.requests = new Counter({
       name: "apiserver_request_total",
@@ -60,25 +105,22 @@ export class ServerMetrics {
     // and a test runner may start hundreds of servers in one process.
   }
 
-  /** Call when a request starts; the returned function records its end with the status code. */
-  begin(l: RequestLabels, dryRun: boolean): (code: number) => void {
-    const started = process.hrtime.bigint();
-    const longRunning = l.verb === "WATCH";
-    const kind = l.verb === "GET" || l.verb === "LIST" || l.verb === "WATCH" ? "readOnly" : "mutating";
-    const labels = { ...l, component: "apiserver" };
-    if (longRunning) this.longRunning.inc(labels);
-    else this.inflight.inc({ request_kind: kind });
-    return (code) => {
-      if (longRunning) this.longRunning.dec(labels);
-      else {
-        this.inflight.dec({ request_kind: kind });
-        this.duration.observe({ ...labels, dry_run: dryRun ? "All" : "" }, Number(process.hrtime.bigint() - started) / 1e9);
-      }
-      this.requests.inc({ ...labels, dry_run: dryRun ? "All" : "", code: String(code) });
-    };
+  started(l: RequestLabels): void {
+    if (l.verb === "WATCH") this.longRunning.inc({ ...l, component: "apiserver" });
+    else this.inflight.inc({ request_kind: requestKind(l) });
   }
 
-  async text(): Promise<{ body: string; contentType: string }> {
-    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  finished(l: RequestLabels, dryRun: boolean, code: number, seconds: number): void {
+    const labels = { ...l, component: "apiserver" };
+    if (l.verb === "WATCH") this.longRunning.dec(labels);
+    else {
+      this.inflight.dec({ request_kind: requestKind(l) });
+      this.duration.observe({ ...labels, dry_run: dryRun ? "All" : "" }, seconds);
+    }
+    this.requests.inc({ ...labels, dry_run: dryRun ? "All" : "", code: String(code) });
   }
+}
+
+function requestKind(l: RequestLabels): string {
+  return l.verb === "GET" || l.verb === "LIST" || l.verb === "WATCH" ? "readOnly" : "mutating";
 }

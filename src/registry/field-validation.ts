@@ -14,11 +14,6 @@ export function parseFieldValidation(q: URLSearchParams, optionsKind: string): F
   throw invalid({ group: "meta.k8s.io", kind: optionsKind }, "", [notSupported("fieldValidation", v, ["Ignore", "Strict", "Warn"])]);
 }
 
-function deref(s: SchemaFacts | undefined): SchemaFacts | undefined {
-  if (!s) return undefined;
-  return s.$ref ? resolveRef(s) : s;
-}
-
 /** A value the typed decoder cannot take (upstream: a json.UnmarshalTypeError, answered 400). */
 export interface TypeMismatch {
   /** What the JSON held: "string", "number", "number 1.5", "bool", "array", "object". */

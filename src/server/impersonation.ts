@@ -21,9 +21,14 @@ export async function impersonate(caller: UserInfo, headers: Headers, authorizer
   const groups = all(headers, "impersonate-group");
   const uids = all(headers, "impersonate-uid");
   const extra: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
     if (!name.startsWith("impersonate-extra-")) continue;
-    const key = decodeURIComponent(name.slice("impersonate-extra-".length)).toLowerCase();
+    let key: string;
+    try {
+      key = decodeURIComponent(name.slice("impersonate-extra-".length)).toLowerCase();
+    } catch {
+      throw badRequest(`invalid escape in impersonation header ${JSON.stringify(name)}`);
+    }
     extra[key] = [...(extra[key] ?? []), ...all(headers, name)];
   }
   if (users.length === 0) {

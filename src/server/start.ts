@@ -18,8 +18,7 @@ import { startGarbageCollector } from "../controllers/garbage-collector.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
 import type { ServerParts } from "../handlers/context.js";
-import { runChecks, runOneCheck, type HealthCheck } from "../observability/health.js";
-import { versionInfo } from "../observability/version.js";
+import { healthEndpoints, metricsEndpoint, versionEndpoint } from "../observability/endpoints.js";
 import type { KObject } from "../registry/object.js";
 import { storageKey, type ResourceType } from "../registry/resource-type.js";
 import { GenericStore } from "../registry/store.js";
@@ -32,11 +31,10 @@ import { Cacher } from "../storage/cacher/cacher.js";
 import type { WatchCacheOptions } from "../storage/cacher/watch-cache.js";
 import { builtinResources } from "../types/builtin-resources.js";
 import { kubernetesService, serviceRanges } from "../types/allocation/service.js";
-import { createDispatcher, type NonResourceHandler } from "./dispatch.js";
+import { createDispatcher } from "./dispatch.js";
 import { renderKubeconfig } from "./kubeconfig.js";
 import { createListener } from "./listener.js";
 import type { ServerOptions } from "./options.js";
-import { writeBytes, writeObject, writeText } from "./respond.js";
 import { ServerMetrics } from "../observability/metrics.js";
 import { setupTls } from "./tls-setup.js";
 import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
@@ -121,25 +119,13 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     ? anonymousAuthenticator({ enabled: authnConfig.anonymous.enabled, paths: authnConfig.anonymous.paths })
     : anonymousAuthenticator({ enabled: o.anonymousAuth });
 
-  const started = Date.now();
-  const storageCheck: HealthCheck = { name: "etcd", check: async () => (await storage.currentRevision().then(() => undefined, (e: Error) => e.message)) };
-  const ping: HealthCheck = { name: "ping", check: () => undefined };
-  const log: HealthCheck = { name: "log", check: () => undefined };
-  const namespacesHook: HealthCheck = { name: "poststarthook/bootstrap-namespaces", check: () => (bootstrapped ? undefined : "not finished") };
-  const inGrace = () => Date.now() - started < o.livezGracePeriodMs;
-  const livez: HealthCheck[] = [ping, log, storageCheck, { name: namespacesHook.name, check: () => (inGrace() ? undefined : namespacesHook.check()) }];
-  const readyz: HealthCheck[] = [ping, log, storageCheck, namespacesHook, { name: "shutdown", check: () => (stopping ? "process is shutting down" : undefined) }];
-  const healthz: HealthCheck[] = [ping, log, storageCheck, namespacesHook];
-
-  const health: NonResourceHandler = async (ex) => {
-    const m = /^\/(livez|readyz|healthz)(?:\/([^/]+(?:\/[^/]+)?))?$/.exec(ex.path);
-    if (!m) return false;
-    const checks = m[1] === "livez" ? livez : m[1] === "readyz" ? readyz : healthz;
-    const res = m[2] ? await runOneCheck(checks, m[2]) : await runChecks(m[1], checks, ex.query);
-    if (!res) return false;
-    writeText(ex, res.status, res.body);
-    return true;
-  };
+  const health = healthEndpoints({
+    storage: { name: "etcd", check: async () => storage.currentRevision().then(() => undefined, (e: Error) => e.message) },
+    bootstrapped: () => bootstrapped,
+    stopping: () => stopping,
+    startedAt: Date.now(),
+    livezGracePeriodMs: o.livezGracePeriodMs,
+  });
   const metrics = new ServerMetrics(async () => {
     const counts = new Map<string, number>();
     for (const t of types.all()) {
@@ -149,18 +135,6 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     }
     return counts;
   });
-  const metricsEndpoint: NonResourceHandler = async (ex) => {
-    if (ex.path !== "/metrics") return false;
-    const { body, contentType } = await metrics.text();
-    writeBytes(ex, 200, Buffer.from(body), contentType);
-    return true;
-  };
-  const version: NonResourceHandler = (ex) => {
-    if (ex.path !== "/version" && ex.path !== "/version/") return false;
-    writeObject(ex, 200, versionInfo(), jsonCodec, { pretty: true });
-    return true;
-  };
-
   const authenticate = unionAuthenticator(authenticators, anon);
   const special = reviewHandlers(authorizer, authenticate);
   for (const key of scalableResources) {
@@ -172,14 +146,24 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     metrics,
     authenticate,
     authorizer,
-    nonResource: [health, version, metricsEndpoint, ...extraNonResourceHandlers(parts)],
+    nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts)],
     subresourceHandlers: special,
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, dispatch);
-  await new Promise<void>((resolve, reject) => {
-    listener.server.once("error", reject);
-    listener.server.listen(o.securePort, o.bindAddress, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      listener.server.once("error", reject);
+      listener.server.listen(o.securePort, o.bindAddress, () => resolve());
+    });
+  } catch (e) {
+    // Nothing started here may outlive a server that could not listen (e.g. port in use).
+    clearTimeout(gcTimer);
+    namespaces.stop();
+    for (const c of controllers) c.stop();
+    parts.cacher.stop();
+    await storage.close();
+    throw e;
+  }
   const port = (listener.server.address() as AddressInfo).port;
   const host = o.bindAddress === "0.0.0.0" || o.bindAddress === "" ? "127.0.0.1" : o.bindAddress === "::" ? "::1" : o.bindAddress;
   const url = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
@@ -189,6 +173,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     kubeconfigPath = join(o.dataDir, "admin.kubeconfig");
     writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
   }
+  setImmediate(() => void metrics.load()); // off the start-up path
   o.log(`kapi: serving on ${url} (storage ${o.storageBackend}${persistent ? ` in ${o.dataDir}` : ""}) in ${Date.now() - t0} ms`);
   if (kubeconfigPath) o.log(`kapi: admin kubeconfig: ${kubeconfigPath}`);
 

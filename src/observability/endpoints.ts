@@ -1,0 +1,54 @@
+// The non-resource endpoints of observability: /livez, /readyz, /healthz (with per-check paths),
+// /version and /metrics, as dispatcher handlers.
+import { jsonCodec } from "../encoding/codec.js";
+import type { NonResourceHandler } from "../server/dispatch.js";
+import { writeBytes, writeObject, writeText } from "../server/respond.js";
+import { runChecks, runOneCheck, type HealthCheck } from "./health.js";
+import type { ServerMetrics } from "./metrics.js";
+import { versionInfo } from "./version.js";
+
+export interface HealthState {
+  /** Checks that pass when the store answers. */
+  storage: HealthCheck;
+  /** True once bootstrap objects exist. */
+  bootstrapped(): boolean;
+  /** True once shutdown began (readyz fails). */
+  stopping(): boolean;
+  startedAt: number;
+  livezGracePeriodMs: number;
+}
+
+export function healthEndpoints(s: HealthState): NonResourceHandler {
+  const ping: HealthCheck = { name: "ping", check: () => undefined };
+  const log: HealthCheck = { name: "log", check: () => undefined };
+  const bootstrap: HealthCheck = { name: "poststarthook/bootstrap-namespaces", check: () => (s.bootstrapped() ? undefined : "not finished") };
+  // During --livez-grace-period unfinished start-up hooks count as live (upstream's meaning).
+  const inGrace = () => Date.now() - s.startedAt < s.livezGracePeriodMs;
+  const livez: HealthCheck[] = [ping, log, s.storage, { name: bootstrap.name, check: () => (inGrace() ? undefined : bootstrap.check()) }];
+  const readyz: HealthCheck[] = [ping, log, s.storage, bootstrap, { name: "shutdown", check: () => (s.stopping() ? "process is shutting down" : undefined) }];
+  const healthz: HealthCheck[] = [ping, log, s.storage, bootstrap];
+  return async (ex) => {
+    const m = /^\/(livez|readyz|healthz)(?:\/([^/]+(?:\/[^/]+)?))?$/.exec(ex.path);
+    if (!m) return false;
+    const checks = m[1] === "livez" ? livez : m[1] === "readyz" ? readyz : healthz;
+    const res = m[2] ? await runOneCheck(checks, m[2]) : await runChecks(m[1], checks, ex.query);
+    if (!res) return false;
+    writeText(ex, res.status, res.body);
+    return true;
+  };
+}
+
+export const versionEndpoint: NonResourceHandler = (ex) => {
+  if (ex.path !== "/version" && ex.path !== "/version/") return false;
+  writeObject(ex, 200, versionInfo(), jsonCodec, { pretty: true });
+  return true;
+};
+
+export function metricsEndpoint(metrics: ServerMetrics): NonResourceHandler {
+  return async (ex) => {
+    if (ex.path !== "/metrics") return false;
+    const { body, contentType } = await metrics.text();
+    writeBytes(ex, 200, Buffer.from(body), contentType);
+    return true;
+  };
+}
