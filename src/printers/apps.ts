@@ -48,17 +48,20 @@ export const deploymentPrinter: Printer = {
   },
 };
 
+/** ReplicaSets and ReplicationControllers print the same columns. */
+export const replicaControllerColumns = [
+  nameColumn(),
+  col("Desired", "integer", "Requested number of replicas."),
+  col("Current", "integer", "Number of replicas that exist."),
+  col("Ready", "integer", "Number of ready replicas."),
+  ageColumn(),
+  containersColumn(),
+  imagesColumn(),
+  selectorColumn(),
+];
+
 export const replicaSetPrinter: Printer = {
-  columns: [
-    nameColumn(),
-    col("Desired", "integer", "Requested number of replicas."),
-    col("Current", "integer", "Number of replicas that exist."),
-    col("Ready", "integer", "Number of ready replicas."),
-    ageColumn(),
-    containersColumn(),
-    imagesColumn(),
-    selectorColumn(),
-  ],
+  columns: replicaControllerColumns,
   cells(rs, now) {
     const [names, images] = containerCells(rs?.spec?.template?.spec?.containers);
     return [

@@ -21,6 +21,7 @@ import {
   str,
 } from "./helpers.js";
 import { formatQuantity } from "./quantity.js";
+import { replicaControllerColumns } from "./apps.js";
 import type { Printer } from "./types.js";
 
 // ---------------------------------------------------------------- pods
@@ -186,16 +187,7 @@ export const podPrinter: Printer = {
 // ---------------------------------------------------------------- replicationcontrollers
 
 export const replicationControllerPrinter: Printer = {
-  columns: [
-    nameColumn(),
-    col("Desired", "integer", "Requested number of replicas."),
-    col("Current", "integer", "Number of replicas that exist."),
-    col("Ready", "integer", "Number of ready replicas."),
-    ageColumn(),
-    containersColumn(),
-    imagesColumn(),
-    selectorColumn(),
-  ],
+  columns: replicaControllerColumns,
   cells(rc, now) {
     const [names, images] = containerCells(rc?.spec?.template?.spec?.containers);
     return [
