@@ -28,6 +28,10 @@ beforeAll(async () => {
 }, 170_000);
 
 const positive = (x: unknown) => typeof x === "number" && Number.isFinite(x) && x > 0;
+const finite = (x: unknown) => typeof x === "number" && Number.isFinite(x);
+// At toy sizes the RSS growth of a few pods is within the garbage collector's noise and can be
+// negative; its figures must still be numbers.
+const noisySign = new Set(["memory"]);
 
 describe("bench smoke", () => {
   it("ran every benchmark", () => {
@@ -41,11 +45,12 @@ describe("bench smoke", () => {
       expect(r.error, `${c.name} failed:\n${r.error}\n${lines.join("\n")}`).toBeUndefined();
       expect(r.pairs).toHaveLength(1);
       const [p] = r.pairs;
-      expect(positive(p.api.value), `api ${p.api.value}`).toBe(true);
+      const ok = noisySign.has(c.name) ? finite : positive;
+      expect(ok(p.api.value), `api ${p.api.value}`).toBe(true);
       expect(positive(p.anchor.value), `anchor ${p.anchor.value}`).toBe(true);
-      expect(positive(p.ratio)).toBe(true);
+      expect(ok(p.ratio)).toBe(true);
       for (const s of [r.api!, r.anchor!, r.ratio!]) {
-        expect(positive(s.median) && positive(s.min) && positive(s.max)).toBe(true);
+        expect(ok(s.median) && ok(s.min) && ok(s.max)).toBe(true);
         expect(s.min).toBeLessThanOrEqual(s.max);
       }
       expect(typeof r.pass === "boolean" || r.goal.relativeTo).toBeTruthy();
