@@ -4,13 +4,12 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { credentialsFromKubeconfig, req, type TestServer } from "./support/client.js";
+import { req, withCredentials, type TestServer } from "./support/client.js";
 import { runKapi, serveKapi } from "./support/cli.js";
 
 function asTestServer(url: string, dataDir: string): TestServer {
   const kubeconfig = readFileSync(join(dataDir, "admin.kubeconfig"), "utf8");
-  const admin = credentialsFromKubeconfig(kubeconfig);
-  return { url, port: Number(new URL(url).port), kubeconfig, admin, anonymous: { ca: admin.ca }, as: (token: string) => ({ ca: admin.ca, token }), stop: async () => undefined };
+  return withCredentials({ url, port: Number(new URL(url).port), kubeconfig, stop: async () => undefined });
 }
 
 describe("kapi CLI", () => {

@@ -1,15 +1,10 @@
 // DELETE options end to end: graceful pods, preconditions, propagation (Background, Foreground,
 // Orphan) through the garbage collector, dry run, and unsafe deletion of a corrupt object.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultOptions } from "../src/server/options.js";
-import { startApiServer, type RunningServer } from "../src/server/start.js";
-import { credentialsFromKubeconfig, req, watchEvents, type TestServer } from "./support/client.js";
+import { req, watchEvents, type TestServer } from "./support/client.js";
+import { startTuned } from "./list-watch-support.js";
 
-async function start(featureGates = ""): Promise<TestServer & { running: RunningServer }> {
-  const running = await startApiServer({ ...defaultOptions(), bindAddress: "127.0.0.1", securePort: 0, storageBackend: "memory", writeKubeconfig: false, featureGates });
-  const admin = credentialsFromKubeconfig(running.kubeconfig);
-  return { url: running.url, port: running.port, kubeconfig: running.kubeconfig, admin, anonymous: { ca: admin.ca }, as: (t) => ({ ca: admin.ca, token: t }), stop: running.stop, running };
-}
+const start = (featureGates = "") => startTuned({ featureGates });
 
 async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -125,13 +120,13 @@ describe("deletion", () => {
   it("removes a corrupt object only with ignoreStoreReadErrorWithClusterBreakingPotential", async () => {
     await owner("corrupt");
     const key = "/registry/configmaps/default/corrupt";
-    await s.running.parts.store.storage.update(key, "{not json", 0);
+    await s.parts.store.storage.update(key, "{not json", 0);
     const normal = await req(s, "DELETE", `${cmPath}/corrupt`);
     expect(normal.status).toBe(500);
     expect(normal.json.message).toContain("ignoreStoreReadErrorWithClusterBreakingPotential");
     const unsafe = await req(s, "DELETE", `${cmPath}/corrupt?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
     expect(unsafe.status).toBe(200);
-    expect(await s.running.parts.store.storage.get(key)).toBeUndefined();
+    expect(await s.parts.store.storage.get(key)).toBeUndefined();
   });
 });
 

@@ -3,7 +3,7 @@
 import { startApiServer, type CacheTuning } from "../src/server/start.js";
 import { defaultOptions, type ServerOptions } from "../src/server/options.js";
 import type { ServerParts } from "../src/handlers/context.js";
-import { credentialsFromKubeconfig, req, type TestServer } from "./support/client.js";
+import { withCredentials, req, type TestServer } from "./support/client.js";
 
 export type PartsServer = TestServer & { parts: ServerParts };
 
@@ -17,8 +17,7 @@ export async function startTuned(extra: Partial<ServerOptions> & CacheTuning = {
     writeKubeconfig: false,
     ...extra,
   });
-  const admin = credentialsFromKubeconfig(s.kubeconfig);
-  return Object.assign(s, { admin, anonymous: { ca: admin.ca }, as: (token: string) => ({ ca: admin.ca, token }) });
+  return withCredentials(s);
 }
 
 export const cm = (name: string, labels?: Record<string, string>, data: Record<string, string> = { k: "v" }) => ({ metadata: { name, labels }, data });

@@ -2,18 +2,14 @@
 // full, instead of making the server hold its events without limit.
 import { request } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultOptions } from "../src/server/options.js";
-import { startApiServer, type RunningServer } from "../src/server/start.js";
-import { credentialsFromKubeconfig, req, type TestServer } from "./support/client.js";
+import { req } from "./support/client.js";
+import { startTuned, type PartsServer } from "./list-watch-support.js";
 
-let running: RunningServer;
-let s: TestServer;
+let s: PartsServer;
 beforeAll(async () => {
-  running = await startApiServer({ ...defaultOptions(), bindAddress: "127.0.0.1", securePort: 0, storageBackend: "memory", writeKubeconfig: false, watchCache: { maxQueuedPerWatcher: 5 } });
-  const admin = credentialsFromKubeconfig(running.kubeconfig);
-  s = { url: running.url, port: running.port, kubeconfig: running.kubeconfig, admin, anonymous: { ca: admin.ca }, as: (t) => ({ ca: admin.ca, token: t }), stop: running.stop };
+  s = await startTuned({ watchCache: { maxQueuedPerWatcher: 5 } });
 });
-afterAll(async () => running?.stop());
+afterAll(async () => s?.stop());
 
 describe("slow watch clients", () => {
   it("get a 429 ERROR event and the end of the stream", async () => {

@@ -13,7 +13,7 @@ import {
   optimisticLockMessage,
 } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
-import { StorageError, type Storage } from "../storage/interface.js";
+import { StorageError, type KeyValue, type Storage } from "../storage/interface.js";
 import { decodeFromStorage, encodeForStorage, rememberWrittenJson, servedJson } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "./object.js";
 import { storageKey, type ResourceType } from "./resource-type.js";
@@ -80,21 +80,23 @@ export class GenericStore {
   ) {}
 
   async get(t: ResourceType, ns: string, name: string, rv?: string | null): Promise<KObject> {
-    const requested = parseResourceVersion(rv);
-    if (requested !== undefined && requested > 0) await this.waitForRevision(requested);
-    const kv = await this.storage.get(storageKey(t, ns, name));
-    if (!kv) throw notFound(t.gr, name);
-    return decodeFromStorage(kv, t);
+    return decodeFromStorage(await this.read(t, ns, name, rv), t);
   }
 
   /** GET as JSON text: the stored bytes with the resourceVersion spliced in when possible. */
   async getJson(t: ResourceType, ns: string, name: string, rv?: string | null): Promise<{ json: string } | { obj: KObject }> {
+    const kv = await this.read(t, ns, name, rv);
+    const json = servedJson(kv, t);
+    return json !== undefined ? { json } : { obj: decodeFromStorage(kv, t) };
+  }
+
+  /** One object's stored bytes, not older than `rv` when given (else 504 after a wait). */
+  private async read(t: ResourceType, ns: string, name: string, rv?: string | null): Promise<KeyValue> {
     const requested = parseResourceVersion(rv);
     if (requested !== undefined && requested > 0) await this.waitForRevision(requested);
     const kv = await this.storage.get(storageKey(t, ns, name));
     if (!kv) throw notFound(t.gr, name);
-    const json = servedJson(kv, t);
-    return json !== undefined ? { json } : { obj: decodeFromStorage(kv, t) };
+    return kv;
   }
 
   /** Waits until the store has reached `rev` (NotOlderThan reads), else 504. */

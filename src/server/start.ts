@@ -112,6 +112,13 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   // server is serving, so a large store does not delay readiness (changes made meanwhile are
   // replayed from its snapshot revision, so nothing is missed).
   const gcTimer = setTimeout(() => controllers.push(startGarbageCollector(store, types)), gcStartDelayMs);
+  /** Stops the controllers, the namespace watch and the watch cache. */
+  const stopBackground = () => {
+    clearTimeout(gcTimer);
+    namespaces.stop();
+    for (const c of controllers) c.stop();
+    parts.cacher.stop();
+  };
 
   const authenticators: Authenticator[] = [x509Authenticator];
   if (o.tokenAuthFile) authenticators.push(tokenFileAuthenticator(o.tokenAuthFile));
@@ -157,10 +164,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     });
   } catch (e) {
     // Nothing started here may outlive a server that could not listen (e.g. port in use).
-    clearTimeout(gcTimer);
-    namespaces.stop();
-    for (const c of controllers) c.stop();
-    parts.cacher.stop();
+    stopBackground();
     await storage.close();
     throw e;
   }
@@ -184,10 +188,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
       if (o.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, o.shutdownDelayMs));
       const closed = new Promise<void>((r) => listener.server.close(() => r()));
       for (const s of [...parts.streams]) s.stop();
-      clearTimeout(gcTimer);
-      namespaces.stop();
-      for (const c of controllers) c.stop();
-      parts.cacher.stop();
+      stopBackground();
       await Promise.race([listener.idle(), new Promise((r) => setTimeout(r, 60_000))]);
       // Idle HTTP/2 sessions and keep-alive sockets would hold close() open: end them now.
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000))]);

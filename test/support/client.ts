@@ -27,14 +27,14 @@ export function credentialsFromKubeconfig(kubeconfig: string): Credentials {
   };
 }
 
-export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
-  const s = await startServer(opts);
+/** Adds the admin, anonymous and token credentials read from a server's kubeconfig. */
+export function withCredentials<T extends { kubeconfig: string }>(s: T): T & Pick<TestServer, "admin" | "anonymous" | "as"> {
   const admin = credentialsFromKubeconfig(s.kubeconfig);
-  return Object.assign(s, {
-    admin,
-    anonymous: { ca: admin.ca },
-    as: (token: string) => ({ ca: admin.ca, token }),
-  });
+  return Object.assign(s, { admin, anonymous: { ca: admin.ca }, as: (token: string) => ({ ca: admin.ca, token }) });
+}
+
+export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+  return withCredentials(await startServer(opts));
 }
 
 export interface RawResponse {
