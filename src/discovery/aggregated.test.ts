@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { TypeRegistry } from "../registry/type-registry.js";
+import { builtinTypeRegistry } from "../types/register.js";
 import { createDiscovery } from "./index.js";
 import { negotiateDiscovery } from "./aggregated.js";
 import { call } from "./testing.js";
 
-const { handler } = createDiscovery(new TypeRegistry((f) => f.enabledByDefault));
+const { handler } = createDiscovery(builtinTypeRegistry((f) => f.enabledByDefault));
 const v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 const v2beta1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
 // What client-go 1.32 sends.
@@ -76,7 +76,7 @@ describe("aggregated discovery", () => {
   });
 
   it("v2beta1 can be switched off (upstream 1.34 default): the client falls back to plain JSON", async () => {
-    const d = createDiscovery(new TypeRegistry((f) => f.enabledByDefault), { v2beta1: false });
+    const d = createDiscovery(builtinTypeRegistry((f) => f.enabledByDefault), { v2beta1: false });
     const r = await call(d.handler, "/apis", { accept: `${v2beta1},application/json` });
     expect(r.headers["content-type"]).toBe("application/json");
     expect(r.json().kind).toBe("APIGroupList");

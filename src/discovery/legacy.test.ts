@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { TypeRegistry } from "../registry/type-registry.js";
+import { builtinTypeRegistry } from "../types/register.js";
 import { createDiscovery } from "./index.js";
 import { storageVersionHash } from "./storage-version-hash.js";
 import { call } from "./testing.js";
 
-const { handler } = createDiscovery(new TypeRegistry((f) => f.enabledByDefault));
+const { handler } = createDiscovery(builtinTypeRegistry((f) => f.enabledByDefault));
 
 describe("legacy discovery", () => {
   it("/api lists v1 and the address the request came to, without apiVersion", async () => {
@@ -129,7 +129,7 @@ describe("legacy discovery", () => {
   });
 
   it("a group disabled by --runtime-config disappears from every document", async () => {
-    const d = createDiscovery(new TypeRegistry((f) => f.enabledByDefault && f.group !== "batch"));
+    const d = createDiscovery(builtinTypeRegistry((f) => f.enabledByDefault && f.group !== "batch"));
     const groups = (await call(d.handler, "/apis")).json().groups.map((g: { name: string }) => g.name);
     expect(groups).not.toContain("batch");
     expect((await call(d.handler, "/apis/batch/v1")).status).toBe(404);
@@ -140,7 +140,7 @@ describe("legacy discovery", () => {
   });
 
   it("an enabled beta version joins its group without becoming preferred", async () => {
-    const d = createDiscovery(new TypeRegistry((f) => f.enabledByDefault || (f.group === "resource.k8s.io" && f.version === "v1beta2")));
+    const d = createDiscovery(builtinTypeRegistry((f) => f.enabledByDefault || (f.group === "resource.k8s.io" && f.version === "v1beta2")));
     const g = (await call(d.handler, "/apis/resource.k8s.io")).json();
     expect(g.versions.map((v: { version: string }) => v.version)).toEqual(["v1", "v1beta2"]);
     expect(g.preferredVersion.version).toBe("v1");

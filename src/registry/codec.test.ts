@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { builtinResources } from "../types/builtin-resources.js";
 import { decodeFromStorage, servedJson } from "./codec.js";
-import { toResourceType } from "./type-registry.js";
+import { builtinResourceType as toResourceType } from "../types/register.js";
 
 const cm = toResourceType(builtinResources.find((f) => f.group === "" && f.resource === "configmaps")!);
 

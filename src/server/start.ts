@@ -23,7 +23,7 @@ import type { KObject } from "../registry/object.js";
 import { storageKey, type ResourceType } from "../registry/resource-type.js";
 import { GenericStore } from "../registry/store.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
-import { TypeRegistry } from "../registry/type-registry.js";
+import { builtinTypeRegistry } from "../types/register.js";
 import type { Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
@@ -65,7 +65,7 @@ export interface CacheTuning {
 export async function startApiServer(o: ServerOptions & CacheTuning): Promise<RunningServer> {
   const t0 = Date.now();
   const gates = FeatureGates.parse(o.featureGates);
-  const types = new TypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
+  const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
   const authorizer = authorizerForModes(o.authorizationMode);
   const authnConfig = o.authenticationConfig ? loadAuthenticationConfig(o.authenticationConfig) : undefined;
   if (authnConfig?.anonymous && !o.anonymousAuth) {
