@@ -6,7 +6,6 @@ import { ApiError, notFound } from "../apimachinery/errors.js";
 import type { KObject } from "../registry/object.js";
 import { ownershipOptions } from "../registry/field-ownership.js";
 import type { ResourceRequest } from "./context.js";
-import { asApplyApiError } from "./field-manager.js";
 
 export interface ApplyOptions {
   dryRun: boolean;
@@ -25,12 +24,8 @@ export async function applyConfiguration(r: ResourceRequest, config: KObject, op
   const engine = { ...ownershipOptions(r.type, sub), force: opts.force };
   const write = { dryRun: opts.dryRun, fieldManager: opts.manager, ownershipRecorded: true };
   const merge = (live: KObject | undefined): KObject => {
-    try {
-      const body = live ? config : { ...config, metadata: { ...(config.metadata ?? {}), name } };
-      return applyPatch(live, body, opts.manager, undefined, engine).object as KObject;
-    } catch (e) {
-      throw asApplyApiError(e);
-    }
+    const body = live ? config : { ...config, metadata: { ...(config.metadata ?? {}), name } };
+    return applyPatch(live, body, opts.manager, undefined, engine).object as KObject;
   };
   for (let attempt = 0; attempt < 4; attempt++) {
     const exists = await store.get(r.type, ns, name).then(

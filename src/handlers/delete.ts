@@ -1,5 +1,4 @@
 // DELETE one object and DELETE a collection, with DeleteOptions from the body or the query.
-import { badRequest } from "../apimachinery/errors.js";
 import { listObjects } from "../registry/list.js";
 import { parseListOptions, validateListOptions } from "../registry/list-options.js";
 import type { DeleteOptions, PropagationPolicy } from "../registry/store.js";
@@ -12,6 +11,7 @@ import { negotiateWrite, writeResult } from "./output.js";
 import { DecodeError } from "../encoding/decode-error.js";
 import { negotiateInput } from "../encoding/negotiate.js";
 import { isPlainObject } from "../registry/object.js";
+import { withApiErrors } from "./errors.js";
 
 interface ParsedDeleteOptions extends DeleteOptions {
   /** orphanDependents=false was given: a pending deletion then answers 202 (upstream quirk). */
@@ -24,14 +24,9 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
   let body: Record<string, any> = {};
   if (raw.length > 0) {
     const codec = negotiateInput(r.ex.headers["content-type"] as string | undefined, r.parts.codecs);
-    try {
-      const decoded = codec.decode(raw);
-      if (decoded !== null && !isPlainObject(decoded)) throw new DecodeError("DeleteOptions must be an object");
-      body = (decoded as Record<string, any>) ?? {};
-    } catch (e) {
-      if (e instanceof DecodeError) throw badRequest(`error decoding request body: ${e.message}`);
-      throw e;
-    }
+    const decoded = codec.decode(raw);
+    if (decoded !== null && !isPlainObject(decoded)) throw new DecodeError("DeleteOptions must be an object");
+    body = (decoded as Record<string, any>) ?? {};
   }
   const dryRun = parseDryRun(q, "DeleteOptions") || (Array.isArray(body.dryRun) && body.dryRun.includes("All"));
   const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
@@ -68,7 +63,7 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
   };
 }
 
-export async function handleDelete(r: ResourceRequest): Promise<void> {
+export const handleDelete = withApiErrors(async (r: ResourceRequest): Promise<void> => {
   const n = negotiateWrite(r);
   const opts = await deleteOptions(r);
   const { obj, deleted } = await r.parts.store.delete(r.type, r.info.namespace, r.info.name, opts);
@@ -83,9 +78,9 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
     status: "Success",
     details: { name: obj.metadata.name, group: r.type.group || undefined, kind: r.type.resource, uid: obj.metadata.uid },
   });
-}
+});
 
-export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
+export const handleDeleteCollection = withApiErrors(async (r: ResourceRequest): Promise<void> => {
   const n = negotiateWrite(r);
   const opts = await deleteOptions(r);
   const listOpts = parseListOptions(r.ex.query);
@@ -101,4 +96,4 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
     }
   }
   writeResult(r, n, 200, { kind: r.type.listKind, apiVersion: r.type.apiVersion, metadata: { resourceVersion: list.resourceVersion }, items: results });
-}
+});

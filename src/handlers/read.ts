@@ -9,8 +9,9 @@ import type { Entry } from "../storage/cacher/types.js";
 import { writeBytes } from "../server/respond.js";
 import type { ResourceRequest } from "./context.js";
 import { negotiateRead, withoutTypeMeta, writeList, writeOne } from "./output.js";
+import { withApiErrors } from "./errors.js";
 
-export async function handleGet(r: ResourceRequest): Promise<void> {
+export const handleGet = withApiErrors(async (r: ResourceRequest): Promise<void> => {
   const n = negotiateRead(r);
   const rv = r.ex.query.get("resourceVersion");
   if (!n.target && !r.pretty && n.codec.mediaType === "application/json") {
@@ -21,9 +22,9 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
     return;
   }
   writeOne(r, n, 200, await r.parts.store.get(r.type, r.info.namespace, r.info.name, rv));
-}
+});
 
-export async function handleList(r: ResourceRequest): Promise<void> {
+export const handleList = withApiErrors(async (r: ResourceRequest): Promise<void> => {
   const n = negotiateRead(r);
   const opts = parseListOptions(r.ex.query);
   const watchList = r.parts.gates.enabled("WatchList");
@@ -35,7 +36,7 @@ export async function handleList(r: ResourceRequest): Promise<void> {
     return;
   }
   writeList(r, n, list);
-}
+});
 
 /** The same bytes jsonCodec.encode would give for the list object, from per-item memoised JSON. */
 function jsonListBytes(t: ResourceType, list: ListResult, entries: Entry<KObject>[]): Buffer {

@@ -7,6 +7,7 @@ import { checkTypeMeta, header, maxBodyBytes, readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
 import { applyPatchDocument, decodePatch, patchTypeOf } from "./patch-body.js";
+import { eachWithApiErrors } from "./errors.js";
 
 const scaleTypeMeta = { apiVersion: "autoscaling/v1", kind: "Scale" };
 
@@ -49,7 +50,7 @@ async function writeScale(r: ResourceRequest, desired: (scale: KObject) => KObje
   writeResult(r, n, 200, toScale(obj));
 }
 
-export const scaleHandlers: Partial<Record<string, ResourceHandler>> = {
+export const scaleHandlers: Partial<Record<string, ResourceHandler>> = eachWithApiErrors({
   async get(r) {
     const n = negotiateWrite(r);
     writeResult(r, n, 200, toScale(await r.parts.store.get(r.type, r.info.namespace, r.info.name)));
@@ -73,6 +74,6 @@ export const scaleHandlers: Partial<Record<string, ResourceHandler>> = {
       return applyPatchDocument(type === "strategic" ? "merge" : type, r.type, scale, patch);
     }, dryRun);
   },
-};
+});
 
 export const scalableResources = ["apps/deployments", "apps/replicasets", "apps/statefulsets", "/replicationcontrollers"];

@@ -17,11 +17,12 @@ import type { Delivery } from "../storage/cacher/types.js";
 import type { ResourceRequest } from "./context.js";
 import { negotiateRead } from "./output.js";
 import { tableRow } from "./table.js";
+import { toApiError, withApiErrors } from "./errors.js";
 
 /** Upstream --min-request-timeout default: watches without timeoutSeconds last 1800–3600 s. */
 const minRequestTimeoutSeconds = 1800;
 
-export async function handleWatch(r: ResourceRequest): Promise<void> {
+export const handleWatch = withApiErrors(async (r: ResourceRequest): Promise<void> => {
   const n = negotiateRead(r);
   const opts = parseListOptions(r.ex.query);
   const watchList = r.parts.gates.enabled("WatchList");
@@ -91,7 +92,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     },
   });
   if ("error" in result) {
-    if (!ended) ex.write(n.codec.encodeWatchEvent("ERROR", result.error));
+    if (!ended) ex.write(n.codec.encodeWatchEvent("ERROR", toApiError(result.error).toStatus()));
     end();
     return;
   }
@@ -104,7 +105,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const seconds = opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds : minRequestTimeoutSeconds * (1 + Math.random());
   timer = setTimeout(end, seconds * 1000);
   timer.unref();
-}
+});
 
 function encodeDelivery(codec: Codec, t: ResourceType, d: Delivery<KObject>): Buffer {
   if (d.type === "BOOKMARK") {
