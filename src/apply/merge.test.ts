@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { deepClone } from "../apimachinery/json-value.js";
 import { getDefinition } from "../types/schema-facts.js";
 import {
   ApplyBadRequestError,
@@ -44,7 +45,7 @@ function deployment(spec: Obj = {}, meta: Obj = {}): Obj {
 
 // Simulates storage: gives the created object a uid.
 function stored(r: FieldManagerResult): Obj {
-  const o: Obj = structuredClone(r.object);
+  const o: Obj = deepClone(r.object);
   o.metadata.uid ??= "0a6c1b1e-uid";
   return o;
 }

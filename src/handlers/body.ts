@@ -5,7 +5,8 @@ import { duplicateJsonKeys } from "../encoding/json.js";
 import { duplicateYamlKeys } from "../encoding/yaml-lazy.js";
 import { decodeAgainstSchema, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
 import { definitionNameForGVK, getDefinition } from "../types/schema-facts.js";
-import { isPlainObject, type KObject } from "../registry/object.js";
+import { isPlainObject } from "../apimachinery/json-value.js";
+import type { KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
 
 /** Upstream's request body limit (3 MiB). */

@@ -10,7 +10,7 @@ import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
 import { DecodeError } from "../encoding/decode-error.js";
 import { negotiateInput } from "../encoding/negotiate.js";
-import { isPlainObject } from "../registry/object.js";
+import { isPlainObject } from "../apimachinery/json-value.js";
 import { withApiErrors } from "./errors.js";
 
 interface ParsedDeleteOptions extends DeleteOptions {

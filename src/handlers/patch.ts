@@ -1,7 +1,8 @@
 // PATCH of an object or its /status: JSON patch, merge patch, strategic merge patch, and
 // server-side apply (create when absent).
 import { ApiError, conflict, methodNotSupported, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
-import { isPlainObject, type KObject } from "../registry/object.js";
+import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
+import type { KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
 import { checkTypeMeta, duplicateKeys, header, maxBodyBytes, schemaForTypeMeta, versionedKind } from "./body.js";
 import { decodeAgainstSchema, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
@@ -58,7 +59,7 @@ export const handlePatch = withApiErrors(async (r: ResourceRequest): Promise<voi
   const { obj } = await store.guaranteedUpdate(r.type, ns, name, sub, { dryRun, fieldManager }, (current) => {
     if (!current) throw notFound(r.type.gr, name);
     // Field validation prunes the result in place, and patch results may share the input's parts.
-    const patched = applyPatchDocument(type, r.type, structuredClone(current), patch);
+    const patched = applyPatchDocument(type, r.type, deepClone(current), patch);
     validateFields(patched);
     const rv = patched.metadata?.resourceVersion;
     if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict(r.type.gr, name, optimisticLockMessage);

@@ -1,7 +1,8 @@
 // The /scale subresource of workloads: an autoscaling/v1 Scale view of spec.replicas.
 import { badRequest, conflict, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { labelSelectorFromObject } from "../apimachinery/labels.js";
-import { isPlainObject, type KObject } from "../registry/object.js";
+import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
+import type { KObject } from "../registry/object.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
 import { checkTypeMeta, header, maxBodyBytes, readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
@@ -38,7 +39,7 @@ async function writeScale(r: ResourceRequest, desired: (scale: KObject) => KObje
   const n = negotiateWrite(r);
   const { obj } = await r.parts.store.guaranteedUpdate(r.type, r.info.namespace, r.info.name, "scale", { dryRun }, (current) => {
     if (!current) throw notFound(r.type.gr, r.info.name);
-    current = structuredClone(current);
+    current = deepClone(current);
     const want = desired(toScale(current));
     const rv = want.metadata?.resourceVersion;
     if (rv && rv !== current.metadata.resourceVersion) throw conflict(r.type.gr, r.info.name, optimisticLockMessage);
