@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from "@kubernetes/client-node";
 import { req } from "./support/client.js";
-import { cm, mkns, sleep, startTuned, type PartsServer } from "./list-watch-support.js";
+import { cm, mkns, sleep, startTuned, type PartsServer } from "./support/list-watch.js";
 
 let s: PartsServer;
 beforeAll(async () => {

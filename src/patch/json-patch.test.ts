@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PatchError } from "./errors.js";
+import { errorOf } from "./errors.testkit.js";
 import { applyJsonPatch } from "./json-patch.js";
-
-function errorOf(fn: () => unknown): PatchError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(PatchError);
-    return e as PatchError;
-  }
-  throw new Error("expected a PatchError");
-}
 
 const doc = () => ({ metadata: { name: "a", labels: { x: "1" } }, spec: { list: [1, 2, 3], "a/b": { "m~n": 5 } } });
 
