@@ -1,5 +1,7 @@
 // The /scale subresource of workloads: an autoscaling/v1 Scale view of spec.replicas.
-import { badRequest, conflict, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
+import { badRequest, notFound } from "../apimachinery/errors.js";
+import { checkNameMatches } from "../registry/store.js";
+import { writeOptions } from "./write-options.js";
 import { labelSelectorFromObject } from "../apimachinery/labels.js";
 import { isPlainObject, type KObject } from "../registry/object.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
@@ -35,18 +37,22 @@ function replicasOf(scale: KObject): number {
 
 async function writeScale(r: ResourceRequest, desired: (scale: KObject) => KObject, dryRun: boolean): Promise<void> {
   const n = negotiateWrite(r);
-  const { obj } = await r.parts.store.guaranteedUpdate(r.type, r.info.namespace, r.info.name, "scale", { dryRun }, (current) => {
-    if (!current) throw notFound(r.type.gr, r.info.name);
-    current = structuredClone(current);
-    const want = desired(toScale(current));
-    const rv = want.metadata?.resourceVersion;
-    if (rv && rv !== current.metadata.resourceVersion) throw conflict(r.type.gr, r.info.name, optimisticLockMessage);
-    const replicas = replicasOf(want);
-    if (replicas < 0) throw badRequest(`Scale.autoscaling "${r.info.name}" is invalid: spec.replicas: Invalid value: ${replicas}: must be greater than or equal to 0`);
-    current.spec = { ...((current.spec as object) ?? {}), replicas };
-    return current;
-  });
-  writeResult(r, n, 200, toScale(obj));
+  const { name } = r.info;
+  const { object } = await r.parts.store.update(r.type, r.info.namespace, name, {
+    subresource: "scale",
+    createIfMissing: false,
+    desired(current) {
+      if (!current) throw notFound(r.type.gr, name);
+      const want = desired(toScale(current));
+      checkNameMatches(want, name);
+      const replicas = replicasOf(want);
+      if (replicas < 0) throw badRequest(`Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${replicas}: must be greater than or equal to 0`);
+      // The Scale's resourceVersion (when given) is the workload's precondition.
+      const resourceVersion = want.metadata?.resourceVersion || current.metadata.resourceVersion;
+      return { ...current, metadata: { ...current.metadata, resourceVersion }, spec: { ...((current.spec as object) ?? {}), replicas } };
+    },
+  }, writeOptions(r, { dryRun }));
+  writeResult(r, n, 200, toScale(object));
 }
 
 export const scaleHandlers: Partial<Record<string, ResourceHandler>> = {
