@@ -22,6 +22,7 @@ import { healthEndpoints, metricsEndpoint, versionEndpoint } from "../observabil
 import type { KObject } from "../registry/object.js";
 import { storageKey, type ResourceType } from "../registry/resource-type.js";
 import { GenericStore } from "../registry/store.js";
+import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import { builtinTypeRegistry } from "../types/register.js";
 import type { Storage } from "../storage/interface.js";
@@ -39,7 +40,7 @@ import { ServerMetrics } from "../observability/metrics.js";
 import { setupTls } from "./tls-setup.js";
 import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
 import { reviewHandlers } from "../handlers/reviews.js";
-import { scaleHandlers, scalableResources } from "../handlers/scale.js";
+import { scaleHandlers } from "../handlers/scale.js";
 
 export interface RunningServer {
   url: string;
@@ -97,6 +98,9 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     streams: new Set(),
   };
 
+  // A group-resource that stops being served (or changes shape) takes its watch cache with it.
+  const releaseCaches = releaseCachesOfRetiredTypes(types, parts.cacher);
+
   // Bootstrap objects, created only when missing; the writes of a batch share one commit.
   const ensure = async (t: ResourceType | undefined, ns: string, obj: KObject) => {
     if (!t || (await storage.get(storageKey(t, ns, obj.metadata.name!)))) return;
@@ -117,6 +121,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     clearTimeout(gcTimer);
     namespaces.stop();
     for (const c of controllers) c.stop();
+    releaseCaches();
     parts.cacher.stop();
   };
 
@@ -144,10 +149,6 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   });
   const authenticate = unionAuthenticator(authenticators, anon);
   const special = reviewHandlers(authorizer, authenticate);
-  for (const key of scalableResources) {
-    const [group, resource] = key.split("/");
-    special.set(`${group}/${resource}/scale`, scaleHandlers);
-  }
   const dispatch = createDispatcher({
     parts,
     metrics,
@@ -155,6 +156,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     authorizer,
     nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts)],
     subresourceHandlers: special,
+    declaredSubresourceHandlers: new Map([["scale", scaleHandlers]]),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, dispatch);
   try {

@@ -1,15 +1,9 @@
-// storageVersionHash of legacy discovery: lets clients (the storage version migrator, GC)
-// notice when the version a resource is persisted in changes. Upstream hashes
-// "<group>/<version>/<kind>" of the *storage* version with SHA-256 and keeps the first 8
-// bytes, base64 (standard alphabet, padded) — so every served version of one
-// group-resource reports the same value.
-import { createHash } from "node:crypto";
-import { builtinResources, type ResourceFacts } from "../types/builtin-resources.js";
-import { groupVersionPriority } from "../types/resource-names.js";
-
-export function storageVersionHash(group: string, version: string, kind: string): string {
-  return createHash("sha256").update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString("base64");
-}
+// The version each built-in group-resource is persisted in, for discovery's storageVersionHash
+// (see registry/storage-version-hash.ts): the version kube-apiserver 1.34 stores, which is not
+// always the served or preferred one.
+import { storageVersionHash } from "../registry/storage-version-hash.js";
+import { builtinResources, type ResourceFacts } from "./builtin-resources.js";
+import { groupVersionPriority } from "./resource-names.js";
 
 export interface StorageGVK {
   group: string;
