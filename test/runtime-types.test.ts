@@ -47,7 +47,8 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 const widget = (name: string, spec: Record<string, unknown>) => ({ apiVersion: `${group}/v1`, kind: "Widget", metadata: { name, namespace: "default" }, spec });
-const ref = (name?: string) => ({ group, version: "v1", namespace: "default", plural: "widgets", ...(name ? { name } : {}) });
+const collection = () => ({ group, version: "v1", namespace: "default", plural: "widgets" });
+const ref = (name: string) => ({ ...collection(), name });
 
 describe("a type registered at run time", () => {
   it("appears in legacy and aggregated discovery", async () => {
@@ -63,16 +64,16 @@ describe("a type registered at run time", () => {
   });
 
   it("is created, read, listed, updated (object and status) and deleted through @kubernetes/client-node", async () => {
-    const created: any = await api.createNamespacedCustomObject({ ...ref(), body: widget("w1", { color: "red", replicas: 1 }) });
+    const created: any = await api.createNamespacedCustomObject({ ...collection(), body: widget("w1", { color: "red", replicas: 1 }) });
     expect(created.metadata.uid).toBeTruthy();
     expect(created.metadata.generation).toBe(1);
     const got: any = await api.getNamespacedCustomObject(ref("w1"));
     expect(got.spec).toEqual({ color: "red", replicas: 1 });
-    await api.createNamespacedCustomObject({ ...ref(), body: widget("w2", { color: "blue" }) });
-    const list: any = await api.listNamespacedCustomObject(ref());
+    await api.createNamespacedCustomObject({ ...collection(), body: widget("w2", { color: "blue" }) });
+    const list: any = await api.listNamespacedCustomObject(collection());
     expect(list.kind).toBe("WidgetList");
     expect(list.items.map((i: any) => i.metadata.name)).toEqual(["w1", "w2"]);
-    const blue: any = await api.listNamespacedCustomObject({ ...ref(), fieldSelector: "spec.color=blue" });
+    const blue: any = await api.listNamespacedCustomObject({ ...collection(), fieldSelector: "spec.color=blue" });
     expect(blue.items.map((i: any) => i.metadata.name)).toEqual(["w2"]);
 
     // The main resource ignores status; /status changes only status.
@@ -113,7 +114,7 @@ describe("a type registered at run time", () => {
   it("streams its changes to a watch", async () => {
     const seen = watchEvents(s, `${base}/namespaces/default/widgets?watch=1&resourceVersion=0`, (evs) => evs.some((e) => e.type === "ADDED" && e.object.metadata.name === "w3"));
     await sleep(100);
-    await api.createNamespacedCustomObject({ ...ref(), body: widget("w3", {}) });
+    await api.createNamespacedCustomObject({ ...collection(), body: widget("w3", {}) });
     const events = await seen;
     expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(["ADDED w1", "ADDED w3"]);
     expect(events[1].object.apiVersion).toBe(`${group}/v1`);
@@ -144,7 +145,7 @@ describe("removing the type", () => {
     expect((await req(s, "GET", base)).status).toBe(404);
     expect((await req(s, "GET", `${base}/namespaces/default/widgets/w1`)).status).toBe(404);
     expect((await req(s, "GET", `${base}/namespaces/default/widgets?watch=1`)).status).toBe(404);
-    await expect(api.listNamespacedCustomObject(ref())).rejects.toMatchObject({ code: 404 });
+    await expect(api.listNamespacedCustomObject(collection())).rejects.toMatchObject({ code: 404 });
     if (kubectlBin) {
       // A kubectl that cached discovery before the removal gets 404 from the path; a fresh one no longer knows the type.
       expect((await k("get", "widgets")).stderr).toContain("Error from server (NotFound)");
@@ -154,7 +155,7 @@ describe("removing the type", () => {
 
   it("keeps the stored objects: registering the type again serves them from a fresh cache", async () => {
     s.parts.types.add(widgetType());
-    const list: any = await api.listNamespacedCustomObject({ ...ref(), resourceVersion: "0" });
+    const list: any = await api.listNamespacedCustomObject({ ...collection(), resourceVersion: "0" });
     expect(list.items.map((i: any) => i.metadata.name)).toEqual(["w1", "w3"]);
   });
 });
