@@ -337,14 +337,12 @@ const v3Overrides: Readonly<Record<string, Json>> = {
  */
 export function reachableSchemas(roots: ReadonlyMap<string, DefinitionLookup>): Record<string, Json> {
   const out: Record<string, Json> = {};
+  // A name reached once is not followed again, whichever lookup reached it first.
+  const seen = new Set<string>();
   for (const [root, lookup] of roots) {
-    if (root in out) continue;
-    const seen = new Set<string>(Object.keys(out));
-    const queue: string[] = [];
-    if (lookup(root)) {
-      seen.add(root);
-      queue.push(root);
-    }
+    if (seen.has(root) || !lookup(root)) continue;
+    seen.add(root);
+    const queue = [root];
     while (queue.length > 0) {
       const name = queue.shift()!;
       const def = lookup(name);
