@@ -17,7 +17,7 @@ import { apiVersions } from "./legacy.js";
 import { OpenAPIDocuments } from "./openapi-documents.js";
 import { notModified, sendBytes, sha512Hex } from "./serve.js";
 
-export { storageVersionHash } from "../registry/storage-version-hash.js";
+export { storageVersionHash } from "./storage-version-hash.js";
 
 export interface DiscoveryOptions {
   /**

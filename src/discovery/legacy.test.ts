@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { builtinTypeRegistry } from "../types/register.js";
 import { createDiscovery } from "./index.js";
-import { storageVersionHash } from "../registry/storage-version-hash.js";
+import { storageVersionHash } from "./storage-version-hash.js";
 import { call } from "./testing.js";
 
 const { handler } = createDiscovery(builtinTypeRegistry((f) => f.enabledByDefault));

@@ -4,6 +4,7 @@
 // /apis and /apis/{group} come from the aggregator and carry apiVersion "v1".
 import type { ResourceType } from "../registry/resource-type.js";
 import { sortedVerbs, type ServedGroup, type ServedVersion } from "./model.js";
+import { storageVersionHashOf } from "./storage-version-hash.js";
 
 export interface GroupVersionForDiscovery {
   groupVersion: string;
@@ -49,7 +50,8 @@ export function apiResources(t: ResourceType): Record<string, unknown>[] {
   };
   if (t.shortNames.length > 0) main.shortNames = [...t.shortNames];
   if (t.categories.length > 0) main.categories = [...t.categories];
-  if (t.storageVersionHash) main.storageVersionHash = t.storageVersionHash;
+  const hash = storageVersionHashOf(t);
+  if (hash) main.storageVersionHash = hash;
   const out = [main];
   for (const s of t.subresources) {
     // Subresources have no singular name (serialised as ""), and carry group/version only when

@@ -3,9 +3,9 @@
 // discovery and OpenAPI). Built-in types and custom resources are declared the same way, through
 // `defineResourceType`; nothing generic looks a type up in a built-in table.
 import type { GroupResource } from "../apimachinery/errors.js";
+import type { GroupVersionKind } from "../apimachinery/schema.js";
 import type { KObject } from "./object.js";
-import type { Strategy } from "./strategy.js";
-import { defaultStrategy } from "./strategy.js";
+import { defaultStrategy, type Strategy } from "./strategy.js";
 import { defaultTablePrinter, type TablePrinter } from "./table-printer.js";
 import { noSchema, type TypeSchema } from "./type-schema.js";
 
@@ -74,8 +74,8 @@ export interface ResourceType {
   scale?: ScaleDeclaration;
   /** The version in-process readers use for this group-resource (all versions share storage). */
   preferredVersion: string;
-  /** Discovery's storageVersionHash; absent for types that store nothing. */
-  storageVersionHash?: string;
+  /** The group-version-kind objects are persisted as (discovery's storageVersionHash); absent for types that store nothing. */
+  storageVersion?: GroupVersionKind;
 
   /** Definitions for field validation, strategic merge patch, apply and OpenAPI. */
   schema: TypeSchema;
@@ -106,7 +106,7 @@ export interface ResourceTypeDeclaration {
   scale?: ScaleDeclaration;
   /** Default: `version`. */
   preferredVersion?: string;
-  storageVersionHash?: string;
+  storageVersion?: GroupVersionKind;
   /** Default: the default strategy. */
   strategy?: Strategy;
   /** Default: no definitions (every field is accepted as sent). */
@@ -151,7 +151,7 @@ export function defineResourceType(d: ResourceTypeDeclaration): ResourceType {
     subresources,
     scale: d.scale,
     preferredVersion: d.preferredVersion ?? d.version,
-    storageVersionHash: d.storageVersionHash,
+    storageVersion: d.storageVersion,
     schema: d.schema ?? noSchema,
     printer: d.printer ?? defaultTablePrinter,
     fieldSelectors: fieldSelectors(d.namespaced, d.selectableFields),

@@ -8,7 +8,7 @@ import { printerFor } from "../printers/index.js";
 import { builtinResources, type ResourceFacts } from "./builtin-resources.js";
 import { gracePeriodPolicyFor } from "./graceful-deletion.js";
 import { definitionNameForGVK, getDefinition } from "./schema-facts.js";
-import { storageVersionHashFor } from "./storage-version.js";
+import { storageGVK } from "./storage-version.js";
 import { strategyFor } from "./strategies.js";
 
 const virtualResources = new Set([
@@ -49,7 +49,7 @@ export function builtinResourceType(f: ResourceFacts): ResourceType {
     subresources: f.subresources,
     scale: f.subresources.some((s) => s.name === "scale") ? scaleByGroupResource[`${f.group}/${f.resource}`] : undefined,
     preferredVersion: f.preferredVersion,
-    storageVersionHash: storageVersionHashFor(f),
+    storageVersion: storageGVK(f),
     strategy,
     schema: builtinSchema,
     printer: printerFor(f.group, f.resource),

@@ -1,15 +1,11 @@
-// The version each built-in group-resource is persisted in, for discovery's storageVersionHash
-// (see registry/storage-version-hash.ts): the version kube-apiserver 1.34 stores, which is not
-// always the served or preferred one.
-import { storageVersionHash } from "../registry/storage-version-hash.js";
-import { builtinResources, type ResourceFacts } from "./builtin-resources.js";
+// The version each built-in group-resource is persisted in (discovery hashes it into
+// storageVersionHash): the version kube-apiserver 1.34 stores, which is not always the served or
+// preferred one.
+import type { GroupVersionKind } from "../apimachinery/schema.js";
+import { findBuiltinResource, type ResourceFacts } from "./builtin-resources.js";
 import { groupVersionPriority } from "./resource-names.js";
 
-export interface StorageGVK {
-  group: string;
-  version: string;
-  kind: string;
-}
+export type StorageGVK = GroupVersionKind;
 
 /**
  * Resources whose REST storage persists nothing (reviews answered on POST, pods/binding's
@@ -56,13 +52,8 @@ export function storageGVK(f: ResourceFacts): StorageGVK | undefined {
   // (storage versions need not be served).
   const versions = groupVersionPriority[f.group] ?? [f.version];
   for (const v of versions) {
-    const r = builtinResources.find((x) => x.group === f.group && x.version === v && x.resource === f.resource);
+    const r = findBuiltinResource(f.group, v, f.resource);
     if (r) return { group: f.group, version: v, kind: r.kind };
   }
   return { group: f.group, version: f.version, kind: f.kind };
-}
-
-export function storageVersionHashFor(f: ResourceFacts): string | undefined {
-  const s = storageGVK(f);
-  return s && storageVersionHash(s.group, s.version, s.kind);
 }

@@ -2,7 +2,6 @@
 // example.kapi.dev/v1 with a permissive schema of its own (over the built-in ObjectMeta), a
 // status and a scale subresource, a short name, a category and one selectable field.
 import { defineResourceType, type ResourceType } from "../../src/registry/resource-type.js";
-import { storageVersionHash } from "../../src/registry/storage-version-hash.js";
 import { strategy } from "../../src/registry/strategy.js";
 import { layeredSchema } from "../../src/registry/type-schema.js";
 import { builtinSchema } from "../../src/types/register.js";
@@ -42,7 +41,7 @@ export function widgetType(): ResourceType {
     categories: ["kapi"],
     subresources: [{ name: "status", kind: "Widget", verbs: ["get", "patch", "update"] }],
     scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".status.selector" },
-    storageVersionHash: storageVersionHash(widgetGroup, "v1", "Widget"),
+    storageVersion: { group: widgetGroup, version: "v1", kind: "Widget" },
     strategy: strategy({ tracksGeneration: true }),
     schema,
     selectableFields: (o) => ({ "spec.color": String((o.spec as { color?: unknown } | undefined)?.color ?? "") }),
