@@ -8,7 +8,7 @@ const namespaces = { group: "", resource: "namespaces", namespaced: false, gr: {
 const states: Record<string, NamespaceState> = { live: "active", dying: "terminating" };
 const plugin = namespaceLifecycle(async (ns) => states[ns] ?? "missing");
 
-const run = (a: Partial<AdmissionAttributes>) =>
+const run = async (a: Partial<AdmissionAttributes>) =>
   plugin.admit!({ operation: "CREATE", type: configmaps, namespace: "live", name: "x", subresource: "", dryRun: false, object: { metadata: { name: "x" } }, ...a });
 
 describe("NamespaceLifecycle", () => {

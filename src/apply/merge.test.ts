@@ -4,10 +4,8 @@ import {
   ApplyBadRequestError,
   ApplyConflictError,
   applyPatch,
-  builtinSchema,
   managerName,
   recordUpdate,
-  rootRefFor,
   topLevelFields,
   TypedValueError,
 } from "./index.js";
@@ -406,10 +404,5 @@ describe("request checks", () => {
     expect(() => applyPatch(undefined, { ...deployment(), apiVersion: "apps/v1beta1" }, "m", undefined, base)).toThrow(
       "Incorrect version specified in apply patch. Specified patch version: apps/v1beta1, expected: apps/v1",
     );
-  });
-
-  it("facade helpers resolve built-in roots", () => {
-    expect(rootRefFor("apps", "v1", "Deployment")).toBe("io.k8s.api.apps.v1.Deployment");
-    expect(builtinSchema("io.k8s.api.apps.v1.Deployment")).toBeDefined();
   });
 });

@@ -5,15 +5,16 @@ import { writeBytes, writeObject } from "../server/respond.js";
 import type { WriteResult } from "../registry/store.js";
 import { toTable, type TableList } from "./table.js";
 import type { ResourceRequest } from "./context.js";
+import { codecsFor } from "./codecs.js";
 
 const readTransforms = new Set(["Table"] as const);
 
 export function negotiateRead(r: ResourceRequest): Negotiated {
-  return negotiateOutput(r.ex.headers["accept"] as string | undefined, r.parts.codecs, readTransforms);
+  return negotiateOutput(r.ex.headers["accept"] as string | undefined, codecsFor(r), readTransforms);
 }
 
 export function negotiateWrite(r: ResourceRequest): Negotiated {
-  return negotiateOutput(r.ex.headers["accept"] as string | undefined, r.parts.codecs);
+  return negotiateOutput(r.ex.headers["accept"] as string | undefined, codecsFor(r));
 }
 
 export function writeResult(r: ResourceRequest, n: Negotiated, status: number, obj: unknown, warnings: string[] = r.warnings): void {

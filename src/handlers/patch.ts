@@ -3,8 +3,8 @@
 import { ApiError, methodNotSupported, notFound } from "../apimachinery/errors.js";
 import { isPlainObject, type KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
-import { checkTypeMeta, duplicateKeys, header, maxBodyBytes, schemaForTypeMeta, versionedKind } from "./body.js";
-import { decodeAgainstSchema, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
+import { checkTypeMeta, duplicateKeys, header, maxBodyBytes, versionedKind } from "./body.js";
+import { decodeAgainstSchema, decodeTarget, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeWritten } from "./output.js";
 import { writeOptions } from "./write-options.js";
@@ -28,7 +28,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const raw = await r.ex.body(maxBodyBytes);
   const patch = decodePatch(type, raw);
   const duplicates = mode === "Ignore" ? [] : duplicateKeys(type === "apply" ? "application/apply-patch+yaml" : "application/json", raw);
-  const schema = schemaForTypeMeta(r.type);
+  const schema = decodeTarget(r.type.schema, r.type);
   // Undeclared fields are dropped from what would be stored and reported per the directive.
   const validateFields = (obj: KObject) => {
     const { unknown, mismatch } = decodeAgainstSchema(obj, schema);

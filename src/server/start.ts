@@ -25,6 +25,7 @@ import { GenericStore } from "../registry/store.js";
 import { admissionChain } from "../admission/chain.js";
 import type { AdmissionPlugin } from "../admission/interface.js";
 import { namespaceLifecycle } from "../admission/namespace-lifecycle.js";
+import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import { builtinTypeRegistry } from "../types/register.js";
 import type { Storage } from "../storage/interface.js";
@@ -42,7 +43,7 @@ import { ServerMetrics } from "../observability/metrics.js";
 import { setupTls } from "./tls-setup.js";
 import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
 import { reviewHandlers } from "../handlers/reviews.js";
-import { scaleHandlers, scalableResources } from "../handlers/scale.js";
+import { scaleHandlers } from "../handlers/scale.js";
 
 export interface RunningServer {
   url: string;
@@ -110,6 +111,9 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     streams: new Set(),
   };
 
+  // A group-resource that stops being served (or changes shape) takes its watch cache with it.
+  const releaseCaches = releaseCachesOfRetiredTypes(types, parts.cacher);
+
   // Bootstrap objects, created only when missing; the writes of a batch share one commit.
   const ensure = async (t: ResourceType | undefined, ns: string, obj: KObject) => {
     if (!t || (await storage.get(storageKey(t, ns, obj.metadata.name!)))) return;
@@ -130,6 +134,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     clearTimeout(gcTimer);
     namespaces.stop();
     for (const c of controllers) c.stop();
+    releaseCaches();
     parts.cacher.stop();
   };
 
@@ -157,10 +162,6 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   });
   const authenticate = unionAuthenticator(authenticators, anon);
   const special = reviewHandlers(authorizer, authenticate);
-  for (const key of scalableResources) {
-    const [group, resource] = key.split("/");
-    special.set(`${group}/${resource}/scale`, scaleHandlers);
-  }
   const dispatch = createDispatcher({
     parts,
     metrics,
@@ -168,6 +169,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     authorizer,
     nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts)],
     subresourceHandlers: special,
+    declaredSubresourceHandlers: new Map([["scale", scaleHandlers]]),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, dispatch);
   try {
