@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultOptions, type ServerOptions } from "./server/options.js";
 import { startApiServer } from "./server/start.js";
+import type { AdmissionPlugin } from "./admission/interface.js";
 
 export interface StartOptions {
   /** "memory" (default when no dataDir) or "sqlite". */
@@ -15,6 +16,8 @@ export interface StartOptions {
   bindAddress?: string;
   /** Any other kube-apiserver option. */
   options?: Partial<ServerOptions>;
+  /** In-process admission plugins, run after the built-in ones on every write. */
+  admissionPlugins?: AdmissionPlugin[];
 }
 
 export interface KapiServer {
@@ -40,7 +43,7 @@ export async function startServer(opts: StartOptions = {}): Promise<KapiServer> 
     writeKubeconfig: Boolean(opts.dataDir ?? tempDir),
     ...opts.options,
   };
-  const s = await startApiServer(o);
+  const s = await startApiServer({ ...o, admissionPlugins: opts.admissionPlugins });
   return {
     url: s.url,
     port: s.port,
@@ -54,3 +57,4 @@ export async function startServer(opts: StartOptions = {}): Promise<KapiServer> 
 }
 
 export type { ServerOptions };
+export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from "./admission/interface.js";

@@ -21,7 +21,7 @@ describe("Secret stringData", () => {
     const g = await req(s, "GET", `${sp}/sd`);
     expect(g.json.stringData).toBeUndefined();
     expect(g.json.data.pass).toBe(b64("pw"));
-    const stored = JSON.parse((await s.parts.store.storage.get("/registry/secrets/default/sd"))!.value);
+    const stored = JSON.parse((await s.storage.get("/registry/secrets/default/sd"))!.value);
     expect(stored.data).toEqual({ user: b64("admin"), pass: b64("pw") });
     expect(stored).not.toHaveProperty("stringData");
   });

@@ -123,13 +123,13 @@ describe("deletion", () => {
   it("removes a corrupt object only with ignoreStoreReadErrorWithClusterBreakingPotential", async () => {
     await owner("corrupt");
     const key = "/registry/configmaps/default/corrupt";
-    await s.parts.store.storage.update(key, "{not json", 0);
+    await s.storage.update(key, "{not json", 0);
     const normal = await req(s, "DELETE", `${cmPath}/corrupt`);
     expect(normal.status).toBe(500);
     expect(normal.json.message).toContain("ignoreStoreReadErrorWithClusterBreakingPotential");
     const unsafe = await req(s, "DELETE", `${cmPath}/corrupt?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
     expect(unsafe.status).toBe(200);
-    expect(await s.parts.store.storage.get(key)).toBeUndefined();
+    expect(await s.storage.get(key)).toBeUndefined();
   });
 });
 

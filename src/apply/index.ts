@@ -2,7 +2,6 @@
 // layer decodes the request, calls applyPatch (apply-patch content types) or
 // recordUpdate (POST, PUT, other PATCH types) and stores `result.object`.
 
-import { definitionNameForGVK, getDefinition } from "../types/schema-facts.js";
 import { FieldSet, fieldElement } from "./fieldpath.js";
 import { apply, update } from "./merge.js";
 import type { ApplyOptions, FieldManagerResult, UpdateOptions } from "./merge.js";
@@ -85,14 +84,6 @@ export function recordUpdate(
   opts: UpdateOptions,
 ): FieldManagerResult {
   return update(oldObj, newObj, manager, managedFields, opts);
-}
-
-/** Schema resolver over the built-in (kube-apiserver 1.34) definitions. */
-export const builtinSchema: SchemaResolver = getDefinition;
-
-/** Definition name of a built-in group/version/kind (core group ""), for `opts.rootRef`; undefined when not built in. */
-export function rootRefFor(group: string, version: string, kind: string): string | undefined {
-  return definitionNameForGVK(group, version, kind);
 }
 
 /**

@@ -1,6 +1,6 @@
 // Server-side apply: merging per schema markers, update bookkeeping and request checks.
 import { describe, expect, it } from "vitest";
-import { ApplyBadRequestError, applyPatch, builtinSchema, recordUpdate, rootRefFor, topLevelFields, TypedValueError } from "./index.js";
+import { ApplyBadRequestError, applyPatch, recordUpdate, topLevelFields, TypedValueError } from "./index.js";
 import type { ManagedFieldsEntry } from "./index.js";
 import { apply, base, conflictOf, deployment, entry, stored, T0, T1, update, type Obj } from "./merge.testkit.js";
 
@@ -169,10 +169,5 @@ describe("request checks", () => {
     expect(() => applyPatch(undefined, { ...deployment(), apiVersion: "apps/v1beta1" }, "m", undefined, base)).toThrow(
       "Incorrect version specified in apply patch. Specified patch version: apps/v1beta1, expected: apps/v1",
     );
-  });
-
-  it("facade helpers resolve built-in roots", () => {
-    expect(rootRefFor("apps", "v1", "Deployment")).toBe("io.k8s.api.apps.v1.Deployment");
-    expect(builtinSchema("io.k8s.api.apps.v1.Deployment")).toBeDefined();
   });
 });

@@ -5,7 +5,7 @@
 // granular). A schema that is absent or says nothing is "deduced" from the
 // value itself: objects are granular maps, lists are atomic, the rest scalars.
 
-import type { SchemaFacts } from "../types/schema-facts.js";
+import type { SchemaNode as SchemaFacts } from "../apimachinery/schema.js";
 import { isObject } from "./value.js";
 import type { JsonValue } from "./value.js";
 

@@ -10,6 +10,7 @@ import type { KObject, OwnerReference } from "../registry/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { foregroundFinalizer, orphanFinalizer, type GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
+import type { Storage } from "../storage/interface.js";
 import type { WatchEvent } from "../storage/interface.js";
 import type { Controller } from "./namespace.js";
 
@@ -26,7 +27,7 @@ interface Node {
 
 const retryMs = 500;
 
-export function startGarbageCollector(store: GenericStore, types: TypeRegistry): Controller {
+export function startGarbageCollector(store: GenericStore, storage: Storage, types: TypeRegistry): Controller {
   // One served version per stored group-resource: all versions share the key prefix.
   const byPrefix = new Map<string, ResourceType>();
   for (const t of types.all()) if (!t.virtual && !byPrefix.has(t.keyPrefix)) byPrefix.set(t.keyPrefix, types.preferred(t.group, t.resource) ?? t);
@@ -191,33 +192,33 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
       return;
     }
     const gone = new Set(absent.map((o) => o.uid));
-    await store.guaranteedUpdate(n.type, n.namespace, n.name, "", { dryRun: false }, (stored) => {
+    await store.update(n.type, n.namespace, n.name, { subresource: "", createIfMissing: false, desired: (stored) => {
       if (!stored) throw new ApiError(404, "NotFound", "gone");
       const cur = structuredClone(stored);
       cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => !gone.has(o.uid));
       return cur;
-    });
+    } }, { dryRun: false });
   }
 
   async function removeFinalizer(n: Node, finalizer: string) {
-    await store.guaranteedUpdate(n.type, n.namespace, n.name, "", { dryRun: false }, (stored) => {
+    await store.update(n.type, n.namespace, n.name, { subresource: "", createIfMissing: false, desired: (stored) => {
       if (!stored) throw new ApiError(404, "NotFound", "gone");
       const cur = structuredClone(stored);
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
       return cur;
-    });
+    } }, { dryRun: false });
   }
 
   async function orphanDependents(owner: Node) {
     for (const key of [...(dependents.get(owner.uid) ?? [])]) {
       const d = nodes.get(key);
       if (!d) continue;
-      await store.guaranteedUpdate(d.type, d.namespace, d.name, "", { dryRun: false }, (stored) => {
+      await store.update(d.type, d.namespace, d.name, { subresource: "", createIfMissing: false, desired: (stored) => {
         if (!stored) throw new ApiError(404, "NotFound", "gone");
         const cur = structuredClone(stored);
         cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== owner.uid);
         return cur;
-      }).catch((e) => {
+      } }, { dryRun: false }).catch((e) => {
         if (!(e instanceof ApiError && e.code === 404)) throw e;
       });
     }
@@ -246,14 +247,14 @@ export function startGarbageCollector(store: GenericStore, types: TypeRegistry):
     // event loop at start-up (requests go first); the watch then continues from that revision.
     let startAfter: string | undefined;
     for (;;) {
-      const page = await store.storage.range("/registry/", { revision: rev, startAfter, limit: 1000 });
+      const page = await storage.range("/registry/", { revision: rev, startAfter, limit: 1000 });
       if (stopped) return;
       for (const kv of page.items) observe(kv.key, kv.value);
       if (!page.more || page.items.length === 0) break;
       startAfter = page.items[page.items.length - 1].key;
       await new Promise((r) => setImmediate(r));
     }
-    watcher = store.storage.watch("/registry/", { afterRevision: rev }, onEvent, () => undefined);
+    watcher = storage.watch("/registry/", { afterRevision: rev }, onEvent, () => undefined);
     kick();
     // Periodic resync catches anything a failed attempt left behind.
     timer = setInterval(() => {

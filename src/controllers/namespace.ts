@@ -4,6 +4,7 @@ import type { KObject } from "../registry/object.js";
 import { storagePrefix, type ResourceType } from "../registry/resource-type.js";
 import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
+import type { Storage } from "../storage/interface.js";
 import { decodeFromStorage } from "../registry/codec.js";
 
 export interface Controller {
@@ -12,7 +13,7 @@ export interface Controller {
 
 const resyncMs = 2000;
 
-export function startNamespaceController(store: GenericStore, types: TypeRegistry): Controller {
+export function startNamespaceController(store: GenericStore, storage: Storage, types: TypeRegistry): Controller {
   const nsType = types.get("", "v1", "namespaces")!;
   // One served version per group-resource: they share storage.
   const seen = new Set<string>();
@@ -33,7 +34,7 @@ export function startNamespaceController(store: GenericStore, types: TypeRegistr
     try {
       let remaining = 0;
       for (const t of namespaced) {
-        const res = await store.storage.range(storagePrefix(t, name));
+        const res = await storage.range(storagePrefix(t, name));
         for (const kv of res.items) {
           const obj = decodeFromStorage(kv, t);
           remaining++;
@@ -46,13 +47,13 @@ export function startNamespaceController(store: GenericStore, types: TypeRegistr
         }
       }
       if (remaining > 0) return;
-      await store.guaranteedUpdate(nsType, "", name, "finalize", { dryRun: false }, (stored) => {
+      await store.update(nsType, "", name, { subresource: "finalize", createIfMissing: false, desired: (stored) => {
         if (!stored) throw new Error("gone");
         const cur = structuredClone(stored);
         const spec = (cur.spec ?? {}) as { finalizers?: string[] };
         cur.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== "kubernetes") };
         return cur;
-      }).catch(() => undefined);
+      } }, { dryRun: false }).catch(() => undefined);
       // With no finalizers left at all the object can go.
       const cur = await store.get(nsType, "", name).catch(() => undefined);
       if (cur && ((cur.spec as any)?.finalizers ?? []).length === 0 && (cur.metadata.finalizers ?? []).length === 0) {
@@ -67,7 +68,7 @@ export function startNamespaceController(store: GenericStore, types: TypeRegistr
     if (running || stopped) return;
     running = true;
     try {
-      const res = await store.storage.range(nsType.keyPrefix);
+      const res = await storage.range(nsType.keyPrefix);
       for (const kv of res.items) {
         const ns = decodeFromStorage(kv, nsType);
         if (ns.metadata.deletionTimestamp) await finalize(ns);
@@ -84,7 +85,7 @@ export function startNamespaceController(store: GenericStore, types: TypeRegistr
   let watcher: { stop(): void } | undefined;
   store.currentRevision().then((rev) => {
     if (stopped) return;
-    watcher = store.storage.watch(nsType.keyPrefix, { afterRevision: rev }, (ev) => {
+    watcher = storage.watch(nsType.keyPrefix, { afterRevision: rev }, (ev) => {
       if (ev.type === "put" && ev.kv.value.includes('"deletionTimestamp"')) setImmediate(pass);
     }, () => undefined);
   });

@@ -3,7 +3,7 @@
 // content negotiation on /api (core group alone) and /apis (every other group).
 import { parseAccept, type MediaType } from "../encoding/media-type.js";
 import type { ResourceType } from "../registry/resource-type.js";
-import { sortedSubresources, sortedVerbs, type ServedGroup } from "./model.js";
+import { sortedVerbs, type ServedGroup } from "./model.js";
 
 export const discoveryGroup = "apidiscovery.k8s.io";
 export const discoveryListKind = "APIGroupDiscoveryList";
@@ -15,19 +15,18 @@ export function aggregatedContentType(version: DiscoveryVersion): string {
 }
 
 function resourceDiscovery(t: ResourceType): Record<string, unknown> {
-  const f = t.facts;
   // Upstream fills responseKind from the APIResource entry, whose group and version are empty
   // unless the kind lives elsewhere — so top-level resources report group "" and version "".
   const r: Record<string, unknown> = {
     resource: t.resource,
     responseKind: { group: "", version: "", kind: t.kind },
     scope: t.namespaced ? "Namespaced" : "Cluster",
-    singularResource: f.singularName,
-    verbs: sortedVerbs(f.verbs),
+    singularResource: t.singularName,
+    verbs: sortedVerbs(t.verbs),
   };
-  if (f.shortNames.length > 0) r.shortNames = [...f.shortNames];
-  if (f.categories.length > 0) r.categories = [...f.categories];
-  const subs = sortedSubresources(t);
+  if (t.shortNames.length > 0) r.shortNames = [...t.shortNames];
+  if (t.categories.length > 0) r.categories = [...t.categories];
+  const subs = t.subresources;
   if (subs.length > 0) {
     r.subresources = subs.map((s) => ({
       subresource: s.name,

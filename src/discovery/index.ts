@@ -1,7 +1,8 @@
-// Discovery and OpenAPI serving. Every document is built and encoded once, on first use:
-// the set of served types is fixed for the server's life (--runtime-config is read at start),
-// so answers are pre-encoded bytes with content-hash ETags.
+// Discovery and OpenAPI serving. Documents are built and encoded on first use and served as
+// pre-encoded bytes with content-hash ETags; they follow the type registry: every add, update or
+// remove invalidates what it touches, and the next request rebuilds it.
 import { ApiError, notAcceptable } from "../apimachinery/errors.js";
+import type { DefinitionLookup } from "../apimachinery/schema.js";
 import type { UserInfo } from "../authn/user.js";
 import { yamlCodec } from "../encoding/codec.js";
 import { parseAccept } from "../encoding/media-type.js";
@@ -10,11 +11,11 @@ import type { NonResourceHandler } from "../server/dispatch.js";
 import { header, type Exchange } from "../server/exchange.js";
 import type { RequestInfo } from "../server/request-info.js";
 import { writeError } from "../server/respond.js";
-import { aggregatedContentType, groupDiscoveryList, negotiateDiscovery, type DiscoveryVersion } from "./aggregated.js";
-import { apiGroup, apiGroupList, apiResourceList, apiVersions } from "./legacy.js";
-import { servedGroups } from "./model.js";
-import { apisRootDocument, coreRootDocument, groupDocument, groupVersionDocument, versionDocument } from "./openapi-v3.js";
-import { encodeJson, notModified, sendBytes, sha512Hex, type Encoded } from "./serve.js";
+import { aggregatedContentType, negotiateDiscovery, type DiscoveryVersion } from "./aggregated.js";
+import { DiscoveryDocuments, doc, type Aggregated, type Doc } from "./discovery-documents.js";
+import { apiVersions } from "./legacy.js";
+import { OpenAPIDocuments } from "./openapi-documents.js";
+import { notModified, sendBytes, sha512Hex } from "./serve.js";
 
 export { storageVersionHash } from "./storage-version-hash.js";
 
@@ -25,69 +26,31 @@ export interface DiscoveryOptions {
    * AggregatedDiscoveryRemoveBetaType); kapi keeps it unless told otherwise. Default true.
    */
   v2beta1?: boolean;
-}
-
-interface Doc {
-  obj: unknown;
-  json: Encoded;
-}
-
-function doc(obj: unknown): Doc {
-  return { obj, json: encodeJson(obj) };
-}
-
-interface Aggregated {
-  /** Bytes per apidiscovery version; the ETag is the v2 document's hash (as upstream). */
-  bytes: Map<DiscoveryVersion, Buffer>;
-  etag: string;
-}
-
-function aggregated(groups: ReturnType<typeof servedGroups>, versions: DiscoveryVersion[]): Aggregated {
-  const bytes = new Map<DiscoveryVersion, Buffer>();
-  let etag = "";
-  for (const v of versions) {
-    const enc = encodeJson(groupDiscoveryList(groups, v));
-    bytes.set(v, enc.bytes);
-    if (v === "v2") etag = enc.etag;
-  }
-  return { bytes, etag };
+  /**
+   * Definitions of the meta/v1 kinds (APIResourceList, Status, WatchEvent, ...) and version.Info
+   * that every OpenAPI document carries. Default: none (documents then lack those schemas).
+   */
+  metaDefinitions?: DefinitionLookup;
 }
 
 const notFoundStatus = () => new ApiError(404, "NotFound", "the server could not find the requested resource", {});
 const legacyTypes = ["application/json", "application/yaml"];
 
-export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions = {}): { handler: NonResourceHandler } {
-  const groups = servedGroups(types);
+export interface Discovery {
+  handler: NonResourceHandler;
+  /** Stops following the type registry. */
+  stop(): void;
+}
+
+export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions = {}): Discovery {
   const discoveryVersions = new Set<DiscoveryVersion>(options.v2beta1 === false ? ["v2"] : ["v2", "v2beta1"]);
-  const core = groups.filter((g) => g.name === "");
-  const named = groups.filter((g) => g.name !== "");
-
-  // Documents are built on first use (start-up stays fast) and then served as fixed bytes.
-  const legacyAndAggregated = memo(() => {
-    const apisDoc = doc(apiGroupList(groups));
-    const groupDocs = new Map(named.map((g) => [g.name, doc(apiGroup(g, true))]));
-    const versionDocs = new Map<string, Doc>();
-    for (const g of groups) for (const v of g.versions) versionDocs.set(`${g.name}/${v.version}`, doc(apiResourceList(g.name, v)));
-    return { apisDoc, groupDocs, versionDocs, aggCore: aggregated(core, [...discoveryVersions]), aggApis: aggregated(named, [...discoveryVersions]) };
+  const documents = new DiscoveryDocuments(types, [...discoveryVersions]);
+  const openapi = new OpenAPIDocuments(types, options.metaDefinitions ?? (() => undefined));
+  const unsubscribe = types.subscribe((event) => {
+    documents.invalidate();
+    openapi.invalidate(event);
   });
-
   const hashedUrl = (key: string, hash: string) => `/openapi/v3/${key}?hash=${hash}`;
-  const lastModified = new Date().toUTCString();
-  // OpenAPI v3: documents keyed as the index names them, then the index pointing at hashed URLs.
-  const openapiDocs = memo(() => {
-    const openapi = new Map<string, Encoded>();
-    openapi.set("api", encodeJson(coreRootDocument(), false));
-    openapi.set("apis", encodeJson(apisRootDocument(), false));
-    openapi.set("version", encodeJson(versionDocument(), false));
-    for (const g of groups) {
-      if (g.name) openapi.set(`apis/${g.name}`, encodeJson(groupDocument(g), false));
-      for (const v of g.versions) openapi.set(g.name ? `apis/${g.name}/${v.version}` : `api/${v.version}`, encodeJson(groupVersionDocument(g.name, v), false));
-    }
-    const indexPaths = Object.fromEntries(
-      [...openapi.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, e]) => [k, { serverRelativeURL: hashedUrl(k, e.hash) }]),
-    );
-    return { openapi, openapiIndex: encodeJson({ paths: indexPaths }, false) };
-  });
 
   /** /api or /apis: aggregated when asked for, else the legacy document. */
   function serveRoot(ex: Exchange, agg: Aggregated, legacy: () => Doc): void {
@@ -110,8 +73,9 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
   }
 
   function serveOpenAPI(ex: Exchange, key: string): void {
-    const enc = openapiDocs().openapi.get(key);
-    if (!enc) throw notFoundStatus();
+    const d = openapi.get(key);
+    if (!d) throw notFoundStatus();
+    const { enc, lastModified } = d;
     // JSON only: a client that accepts nothing but the protobuf form gets 406.
     const json = parseAccept(header(ex.headers, "accept")).some((m) => (m.type === "application" || m.type === "*") && (m.subtype === "json" || m.subtype === "*"));
     if (!json) throw notAcceptable(["application/json"]);
@@ -133,18 +97,18 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
   function route(ex: Exchange): boolean {
     const path = ex.path.length > 1 && ex.path.endsWith("/") ? ex.path.slice(0, -1) : ex.path;
     if (path === "/api") {
-      serveRoot(ex, legacyAndAggregated().aggCore, () => doc(apiVersions(serverAddress(ex))));
+      serveRoot(ex, documents.current().aggCore, () => doc(apiVersions(serverAddress(ex))));
       return true;
     }
     if (path === "/apis") {
-      const d = legacyAndAggregated();
+      const d = documents.current();
       serveRoot(ex, d.aggApis, () => d.apisDoc);
       return true;
     }
     if (path === "/openapi/v3") {
-      const { openapiIndex } = openapiDocs();
-      const h = { "content-type": "application/json", etag: openapiIndex.etag, "cache-control": "no-cache, private", "last-modified": lastModified };
-      if (!notModified(ex, openapiIndex.etag, h)) sendBytes(ex, 200, openapiIndex.bytes, h);
+      const { enc, lastModified } = openapi.indexDocument(hashedUrl);
+      const h = { "content-type": "application/json", etag: enc.etag, "cache-control": "no-cache, private", "last-modified": lastModified };
+      if (!notModified(ex, enc.etag, h)) sendBytes(ex, 200, enc.bytes, h);
       return true;
     }
     if (path.startsWith("/openapi/v3/")) {
@@ -155,13 +119,13 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
     if (path === "/openapi/v2") throw notFoundStatus();
     const parts = path.split("/").filter((s) => s !== "");
     if (parts[0] === "api" && parts.length === 2) {
-      const d = legacyAndAggregated().versionDocs.get(`/${parts[1]}`);
+      const d = documents.current().versionDocs.get(`/${parts[1]}`);
       if (!d) throw notFoundStatus();
       servePlain(ex, d);
       return true;
     }
     if (parts[0] === "apis" && (parts.length === 2 || parts.length === 3)) {
-      const { groupDocs, versionDocs } = legacyAndAggregated();
+      const { groupDocs, versionDocs } = documents.current();
       const d = parts.length === 2 ? groupDocs.get(parts[1]) : versionDocs.get(`${parts[1]}/${parts[2]}`);
       if (!d) throw notFoundStatus();
       servePlain(ex, d);
@@ -179,12 +143,7 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
       return true;
     }
   };
-  return { handler };
-}
-
-function memo<T>(make: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= make());
+  return { handler, stop: unsubscribe };
 }
 
 /** host:port the request came to (HTTP/2 :authority, else Host, else the socket's local address). */

@@ -3,8 +3,8 @@
 // (/api, /api/v1) carry no apiVersion (upstream strips it for backward compatibility with 1.1);
 // /apis and /apis/{group} come from the aggregator and carry apiVersion "v1".
 import type { ResourceType } from "../registry/resource-type.js";
-import { sortedSubresources, sortedVerbs, type ServedGroup, type ServedVersion } from "./model.js";
-import { storageVersionHashFor } from "./storage-version-hash.js";
+import { sortedVerbs, type ServedGroup, type ServedVersion } from "./model.js";
+import { storageVersionHashOf } from "./storage-version-hash.js";
 
 export interface GroupVersionForDiscovery {
   groupVersion: string;
@@ -41,20 +41,19 @@ export function apiGroupList(groups: ServedGroup[]): Record<string, unknown> {
 
 /** The APIResource entries of one resource: itself, then each subresource as "<resource>/<sub>". */
 export function apiResources(t: ResourceType): Record<string, unknown>[] {
-  const f = t.facts;
   const main: Record<string, unknown> = {
     name: t.resource,
-    singularName: f.singularName,
+    singularName: t.singularName,
     namespaced: t.namespaced,
     kind: t.kind,
-    verbs: sortedVerbs(f.verbs),
+    verbs: sortedVerbs(t.verbs),
   };
-  if (f.shortNames.length > 0) main.shortNames = [...f.shortNames];
-  if (f.categories.length > 0) main.categories = [...f.categories];
-  const hash = storageVersionHashFor(f);
+  if (t.shortNames.length > 0) main.shortNames = [...t.shortNames];
+  if (t.categories.length > 0) main.categories = [...t.categories];
+  const hash = storageVersionHashOf(t);
   if (hash) main.storageVersionHash = hash;
   const out = [main];
-  for (const s of sortedSubresources(t)) {
+  for (const s of t.subresources) {
     // Subresources have no singular name (serialised as ""), and carry group/version only when
     // their kind lives in another group-version (e.g. deployments/scale → autoscaling/v1 Scale).
     const sub: Record<string, unknown> = { name: `${t.resource}/${s.name}`, singularName: "", namespaced: t.namespaced };

@@ -1,10 +1,13 @@
-// The served API surface in discovery order, computed once from the type registry: groups in
-// the aggregator's priority order, each group's versions by version priority, each version's
+// The served API surface in discovery order, computed from the type registry: groups in the
+// aggregator's priority order (built-in groups first, then others by name, as upstream ranks
+// custom resource groups below every built-in one), each group's versions by version priority
+// (kube-aware order where the built-in facts have none), each version's
 // resources sorted by name (upstream installs REST paths in sorted order, and every discovery
 // form lists them in that order).
 import type { ResourceType } from "../registry/resource-type.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { groupDiscoveryOrder, groupVersionPriority } from "../types/resource-names.js";
+import { compareKubeAwareVersions } from "./version-order.js";
 
 export interface ServedVersion {
   version: string;
@@ -30,6 +33,10 @@ function versionRank(group: string, version: string): number {
   return i < 0 ? Number.MAX_SAFE_INTEGER : i;
 }
 
+function compareVersions(group: string, a: string, b: string): number {
+  return versionRank(group, a) - versionRank(group, b) || compareKubeAwareVersions(a, b);
+}
+
 /** Every served group (core first), versions highest priority first; the first is preferred. */
 export function servedGroups(types: TypeRegistry): ServedGroup[] {
   const byGroup = new Map<string, Map<string, ResourceType[]>>();
@@ -43,7 +50,7 @@ export function servedGroups(types: TypeRegistry): ServedGroup[] {
   const groups: ServedGroup[] = [];
   for (const [name, versions] of byGroup) {
     const served = [...versions.entries()]
-      .sort(([a], [b]) => versionRank(name, a) - versionRank(name, b) || (a < b ? 1 : a > b ? -1 : 0))
+      .sort(([a], [b]) => compareVersions(name, a, b))
       .map(([version, resources]) => ({
         version,
         groupVersion: name ? `${name}/${version}` : version,
@@ -57,9 +64,4 @@ export function servedGroups(types: TypeRegistry): ServedGroup[] {
 /** Verbs as discovery lists them: sorted (upstream sorts the set of kube verbs). */
 export function sortedVerbs(verbs: Iterable<string>): string[] {
   return [...new Set(verbs)].sort();
-}
-
-/** Subresources of a resource in the order upstream lists them (by path, i.e. by name). */
-export function sortedSubresources(t: ResourceType) {
-  return [...t.facts.subresources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { builtinTypeRegistry } from "../types/register.js";
+import { builtinSchema, builtinTypeRegistry } from "../types/register.js";
 import { createDiscovery } from "./index.js";
 import { call } from "./fake-exchange.testkit.js";
 
-const { handler } = createDiscovery(builtinTypeRegistry((f) => f.enabledByDefault));
+const { handler } = createDiscovery(builtinTypeRegistry((f) => f.enabledByDefault), { metaDefinitions: builtinSchema.definition });
 
 async function index(): Promise<Record<string, { serverRelativeURL: string }>> {
   return (await call(handler, "/openapi/v3")).json().paths;

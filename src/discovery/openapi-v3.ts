@@ -4,11 +4,10 @@
 // support (the PATCH operation of the GVK lists application/strategic-merge-patch+json in its
 // requestBody); decide server-side field validation (the PATCH operation has a `fieldValidation`
 // query parameter, inline, not by reference). We ship no upstream prose: no descriptions.
-import type { ResourceType } from "../registry/resource-type.js";
-import type { SubresourceFacts } from "../types/builtin-resources.js";
-import { definitionNameForGVK, getDefinition, type SchemaFacts } from "../types/schema-facts.js";
+import type { DefinitionLookup, SchemaNode } from "../apimachinery/schema.js";
+import type { ResourceType, SubresourceDeclaration } from "../registry/resource-type.js";
+import type { TypeSchema } from "../registry/type-schema.js";
 import type { ServedGroup, ServedVersion } from "./model.js";
-import { sortedSubresources } from "./model.js";
 
 type Json = Record<string, unknown>;
 
@@ -22,10 +21,34 @@ export const patchMediaTypes = [
   "application/strategic-merge-patch+json",
 ] as const;
 
-/** What a GET can answer in (the codecs of the resource handlers). */
-const objectMediaTypes = ["application/json", "application/vnd.kubernetes.protobuf", "application/yaml"];
-const listMediaTypes = [...objectMediaTypes, "application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch"];
-const watchMediaTypes = ["application/json", "application/json;stream=watch", "application/vnd.kubernetes.protobuf", "application/vnd.kubernetes.protobuf;stream=watch", "application/yaml"];
+/** What a GET can answer in (the codecs of the resource handlers), with and without protobuf. */
+interface MediaTypes {
+  object: readonly string[];
+  list: readonly string[];
+  watch: readonly string[];
+  patch: readonly string[];
+}
+
+const builtinMediaTypes: MediaTypes = {
+  object: ["application/json", "application/vnd.kubernetes.protobuf", "application/yaml"],
+  list: ["application/json", "application/vnd.kubernetes.protobuf", "application/yaml", "application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch"],
+  watch: ["application/json", "application/json;stream=watch", "application/vnd.kubernetes.protobuf", "application/vnd.kubernetes.protobuf;stream=watch", "application/yaml"],
+  patch: patchMediaTypes,
+};
+
+const isProtobuf = (m: string) => m.includes("protobuf");
+
+/** A type's media types: protobuf only where it has a protobuf form, strategic merge only where accepted. */
+function mediaTypesOf(t: ResourceType): MediaTypes {
+  if (t.protobuf && t.strategicMergePatch) return builtinMediaTypes;
+  const drop = (list: readonly string[]) => (t.protobuf ? list : list.filter((m) => !isProtobuf(m)));
+  return {
+    object: drop(builtinMediaTypes.object),
+    list: drop(builtinMediaTypes.list),
+    watch: drop(builtinMediaTypes.watch),
+    patch: t.strategicMergePatch ? patchMediaTypes : patchMediaTypes.filter((m) => m !== "application/strategic-merge-patch+json"),
+  };
+}
 
 // ---------------------------------------------------------------- parameters
 
@@ -92,10 +115,10 @@ function response(types: readonly string[], schema: Json): Json {
   return { description: "OK", content: content(types, schema) };
 }
 
-/** The schema a GVK's body uses, when the generated definitions know it. */
-function kindSchema(gvk: Gvk): { name?: string; schema: Json } {
-  const name = definitionNameForGVK(gvk.group, gvk.version, gvk.kind);
-  return name ? { name, schema: ref(name) } : { schema: { type: "object" } };
+/** The schema a GVK's body uses, when the type's definitions know it. */
+function kindSchema(schema: TypeSchema, gvk: Gvk): Json {
+  const name = schema.nameOf(gvk.group, gvk.version, gvk.kind);
+  return name ? ref(name) : { type: "object" };
 }
 
 function camel(s: string): string {
@@ -135,7 +158,7 @@ function tagFor(gv: Gvk): string {
 }
 
 /** Connect subresources (exec, attach, portforward, proxy) answer with a stream, not an object. */
-function isConnect(s: SubresourceFacts): boolean {
+function isConnect(s: SubresourceDeclaration): boolean {
   return s.kind.endsWith("Options");
 }
 
@@ -151,8 +174,12 @@ function addOp(paths: PathItems, path: string, params: Json[], method: string, o
 function resourcePaths(paths: PathItems, gv: Gvk, prefix: string, t: ResourceType): void {
   const verbs = t.verbs;
   const gvk: Gvk = { group: t.group, version: t.version, kind: t.kind };
-  const obj = kindSchema(gvk).schema;
-  const list = kindSchema({ ...gvk, kind: t.listKind }).schema;
+  const obj = kindSchema(t.schema, gvk);
+  const list = kindSchema(t.schema, { ...gvk, kind: t.listKind });
+  const media = mediaTypesOf(t);
+  const objectMediaTypes = media.object;
+  const listMediaTypes = media.list;
+  const watchMediaTypes = media.watch;
   const tags = [tagFor(gv)];
   const ns = t.namespaced;
   const collection = ns ? `${prefix}/namespaces/{namespace}/${t.resource}` : `${prefix}/${t.resource}`;
@@ -205,7 +232,7 @@ function resourcePaths(paths: PathItems, gv: Gvk, prefix: string, t: ResourceTyp
       responses: { "200": response(objectMediaTypes, obj), "201": { description: "Created", content: content(objectMediaTypes, obj) } },
     }));
   }
-  if (verbs.has("patch")) addOp(paths, item, itemParams, "patch", patchOperation(id("patch"), gvk, obj, tags));
+  if (verbs.has("patch")) addOp(paths, item, itemParams, "patch", patchOperation(id("patch"), gvk, obj, tags, media));
   if (verbs.has("delete")) {
     addOp(paths, item, itemParams, "delete", operation(id("delete"), "delete", gvk, {
       tags,
@@ -215,7 +242,7 @@ function resourcePaths(paths: PathItems, gv: Gvk, prefix: string, t: ResourceTyp
     }));
   }
 
-  for (const s of sortedSubresources(t)) {
+  for (const s of t.subresources) {
     const subGvk: Gvk = { group: s.group ?? t.group, version: s.version ?? t.version, kind: s.kind };
     const path = `${item}/${s.name}`;
     const sid = (verb: string) => id(verb, s.name);
@@ -230,7 +257,7 @@ function resourcePaths(paths: PathItems, gv: Gvk, prefix: string, t: ResourceTyp
       continue;
     }
     // pods/log streams text; every other subresource reads and writes its kind.
-    const body = s.name === "log" ? { type: "string" } : kindSchema(subGvk).schema;
+    const body = s.name === "log" ? { type: "string" } : kindSchema(t.schema, subGvk);
     const types = s.name === "log" ? ["text/plain", "application/json", "application/yaml", "application/vnd.kubernetes.protobuf"] : objectMediaTypes;
     for (const v of s.verbs) {
       if (v === "get") addOp(paths, path, itemParams, "get", operation(sid("read"), "get", subGvk, { tags, responses: { "200": response(types, body) } }));
@@ -241,7 +268,7 @@ function resourcePaths(paths: PathItems, gv: Gvk, prefix: string, t: ResourceTyp
           requestBody: { content: content(["*/*"], body), required: true },
           responses: { "200": response(types, body), "201": { description: "Created", content: content(types, body) } },
         }));
-      } else if (v === "patch") addOp(paths, path, itemParams, "patch", patchOperation(sid("patch"), subGvk, body, tags));
+      } else if (v === "patch") addOp(paths, path, itemParams, "patch", patchOperation(sid("patch"), subGvk, body, tags, media));
       else if (v === "create") {
         addOp(paths, path, itemParams, "post", operation(sid("create"), "post", subGvk, {
           tags,
@@ -254,29 +281,29 @@ function resourcePaths(paths: PathItems, gv: Gvk, prefix: string, t: ResourceTyp
   }
 }
 
-/** PATCH: the four patch media types (a CRD's would lack strategic merge) and `force` for apply. */
-function patchOperation(id: string, gvk: Gvk, obj: Json, tags: string[]): Json {
+/** PATCH: the patch media types the type accepts (a CRD's lack strategic merge) and `force` for apply. */
+function patchOperation(id: string, gvk: Gvk, obj: Json, tags: string[], media: MediaTypes): Json {
   return operation(id, "patch", gvk, {
     tags,
     parameters: [...writeParams, p.force],
-    requestBody: { content: content(patchMediaTypes, ref(`${meta}Patch`)), required: true },
-    responses: { "200": response(objectMediaTypes, obj), "201": { description: "Created", content: content(objectMediaTypes, obj) } },
+    requestBody: { content: content(media.patch, ref(`${meta}Patch`)), required: true },
+    responses: { "200": response(media.object, obj), "201": { description: "Created", content: content(media.object, obj) } },
   });
 }
 
 // ---------------------------------------------------------------- schemas
 
 /** Converts a generated schema node to OpenAPI v3: JSON-pointer refs, refs with siblings wrapped in allOf. */
-function toV3(s: SchemaFacts, seen: Set<string>, queue: string[]): Json {
+function toV3(s: SchemaNode, seen: Set<string>, queue: string[]): Json {
   const out: Json = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === "$ref") continue;
     if (k === "properties") {
-      out.properties = Object.fromEntries(Object.entries(v as Record<string, SchemaFacts>).map(([pk, pv]) => [pk, toV3(pv, seen, queue)]));
+      out.properties = Object.fromEntries(Object.entries(v as Record<string, SchemaNode>).map(([pk, pv]) => [pk, toV3(pv, seen, queue)]));
     } else if (k === "items") {
-      out.items = toV3(v as SchemaFacts, seen, queue);
+      out.items = toV3(v as SchemaNode, seen, queue);
     } else if (k === "additionalProperties" && typeof v === "object") {
-      out.additionalProperties = toV3(v as SchemaFacts, seen, queue);
+      out.additionalProperties = toV3(v as SchemaNode, seen, queue);
     } else {
       out[k] = structuredClone(v);
     }
@@ -303,22 +330,25 @@ const v3Overrides: Readonly<Record<string, Json>> = {
   "io.k8s.apimachinery.pkg.api.resource.Quantity": { oneOf: [{ type: "string" }, { type: "number" }] },
 };
 
-/** Every schema reachable from the roots, converted, keyed by definition name (sorted). */
-export function reachableSchemas(roots: Iterable<string>): Record<string, Json> {
-  const seen = new Set<string>();
-  const queue: string[] = [];
-  for (const r of roots) {
-    if (!seen.has(r) && getDefinition(r)) {
-      seen.add(r);
-      queue.push(r);
-    }
-  }
+/**
+ * Every schema reachable from the roots, converted, keyed by definition name (sorted). Each root
+ * names the lookup it (and what it references) is resolved with: one document may hold types
+ * whose definitions come from different sources.
+ */
+export function reachableSchemas(roots: ReadonlyMap<string, DefinitionLookup>): Record<string, Json> {
   const out: Record<string, Json> = {};
-  while (queue.length > 0) {
-    const name = queue.shift()!;
-    const def = getDefinition(name);
-    if (!def) continue;
-    out[name] = v3Overrides[name] ? structuredClone(v3Overrides[name]) : toV3(def, seen, queue);
+  // A name reached once is not followed again, whichever lookup reached it first.
+  const seen = new Set<string>();
+  for (const [root, lookup] of roots) {
+    if (seen.has(root) || !lookup(root)) continue;
+    seen.add(root);
+    const queue = [root];
+    while (queue.length > 0) {
+      const name = queue.shift()!;
+      const def = lookup(name);
+      if (!def) continue;
+      out[name] = v3Overrides[name] ? structuredClone(v3Overrides[name]) : toV3(def, seen, queue);
+    }
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
@@ -327,7 +357,7 @@ export function reachableSchemas(roots: Iterable<string>): Record<string, Json> 
 
 export const openapiInfo = { title: "Kubernetes", version: "v1.34.0" };
 
-function document(paths: PathItems, schemaRoots: Iterable<string>): Json {
+function document(paths: PathItems, schemaRoots: ReadonlyMap<string, DefinitionLookup>): Json {
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return {
     openapi: "3.0.0",
@@ -339,50 +369,51 @@ function document(paths: PathItems, schemaRoots: Iterable<string>): Json {
 }
 
 function discoveryGet(id: string, tag: string, schemaName: string): Json {
-  return { get: { tags: [tag], operationId: id, responses: { "200": response(objectMediaTypes, ref(schemaName)), "401": { description: "Unauthorized" } } } };
+  return { get: { tags: [tag], operationId: id, responses: { "200": response(builtinMediaTypes.object, ref(schemaName)), "401": { description: "Unauthorized" } } } };
 }
 
-/** The document of one group-version ("api/v1" or "apis/<group>/<version>"). */
-export function groupVersionDocument(group: string, v: ServedVersion): Json {
+/** The document of one group-version ("api/v1" or "apis/<group>/<version>"); `metaDefinitions` resolves the meta/v1 kinds. */
+export function groupVersionDocument(group: string, v: ServedVersion, metaDefinitions: DefinitionLookup): Json {
   const gv: Gvk = { group, version: v.version, kind: "" };
   const prefix = group === "" ? "/api/v1" : `/apis/${group}/${v.version}`;
   const paths: PathItems = {};
   const tag = tagFor(gv);
   paths[`${prefix}/`] = discoveryGet(operationId("get", gv, "", false, "", "APIResources"), tag, `${meta}APIResourceList`);
-  const roots = new Set<string>([`${meta}APIResourceList`, `${meta}DeleteOptions`, `${meta}Patch`, `${meta}Status`, `${meta}WatchEvent`]);
+  const roots = new Map<string, DefinitionLookup>();
   for (const t of v.resources) {
     resourcePaths(paths, gv, prefix, t);
-    for (const kind of [t.kind, t.listKind]) {
-      const n = definitionNameForGVK(t.group, t.version, kind);
-      if (n) roots.add(n);
-    }
-    for (const s of t.facts.subresources) {
-      const n = definitionNameForGVK(s.group ?? t.group, s.version ?? t.version, s.kind);
-      if (n) roots.add(n);
-    }
+    const root = (group: string, version: string, kind: string) => {
+      const n = t.schema.nameOf(group, version, kind);
+      if (n && !roots.has(n)) roots.set(n, t.schema.definition);
+    };
+    root(t.group, t.version, t.kind);
+    root(t.group, t.version, t.listKind);
+    for (const s of t.subresources) root(s.group ?? t.group, s.version ?? t.version, s.kind);
   }
+  for (const n of [`${meta}APIResourceList`, `${meta}DeleteOptions`, `${meta}Patch`, `${meta}Status`, `${meta}WatchEvent`]) roots.set(n, metaDefinitions);
   return document(paths, roots);
 }
 
 /** "api": GET /api/ (APIVersions). */
-export function coreRootDocument(): Json {
-  return document({ "/api/": discoveryGet("getCoreAPIVersions", "core", `${meta}APIVersions`) }, [`${meta}APIVersions`]);
+export function coreRootDocument(metaDefinitions: DefinitionLookup): Json {
+  return document({ "/api/": discoveryGet("getCoreAPIVersions", "core", `${meta}APIVersions`) }, new Map([[`${meta}APIVersions`, metaDefinitions]]));
 }
 
 /** "apis": GET /apis/ (APIGroupList). */
-export function apisRootDocument(): Json {
-  return document({ "/apis/": discoveryGet("getAPIVersions", "apis", `${meta}APIGroupList`) }, [`${meta}APIGroupList`]);
+export function apisRootDocument(metaDefinitions: DefinitionLookup): Json {
+  return document({ "/apis/": discoveryGet("getAPIVersions", "apis", `${meta}APIGroupList`) }, new Map([[`${meta}APIGroupList`, metaDefinitions]]));
 }
 
 /** "apis/<group>": GET /apis/<group>/ (APIGroup). */
-export function groupDocument(g: ServedGroup): Json {
+export function groupDocument(g: ServedGroup, metaDefinitions: DefinitionLookup): Json {
   const gv: Gvk = { group: g.name, version: "", kind: "" };
   const tag = tagFor(gv);
   const id = operationId("get", gv, "", false, "", "APIGroup");
-  return document({ [`/apis/${g.name}/`]: discoveryGet(id, tag, `${meta}APIGroup`) }, [`${meta}APIGroup`]);
+  return document({ [`/apis/${g.name}/`]: discoveryGet(id, tag, `${meta}APIGroup`) }, new Map([[`${meta}APIGroup`, metaDefinitions]]));
 }
 
 /** "version": GET /version/. */
-export function versionDocument(): Json {
-  return document({ "/version/": discoveryGet("getCodeVersion", "version", "io.k8s.apimachinery.pkg.version.Info") }, ["io.k8s.apimachinery.pkg.version.Info"]);
+export function versionDocument(metaDefinitions: DefinitionLookup): Json {
+  const info = "io.k8s.apimachinery.pkg.version.Info";
+  return document({ "/version/": discoveryGet("getCodeVersion", "version", info) }, new Map([[info, metaDefinitions]]));
 }

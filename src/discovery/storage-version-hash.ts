@@ -1,74 +1,24 @@
-// storageVersionHash of legacy discovery: lets clients (the storage version migrator, GC)
-// notice when the version a resource is persisted in changes. Upstream hashes
-// "<group>/<version>/<kind>" of the *storage* version with SHA-256 and keeps the first 8
-// bytes, base64 (standard alphabet, padded) — so every served version of one
-// group-resource reports the same value.
+// storageVersionHash of legacy discovery: lets clients (the storage version migrator, GC) notice
+// when the version a resource is persisted in changes. Upstream hashes "<group>/<version>/<kind>"
+// of the *storage* version with SHA-256 and keeps the first 8 bytes, base64 (standard alphabet,
+// padded) — so every served version of one group-resource reports the same value. Each type
+// declares the version it is stored as; discovery hashes it when it builds its documents (off the
+// start-up path, and once per type).
 import { createHash } from "node:crypto";
-import { builtinResources, type ResourceFacts } from "../types/builtin-resources.js";
-import { groupVersionPriority } from "../types/resource-names.js";
+import type { ResourceType } from "../registry/resource-type.js";
 
 export function storageVersionHash(group: string, version: string, kind: string): string {
   return createHash("sha256").update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString("base64");
 }
 
-export interface StorageGVK {
-  group: string;
-  version: string;
-  kind: string;
-}
+const hashes = new WeakMap<ResourceType, string | null>();
 
-/**
- * Resources whose REST storage persists nothing (reviews answered on POST, pods/binding's
- * parent "bindings", componentstatuses computed on read): upstream reports no hash for them.
- */
-const unstored = new Set([
-  "/bindings",
-  "/componentstatuses",
-  "authentication.k8s.io/tokenreviews",
-  "authentication.k8s.io/selfsubjectreviews",
-  "authorization.k8s.io/subjectaccessreviews",
-  "authorization.k8s.io/selfsubjectaccessreviews",
-  "authorization.k8s.io/selfsubjectrulesreviews",
-  "authorization.k8s.io/localsubjectaccessreviews",
-]);
-
-/**
- * Kinds whose newest version first appeared in 1.34: kube-apiserver 1.34 keeps storing them in
- * the version a 1.33 server can read (n-1 rollback safety of the storage version), so the hash
- * names that older version.
- */
-const rollbackSafeStorage: Readonly<Record<string, string>> = {
-  "resource.k8s.io/DeviceClass": "v1beta2",
-  "resource.k8s.io/ResourceClaim": "v1beta2",
-  "resource.k8s.io/ResourceClaimTemplate": "v1beta2",
-  "resource.k8s.io/ResourceSlice": "v1beta2",
-  "storage.k8s.io/VolumeAttributesClass": "v1beta1",
-};
-
-/** Group-resources stored in another group's table (upstream "cohabitating" resources). */
-const cohabitating: Readonly<Record<string, StorageGVK>> = {
-  "events.k8s.io/events": { group: "", version: "v1", kind: "Event" },
-};
-
-/** The group-version-kind a resource is persisted as, or undefined when nothing is stored. */
-export function storageGVK(f: ResourceFacts): StorageGVK | undefined {
-  const gr = `${f.group}/${f.resource}`;
-  if (unstored.has(gr)) return undefined;
-  const moved = cohabitating[gr];
-  if (moved) return moved;
-  const pinned = rollbackSafeStorage[`${f.group}/${f.kind}`];
-  if (pinned) return { group: f.group, version: pinned, kind: f.kind };
-  // Otherwise the highest-priority version of the group that has this resource, enabled or not
-  // (storage versions need not be served).
-  const versions = groupVersionPriority[f.group] ?? [f.version];
-  for (const v of versions) {
-    const r = builtinResources.find((x) => x.group === f.group && x.version === v && x.resource === f.resource);
-    if (r) return { group: f.group, version: v, kind: r.kind };
+/** The hash discovery reports for a type; undefined for types that store nothing. */
+export function storageVersionHashOf(t: ResourceType): string | undefined {
+  let h = hashes.get(t);
+  if (h === undefined) {
+    const s = t.storageVersion;
+    hashes.set(t, (h = s ? storageVersionHash(s.group, s.version, s.kind) : null));
   }
-  return { group: f.group, version: f.version, kind: f.kind };
-}
-
-export function storageVersionHashFor(f: ResourceFacts): string | undefined {
-  const s = storageGVK(f);
-  return s && storageVersionHash(s.group, s.version, s.kind);
+  return h ?? undefined;
 }

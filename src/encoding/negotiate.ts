@@ -29,6 +29,13 @@ export class CodecSet {
   with(codec: Codec): CodecSet {
     return new CodecSet([...this.byType.values(), codec]);
   }
+  private readonly narrowed = new Map<string, CodecSet>();
+  /** The same set minus one media type (made once: types without a protobuf form ask per request). */
+  without(mediaType: string): CodecSet {
+    let set = this.narrowed.get(mediaType);
+    if (!set) this.narrowed.set(mediaType, (set = new CodecSet([...this.byType.values()].filter((c) => c.mediaType !== mediaType))));
+    return set;
+  }
 }
 
 const tableVersions = new Set(["v1", "v1beta1"]);

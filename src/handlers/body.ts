@@ -3,11 +3,11 @@ import { badRequest } from "../apimachinery/errors.js";
 import { negotiateInput } from "../encoding/negotiate.js";
 import { duplicateJsonKeys } from "../encoding/json.js";
 import { duplicateYamlKeys } from "../encoding/yaml-lazy.js";
-import { decodeAgainstSchema, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
-import { definitionNameForGVK, getDefinition } from "../types/schema-facts.js";
+import { decodeAgainstSchema, decodeTarget, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
 import { isPlainObject } from "../apimachinery/json-value.js";
 import type { KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
+import { codecsFor } from "./codecs.js";
 
 /** Upstream's request body limit (3 MiB). */
 export const maxBodyBytes = 3 * 1024 * 1024;
@@ -17,7 +17,7 @@ export const maxBodyBytes = 3 * 1024 * 1024;
  * fields are dropped, and reported (Warn, into r.warnings) or refused (Strict) with duplicates.
  */
 export async function readObject(r: ResourceRequest, expected: { apiVersion: string; kind: string } = r.type): Promise<KObject> {
-  const codec = negotiateInput(header(r, "content-type"), r.parts.codecs);
+  const codec = negotiateInput(header(r, "content-type"), codecsFor(r));
   const mode = parseFieldValidation(r.ex.query, r.ex.method === "PUT" ? "UpdateOptions" : "CreateOptions");
   const raw = await r.ex.body(maxBodyBytes);
   const body = codec.decode(raw);
@@ -25,7 +25,7 @@ export async function readObject(r: ResourceRequest, expected: { apiVersion: str
   checkTypeMeta(body, expected);
   // Protobuf bodies cannot carry unknown or duplicate fields.
   const duplicates = mode === "Ignore" ? [] : duplicateKeys(codec.mediaType, raw);
-  const { unknown, mismatch } = decodeAgainstSchema(body, schemaForTypeMeta(expected));
+  const { unknown, mismatch } = decodeAgainstSchema(body, decodeTarget(r.type.schema, expected));
   if (mismatch) throw typeMismatchError(versionedKind(expected), mismatch);
   r.warnings.push(...fieldValidationOutcome(mode, versionedKind(expected), unknown, duplicates));
   return body as KObject;
@@ -40,12 +40,6 @@ export function duplicateKeys(mediaType: string, raw: Buffer): string[] {
 
 export function versionedKind(tm: { apiVersion: string; kind: string }): { kind: string; version: string } {
   return { kind: tm.kind, version: tm.apiVersion.includes("/") ? tm.apiVersion.split("/")[1] : tm.apiVersion };
-}
-
-export function schemaForTypeMeta(tm: { apiVersion: string; kind: string }) {
-  const [group, version] = tm.apiVersion.includes("/") ? tm.apiVersion.split("/") : ["", tm.apiVersion];
-  const name = definitionNameForGVK(group, version, tm.kind);
-  return name ? getDefinition(name) : undefined;
 }
 
 export function checkTypeMeta(body: Record<string, unknown>, expected: { apiVersion: string; kind: string }): void {

@@ -30,6 +30,8 @@ export interface ResourceRequest {
   pretty: boolean;
   /** Warning header entries collected while handling (field validation, deprecations). */
   warnings: string[];
+  /** Aborts at the request's deadline or when the client goes away. */
+  signal?: AbortSignal;
 }
 
 export type ResourceHandler = (r: ResourceRequest) => Promise<void>;

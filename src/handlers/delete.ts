@@ -8,6 +8,7 @@ import type { ResourceRequest } from "./context.js";
 import { maxBodyBytes } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
+import { writeOptions } from "./write-options.js";
 import { DecodeError } from "../encoding/decode-error.js";
 import { negotiateInput } from "../encoding/negotiate.js";
 import { isPlainObject } from "../apimachinery/json-value.js";
@@ -66,7 +67,7 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
 export const handleDelete = withApiErrors(async (r: ResourceRequest): Promise<void> => {
   const n = negotiateWrite(r);
   const opts = await deleteOptions(r);
-  const { obj, deleted } = await r.parts.store.delete(r.type, r.info.namespace, r.info.name, opts);
+  const { object: obj, deleted } = await r.parts.store.delete(r.type, r.info.namespace, r.info.name, writeOptions(r, opts));
   if (!deleted || r.type.strategy.returnDeletedObject) {
     writeResult(r, n, !deleted && opts.explicitNoOrphan ? 202 : 200, obj);
     return;
@@ -89,8 +90,8 @@ export const handleDeleteCollection = withApiErrors(async (r: ResourceRequest): 
   const results = [];
   for (const item of list.items) {
     try {
-      const { obj } = await r.parts.store.delete(r.type, item.metadata.namespace ?? "", item.metadata.name!, opts);
-      results.push(obj);
+      const { object } = await r.parts.store.delete(r.type, item.metadata.namespace ?? "", item.metadata.name!, writeOptions(r, opts));
+      results.push(object);
     } catch (e) {
       if (!(e instanceof Error && "code" in e && (e as any).code === 404)) throw e;
     }

@@ -2,35 +2,41 @@
 import { negotiateOutput, type Negotiated } from "../encoding/negotiate.js";
 import type { KObject } from "../registry/object.js";
 import { writeBytes, writeObject } from "../server/respond.js";
-import { writtenJsonOf } from "../registry/codec.js";
+import type { WriteResult } from "../registry/store.js";
 import { toTable, type TableList } from "./table.js";
 import type { ResourceRequest } from "./context.js";
+import { codecsFor } from "./codecs.js";
 
 const readTransforms = new Set(["Table"] as const);
 
 export function negotiateRead(r: ResourceRequest): Negotiated {
-  return negotiateOutput(r.ex.headers["accept"] as string | undefined, r.parts.codecs, readTransforms);
+  return negotiateOutput(r.ex.headers["accept"] as string | undefined, codecsFor(r), readTransforms);
 }
 
 export function negotiateWrite(r: ResourceRequest): Negotiated {
-  return negotiateOutput(r.ex.headers["accept"] as string | undefined, r.parts.codecs);
+  return negotiateOutput(r.ex.headers["accept"] as string | undefined, codecsFor(r));
 }
 
 export function writeResult(r: ResourceRequest, n: Negotiated, status: number, obj: unknown, warnings: string[] = r.warnings): void {
   writeObject(r.ex, status, obj, n.codec, { pretty: r.pretty, warnings });
 }
 
-export function writeOne(r: ResourceRequest, n: Negotiated, status: number, obj: KObject, warnings: string[] = r.warnings): void {
-  const written = !n.target && !r.pretty && n.codec.mediaType === "application/json" ? writtenJsonOf(obj) : undefined;
-  if (written !== undefined) {
-    writeBytes(r.ex, status, Buffer.from(written + "\n"), "application/json", { warnings });
+/** One object; `json` is its served JSON when the caller already has it (stored bytes). */
+export function writeOne(r: ResourceRequest, n: Negotiated, status: number, obj: KObject, json?: string): void {
+  if (json !== undefined && !n.target && !r.pretty && n.codec.mediaType === "application/json") {
+    writeBytes(r.ex, status, Buffer.from(json + "\n"), "application/json", { warnings: r.warnings });
     return;
   }
   if (n.target?.as === "Table") {
-    writeResult(r, n, status, toTable(r, n.target.version, [obj], undefined), warnings);
+    writeResult(r, n, status, toTable(r, n.target.version, [obj], undefined));
     return;
   }
-  writeResult(r, n, status, obj, warnings);
+  writeResult(r, n, status, obj);
+}
+
+/** The outcome of a write: 201 when it created the object, else `status`. */
+export function writeWritten(r: ResourceRequest, n: Negotiated, result: WriteResult, status = 200): void {
+  writeOne(r, n, result.created ? 201 : status, result.object, result.json);
 }
 
 export function writeList(r: ResourceRequest, n: Negotiated, list: TableList): void {

@@ -6,8 +6,6 @@ import { yaml } from "../encoding/yaml-lazy.js";
 import { applyJsonPatch } from "../patch/json-patch.js";
 import { applyMergePatch, assertMergePatchDocument } from "../patch/merge-patch.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
-import type { SchemaDef, SchemaResolver } from "../patch/schema.js";
-import { definitionNameForGVK, getDefinition } from "../types/schema-facts.js";
 import { parseMediaType } from "../encoding/media-type.js";
 import type { KObject } from "../registry/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
@@ -26,12 +24,6 @@ export function patchTypeOf(contentType: string | undefined): PatchType {
   const t = mt ? patchTypes[`${mt.type}/${mt.subtype}`] : undefined;
   if (!t) throw unsupportedMediaType(Object.keys(patchTypes));
   return t;
-}
-
-export const builtinSchemaResolver: SchemaResolver = (ref) => getDefinition(ref.replace(/^#\/definitions\//, "")) as SchemaDef | undefined;
-
-export function rootRefOf(t: ResourceType): string | undefined {
-  return definitionNameForGVK(t.group, t.version, t.kind);
 }
 
 /** Parses the patch document: JSON for the three patch types, YAML (or JSON) for apply. */
@@ -53,9 +45,9 @@ export function applyPatchDocument(type: Exclude<PatchType, "apply">, t: Resourc
     assertMergePatchDocument(patch);
     out = applyMergePatch(current, patch);
   } else {
-    const root = rootRefOf(t);
+    const root = t.strategicMergePatch ? t.schema.nameOf(t.group, t.version, t.kind) : undefined;
     if (!root) throw new ApiError(415, "UnsupportedMediaType", `strategic merge patch is not supported for ${t.kind}`);
-    out = applyStrategicMergePatch(current, patch, builtinSchemaResolver, root);
+    out = applyStrategicMergePatch(current, patch, t.schema.definition, root);
   }
   if (out === null || typeof out !== "object" || Array.isArray(out)) throw badRequest("the patched object is not an object");
   return out as KObject;

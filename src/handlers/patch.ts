@@ -1,13 +1,14 @@
 // PATCH of an object or its /status: JSON patch, merge patch, strategic merge patch, and
 // server-side apply (create when absent).
-import { ApiError, conflict, methodNotSupported, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
+import { ApiError, methodNotSupported, notFound } from "../apimachinery/errors.js";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import type { KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
-import { checkTypeMeta, duplicateKeys, header, maxBodyBytes, schemaForTypeMeta, versionedKind } from "./body.js";
-import { decodeAgainstSchema, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
+import { checkTypeMeta, duplicateKeys, header, maxBodyBytes, versionedKind } from "./body.js";
+import { decodeAgainstSchema, decodeTarget, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
 import { parseDryRun } from "./options.js";
-import { negotiateWrite, writeOne } from "./output.js";
+import { negotiateWrite, writeWritten } from "./output.js";
+import { writeOptions } from "./write-options.js";
 import { applyPatchDocument, decodePatch, patchTypeOf, validatePatchOptions } from "./patch-body.js";
 import { applyConfiguration } from "./apply.js";
 import { resolveFieldManager } from "./field-manager.js";
@@ -29,7 +30,7 @@ export const handlePatch = withApiErrors(async (r: ResourceRequest): Promise<voi
   const raw = await r.ex.body(maxBodyBytes);
   const patch = decodePatch(type, raw);
   const duplicates = mode === "Ignore" ? [] : duplicateKeys(type === "apply" ? "application/apply-patch+yaml" : "application/json", raw);
-  const schema = schemaForTypeMeta(r.type);
+  const schema = decodeTarget(r.type.schema, r.type);
   // Undeclared fields are dropped from what would be stored and reported per the directive.
   const validateFields = (obj: KObject) => {
     const { unknown, mismatch } = decodeAgainstSchema(obj, schema);
@@ -40,8 +41,7 @@ export const handlePatch = withApiErrors(async (r: ResourceRequest): Promise<voi
   if (type === "json" && Array.isArray(patch) && patch.length > maxJsonPatchOperations) {
     throw new ApiError(413, "RequestEntityTooLarge", `The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${patch.length}`);
   }
-  const { store } = r.parts;
-  const { namespace: ns, name } = r.info;
+  const opts = writeOptions(r, { dryRun, fieldManager });
 
   if (type === "apply") {
     if (!isPlainObject(patch)) throw new ApiError(400, "BadRequest", "error decoding YAML: the apply configuration must be an object");
@@ -51,22 +51,20 @@ export const handlePatch = withApiErrors(async (r: ResourceRequest): Promise<voi
     if (config.metadata?.managedFields !== undefined) {
       throw new ApiError(400, "BadRequest", "metadata.managedFields must be nil");
     }
-    const { obj, created } = await applyConfiguration(r, config, { dryRun, force: q.get("force") === "true", manager: fieldManager });
-    writeOne(r, n, created ? 201 : 200, obj);
+    writeWritten(r, n, await applyConfiguration(r, config, { ...opts, force: q.get("force") === "true", manager: fieldManager! }));
     return;
   }
 
-  const { obj } = await store.guaranteedUpdate(r.type, ns, name, sub, { dryRun, fieldManager }, (current) => {
-    if (!current) throw notFound(r.type.gr, name);
-    // Field validation prunes the result in place, and patch results may share the input's parts.
-    const patched = applyPatchDocument(type, r.type, deepClone(current), patch);
-    validateFields(patched);
-    const rv = patched.metadata?.resourceVersion;
-    if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict(r.type.gr, name, optimisticLockMessage);
-    if (patched.metadata && patched.metadata.name !== undefined && patched.metadata.name !== name) {
-      throw new ApiError(400, "BadRequest", `the name of the object (${patched.metadata.name}) does not match the name on the URL (${name})`);
-    }
-    return patched;
-  });
-  writeOne(r, n, 200, obj);
+  const result = await r.parts.store.update(r.type, r.info.namespace, r.info.name, {
+    subresource: sub,
+    createIfMissing: false,
+    desired: (current) => {
+      if (!current) throw notFound(r.type.gr, r.info.name);
+      // Field validation prunes the result in place, and patch results may share the input's parts.
+      const patched = applyPatchDocument(type, r.type, deepClone(current), patch);
+      validateFields(patched);
+      return patched;
+    },
+  }, opts);
+  writeWritten(r, n, result);
 });

@@ -1,31 +1,40 @@
-// The /scale subresource of workloads: an autoscaling/v1 Scale view of spec.replicas.
-import { badRequest, conflict, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
-import { labelSelectorFromObject } from "../apimachinery/labels.js";
+// The /scale subresource: an autoscaling/v1 Scale view of the replica counts and selector that the
+// type's scale declaration points at (workloads and, later, custom resources alike).
+import { ApiError, badRequest, notFound } from "../apimachinery/errors.js";
+import { checkNameMatches } from "../registry/store.js";
+import { writeOptions } from "./write-options.js";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import type { KObject } from "../registry/object.js";
+import type { ScaleDeclaration } from "../registry/resource-type.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
 import { checkTypeMeta, header, maxBodyBytes, readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
 import { applyPatchDocument, decodePatch, patchTypeOf } from "./patch-body.js";
+import { selectorString, setValueAt, valueAt } from "./scale-paths.js";
 import { eachWithApiErrors } from "./errors.js";
 
 const scaleTypeMeta = { apiVersion: "autoscaling/v1", kind: "Scale" };
 
-export function toScale(obj: KObject): KObject {
-  const spec = (obj.spec ?? {}) as { replicas?: number; selector?: unknown };
-  const status = (obj.status ?? {}) as { replicas?: number };
-  const sel = spec.selector;
-  let selector = "";
-  if (isPlainObject(sel)) selector = labelSelectorFromObject(sel as never).toString();
+function count(v: unknown): number {
+  return typeof v === "number" && Number.isInteger(v) ? v : 0;
+}
+
+export function toScale(obj: KObject, decl: ScaleDeclaration): KObject {
+  const selector = decl.labelSelectorPath ? selectorString(valueAt(obj, decl.labelSelectorPath)) : "";
   const m = obj.metadata;
   return {
     kind: "Scale",
     apiVersion: "autoscaling/v1",
     metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
-    spec: { replicas: spec.replicas ?? 0 },
-    status: { replicas: status.replicas ?? 0, ...(selector ? { selector } : {}) },
+    spec: { replicas: count(valueAt(obj, decl.specReplicasPath)) },
+    status: { replicas: count(valueAt(obj, decl.statusReplicasPath)), ...(selector ? { selector } : {}) },
   };
+}
+
+function declaration(r: ResourceRequest): ScaleDeclaration {
+  if (!r.type.scale) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});
+  return r.type.scale;
 }
 
 function replicasOf(scale: KObject): number {
@@ -37,24 +46,30 @@ function replicasOf(scale: KObject): number {
 
 async function writeScale(r: ResourceRequest, desired: (scale: KObject) => KObject, dryRun: boolean): Promise<void> {
   const n = negotiateWrite(r);
-  const { obj } = await r.parts.store.guaranteedUpdate(r.type, r.info.namespace, r.info.name, "scale", { dryRun }, (current) => {
-    if (!current) throw notFound(r.type.gr, r.info.name);
-    current = deepClone(current);
-    const want = desired(toScale(current));
-    const rv = want.metadata?.resourceVersion;
-    if (rv && rv !== current.metadata.resourceVersion) throw conflict(r.type.gr, r.info.name, optimisticLockMessage);
-    const replicas = replicasOf(want);
-    if (replicas < 0) throw badRequest(`Scale.autoscaling "${r.info.name}" is invalid: spec.replicas: Invalid value: ${replicas}: must be greater than or equal to 0`);
-    current.spec = { ...((current.spec as object) ?? {}), replicas };
-    return current;
-  });
-  writeResult(r, n, 200, toScale(obj));
+  const { name } = r.info;
+  const { object } = await r.parts.store.update(r.type, r.info.namespace, name, {
+    subresource: "scale",
+    createIfMissing: false,
+    desired(stored) {
+      if (!stored) throw notFound(r.type.gr, name);
+      const current = deepClone(stored);
+      const want = desired(toScale(current, declaration(r)));
+      checkNameMatches(want, name);
+      const replicas = replicasOf(want);
+      if (replicas < 0) throw badRequest(`Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${replicas}: must be greater than or equal to 0`);
+      // The Scale's resourceVersion (when given) is the object's precondition.
+      if (want.metadata?.resourceVersion) current.metadata.resourceVersion = want.metadata.resourceVersion;
+      setValueAt(current, declaration(r).specReplicasPath, replicas);
+      return current;
+    },
+  }, writeOptions(r, { dryRun }));
+  writeResult(r, n, 200, toScale(object, declaration(r)));
 }
 
 export const scaleHandlers: Partial<Record<string, ResourceHandler>> = eachWithApiErrors({
   async get(r) {
     const n = negotiateWrite(r);
-    writeResult(r, n, 200, toScale(await r.parts.store.get(r.type, r.info.namespace, r.info.name)));
+    writeResult(r, n, 200, toScale(await r.parts.store.get(r.type, r.info.namespace, r.info.name), declaration(r)));
   },
   async update(r) {
     const dryRun = parseDryRun(r.ex.query, "UpdateOptions");
@@ -77,4 +92,3 @@ export const scaleHandlers: Partial<Record<string, ResourceHandler>> = eachWithA
   },
 });
 
-export const scalableResources = ["apps/deployments", "apps/replicasets", "apps/statefulsets", "/replicationcontrollers"];

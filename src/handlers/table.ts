@@ -1,7 +1,6 @@
 // Server-side Table (meta.k8s.io/v1 and v1beta1) for get, list and watch.
 import { badRequest } from "../apimachinery/errors.js";
 import type { KObject } from "../registry/object.js";
-import { defaultPrinter, printerFor } from "../printers/index.js";
 import type { ResourceRequest } from "./context.js";
 
 export interface TableList {
@@ -30,7 +29,7 @@ export function tableRow(r: ResourceRequest, version: string, obj: KObject, with
 }
 
 export function toTable(r: ResourceRequest, version: string, items: KObject[], list: TableList | undefined, now = new Date(), withColumns = true): Record<string, unknown> {
-  const printer = printerFor(r.type.group, r.type.resource) ?? defaultPrinter;
+  const printer = r.type.printer;
   const include = includeObjectPolicy(r.ex.query);
   const rows = items.map((obj) => {
     const row: Record<string, unknown> = { cells: printer.cells(obj, now) };

@@ -1,10 +1,11 @@
-// POST (create) and PUT (update, also of /status).
+// POST (create) and PUT (update, also of /status and a namespace's /finalize).
 import { methodNotSupported } from "../apimachinery/errors.js";
 import type { ResourceRequest } from "./context.js";
 import { readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { resolveFieldManager } from "./field-manager.js";
-import { negotiateWrite, writeOne } from "./output.js";
+import { negotiateWrite, writeWritten } from "./output.js";
+import { writeOptions } from "./write-options.js";
 import { withApiErrors } from "./errors.js";
 
 export const handleCreate = withApiErrors(async (r: ResourceRequest): Promise<void> => {
@@ -12,8 +13,7 @@ export const handleCreate = withApiErrors(async (r: ResourceRequest): Promise<vo
   const dryRun = parseDryRun(r.ex.query, "CreateOptions");
   const fieldManager = resolveFieldManager(r, "CreateOptions");
   const body = await readObject(r);
-  const obj = await r.parts.store.create(r.type, r.info.namespace, body, { dryRun, fieldManager });
-  writeOne(r, n, 201, obj);
+  writeWritten(r, n, await r.parts.store.create(r.type, r.info.namespace, body, writeOptions(r, { dryRun, fieldManager })), 201);
 });
 
 export const handleUpdate = withApiErrors(async (r: ResourceRequest): Promise<void> => {
@@ -24,6 +24,12 @@ export const handleUpdate = withApiErrors(async (r: ResourceRequest): Promise<vo
   const dryRun = parseDryRun(r.ex.query, "UpdateOptions");
   const fieldManager = resolveFieldManager(r, "UpdateOptions");
   const body = await readObject(r);
-  const { obj, created } = await r.parts.store.update(r.type, r.info.namespace, r.info.name, body, sub, { dryRun, fieldManager });
-  writeOne(r, n, created ? 201 : 200, obj);
+  const result = await r.parts.store.update(
+    r.type,
+    r.info.namespace,
+    r.info.name,
+    { subresource: sub, createIfMissing: r.type.strategy.allowCreateOnUpdate, desired: () => body },
+    writeOptions(r, { dryRun, fieldManager }),
+  );
+  writeWritten(r, n, result);
 });

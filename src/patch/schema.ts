@@ -1,21 +1,7 @@
-/**
- * The slice of OpenAPI v2 definitions the strategic merge patch needs (descriptions dropped),
- * and the lookups it does on them.
- */
-export interface SchemaDef {
-  type?: string;
-  format?: string;
-  properties?: Record<string, SchemaDef>;
-  items?: SchemaDef;
-  additionalProperties?: SchemaDef | boolean;
-  $ref?: string;
-  "x-kubernetes-patch-strategy"?: string;
-  "x-kubernetes-patch-merge-key"?: string;
-  "x-kubernetes-list-type"?: string;
-  "x-kubernetes-list-map-keys"?: string[];
-  "x-kubernetes-map-type"?: string;
-  "x-kubernetes-preserve-unknown-fields"?: boolean;
-}
+import type { SchemaNode } from "../apimachinery/schema.js";
+
+/** The OpenAPI v2 schema node the strategic merge patch reads (its markers and structure). */
+export type SchemaDef = SchemaNode;
 
 /** ref like "#/definitions/io.k8s.api.core.v1.PodSpec" or bare "io.k8s.api.core.v1.PodSpec". */
 export type SchemaResolver = (ref: string) => SchemaDef | undefined;

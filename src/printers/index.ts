@@ -22,39 +22,19 @@ import {
 } from "./core.js";
 import { endpointSlicePrinter } from "./discovery.js";
 import { eventsV1Printer } from "./events.js";
-import { col, name } from "./helpers.js";
 import { ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from "./networking.js";
 import { podDisruptionBudgetPrinter } from "./policy.js";
 import { clusterRoleBindingPrinter, roleBindingPrinter } from "./rbac.js";
 import { priorityClassPrinter } from "./scheduling.js";
 import { storageClassPrinter } from "./storage.js";
+import { defaultTablePrinter } from "../registry/table-printer.js";
 import type { Printer } from "./types.js";
 
 export type { Printer, TableColumnDefinition } from "./types.js";
 export { humanDuration, shortHumanDuration } from "./duration.js";
 
-/** Go's zero time, which is what an unset creationTimestamp formats as. */
-const ZERO_TIME = "0001-01-01T00:00:00Z";
-
-/** RFC 3339 in UTC with whole seconds, like Go's time.RFC3339 layout. */
-function rfc3339(value: unknown): string {
-  if (typeof value !== "string" || value === "") return ZERO_TIME;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) return ZERO_TIME;
-  const iso = new Date(ms).toISOString(); // yyyy-mm-ddThh:mm:ss.sssZ
-  return iso.slice(0, 19) + "Z";
-}
-
 /** What kube-apiserver uses for resources without a dedicated printer: name and creation time. */
-export const defaultPrinter: Printer = {
-  columns: [
-    col("Name", "string", "Unique name of the object within its namespace or cluster.", 0, "name"),
-    col("Created At", "date", "Time the object was created, in UTC."),
-  ],
-  cells(obj) {
-    return [name(obj), rfc3339(obj?.metadata?.creationTimestamp)];
-  },
-};
+export const defaultPrinter: Printer = defaultTablePrinter;
 
 const printers = new Map<string, Printer>([
   // core

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { builtinResources } from "../types/builtin-resources.js";
 import { decodeFromStorage, servedJson } from "./codec.js";
-import { builtinResourceType as toResourceType } from "../types/register.js";
+import { defineResourceType } from "./resource-type.js";
 
-const cm = toResourceType(builtinResources.find((f) => f.group === "" && f.resource === "configmaps")!);
+const cm = defineResourceType({ group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true, verbs: ["get", "list"] });
 
 describe("servedJson", () => {
   it("splices the resourceVersion into stored bytes and equals the decoded object", () => {

@@ -41,19 +41,6 @@ export function spliceResourceVersion(t: ResourceType, stored: string, revision:
   return prefix + (rest.startsWith("}") ? rv : rv + ",") + rest;
 }
 
-// The JSON of an object a write just stored, so the response reuses the bytes the write encoded
-// instead of serialising the object again. Keyed by the object itself: nothing outlives it.
-const writtenJson = new WeakMap<object, string>();
-
-export function rememberWrittenJson(t: ResourceType, obj: KObject, stored: string, revision: number): void {
-  const json = spliceResourceVersion(t, stored, revision);
-  if (json !== undefined) writtenJson.set(obj, json);
-}
-
-export function writtenJsonOf(obj: object): string | undefined {
-  return writtenJson.get(obj);
-}
-
 const prefixes = new WeakMap<ResourceType, string>();
 function storedPrefix(t: ResourceType): string {
   let p = prefixes.get(t);

@@ -1,6 +1,6 @@
 // managedFields bookkeeping for ordinary writes (POST, PUT, non-apply PATCH): the writer's
 // "Update" entry gains what it changed. Apply computes its entries itself (src/apply).
-import { builtinSchema, recordUpdate, rootRefFor, topLevelFields } from "../apply/index.js";
+import { recordUpdate, topLevelFields } from "../apply/index.js";
 import type { FieldManagerOptions } from "../apply/index.js";
 import { nowTimestamp, type KObject } from "./object.js";
 import type { ResourceType } from "./resource-type.js";
@@ -10,8 +10,8 @@ export function ownershipOptions(t: ResourceType, subresource: string): FieldMan
   return {
     apiVersion: t.apiVersion,
     now: nowTimestamp(),
-    schema: builtinSchema,
-    rootRef: rootRefFor(t.group, t.version, t.kind),
+    schema: t.schema.definition,
+    rootRef: t.schema.nameOf(t.group, t.version, t.kind),
     subresource,
     // Status is not the main resource's to write (nor to own) on types with a status subresource.
     ignoredFields: t.hasStatus && subresource === "" ? topLevelFields("status") : undefined,

@@ -3,7 +3,8 @@
 // warnings or a 400 together with duplicate fields, in upstream's wording.
 import { ApiError, invalid } from "../apimachinery/errors.js";
 import { notSupported } from "../apimachinery/validation.js";
-import { resolveRef, type SchemaFacts } from "../types/schema-facts.js";
+import { resolveNode, type DefinitionLookup, type SchemaNode } from "../apimachinery/schema.js";
+import { definitionOf, type TypeSchema } from "./type-schema.js";
 
 export type FieldValidation = "Ignore" | "Warn" | "Strict";
 
@@ -35,7 +36,7 @@ function shortName(ref: string): string {
   return name.slice(name.lastIndexOf(".") + 1);
 }
 
-function goTypeOf(s: SchemaFacts | undefined): string {
+function goTypeOf(s: SchemaNode | undefined): string {
   if (!s) return "interface {}";
   if (s.$ref) return `v1.${shortName(s.$ref)}`;
   if (s["x-kubernetes-int-or-string"]) return "intstr.IntOrString";
@@ -69,27 +70,33 @@ function acceptsAnything(ref: string | undefined): boolean {
   return ref !== undefined && /\.(RawExtension|JSON|JSONSchemaPropsOrArray|JSONSchemaPropsOrBool|JSONSchemaPropsOrStringArray|FieldsV1)$/.test(ref);
 }
 
+/** What a body is decoded against: its kind's definition (none: keep every field) and how to follow references. */
+export interface DecodeTarget {
+  node: SchemaNode | undefined;
+  lookup: DefinitionLookup;
+}
+
+/** The decode target of objects of `apiVersion`/`kind` under a type's schema. */
+export function decodeTarget(schema: TypeSchema, tm: { apiVersion: string; kind: string }): DecodeTarget {
+  return { node: definitionOf(schema, tm.apiVersion, tm.kind), lookup: schema.definition };
+}
+
 /**
  * Decodes `value` against its schema the way a typed decoder would: fields the schema does not
  * declare are removed and listed; the first value of the wrong JSON type is reported (and the
  * walk stops, as Go's decoder reports one).
  */
-export function decodeAgainstSchema(value: unknown, schema: SchemaFacts | undefined): DecodeFindings {
+export function decodeAgainstSchema(value: unknown, target: DecodeTarget): DecodeFindings {
   const found: DecodeFindings = { unknown: [] };
-  walk(value, schema, "", "", found);
+  walk(value, target.node, "", "", found, target.lookup);
   return found;
 }
 
-/** Removes fields the schema does not declare; returns their paths (`spec.foo`, `a[0].b`). */
-export function pruneUnknownFields(value: unknown, schema: SchemaFacts | undefined): string[] {
-  return decodeAgainstSchema(value, schema).unknown;
-}
-
-function walk(value: unknown, node: SchemaFacts | undefined, path: string, struct: string, found: DecodeFindings): void {
+function walk(value: unknown, node: SchemaNode | undefined, path: string, struct: string, found: DecodeFindings, lookup: DefinitionLookup): void {
   if (found.mismatch || !node || value === null || value === undefined) return;
   const ref = node.$ref;
   if (acceptsAnything(ref)) return;
-  const s = ref ? resolveRef(node) : node;
+  const s = ref ? resolveNode(lookup, node) : node;
   if (s["x-kubernetes-preserve-unknown-fields"]) return;
   const mismatch = () => {
     found.mismatch = { value: jsonKindOf(value) === "number" && !Number.isInteger(value) && (s.type === "integer") ? `number ${value}` : jsonKindOf(value), struct, field: path, type: goTypeOf(node) };
@@ -113,7 +120,7 @@ function walk(value: unknown, node: SchemaFacts | undefined, path: string, struc
       return;
     case "array":
       if (!Array.isArray(value)) return mismatch();
-      value.forEach((v, i) => walk(v, s.items, `${path}[${i}]`, struct, found));
+      value.forEach((v, i) => walk(v, s.items, `${path}[${i}]`, struct, found, lookup));
       return;
   }
   if (typeof value !== "object" || Array.isArray(value)) {
@@ -126,7 +133,7 @@ function walk(value: unknown, node: SchemaFacts | undefined, path: string, struc
     for (const key of Object.keys(obj)) {
       const child = path ? `${path}.${key}` : key;
       const prop = s.properties[key];
-      if (prop) walk(obj[key], prop, child, here, found);
+      if (prop) walk(obj[key], prop, child, here, found, lookup);
       else {
         found.unknown.push(child);
         delete obj[key];
@@ -135,7 +142,7 @@ function walk(value: unknown, node: SchemaFacts | undefined, path: string, struc
     return;
   }
   if (s.additionalProperties && typeof s.additionalProperties === "object") {
-    for (const key of Object.keys(obj)) walk(obj[key], s.additionalProperties, path ? `${path}.${key}` : key, struct, found);
+    for (const key of Object.keys(obj)) walk(obj[key], s.additionalProperties, path ? `${path}.${key}` : key, struct, found, lookup);
   }
 }
 

@@ -5,7 +5,7 @@
 import { ApiError, badRequest } from "../apimachinery/errors.js";
 import { unsupportedFieldError } from "../apimachinery/fields.js";
 import type { Entry, Predicate } from "../storage/cacher/types.js";
-import type { Cacher } from "../storage/cacher/cacher.js";
+import type { Cacher, CacheSpec } from "../storage/cacher/cacher.js";
 import type { WatchCache } from "../storage/cacher/watch-cache.js";
 import { StorageError, type KeyValue } from "../storage/interface.js";
 import { decodeFromStorage } from "./codec.js";
@@ -27,17 +27,15 @@ export interface ListResult {
 
 export type ObjectCacher = Cacher<KObject>;
 
-/** The fields a field selector may name for this type (upstream: per-type field label conversion). */
+/** The fields a field selector may name for this type, with their values (upstream: field label conversion). */
 export function objectFields(t: ResourceType, obj: KObject): Record<string, string> {
-  const f: Record<string, string> = { "metadata.name": obj.metadata.name ?? "" };
-  if (t.namespaced) f["metadata.namespace"] = obj.metadata.namespace ?? "";
-  return Object.assign(f, t.strategy.selectableFields(obj));
+  return t.fieldSelectors.values(obj);
 }
 
 export function checkFieldSelector(t: ResourceType, opts: ListOptions): void {
-  const sample = objectFields(t, { metadata: {} });
+  if (opts.fieldSelector.isEmpty()) return;
   for (const r of opts.fieldSelector.requirements()) {
-    if (!(r.field in sample)) throw badRequest(unsupportedFieldError(r.field));
+    if (!t.fieldSelectors.names.has(r.field)) throw badRequest(unsupportedFieldError(r.field));
   }
 }
 
@@ -47,16 +45,23 @@ export function matchesSelectors(t: ResourceType, opts: ListOptions, obj: KObjec
   return true;
 }
 
-/** The cache spec of a type: one cache per key prefix, objects decoded once with their selector attributes. */
-export function cacheSpec(t: ResourceType) {
-  return {
-    prefix: t.keyPrefix,
-    namespaced: t.namespaced,
-    decode: (kv: KeyValue) => {
-      const object = decodeFromStorage(kv, t);
-      return { object, labels: object.metadata.labels, fields: objectFields(t, object) };
-    },
-  };
+const cacheSpecs = new WeakMap<ResourceType, CacheSpec<KObject>>();
+
+/** The cache spec of a type (made once per type): one cache per key prefix, objects decoded once with their selector attributes. */
+export function cacheSpec(t: ResourceType): CacheSpec<KObject> {
+  let spec = cacheSpecs.get(t);
+  if (!spec) {
+    spec = {
+      prefix: t.keyPrefix,
+      namespaced: t.namespaced,
+      decode: (kv: KeyValue) => {
+        const object = decodeFromStorage(kv, t);
+        return { object, labels: object.metadata.labels, fields: objectFields(t, object) };
+      },
+    };
+    cacheSpecs.set(t, spec);
+  }
+  return spec;
 }
 
 /** Selectors and scope of a request as the cache's predicate. */
@@ -179,7 +184,7 @@ async function listFromStorage(store: GenericStore, t: ResourceType, prefix: str
   for (;;) {
     let res;
     try {
-      res = await store.storage.range(prefix, { revision: readAt, startAfter, limit: page || undefined });
+      res = await store.range(prefix, { revision: readAt, startAfter, limit: page || undefined });
     } catch (e) {
       if (e instanceof StorageError && e.code === "Compacted") {
         throw isContinue ? new ExpiredContinue(encodeContinue(-1, after, prefix)) : tooOldError();

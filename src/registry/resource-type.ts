@@ -1,11 +1,50 @@
-// A resource type as the server serves it: upstream facts + the strategy + where it is stored.
+// A resource type as the server serves it: the one declaration every part of the server reads
+// (routing, the generic store, field selectors, Table output, field validation, patch and apply,
+// discovery and OpenAPI). Built-in types and custom resources are declared the same way, through
+// `defineResourceType`; nothing generic looks a type up in a built-in table.
 import type { GroupResource } from "../apimachinery/errors.js";
-import type { ResourceFacts } from "../types/builtin-resources.js";
-import type { Strategy } from "./strategy.js";
-import type { GracePeriodPolicy } from "../types/graceful-deletion.js";
+import type { GroupVersionKind } from "../apimachinery/schema.js";
+import type { KObject } from "./object.js";
+import { defaultStrategy, type Strategy } from "./strategy.js";
+import { defaultTablePrinter, type TablePrinter } from "./table-printer.js";
+import { noSchema, type TypeSchema } from "./type-schema.js";
+
+export type { TablePrinter, TableColumnDefinition } from "./table-printer.js";
+export type { TypeSchema } from "./type-schema.js";
+
+/** One subresource as discovery lists it (status, scale, log, exec, ...). */
+export interface SubresourceDeclaration {
+  readonly name: string;
+  /** Kind sent and received on it (e.g. "Scale", "Eviction", "PodExecOptions"). */
+  readonly kind: string;
+  /** Group of `kind` when it differs from the parent resource's group-version (e.g. "autoscaling"). */
+  readonly group?: string;
+  /** Version of `kind` when it differs from the parent resource's group-version. */
+  readonly version?: string;
+  readonly verbs: readonly string[];
+}
+
+/**
+ * Where the /scale subresource finds its numbers, as dot paths into the object (what a CRD's
+ * `subresources.scale` declares). The selector may be a string (a serialised selector), a
+ * LabelSelector object, or a plain label map (ReplicationController).
+ */
+export interface ScaleDeclaration {
+  readonly specReplicasPath: string;
+  readonly statusReplicasPath: string;
+  readonly labelSelectorPath?: string;
+}
+
+/** Graceful deletion (pods): the grace period (seconds; 0 = now) given what a DELETE asked for. */
+export type GracePeriodPolicy = (obj: KObject, requested: number | undefined) => number;
+
+/** The fields a field selector may name for a type, and their values on an object. */
+export interface FieldSelectors {
+  readonly names: ReadonlySet<string>;
+  values(obj: KObject): Record<string, string>;
+}
 
 export interface ResourceType {
-  facts: ResourceFacts;
   group: string;
   version: string;
   resource: string;
@@ -24,6 +63,111 @@ export interface ResourceType {
   virtual: boolean;
   /** Graceful deletion (pods): how long a DELETE waits for the owning agent. */
   gracePeriod?: GracePeriodPolicy;
+
+  /** Lowercase singular name (discovery, kubectl). */
+  singularName: string;
+  shortNames: readonly string[];
+  categories: readonly string[];
+  /** Subresources in discovery's order (by name). */
+  subresources: readonly SubresourceDeclaration[];
+  /** Set when the type has a /scale subresource. */
+  scale?: ScaleDeclaration;
+  /** The version in-process readers use for this group-resource (all versions share storage). */
+  preferredVersion: string;
+  /** The group-version-kind objects are persisted as (discovery's storageVersionHash); absent for types that store nothing. */
+  storageVersion?: GroupVersionKind;
+
+  /** Definitions for field validation, strategic merge patch, apply and OpenAPI. */
+  schema: TypeSchema;
+  /** Server-side Table output (kubectl get). */
+  printer: TablePrinter;
+  fieldSelectors: FieldSelectors;
+  /** Objects have a protobuf encoding (built-ins); custom resources are JSON/YAML only. */
+  protobuf: boolean;
+  /** application/strategic-merge-patch+json is accepted (built-ins; never for custom resources). */
+  strategicMergePatch: boolean;
+}
+
+/** What a type module (built-ins) or a definition (custom resources) says; the rest is derived. */
+export interface ResourceTypeDeclaration {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  /** Default: `<kind>List`. */
+  listKind?: string;
+  namespaced: boolean;
+  verbs: readonly string[];
+  /** Default: the lowercase kind. */
+  singularName?: string;
+  shortNames?: readonly string[];
+  categories?: readonly string[];
+  subresources?: readonly SubresourceDeclaration[];
+  scale?: ScaleDeclaration;
+  /** Default: `version`. */
+  preferredVersion?: string;
+  storageVersion?: GroupVersionKind;
+  /** Default: the default strategy. */
+  strategy?: Strategy;
+  /** Default: no definitions (every field is accepted as sent). */
+  schema?: TypeSchema;
+  /** Default: name and creation time. */
+  printer?: TablePrinter;
+  /** Field selector values beyond metadata.name and metadata.namespace. */
+  selectableFields?: (obj: KObject) => Record<string, string>;
+  protobuf?: boolean;
+  strategicMergePatch?: boolean;
+  virtual?: boolean;
+  gracePeriod?: GracePeriodPolicy;
+  /** Default: /registry/<group>/<resource>/ (core: /registry/<resource>/). */
+  keyPrefix?: string;
+}
+
+/** The /scale subresource as upstream serves it for every scalable type. */
+const scaleSubresource: SubresourceDeclaration = { name: "scale", kind: "Scale", group: "autoscaling", version: "v1", verbs: ["get", "patch", "update"] };
+
+export function defineResourceType(d: ResourceTypeDeclaration): ResourceType {
+  const declared = d.subresources ?? [];
+  const withScale = d.scale && !declared.some((s) => s.name === "scale") ? [...declared, scaleSubresource] : declared;
+  const subresources = [...withScale].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return {
+    group: d.group,
+    version: d.version,
+    resource: d.resource,
+    kind: d.kind,
+    listKind: d.listKind ?? `${d.kind}List`,
+    namespaced: d.namespaced,
+    gr: { group: d.group, resource: d.resource },
+    apiVersion: d.group ? `${d.group}/${d.version}` : d.version,
+    keyPrefix: d.keyPrefix ?? `/registry/${d.group ? `${d.group}/` : ""}${d.resource}/`,
+    strategy: d.strategy ?? defaultStrategy,
+    hasStatus: subresources.some((s) => s.name === "status"),
+    verbs: new Set(d.verbs),
+    virtual: d.virtual ?? false,
+    gracePeriod: d.gracePeriod,
+    singularName: d.singularName ?? d.kind.toLowerCase(),
+    shortNames: d.shortNames ?? [],
+    categories: d.categories ?? [],
+    subresources,
+    scale: d.scale,
+    preferredVersion: d.preferredVersion ?? d.version,
+    storageVersion: d.storageVersion,
+    schema: d.schema ?? noSchema,
+    printer: d.printer ?? defaultTablePrinter,
+    fieldSelectors: fieldSelectors(d.namespaced, d.selectableFields),
+    protobuf: d.protobuf ?? false,
+    strategicMergePatch: d.strategicMergePatch ?? false,
+  };
+}
+
+function fieldSelectors(namespaced: boolean, extra: ((obj: KObject) => Record<string, string>) | undefined): FieldSelectors {
+  const values = (obj: KObject): Record<string, string> => {
+    const f: Record<string, string> = { "metadata.name": obj.metadata.name ?? "" };
+    if (namespaced) f["metadata.namespace"] = obj.metadata.namespace ?? "";
+    return extra ? Object.assign(f, extra(obj)) : f;
+  };
+  // The names are those an empty object yields: selectable fields are always present, "" when unset.
+  return { names: new Set(Object.keys(values({ metadata: {} }))), values };
 }
 
 export function storageKey(t: ResourceType, namespace: string, name: string): string {

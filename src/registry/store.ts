@@ -1,26 +1,24 @@
-// The generic REST store: one implementation of get/list/create/update/delete for every type,
-// parameterised by the type's strategy (upstream: generic/registry.Store).
+// The generic REST store: one implementation of get/create/update/delete for every type,
+// parameterised by the type's strategy (upstream: generic/registry.Store). Every write runs
+// upstream's stages in upstream's order:
+//   default → mutating admission → prepare → validate → validating admission → storage.
 import { randomBytes, randomUUID } from "node:crypto";
-import {
-  alreadyExists,
-  ApiError,
-  badRequest,
-  conflict,
-  forbidden,
-  gone,
-  invalid,
-  notFound,
-  optimisticLockMessage,
-} from "../apimachinery/errors.js";
+import { alreadyExists, ApiError, badRequest, conflict, gone, invalid, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
-import { StorageError, type KeyValue, type Storage } from "../storage/interface.js";
-import { decodeFromStorage, encodeForStorage, rememberWrittenJson, servedJson } from "./codec.js";
+import type { UserInfo } from "../authn/user.js";
+import type { Admission, AdmissionAttributes, AdmissionOperation } from "../admission/interface.js";
+import { StorageError, type KeyValue, type RangeOptions, type RangeResult, type Storage } from "../storage/interface.js";
+import { decodeFromStorage, encodeForStorage, servedJson, spliceResourceVersion } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "./object.js";
 import { storageKey, type ResourceType } from "./resource-type.js";
 import { parseResourceVersion, tooLargeError } from "./resource-version.js";
 import type { StrategyContext } from "./strategy.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./validate-meta.js";
 import { withUpdateOwnership } from "./field-ownership.js";
+import { Reservations } from "./reservations.js";
+import { withPropagationFinalizers, type DeleteOptions } from "./deletion.js";
+
+export { foregroundFinalizer, orphanFinalizer, withPropagationFinalizers, type DeleteOptions, type PropagationPolicy } from "./deletion.js";
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -28,6 +26,10 @@ export interface WriteOptions {
   fieldManager?: string;
   /** The object's managedFields were already computed (server-side apply). */
   ownershipRecorded?: boolean;
+  /** Who asked, for admission (absent for the server's own writes). */
+  user?: UserInfo;
+  /** The request's deadline and cancellation. */
+  signal?: AbortSignal;
 }
 
 /** Server settings that strategies see through their context. */
@@ -36,73 +38,86 @@ export interface StoreConfig {
   serviceNodePortRange?: string;
 }
 
-export type PropagationPolicy = "Orphan" | "Background" | "Foreground";
-
-export interface DeleteOptions extends WriteOptions {
-  preconditions?: { uid?: string; resourceVersion?: string };
-  gracePeriodSeconds?: number;
-  propagationPolicy?: PropagationPolicy;
-  /** Remove an object that cannot be decoded (only with the AllowUnsafeMalformedObjectDeletion gate). */
-  ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
+/** What a write produced: the object, and its JSON as served when the stored bytes allow it. */
+export interface WriteResult {
+  object: KObject;
+  /** The stored bytes with the resourceVersion spliced in (absent on dry run or when not spliceable). */
+  json?: string;
+  /** The write created the object (PUT or apply of a missing object). */
+  created: boolean;
 }
 
-export const orphanFinalizer = "orphan";
-export const foregroundFinalizer = "foregroundDeletion";
-
-/** The object's finalizers after a DELETE with this propagation policy (upstream's rules). */
-export function withPropagationFinalizers(finalizers: string[], policy: PropagationPolicy | undefined): string[] {
-  if (policy === undefined) return finalizers;
-  const rest = finalizers.filter((f) => f !== orphanFinalizer && f !== foregroundFinalizer);
-  if (policy === "Orphan") return [...rest, orphanFinalizer];
-  if (policy === "Foreground") return [...rest, foregroundFinalizer];
-  return rest;
+export interface DeleteResult {
+  object: KObject;
+  /** Gone from storage (false: deletion requested, finalizers or a grace period pending). */
+  deleted: boolean;
 }
 
-/**
- * Gets the stored object (undefined if absent) and returns the desired one. The stored object
- * is shared: a mutation that edits it in place must copy it first (PUT just returns the body).
- */
-export type Mutation = (current: KObject | undefined) => KObject | Promise<KObject>;
+/** How an update computes what it stores. One shape for PUT, PATCH, apply, scale and controllers. */
+export interface UpdateSpec {
+  /** "" for the object itself, else "status", "scale", "finalize". */
+  subresource: string;
+  /**
+   * The desired object from the stored one (undefined when absent). Called again after a
+   * concurrent write. The stored object is shared: edit a copy. A metadata.resourceVersion in the
+   * result is a precondition (409 when it is not the stored one).
+   */
+  desired(current: KObject | undefined): KObject | Promise<KObject>;
+  /** A missing object is created (apply; PUT of types that allow it). Never for subresources. */
+  createIfMissing: boolean;
+}
 
 /** How long a read of a future resourceVersion waits before 504. */
 const futureRevisionWaitMs = 3000;
 const maxGenerateNameAttempts = 8;
+const maxUpdateAttempts = 16;
 
 export class GenericStore {
-  private readonly allocationLocks = new Map<string, Promise<void>>();
+  private readonly reservations: Reservations;
 
   constructor(
-    readonly storage: Storage,
-    /** Looks up a namespace's state for create admission (NamespaceLifecycle). */
-    private readonly namespaceState: (ns: string) => Promise<"active" | "terminating" | "missing">,
+    private readonly storage: Storage,
+    private readonly admission: Admission,
     /** Server settings strategies read (service ranges). */
     private readonly config: StoreConfig = {},
-  ) {}
+  ) {
+    this.reservations = new Reservations((t) => this.allOf(t));
+  }
 
-  async get(t: ResourceType, ns: string, name: string, rv?: string | null): Promise<KObject> {
-    return decodeFromStorage(await this.read(t, ns, name, rv), t);
+  async get(t: ResourceType, ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<KObject> {
+    return decodeFromStorage(await this.read(t, ns, name, rv, signal), t);
   }
 
   /** GET as JSON text: the stored bytes with the resourceVersion spliced in when possible. */
-  async getJson(t: ResourceType, ns: string, name: string, rv?: string | null): Promise<{ json: string } | { obj: KObject }> {
-    const kv = await this.read(t, ns, name, rv);
+  async getJson(t: ResourceType, ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<{ json: string } | { obj: KObject }> {
+    const kv = await this.read(t, ns, name, rv, signal);
     const json = servedJson(kv, t);
     return json !== undefined ? { json } : { obj: decodeFromStorage(kv, t) };
   }
 
+  /** Stored key-values under a prefix (lists that the watch cache cannot serve). */
+  range(prefix: string, opts?: RangeOptions): Promise<RangeResult> {
+    return this.storage.range(prefix, opts);
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.storage.currentRevision();
+  }
+
   /** One object's stored bytes, not older than `rv` when given (else 504 after a wait). */
-  private async read(t: ResourceType, ns: string, name: string, rv?: string | null): Promise<KeyValue> {
+  private async read(t: ResourceType, ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<KeyValue> {
     const requested = parseResourceVersion(rv);
-    if (requested !== undefined && requested > 0) await this.waitForRevision(requested);
+    if (requested !== undefined && requested > 0) await this.waitForRevision(requested, signal);
     const kv = await this.storage.get(storageKey(t, ns, name));
     if (!kv) throw notFound(t.gr, name);
     return kv;
   }
 
-  /** Waits until the store has reached `rev` (NotOlderThan reads), else 504. */
-  async waitForRevision(rev: number): Promise<number> {
+  /** Waits until the store has reached `rev` (NotOlderThan reads), else 504; stops when `signal` aborts. */
+  async waitForRevision(rev: number, signal?: AbortSignal): Promise<number> {
     const deadline = Date.now() + futureRevisionWaitMs;
     for (;;) {
+      signal?.throwIfAborted();
       const current = await this.storage.currentRevision();
       if (current >= rev) return current;
       if (Date.now() >= deadline) throw tooLargeError(rev, current);
@@ -110,14 +125,19 @@ export class GenericStore {
     }
   }
 
-  async create(t: ResourceType, ns: string, body: KObject, opts: WriteOptions): Promise<KObject> {
-    const input = this.checkBody(t, ns, body);
-    if (t.namespaced) await this.admitNamespace(t, ns, input.metadata.name ?? input.metadata.generateName ?? "");
-    const nameWasGenerated = !input.metadata.name && !!input.metadata.generateName;
-    // A generated name that collides is retried with a fresh name, from the original body.
-    const pristine = nameWasGenerated ? clone(input) : input;
+  // ---- create
+
+  async create(t: ResourceType, ns: string, body: unknown, opts: WriteOptions): Promise<WriteResult> {
+    const input = checkBody(t, ns, body);
+    t.strategy.default(input);
+    const attrs = this.attributes("CREATE", t, ns, input.metadata.name ?? "", "", opts, input);
+    await this.admission.admit(attrs);
+    const admitted = checkBody(t, ns, attrs.object);
+    const nameWasGenerated = !admitted.metadata.name && !!admitted.metadata.generateName;
+    // A generated name that collides is retried with a fresh name, from the admitted body.
+    const pristine = nameWasGenerated ? clone(admitted) : admitted;
     for (let attempt = 0; ; attempt++) {
-      const obj = attempt === 0 ? input : clone(pristine);
+      const obj = attempt === 0 ? admitted : clone(pristine);
       if (nameWasGenerated) obj.metadata.name = generateName(obj.metadata.generateName!);
       try {
         return await this.createOnce(t, ns, obj, opts);
@@ -131,7 +151,7 @@ export class GenericStore {
     }
   }
 
-  private async createOnce(t: ResourceType, ns: string, obj: KObject, opts: WriteOptions): Promise<KObject> {
+  private async createOnce(t: ResourceType, ns: string, obj: KObject, opts: WriteOptions): Promise<WriteResult> {
     const meta = obj.metadata;
     const ctx = this.context(ns, "");
     // Server-owned metadata: clients cannot set these on create.
@@ -146,38 +166,194 @@ export class GenericStore {
     else delete meta.namespace;
     // Status is the server's and controllers' to write, never set on create (nodes excepted).
     if (t.hasStatus && t.strategy.resetStatusOnCreate) delete obj.status;
-    return this.allocating(t, async () => {
-      const allocationErrors = t.strategy.allocate ? await t.strategy.allocate(obj, undefined, ctx, () => this.allOf(t)) : [];
+    const reservation = await this.reservations.reserve(t, obj, undefined, ctx);
+    try {
       t.strategy.prepareForCreate(obj, ctx);
-      const errs = [...allocationErrors, ...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
-      if (errs.length > 0) throw this.invalid(t, obj, errs);
+      const errs = [...reservation.errors, ...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
+      if (errs.length > 0) throw invalidObject(t, obj, errs);
       if (opts.fieldManager !== undefined && !opts.ownershipRecorded) {
         const owned = withUpdateOwnership(t, "", undefined, obj, opts.fieldManager);
         obj.metadata.managedFields = owned.metadata.managedFields;
         if (obj.metadata.managedFields === undefined) delete obj.metadata.managedFields;
       }
+      await this.admission.validate(this.attributes("CREATE", t, ns, meta.name!, "", opts, obj));
+      const key = storageKey(t, ns, meta.name!);
       if (opts.dryRun) {
-        if (await this.storage.get(storageKey(t, ns, meta.name!))) throw new StorageError("KeyExists", storageKey(t, ns, meta.name!));
-        return obj;
+        if (await this.storage.get(key)) throw new StorageError("KeyExists", key);
+        return { object: obj, created: true };
       }
       const stored = encodeForStorage(obj);
-      const kv = await this.storage.create(storageKey(t, ns, meta.name!), stored);
+      const kv = await this.storage.create(key, stored);
       meta.resourceVersion = String(kv.modRevision);
-      rememberWrittenJson(t, obj, stored, kv.modRevision);
-      return obj;
-    });
+      return { object: obj, json: spliceResourceVersion(t, stored, kv.modRevision), created: true };
+    } finally {
+      reservation.release();
+    }
   }
 
+  // ---- update: the one read-modify-write loop (upstream: GuaranteedUpdate)
+
+  async update(t: ResourceType, ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
+    const key = storageKey(t, ns, name);
+    const { subresource } = spec;
+    const ctx = this.context(ns, subresource);
+    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      const kv = await this.storage.get(key);
+      const current = kv ? decodeFromStorage(kv, t) : undefined;
+      const desired = checkBody(t, ns, await spec.desired(current));
+      checkNameMatches(desired, name);
+      desired.metadata.name = name;
+      if (!current) {
+        if (subresource || !spec.createIfMissing) throw notFound(t.gr, name);
+        try {
+          return await this.create(t, ns, desired, opts);
+        } catch (e) {
+          if (e instanceof ApiError && e.reason === "AlreadyExists") continue; // created meanwhile: update it
+          throw e;
+        }
+      }
+      checkResourceVersion(t, desired, current);
+      const outcome = await this.updateOnce(t, ns, key, kv!.modRevision, desired, current, ctx, opts);
+      if (outcome !== "retry") return outcome;
+    }
+    throw conflict(t.gr, name, optimisticLockMessage);
+  }
+
+  private async updateOnce(
+    t: ResourceType,
+    ns: string,
+    key: string,
+    modRevision: number,
+    desired: KObject,
+    current: KObject,
+    ctx: StrategyContext,
+    opts: WriteOptions,
+  ): Promise<WriteResult | "retry"> {
+    const name = current.metadata.name!;
+    t.strategy.default(desired);
+    const attrs = this.attributes("UPDATE", t, ns, name, ctx.subresource, opts, desired, current);
+    await this.admission.admit(attrs);
+    const admitted = checkBody(t, ns, attrs.object);
+    const reservation = ctx.subresource === "" ? await this.reservations.reserve(t, admitted, current, ctx) : undefined;
+    try {
+      const allocationErrors = reservation?.errors ?? [];
+      let obj = prepareUpdate(t, admitted, current, ctx);
+      if (allocationErrors.length === 0 && deepEqual(withoutResourceVersion(obj), withoutResourceVersion(current))) {
+        return { object: current, created: false }; // no-op write: nothing stored, no event
+      }
+      if (opts.fieldManager !== undefined && !opts.ownershipRecorded) obj = withUpdateOwnership(t, ctx.subresource, current, obj, opts.fieldManager);
+      const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
+      if (errs.length > 0) throw invalidObject(t, obj, errs);
+      await this.admission.validate(this.attributes("UPDATE", t, ns, name, ctx.subresource, opts, obj, current));
+      if (opts.dryRun) return { object: obj, created: false };
+      return await this.writeUpdate(t, key, modRevision, obj);
+    } finally {
+      reservation?.release();
+    }
+  }
+
+  /** Stores an update (or, for a deleting object that lost its last finalizer, removes it). */
+  private async writeUpdate(t: ResourceType, key: string, modRevision: number, obj: KObject): Promise<WriteResult | "retry"> {
+    try {
+      if (obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0 && !t.strategy.pendingFinalization(obj)) {
+        const deleted = await this.storage.delete(key, modRevision);
+        obj.metadata.resourceVersion = String(deleted.modRevision);
+        return { object: obj, created: false };
+      }
+      const stored = encodeForStorage(obj);
+      const written = await this.storage.update(key, stored, modRevision);
+      obj.metadata.resourceVersion = String(written.modRevision);
+      return { object: obj, json: spliceResourceVersion(t, stored, written.modRevision), created: false };
+    } catch (e) {
+      if (isLostRace(e)) return "retry"; // re-read; a resourceVersion precondition then answers 409
+      throw e;
+    }
+  }
+
+  // ---- delete
+
   /**
-   * Types that allocate from a shared pool (Service IPs and ports) run allocation and the write
-   * under one lock per type, so two writes cannot take the same value.
+   * DELETE with upstream's semantics: preconditions; propagation finalizers (Orphan adds
+   * "orphan", Foreground adds "foregroundDeletion"; the garbage collector removes them);
+   * graceful deletion for types with a grace period policy (pods); objects with finalizers get
+   * deletionTimestamp and stay; everything else goes at once. With the unsafe option (and its
+   * gate), an object that cannot be decoded is removed from storage as it is.
    */
-  private allocating<T>(t: ResourceType, work: () => Promise<T>): Promise<T> {
-    if (!t.strategy.allocate) return work();
-    const prev = this.allocationLocks.get(t.keyPrefix) ?? Promise.resolve();
-    const run = prev.then(work, work);
-    this.allocationLocks.set(t.keyPrefix, run.then(() => undefined, () => undefined));
-    return run;
+  async delete(t: ResourceType, ns: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+    const key = storageKey(t, ns, name);
+    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      const kv = await this.storage.get(key);
+      if (!kv) throw notFound(t.gr, name);
+      let current: KObject;
+      try {
+        current = decodeFromStorage(kv, t);
+      } catch (e) {
+        const removed = await this.deleteUndecodable(t, ns, name, kv, e as Error, opts);
+        if (removed) return removed;
+        continue;
+      }
+      checkDeletePreconditions(t, current, opts);
+      const attrs = this.attributes("DELETE", t, ns, name, "", opts, undefined, current);
+      await this.admission.admit(attrs);
+      await this.admission.validate(attrs);
+      const outcome = await this.deleteOnce(t, key, kv.modRevision, current, opts);
+      if (outcome !== "retry") return outcome;
+    }
+    throw conflict(t.gr, name, optimisticLockMessage);
+  }
+
+  private async deleteOnce(t: ResourceType, key: string, modRevision: number, current: KObject, opts: DeleteOptions): Promise<DeleteResult | "retry"> {
+    const finalizers = withPropagationFinalizers(current.metadata.finalizers ?? [], opts.propagationPolicy);
+    const grace = t.gracePeriod ? t.gracePeriod(current, opts.gracePeriodSeconds) : 0;
+    try {
+      if (finalizers.length === 0 && !t.strategy.pendingFinalization(current) && grace === 0) {
+        if (opts.dryRun) return { object: current, deleted: true };
+        const removed = await this.storage.delete(key, modRevision);
+        current.metadata.resourceVersion = String(removed.modRevision);
+        return { object: current, deleted: true };
+      }
+      const next = clone(current);
+      const m = next.metadata;
+      const deadline = Date.now() + grace * 1000;
+      const existing = m.deletionTimestamp ? Date.parse(m.deletionTimestamp) : undefined;
+      // A later DELETE may only shorten a pending grace period, never extend it.
+      if (existing === undefined || deadline < existing) {
+        m.deletionTimestamp = nowTimestamp(new Date(deadline));
+        m.deletionGracePeriodSeconds = grace;
+      }
+      if (finalizers.length > 0) m.finalizers = finalizers;
+      else delete m.finalizers;
+      t.strategy.prepareForDelete(next);
+      if (deepEqual(next.metadata, current.metadata) && deepEqual(next.status, current.status)) return { object: current, deleted: false };
+      if (opts.dryRun) return { object: next, deleted: false };
+      const written = await this.storage.update(key, encodeForStorage(next), modRevision);
+      next.metadata.resourceVersion = String(written.modRevision);
+      return { object: next, deleted: false };
+    } catch (e) {
+      if (isLostRace(e)) return "retry";
+      throw e;
+    }
+  }
+
+  /** The unsafe deletion of an object that cannot be decoded; undefined when it changed meanwhile. */
+  private async deleteUndecodable(t: ResourceType, ns: string, name: string, kv: KeyValue, cause: Error, opts: DeleteOptions): Promise<DeleteResult | undefined> {
+    if (!opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
+      throw new ApiError(500, "InternalError", `Internal error occurred: failed to decode the stored object ${kv.key}: ${cause.message}; it can be removed with the delete option ignoreStoreReadErrorWithClusterBreakingPotential (feature gate AllowUnsafeMalformedObjectDeletion)`, { name, group: t.group || undefined, kind: t.resource });
+    }
+    try {
+      const removed = await this.storage.delete(kv.key, kv.modRevision);
+      const stub: KObject = { kind: t.kind, apiVersion: t.apiVersion, metadata: { name, ...(t.namespaced ? { namespace: ns } : {}), resourceVersion: String(removed.modRevision) } };
+      return { object: stub, deleted: true };
+    } catch (e) {
+      if (isLostRace(e)) return undefined;
+      throw e;
+    }
+  }
+
+  // ---- helpers
+
+  private attributes(operation: AdmissionOperation, t: ResourceType, namespace: string, name: string, subresource: string, opts: WriteOptions, object?: KObject, oldObject?: KObject): AdmissionAttributes {
+    return { operation, type: t, namespace, name, subresource, object, oldObject, dryRun: opts.dryRun, user: opts.user, signal: opts.signal };
   }
 
   /** Every stored object of the type, across namespaces (for allocation). */
@@ -190,255 +366,104 @@ export class GenericStore {
     return { namespace, subresource, ...this.config };
   }
 
-  /** PUT: replace the object (or the status) with the body. */
-  async update(t: ResourceType, ns: string, name: string, body: KObject, subresource: string, opts: WriteOptions): Promise<{ obj: KObject; created: boolean }> {
-    const obj = this.checkBody(t, ns, body);
-    if (obj.metadata.name !== undefined && obj.metadata.name !== name) {
-      throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
-    }
-    obj.metadata.name = name;
-    const preconditionRV = obj.metadata.resourceVersion;
-    return this.guaranteedUpdate(t, ns, name, subresource, opts, (current) => {
-      if (current === undefined) return obj;
-      if (preconditionRV === undefined || preconditionRV === "") {
-        if (!t.strategy.allowUnconditionalUpdate) {
-          throw invalid(t, name, [fieldInvalid("metadata.resourceVersion", 0, "must be specified for an update")]);
-        }
-      } else if (preconditionRV !== current.metadata.resourceVersion) {
-        throw conflict(t.gr, name, optimisticLockMessage);
-      }
-      return obj;
-    }, preconditionRV !== undefined && preconditionRV !== "");
-  }
-
-  /**
-   * Read-modify-write with retry on a concurrent write (upstream: GuaranteedUpdate). `mutate`
-   * gets the stored object (undefined if absent) and returns the desired one. With
-   * `failOnConflict` a concurrent write is a 409 (the caller pinned a resourceVersion).
-   */
-  async guaranteedUpdate(
-    t: ResourceType,
-    ns: string,
-    name: string,
-    subresource: string,
-    opts: WriteOptions,
-    mutate: Mutation,
-    failOnConflict = false,
-  ): Promise<{ obj: KObject; created: boolean }> {
-    const key = storageKey(t, ns, name);
-    const ctx = this.context(ns, subresource);
-    for (let attempt = 0; attempt < 16; attempt++) {
-      const kv = await this.storage.get(key);
-      const current = kv ? decodeFromStorage(kv, t) : undefined;
-      if (!current) {
-        if (subresource || !t.strategy.allowCreateOnUpdate) throw notFound(t.gr, name);
-        const desired = await mutate(undefined);
-        desired.metadata.name = name;
-        try {
-          return { obj: await this.create(t, ns, desired, opts), created: true };
-        } catch (e) {
-          if (e instanceof ApiError && e.reason === "AlreadyExists") continue;
-          throw e;
-        }
-      }
-      const desired = this.checkBody(t, ns, await mutate(current));
-      const outcome = await this.allocating(t, async () => {
-        const allocationErrors = t.strategy.allocate && subresource === "" ? await t.strategy.allocate(desired, current, ctx, () => this.allOf(t)) : [];
-        let obj = this.prepareUpdate(t, desired, current, ctx);
-        if (allocationErrors.length === 0 && deepEqual(stripRV(obj), stripRV(current))) {
-          return { obj: current, created: false }; // no-op write: nothing stored, no event
-        }
-        if (opts.fieldManager !== undefined && !opts.ownershipRecorded) obj = withUpdateOwnership(t, subresource, current, obj, opts.fieldManager);
-        const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
-        if (errs.length > 0) throw this.invalid(t, obj, errs);
-        if (opts.dryRun) return { obj, created: false };
-        return this.writeUpdate(t, key, kv!.modRevision, obj, name, failOnConflict);
-      });
-      if (outcome !== "retry") return outcome;
-    }
-    throw conflict(t.gr, name, optimisticLockMessage);
-  }
-
-  /** Stores an update (or, for a deleting object that lost its last finalizer, removes it). */
-  private async writeUpdate(t: ResourceType, key: string, modRevision: number, obj: KObject, name: string, failOnConflict: boolean): Promise<{ obj: KObject; created: boolean } | "retry"> {
-    // A deleting object whose last finalizer is gone is removed instead of updated.
-    if (obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0) {
-      try {
-        const deleted = await this.storage.delete(key, modRevision);
-        obj.metadata.resourceVersion = String(deleted.modRevision);
-        return { obj, created: false };
-      } catch (e) {
-        if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) return "retry";
-        throw e;
-      }
-    }
-    try {
-      const stored = encodeForStorage(obj);
-      const written = await this.storage.update(key, stored, modRevision);
-      obj.metadata.resourceVersion = String(written.modRevision);
-      rememberWrittenJson(t, obj, stored, written.modRevision);
-      return { obj, created: false };
-    } catch (e) {
-      if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) {
-        if (failOnConflict) throw conflict(t.gr, name, optimisticLockMessage);
-        return "retry";
-      }
-      throw e;
-    }
-  }
-
-  /** Keeps server-owned fields, applies status-subresource rules and generation. */
-  private prepareUpdate(t: ResourceType, obj: KObject, current: KObject, ctx: StrategyContext): KObject {
-    const m = obj.metadata;
-    const c = current.metadata;
-    m.uid = c.uid;
-    m.creationTimestamp = c.creationTimestamp;
-    m.resourceVersion = c.resourceVersion;
-    if (t.namespaced) m.namespace = c.namespace;
-    if (c.deletionTimestamp) {
-      m.deletionTimestamp = c.deletionTimestamp;
-      m.deletionGracePeriodSeconds = c.deletionGracePeriodSeconds;
-    } else {
-      delete m.deletionTimestamp;
-      delete m.deletionGracePeriodSeconds;
-    }
-    if (ctx.subresource === "status") {
-      // Only status changes through /status; metadata and spec stay as stored.
-      const next = clone(current);
-      next.status = obj.status;
-      if (obj.status === undefined) delete next.status;
-      t.strategy.prepareForUpdate(next, current, ctx);
-      return next;
-    }
-    if (t.hasStatus) {
-      if (current.status === undefined) delete obj.status;
-      else obj.status = clone(current.status);
-    }
-    if (c.generation !== undefined) m.generation = c.generation;
-    t.strategy.prepareForUpdate(obj, current, ctx);
-    if (t.strategy.tracksGeneration) {
-      if (m.generation === undefined) m.generation = 1;
-      if (!deepEqual(withoutMetaAndStatus(obj), withoutMetaAndStatus(current))) m.generation = (c.generation ?? 0) + 1;
-    }
-    return obj;
-  }
-
-  /**
-   * DELETE with upstream's semantics: preconditions; propagation finalizers (Orphan adds
-   * "orphan", Foreground adds "foregroundDeletion"; the garbage collector removes them);
-   * graceful deletion for types with a grace period policy (pods); objects with finalizers get
-   * deletionTimestamp and stay; everything else goes at once. With the unsafe option (and its
-   * gate), an object that cannot be decoded is removed from storage as it is.
-   */
-  async delete(t: ResourceType, ns: string, name: string, opts: DeleteOptions): Promise<{ obj: KObject; deleted: boolean }> {
-    const key = storageKey(t, ns, name);
-    for (let attempt = 0; attempt < 16; attempt++) {
-      const kv = await this.storage.get(key);
-      if (!kv) throw notFound(t.gr, name);
-      let current: KObject;
-      try {
-        current = decodeFromStorage(kv, t);
-      } catch (e) {
-        if (!opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
-          throw new ApiError(500, "InternalError", `Internal error occurred: failed to decode the stored object ${key}: ${(e as Error).message}; it can be removed with the delete option ignoreStoreReadErrorWithClusterBreakingPotential (feature gate AllowUnsafeMalformedObjectDeletion)`, { name, group: t.group || undefined, kind: t.resource });
-        }
-        const removed = await this.storage.delete(key, kv.modRevision).catch((err) => {
-          if (err instanceof StorageError && (err.code === "Conflict" || err.code === "KeyNotFound")) return undefined;
-          throw err;
-        });
-        if (!removed) continue;
-        const stub: KObject = { kind: t.kind, apiVersion: t.apiVersion, metadata: { name, ...(t.namespaced ? { namespace: ns } : {}), resourceVersion: String(removed.modRevision) } };
-        return { obj: stub, deleted: true };
-      }
-      const pre = opts.preconditions;
-      if (pre?.uid && pre.uid !== current.metadata.uid) {
-        throw conflict(t.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
-      }
-      if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-        throw conflict(t.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
-      }
-      const finalizers = withPropagationFinalizers(current.metadata.finalizers ?? [], opts.propagationPolicy);
-      const isNamespace = t.resource === "namespaces" && t.group === "";
-      const nsFinalizers = isNamespace && ((current.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).length > 0;
-      const grace = t.gracePeriod ? t.gracePeriod(current, opts.gracePeriodSeconds) : 0;
-      if (finalizers.length === 0 && !nsFinalizers && grace === 0) {
-        if (opts.dryRun) return { obj: current, deleted: true };
-        try {
-          const removed = await this.storage.delete(key, kv.modRevision);
-          current.metadata.resourceVersion = String(removed.modRevision);
-          return { obj: current, deleted: true };
-        } catch (e) {
-          if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) continue;
-          throw e;
-        }
-      }
-      const next = clone(current);
-      const m = next.metadata;
-      const now = Date.now();
-      const deadline = now + grace * 1000;
-      const existing = m.deletionTimestamp ? Date.parse(m.deletionTimestamp) : undefined;
-      // A later DELETE may only shorten a pending grace period, never extend it.
-      if (existing === undefined || deadline < existing) {
-        m.deletionTimestamp = nowTimestamp(new Date(deadline));
-        m.deletionGracePeriodSeconds = grace;
-      }
-      if (finalizers.length > 0) m.finalizers = finalizers;
-      else delete m.finalizers;
-      if (isNamespace) next.status = { ...(next.status as object), phase: "Terminating" };
-      if (deepEqual(next.metadata, current.metadata) && deepEqual(next.status, current.status)) return { obj: current, deleted: false };
-      if (opts.dryRun) return { obj: next, deleted: false };
-      try {
-        const written = await this.storage.update(key, encodeForStorage(next), kv.modRevision);
-        next.metadata.resourceVersion = String(written.modRevision);
-        return { obj: next, deleted: false };
-      } catch (e) {
-        if (e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound")) continue;
-        throw e;
-      }
-    }
-    throw conflict(t.gr, name, optimisticLockMessage);
-  }
-
-  /** Common checks of a write body: an object, matching namespace, metadata present. */
-  private checkBody(t: ResourceType, ns: string, body: unknown): KObject {
-    if (!isPlainObject(body)) throw badRequest(`the body of the request was not a ${t.kind} object`);
-    const { kind: _k, apiVersion: _a, metadata, ...rest } = body as KObject;
-    // Field order as upstream serialises: kind, apiVersion, metadata, then the rest.
-    const obj: KObject = { kind: t.kind, apiVersion: t.apiVersion, metadata: metadata ?? {}, ...rest };
-    if (!isPlainObject(obj.metadata)) throw badRequest("metadata must be an object");
-    if (t.namespaced) {
-      const bodyNs = obj.metadata.namespace;
-      if (bodyNs !== undefined && bodyNs !== "" && bodyNs !== ns) {
-        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
-      }
-    }
-    return obj;
-  }
-
-  private async admitNamespace(t: ResourceType, ns: string, name: string): Promise<void> {
-    const state = await this.namespaceState(ns);
-    if (state === "missing") throw notFound({ group: "", resource: "namespaces" }, ns);
-    if (state === "terminating") {
-      const e = forbidden(t.gr, name, `unable to create new content in namespace ${ns} because it is being terminated`);
-      e.details!.causes = [{ reason: "NamespaceTerminating", message: `namespace ${ns} is being terminated`, field: "metadata.namespace" }];
-      throw e;
-    }
-  }
-
-  private invalid(t: ResourceType, obj: KObject, errs: FieldError[]): ApiError {
-    return invalid(t, obj.metadata.name ?? "", errs);
-  }
-
-  async currentRevision(): Promise<number> {
-    return this.storage.currentRevision();
-  }
-
   compactedError(): ApiError {
     return gone("The resourceVersion for the provided list is too old.");
   }
 }
 
-function stripRV(o: KObject): KObject {
+/** Common checks of a write body: an object, matching namespace, metadata present. */
+function checkBody(t: ResourceType, ns: string, body: unknown): KObject {
+  if (!isPlainObject(body)) throw badRequest(`the body of the request was not a ${t.kind} object`);
+  const { kind: _k, apiVersion: _a, metadata, ...rest } = body as KObject;
+  // Field order as upstream serialises: kind, apiVersion, metadata, then the rest.
+  const obj: KObject = { kind: t.kind, apiVersion: t.apiVersion, metadata: metadata ?? {}, ...rest };
+  if (!isPlainObject(obj.metadata)) throw badRequest("metadata must be an object");
+  if (t.namespaced) {
+    const bodyNs = obj.metadata.namespace;
+    if (bodyNs !== undefined && bodyNs !== "" && bodyNs !== ns) {
+      throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
+  }
+  return obj;
+}
+
+/** An update's body names the object of its URL (or none). */
+export function checkNameMatches(obj: { metadata?: { name?: string } }, name: string): void {
+  const bodyName = obj.metadata?.name;
+  if (bodyName !== undefined && bodyName !== name) {
+    throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+  }
+}
+
+/** The resourceVersion precondition of an update (upstream: the store's Update). */
+function checkResourceVersion(t: ResourceType, desired: KObject, current: KObject): void {
+  const rv = desired.metadata.resourceVersion;
+  if (rv === undefined || rv === "") {
+    if (!t.strategy.allowUnconditionalUpdate) {
+      throw invalid(t, current.metadata.name!, [fieldInvalid("metadata.resourceVersion", 0, "must be specified for an update")]);
+    }
+    return;
+  }
+  if (rv !== current.metadata.resourceVersion) throw conflict(t.gr, current.metadata.name!, optimisticLockMessage);
+}
+
+function checkDeletePreconditions(t: ResourceType, current: KObject, opts: DeleteOptions): void {
+  const pre = opts.preconditions;
+  const name = current.metadata.name!;
+  if (pre?.uid && pre.uid !== current.metadata.uid) {
+    throw conflict(t.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`);
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+    throw conflict(t.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+  }
+}
+
+/** Keeps server-owned fields, applies status-subresource rules and generation. */
+function prepareUpdate(t: ResourceType, obj: KObject, current: KObject, ctx: StrategyContext): KObject {
+  const m = obj.metadata;
+  const c = current.metadata;
+  m.uid = c.uid;
+  m.creationTimestamp = c.creationTimestamp;
+  m.resourceVersion = c.resourceVersion;
+  if (t.namespaced) m.namespace = c.namespace;
+  if (c.deletionTimestamp) {
+    m.deletionTimestamp = c.deletionTimestamp;
+    m.deletionGracePeriodSeconds = c.deletionGracePeriodSeconds;
+  } else {
+    delete m.deletionTimestamp;
+    delete m.deletionGracePeriodSeconds;
+  }
+  if (ctx.subresource === "status") {
+    // Only status changes through /status; metadata and spec stay as stored.
+    const next = clone(current);
+    next.status = obj.status;
+    if (obj.status === undefined) delete next.status;
+    t.strategy.prepareForUpdate(next, current, ctx);
+    return next;
+  }
+  if (t.hasStatus) {
+    if (current.status === undefined) delete obj.status;
+    else obj.status = clone(current.status);
+  }
+  if (c.generation !== undefined) m.generation = c.generation;
+  t.strategy.prepareForUpdate(obj, current, ctx);
+  if (t.strategy.tracksGeneration) {
+    if (m.generation === undefined) m.generation = 1;
+    if (!deepEqual(withoutMetaAndStatus(obj), withoutMetaAndStatus(current))) m.generation = (c.generation ?? 0) + 1;
+  }
+  return obj;
+}
+
+function invalidObject(t: ResourceType, obj: KObject, errs: FieldError[]): ApiError {
+  return invalid(t, obj.metadata.name ?? "", errs);
+}
+
+/** A concurrent write or delete got there first: read again and retry. */
+function isLostRace(e: unknown): boolean {
+  return e instanceof StorageError && (e.code === "Conflict" || e.code === "KeyNotFound");
+}
+
+function withoutResourceVersion(o: KObject): KObject {
   const { resourceVersion: _rv, ...meta } = o.metadata;
   return { ...o, metadata: meta };
 }

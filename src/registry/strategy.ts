@@ -28,18 +28,33 @@ export interface Strategy {
   resetStatusOnCreate: boolean;
   /** DELETE answers the deleted object instead of a Status. */
   returnDeletedObject: boolean;
-  /** Fill defaults and server-owned fields on create. */
+  /**
+   * Fill unset fields with their defaults (upstream applies them while decoding): runs on every
+   * written body before mutating admission, so admission sees the defaulted object.
+   */
+  default(obj: KObject): void;
+  /** Server-owned fields on create (initial status, generated fields), after mutating admission. */
   prepareForCreate(obj: KObject, ctx: StrategyContext): void;
   /** Same on update; `old` is the stored object. */
   prepareForUpdate(obj: KObject, old: KObject, ctx: StrategyContext): void;
+  /**
+   * The type's own finalization still holds an object whose deletion was requested (namespaces:
+   * spec.finalizers), beyond metadata.finalizers: it is neither removed at once on DELETE nor
+   * when an update empties metadata.finalizers.
+   */
+  pendingFinalization(obj: KObject): boolean;
+  /** Marks an object whose deletion was just requested (namespaces: phase Terminating). */
+  prepareForDelete(obj: KObject): void;
   validate(obj: KObject, ctx: StrategyContext): FieldError[];
   validateUpdate(obj: KObject, old: KObject, ctx: StrategyContext): FieldError[];
   /** Field values field selectors can use, beyond metadata.name / metadata.namespace. */
   selectableFields(obj: KObject): Record<string, string>;
   /**
-   * Types that take values from a shared pool (Service cluster IPs, node ports): called before
-   * prepareForCreate / prepareForUpdate under a per-type lock held until the write; `others`
-   * lists every stored object of the type. Returns allocation errors (422 Invalid).
+   * Types that take values from a shared pool (Service cluster IPs, node ports): called after
+   * mutating admission, before prepareForCreate / prepareForUpdate, under a short per-type lock.
+   * `others` lists every stored object of the type plus the objects of writes in flight that
+   * reserved values and are not stored yet (reserve, then commit: the lock is not held across
+   * validating admission or the write). Returns allocation errors (422 Invalid).
    */
   allocate?(obj: KObject, old: KObject | undefined, ctx: StrategyContext, others: () => Promise<KObject[]>): Promise<FieldError[]>;
 }
@@ -51,8 +66,11 @@ export const defaultStrategy: Strategy = {
   tracksGeneration: false,
   returnDeletedObject: false,
   resetStatusOnCreate: true,
+  default() {},
   prepareForCreate() {},
   prepareForUpdate() {},
+  pendingFinalization: () => false,
+  prepareForDelete() {},
   validate: () => [],
   validateUpdate: () => [],
   selectableFields: () => ({}),

@@ -84,7 +84,7 @@ export class TypeRegistry {
   /** The served version of a group-resource to use for internal access (preferred first). */
   preferred(group: string, resource: string): ResourceType | undefined {
     const candidates = this.all().filter((t) => t.group === group && t.resource === resource);
-    return candidates.find((t) => t.facts.preferredVersion === t.version) ?? candidates[0];
+    return candidates.find((t) => t.preferredVersion === t.version) ?? candidates[0];
   }
 
   /** One type per stored group-resource (all versions share storage), the preferred version. */

@@ -29,8 +29,10 @@ export interface DispatchConfig {
   authorizer: Authorizer;
   /** Tried in order for every request that is not a resource request; true = handled. */
   nonResource: NonResourceHandler[];
-  /** Extra verb handlers by "group/resource/subresource" (reviews, scale, ...). */
+  /** Extra verb handlers by "group/resource/subresource" (reviews, ...). */
   subresourceHandlers?: Map<string, Partial<Record<string, ResourceHandler>>>;
+  /** Verb handlers of subresources any type may declare (scale), by subresource name. */
+  declaredSubresourceHandlers?: Map<string, Partial<Record<string, ResourceHandler>>>;
 }
 
 const verbHandlers: Record<string, ResourceHandler> = {
@@ -111,10 +113,10 @@ async function routeResource(cfg: DispatchConfig, ex: Exchange, info: RequestInf
   if (info.parts.length > 3) throw notFoundPath();
   const r = { ex, info, user, type, parts, pretty: isPretty(ex), warnings: [] as string[] };
   if (info.subresource) {
-    const special = cfg.subresourceHandlers?.get(`${type.group}/${type.resource}/${info.subresource}`);
+    const sub = type.subresources.find((s) => s.name === info.subresource);
+    const special = cfg.subresourceHandlers?.get(`${type.group}/${type.resource}/${info.subresource}`) ?? (sub && cfg.declaredSubresourceHandlers?.get(sub.name));
     const h = special?.[info.verb];
     if (h) return h(r);
-    const sub = type.facts.subresources.find((s) => s.name === info.subresource);
     if (!sub || (info.subresource !== "status" && info.subresource !== "finalize")) throw notFoundPath();
     if (!sub.verbs.includes(info.verb as never)) throw methodNotSupported(type.gr, info.verb);
     const handler = verbHandlers[info.verb];

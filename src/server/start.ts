@@ -22,6 +22,10 @@ import { healthEndpoints, metricsEndpoint, versionEndpoint } from "../observabil
 import type { KObject } from "../registry/object.js";
 import { storageKey, type ResourceType } from "../registry/resource-type.js";
 import { GenericStore } from "../registry/store.js";
+import { admissionChain } from "../admission/chain.js";
+import type { AdmissionPlugin } from "../admission/interface.js";
+import { namespaceLifecycle } from "../admission/namespace-lifecycle.js";
+import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import { builtinTypeRegistry } from "../types/register.js";
 import type { Storage } from "../storage/interface.js";
@@ -39,7 +43,7 @@ import { ServerMetrics } from "../observability/metrics.js";
 import { setupTls } from "./tls-setup.js";
 import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
 import { reviewHandlers } from "../handlers/reviews.js";
-import { scaleHandlers, scalableResources } from "../handlers/scale.js";
+import { scaleHandlers } from "../handlers/scale.js";
 
 export interface RunningServer {
   url: string;
@@ -49,6 +53,8 @@ export interface RunningServer {
   /** Where it was written, when it was. */
   kubeconfigPath?: string;
   parts: ServerParts;
+  /** The storage backend under the store (tests that must reach past the API, e.g. to corrupt a value). */
+  storage: Storage;
   /** Graceful: readyz fails, wait shutdown delay, stop accepting, finish in-flight, close store. */
   stop(): Promise<void>;
 }
@@ -62,7 +68,13 @@ export interface CacheTuning {
   storageHistoryWindowMs?: number;
 }
 
-export async function startApiServer(o: ServerOptions & CacheTuning): Promise<RunningServer> {
+/** Library-only extension points (no kube-apiserver flag). */
+export interface EmbeddingOptions extends CacheTuning {
+  /** In-process admission plugins, run after the built-in ones (a test suite's own policies). */
+  admissionPlugins?: AdmissionPlugin[];
+}
+
+export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promise<RunningServer> {
   const t0 = Date.now();
   const gates = FeatureGates.parse(o.featureGates);
   const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
@@ -84,7 +96,9 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   const ranges = serviceRanges(o.serviceClusterIPRange, o.serviceNodePortRange); // validates the flags
   const namespaces = new NamespaceStates(storage, nsType.keyPrefix);
   await namespaces.start();
-  const store = new GenericStore(storage, (ns) => namespaces.get(ns), {
+  // The admission chain every write passes; NamespaceLifecycle is its first built-in plugin.
+  const admission = admissionChain([namespaceLifecycle((ns) => namespaces.get(ns)), ...(o.admissionPlugins ?? [])]);
+  const store = new GenericStore(storage, admission, {
     serviceClusterIPRange: o.serviceClusterIPRange,
     serviceNodePortRange: o.serviceNodePortRange,
   });
@@ -97,6 +111,9 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     streams: new Set(),
   };
 
+  // A group-resource that stops being served (or changes shape) takes its watch cache with it.
+  const releaseCaches = releaseCachesOfRetiredTypes(types, parts.cacher);
+
   // Bootstrap objects, created only when missing; the writes of a batch share one commit.
   const ensure = async (t: ResourceType | undefined, ns: string, obj: KObject) => {
     if (!t || (await storage.get(storageKey(t, ns, obj.metadata.name!)))) return;
@@ -107,16 +124,17 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
   await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
   bootstrapped = true;
-  const controllers = [startNamespaceController(store, types)];
+  const controllers = [startNamespaceController(store, storage, types)];
   // The garbage collector reads every object with owners to build its graph: it starts once the
   // server is serving, so a large store does not delay readiness (changes made meanwhile are
   // replayed from its snapshot revision, so nothing is missed).
-  const gcTimer = setTimeout(() => controllers.push(startGarbageCollector(store, types)), gcStartDelayMs);
+  const gcTimer = setTimeout(() => controllers.push(startGarbageCollector(store, storage, types)), gcStartDelayMs);
   /** Stops the controllers, the namespace watch and the watch cache. */
   const stopBackground = () => {
     clearTimeout(gcTimer);
     namespaces.stop();
     for (const c of controllers) c.stop();
+    releaseCaches();
     parts.cacher.stop();
   };
 
@@ -144,10 +162,6 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   });
   const authenticate = unionAuthenticator(authenticators, anon);
   const special = reviewHandlers(authorizer, authenticate);
-  for (const key of scalableResources) {
-    const [group, resource] = key.split("/");
-    special.set(`${group}/${resource}/scale`, scaleHandlers);
-  }
   const dispatch = createDispatcher({
     parts,
     metrics,
@@ -155,6 +169,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     authorizer,
     nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts)],
     subresourceHandlers: special,
+    declaredSubresourceHandlers: new Map([["scale", scaleHandlers]]),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, dispatch);
   try {
@@ -194,5 +209,5 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000))]);
       await storage.close();
     })());
-  return { url, port, kubeconfig, kubeconfigPath, parts, stop };
+  return { url, port, kubeconfig, kubeconfigPath, parts, storage, stop };
 }

@@ -1,10 +1,9 @@
 // Types whose objects are deleted gracefully: DELETE sets deletionTimestamp in the future and
 // leaves the object for its owner agent (the kubelet, for pods) to remove. Upstream: the pod
 // strategy's CheckGracefulDelete.
-import type { KObject } from "../registry/object.js";
+import type { GracePeriodPolicy } from "../registry/resource-type.js";
 
-/** The grace period to apply (seconds; 0 = delete now) given what the request asked for. */
-export type GracePeriodPolicy = (obj: KObject, requested: number | undefined) => number;
+export type { GracePeriodPolicy };
 
 const defaultPodGracePeriod = 30;
 

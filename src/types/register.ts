@@ -1,9 +1,14 @@
-// Built-in types as the registry serves them: each upstream fact joined with its strategy and
-// deletion policy. The composition root registers them at start.
-import type { ResourceType } from "../registry/resource-type.js";
+// Built-in types as the registry serves them: each upstream fact declared with its strategy,
+// schema, printer, scale paths, field selectors and deletion policy. The composition root
+// registers them at start.
+import { defineResourceType, type ResourceType, type ScaleDeclaration } from "../registry/resource-type.js";
+import type { TypeSchema } from "../registry/type-schema.js";
 import { TypeRegistry } from "../registry/type-registry.js";
+import { printerFor } from "../printers/index.js";
 import { builtinResources, type ResourceFacts } from "./builtin-resources.js";
 import { gracePeriodPolicyFor } from "./graceful-deletion.js";
+import { definitionNameForGVK, getDefinition } from "./schema-facts.js";
+import { storageGVK } from "./storage-version.js";
 import { strategyFor } from "./strategies.js";
 
 const virtualResources = new Set([
@@ -16,25 +21,44 @@ const virtualResources = new Set([
   "bindings",
 ]);
 
+/** The generated kube-apiserver 1.34 definitions (loaded on first use, not at start). */
+export const builtinSchema: TypeSchema = { definition: getDefinition, nameOf: definitionNameForGVK };
+
+/** Workloads' /scale: spec.replicas, status.replicas and the pod selector. */
+const workloadScale: ScaleDeclaration = { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".spec.selector" };
+const scaleByGroupResource: Readonly<Record<string, ScaleDeclaration>> = {
+  "apps/deployments": workloadScale,
+  "apps/replicasets": workloadScale,
+  "apps/statefulsets": workloadScale,
+  "/replicationcontrollers": workloadScale,
+};
+
 export function builtinResourceType(f: ResourceFacts): ResourceType {
-  const keyGroup = f.group ? `${f.group}/` : "";
-  return {
-    facts: f,
+  const strategy = strategyFor(f.group, f.resource);
+  return defineResourceType({
     group: f.group,
     version: f.version,
     resource: f.resource,
     kind: f.kind,
-    listKind: f.listKind ?? `${f.kind}List`,
+    listKind: f.listKind,
     namespaced: f.namespaced,
-    gr: { group: f.group, resource: f.resource },
-    apiVersion: f.group ? `${f.group}/${f.version}` : f.version,
-    keyPrefix: `/registry/${keyGroup}${f.resource}/`,
-    strategy: strategyFor(f.group, f.resource),
-    hasStatus: f.subresources.some((s) => s.name === "status"),
-    verbs: new Set(f.verbs),
+    verbs: f.verbs,
+    singularName: f.singularName,
+    shortNames: f.shortNames,
+    categories: f.categories,
+    subresources: f.subresources,
+    scale: f.subresources.some((s) => s.name === "scale") ? scaleByGroupResource[`${f.group}/${f.resource}`] : undefined,
+    preferredVersion: f.preferredVersion,
+    storageVersion: storageGVK(f),
+    strategy,
+    schema: builtinSchema,
+    printer: printerFor(f.group, f.resource),
+    selectableFields: strategy.selectableFields,
+    protobuf: true,
+    strategicMergePatch: true,
     virtual: virtualResources.has(f.resource) && !f.verbs.includes("get"),
     gracePeriod: gracePeriodPolicyFor(f.group, f.resource),
-  };
+  });
 }
 
 /** Registers every built-in type `enabled` accepts (after --runtime-config). */

@@ -3,49 +3,12 @@
 // group-version-kinds) of every definition of the kube-apiserver 1.34 OpenAPI v2
 // document, as produced by scripts/generate-schemas.mjs. No descriptions.
 
+import { bareDefinitionName, resolveNode, type SchemaNode } from "../apimachinery/schema.js";
 import { lazyTable } from "./generated-table.js";
 
-export type SchemaType = "object" | "array" | "string" | "integer" | "number" | "boolean";
-
-export interface GroupVersionKind {
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-}
-
-export interface SchemaUnion {
-  readonly discriminator?: string;
-  readonly "fields-to-discriminateBy"?: Readonly<Record<string, string>>;
-}
-
-/**
- * One schema node. `$ref` holds a definition name (e.g.
- * "io.k8s.api.core.v1.PodSpec"), not a JSON pointer; a node with `$ref` may
- * still carry list/patch markers for the place where it is used.
- */
-export interface SchemaFacts {
-  readonly $ref?: string;
-  readonly type?: SchemaType;
-  /** e.g. "int32", "int64", "double", "byte", "date-time", "int-or-string". */
-  readonly format?: string;
-  readonly properties?: Readonly<Record<string, SchemaFacts>>;
-  readonly required?: readonly string[];
-  readonly items?: SchemaFacts;
-  readonly additionalProperties?: SchemaFacts | boolean;
-  readonly enum?: readonly unknown[];
-  readonly default?: unknown;
-  readonly "x-kubernetes-list-type"?: "atomic" | "set" | "map";
-  readonly "x-kubernetes-list-map-keys"?: readonly string[];
-  readonly "x-kubernetes-map-type"?: "atomic" | "granular";
-  /** e.g. "merge", "retainKeys", "merge,retainKeys", "replace". */
-  readonly "x-kubernetes-patch-strategy"?: string;
-  readonly "x-kubernetes-patch-merge-key"?: string;
-  readonly "x-kubernetes-int-or-string"?: boolean;
-  readonly "x-kubernetes-preserve-unknown-fields"?: boolean;
-  readonly "x-kubernetes-embedded-resource"?: boolean;
-  readonly "x-kubernetes-group-version-kind"?: readonly GroupVersionKind[];
-  readonly "x-kubernetes-unions"?: readonly SchemaUnion[];
-}
+export type { GroupVersionKind, SchemaType, SchemaUnion } from "../apimachinery/schema.js";
+/** A node of the generated built-in schemas (the shape field validation, patch and apply walk). */
+export type SchemaFacts = SchemaNode;
 
 interface SchemasFile {
   readonly definitions: Readonly<Record<string, SchemaFacts>>;
@@ -80,7 +43,7 @@ export function definitionNames(): readonly string[] {
 
 /** The definition with this name (e.g. "io.k8s.api.core.v1.Pod"; a "#/definitions/" prefix is accepted). */
 export function getDefinition(name: string): SchemaFacts | undefined {
-  return tables().definitionMap.get(stripRefPrefix(name));
+  return tables().definitionMap.get(bareDefinitionName(name));
 }
 
 /** Name of the definition of a group-version-kind (core group is ""), e.g. ("apps","v1","Deployment") → "io.k8s.api.apps.v1.Deployment". */
@@ -100,14 +63,7 @@ export function definitionForGVK(group: string, version: string, kind: string): 
  * a node without `$ref` is returned as it is. Throws on an unknown reference.
  */
 export function resolveRef(ref: string | SchemaFacts): SchemaFacts {
-  let schema: SchemaFacts = typeof ref === "string" ? { $ref: ref } : ref;
-  for (let depth = 0; schema.$ref !== undefined; depth++) {
-    if (depth > 32) throw new Error(`reference cycle at ${schema.$ref}`);
-    const target = tables().definitionMap.get(stripRefPrefix(schema.$ref));
-    if (target === undefined) throw new Error(`unknown schema definition: ${schema.$ref}`);
-    schema = target;
-  }
-  return schema;
+  return resolveNode(getDefinition, typeof ref === "string" ? { $ref: ref } : ref);
 }
 
 /**
@@ -119,6 +75,3 @@ export function propertySchema(schema: string | SchemaFacts, name: string): Sche
   return resolveRef(schema).properties?.[name];
 }
 
-function stripRefPrefix(ref: string): string {
-  return ref.startsWith("#/definitions/") ? ref.slice("#/definitions/".length) : ref;
-}

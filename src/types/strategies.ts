@@ -86,18 +86,19 @@ function kind(flags: Partial<Strategy>, p: KindParts): Strategy {
   const validate = p.validate ?? (() => []);
   return strategy({
     ...flags,
+    default(obj) {
+      flags.default?.(obj);
+      p.defaults?.(obj);
+    },
     prepareForCreate(obj, ctx) {
       flags.prepareForCreate?.(obj, ctx);
       if (p.initialStatus) obj.status = p.initialStatus();
-      p.defaults?.(obj);
-      if (p.onCreate) {
-        p.onCreate(obj, ctx);
-        p.defaults?.(obj);
-      }
+      p.onCreate?.(obj, ctx);
+      // What the server just set (initial status, generated fields) gets its defaults too.
+      if (p.initialStatus || p.onCreate) p.defaults?.(obj);
     },
     prepareForUpdate(obj, old, ctx) {
       flags.prepareForUpdate?.(obj, old, ctx);
-      p.defaults?.(obj);
       p.onUpdate?.(obj, old, ctx);
     },
     validate: (obj, ctx) => validate(obj, ctx),
@@ -131,6 +132,12 @@ const namespaces = kind(
       obj.status = old.status;
     },
     selectableFields: (o) => ({ "status.phase": str((o.status as any)?.phase) }),
+    // The namespace controller empties the namespace, then removes "kubernetes" from
+    // spec.finalizers through /finalize: only then may the namespace go.
+    pendingFinalization: (o) => ((o.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).length > 0,
+    prepareForDelete(o) {
+      o.status = { ...(o.status as object), phase: "Terminating" };
+    },
   },
   { defaults: defaultNamespace },
 );

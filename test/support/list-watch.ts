@@ -3,9 +3,10 @@
 import { startApiServer, type CacheTuning } from "../../src/server/start.js";
 import { defaultOptions, type ServerOptions } from "../../src/server/options.js";
 import type { ServerParts } from "../../src/handlers/context.js";
+import type { Storage } from "../../src/storage/interface.js";
 import { withCredentials, req, type TestServer } from "./client.js";
 
-export type PartsServer = TestServer & { parts: ServerParts };
+export type PartsServer = TestServer & { parts: ServerParts; storage: Storage };
 
 export async function startTuned(extra: Partial<ServerOptions> & CacheTuning = {}): Promise<PartsServer> {
   const s = await startApiServer({

@@ -38,6 +38,18 @@ export class Cacher<O> {
     return c;
   }
 
+  /**
+   * Stops and forgets the cache of a prefix whose type is no longer served (or changed shape):
+   * its open watches end — their streams close, as kube-apiserver's do when a custom resource's
+   * storage is torn down — and a later get() starts a fresh cache from storage.
+   */
+  drop(prefix: string): void {
+    const c = this.caches.get(prefix);
+    if (!c) return;
+    this.caches.delete(prefix);
+    c.stop();
+  }
+
   /** Already-created caches (tests, metrics). */
   peek(prefix: string): WatchCache<O> | undefined {
     return this.caches.get(prefix);

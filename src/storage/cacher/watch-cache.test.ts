@@ -206,4 +206,20 @@ describe("watch cache", () => {
     expect(yes.events[1]!.rv).toBe(c.revision);
     expect(no.events.map((e) => e.type)).toEqual(["ADDED"]);
   });
+
+  it("drop ends the prefix's watches and a later get starts a fresh cache", async () => {
+    setup();
+    await put("ns1", "a");
+    const c = await cacher.get(spec);
+    const sink = new Collect();
+    c.watch(all, sink, { from: "state", initialEventsEnd: false }, false);
+    cacher.drop(prefix);
+    expect(sink.closedWith).toBe("stopped");
+    expect(c.isStopped).toBe(true);
+    expect(cacher.peek(prefix)).toBeUndefined();
+    cacher.drop(prefix); // dropping what is not cached is a no-op
+    const fresh = await cacher.get(spec);
+    expect(fresh).not.toBe(c);
+    expect(fresh.objectCount).toBe(1);
+  });
 });

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../apimachinery/errors.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import { admissionChain } from "./chain.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "./interface.js";
+
+const type = { group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true, gr: { group: "", resource: "configmaps" } } as ResourceType;
+const attrs = (operation: AdmissionAttributes["operation"]): AdmissionAttributes => ({
+  operation,
+  type,
+  namespace: "default",
+  name: "x",
+  subresource: "",
+  object: { metadata: { name: "x" } },
+  dryRun: false,
+});
+
+describe("admissionChain", () => {
+  it("runs mutating plugins in order, each seeing the previous one's change, and validating ones after", async () => {
+    const log: string[] = [];
+    const label = (name: string): AdmissionPlugin => ({
+      name,
+      admit(a) {
+        log.push(`${name}.admit sees ${JSON.stringify(a.object!.metadata.labels ?? {})}`);
+        a.object!.metadata.labels = { ...a.object!.metadata.labels, [name]: "1" };
+      },
+      validate(a) {
+        log.push(`${name}.validate sees ${Object.keys(a.object!.metadata.labels ?? {}).join(",")}`);
+      },
+    });
+    const chain = admissionChain([label("a"), label("b")]);
+    const a = attrs("CREATE");
+    await chain.admit(a);
+    await chain.validate(a);
+    expect(log).toEqual(['a.admit sees {}', 'b.admit sees {"a":"1"}', "a.validate sees a,b", "b.validate sees a,b"]);
+  });
+
+  it("skips plugins for operations they do not handle", async () => {
+    const calls: string[] = [];
+    const chain = admissionChain([{ name: "deletes-only", operations: ["DELETE"], validate: (a) => void calls.push(a.operation) }]);
+    await chain.validate(attrs("CREATE"));
+    await chain.validate(attrs("UPDATE"));
+    await chain.validate(attrs("DELETE"));
+    expect(calls).toEqual(["DELETE"]);
+  });
+
+  it("stops at the first rejection", async () => {
+    const calls: string[] = [];
+    const chain = admissionChain([
+      { name: "first", validate: () => void calls.push("first") },
+      { name: "rejects", validate: () => { calls.push("rejects"); throw new ApiError(403, "Forbidden", "no"); } },
+      { name: "never", validate: () => void calls.push("never") },
+    ]);
+    await expect(chain.validate(attrs("CREATE"))).rejects.toMatchObject({ code: 403, message: "no" });
+    expect(calls).toEqual(["first", "rejects"]);
+  });
+
+  it("a plugin with only one stage is not called in the other", async () => {
+    const calls: string[] = [];
+    const chain = admissionChain([{ name: "m", admit: () => void calls.push("admit") }, { name: "v", validate: () => void calls.push("validate") }]);
+    await chain.admit(attrs("CREATE"));
+    expect(calls).toEqual(["admit"]);
+    await chain.validate(attrs("CREATE"));
+    expect(calls).toEqual(["admit", "validate"]);
+  });
+});

@@ -1,0 +1,21 @@
+// The admission chain: mutating plugins run in order, each seeing the previous one's result;
+// validating plugins run in order after the type's own validation. The first rejection wins.
+import type { Admission, AdmissionAttributes, AdmissionPlugin } from "./interface.js";
+
+const handles = (p: AdmissionPlugin, a: AdmissionAttributes) => !p.operations || p.operations.includes(a.operation);
+
+export function admissionChain(plugins: readonly AdmissionPlugin[]): Admission {
+  const mutating = plugins.filter((p) => p.admit);
+  const validating = plugins.filter((p) => p.validate);
+  return {
+    async admit(a) {
+      for (const p of mutating) if (handles(p, a)) await p.admit!(a);
+    },
+    async validate(a) {
+      for (const p of validating) if (handles(p, a)) await p.validate!(a);
+    },
+  };
+}
+
+/** No plugins: what a store built without admission (unit tests, tools) runs. */
+export const noAdmission: Admission = admissionChain([]);

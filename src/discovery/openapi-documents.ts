@@ -1,0 +1,81 @@
+// OpenAPI v3 documents of the served types, keyed as the index names them ("api/v1",
+// "apis/apps/v1", "apis/apps", ...). Each is built and encoded on first use; a change in the
+// type registry drops only the documents of the group-version it touches (and the index, whose
+// hashed URLs then move), as upstream rebuilds the spec of a changed group-version alone.
+import type { DefinitionLookup } from "../apimachinery/schema.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import type { TypeEvent, TypeRegistry } from "../registry/type-registry.js";
+import { servedGroups } from "./model.js";
+import { apisRootDocument, coreRootDocument, groupDocument, groupVersionDocument, versionDocument } from "./openapi-v3.js";
+import { encodeJson, type Encoded } from "./serve.js";
+
+export interface OpenAPIDocument {
+  enc: Encoded;
+  /** When this document was built (its Last-Modified). */
+  lastModified: string;
+}
+
+function groupKey(group: string): string {
+  return `apis/${group}`;
+}
+
+function groupVersionKey(group: string, version: string): string {
+  return group ? `apis/${group}/${version}` : `api/${version}`;
+}
+
+export class OpenAPIDocuments {
+  private readonly built = new Map<string, OpenAPIDocument>();
+  /** Every document the served types call for, by key, with how to make it. */
+  private layout: Map<string, () => unknown> | undefined;
+  private index: OpenAPIDocument | undefined;
+
+  constructor(
+    private readonly types: TypeRegistry,
+    private readonly metaDefinitions: DefinitionLookup,
+  ) {}
+
+  /** The document with this key, or undefined when no served type calls for it. */
+  get(key: string): OpenAPIDocument | undefined {
+    const make = this.documents().get(key);
+    if (!make) return undefined;
+    let d = this.built.get(key);
+    if (!d) this.built.set(key, (d = { enc: encodeJson(make(), false), lastModified: new Date().toUTCString() }));
+    return d;
+  }
+
+  /** /openapi/v3: every key with its hashed URL (builds every document). */
+  indexDocument(hashedUrl: (key: string, hash: string) => string): OpenAPIDocument {
+    if (!this.index) {
+      const keys = [...this.documents().keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const paths = Object.fromEntries(keys.map((k) => [k, { serverRelativeURL: hashedUrl(k, this.get(k)!.enc.hash) }]));
+      this.index = { enc: encodeJson({ paths }, false), lastModified: new Date().toUTCString() };
+    }
+    return this.index;
+  }
+
+  /** A type came, changed or went: drop what depends on its group-version. */
+  invalidate(event: TypeEvent): void {
+    this.layout = undefined;
+    this.index = undefined;
+    const touched: ResourceType[] = event.type === "updated" ? [event.resource, event.previous] : [event.resource];
+    for (const t of touched) {
+      this.built.delete(groupVersionKey(t.group, t.version));
+      if (t.group) this.built.delete(groupKey(t.group));
+    }
+  }
+
+  private documents(): Map<string, () => unknown> {
+    if (this.layout) return this.layout;
+    const meta = this.metaDefinitions;
+    const layout = new Map<string, () => unknown>([
+      ["api", () => coreRootDocument(meta)],
+      ["apis", () => apisRootDocument(meta)],
+      ["version", () => versionDocument(meta)],
+    ]);
+    for (const g of servedGroups(this.types)) {
+      if (g.name) layout.set(groupKey(g.name), () => groupDocument(g, meta));
+      for (const v of g.versions) layout.set(groupVersionKey(g.name, v.version), () => groupVersionDocument(g.name, v, meta));
+    }
+    return (this.layout = layout);
+  }
+}
