@@ -7,8 +7,8 @@ import type { ResourceType } from "../registry/resource-type.js";
 import type { GenericStore } from "../registry/store.js";
 import type { ObjectCacher } from "../registry/list.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
-import type { Exchange } from "../server/exchange.js";
-import type { RequestInfo } from "../server/request-info.js";
+import type { Exchange } from "../http/exchange.js";
+import type { RequestInfo } from "../http/request-info.js";
 
 export interface ServerParts {
   store: GenericStore;

@@ -6,7 +6,7 @@ import { listObjects, servedObject, type ListResult } from "../registry/list.js"
 import type { KObject } from "../registry/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { Entry } from "../storage/cacher/types.js";
-import { writeBytes } from "../server/respond.js";
+import { writeBytes } from "../http/respond.js";
 import type { ResourceRequest } from "./context.js";
 import { negotiateRead, withoutTypeMeta, writeList, writeOne } from "./output.js";
 

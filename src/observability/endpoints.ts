@@ -2,7 +2,7 @@
 // /version and /metrics, as dispatcher handlers.
 import { jsonCodec } from "../encoding/codec.js";
 import type { NonResourceHandler } from "../server/dispatch.js";
-import { writeBytes, writeObject, writeText } from "../server/respond.js";
+import { writeBytes, writeObject, writeText } from "../http/respond.js";
 import { runChecks, runOneCheck, type HealthCheck } from "./health.js";
 import type { ServerMetrics } from "./metrics.js";
 import { versionInfo } from "./version.js";

@@ -5,7 +5,7 @@ import type { AuthnOutcome } from "../authn/union.js";
 import type { AuthnRequest } from "../authn/authenticator.js";
 import type { UserInfo } from "../authn/user.js";
 import type { Authorizer } from "../authz/authorizer.js";
-import { impersonate } from "./impersonation.js";
+import { impersonate } from "./filters/impersonation.js";
 import { jsonCodec } from "../encoding/codec.js";
 import type { ResourceHandler, ServerParts } from "../handlers/context.js";
 import { isPretty } from "../handlers/context.js";
@@ -14,10 +14,10 @@ import { handleDelete, handleDeleteCollection } from "../handlers/delete.js";
 import { handleGet, handleList } from "../handlers/read.js";
 import { handleWatch } from "../handlers/watch.js";
 import { handlePatch } from "../handlers/patch.js";
-import type { Exchange } from "./exchange.js";
+import type { Exchange } from "../http/exchange.js";
 import type { RequestLabels, ServerMetrics } from "../observability/metrics.js";
-import { MalformedPathError, parseRequestInfo, type RequestInfo } from "./request-info.js";
-import { writeError } from "./respond.js";
+import { MalformedPathError, parseRequestInfo, type RequestInfo } from "../http/request-info.js";
+import { writeError } from "../http/respond.js";
 
 /** A handler for a path outside /api and /apis resources (health, version, discovery, openapi). */
 export type NonResourceHandler = (ex: Exchange, user: UserInfo, info: RequestInfo) => Promise<boolean> | boolean;

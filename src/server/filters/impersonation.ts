@@ -1,9 +1,9 @@
 // Impersonation (Impersonate-User / -Group / -Uid / -Extra-<key> headers): after authenticating
 // the caller, each requested attribute is authorized with the "impersonate" verb, then the
 // request proceeds as the impersonated user (upstream's WithImpersonation filter).
-import { badRequest, forbidden } from "../apimachinery/errors.js";
-import type { Attributes, Authorizer } from "../authz/authorizer.js";
-import { anonymousUser, authenticatedGroup, unauthenticatedGroup, type UserInfo } from "../authn/user.js";
+import { badRequest, forbidden } from "../../apimachinery/errors.js";
+import type { Attributes, Authorizer } from "../../authz/authorizer.js";
+import { anonymousUser, authenticatedGroup, unauthenticatedGroup, type UserInfo } from "../../authn/user.js";
 
 type Headers = Record<string, string | string[] | undefined>;
 
