@@ -6,7 +6,7 @@ import type { UserInfo } from "../authn/user.js";
 import { yamlCodec } from "../encoding/codec.js";
 import { parseAccept } from "../encoding/media-type.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
-import type { NonResourceHandler } from "../server/dispatch.js";
+import type { NonResourceHandler } from "../http/context.js";
 import { header, type Exchange } from "../http/exchange.js";
 import type { RequestInfo } from "../http/request-info.js";
 import { writeError } from "../http/respond.js";
