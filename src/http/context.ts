@@ -30,7 +30,9 @@ export interface RequestContext {
   /**
    * Aborts when the deadline passes (reason: the 504 Timeout ApiError) or the response's stream
    * closes — the client went away, or the response is complete and nothing waits any more.
-   * Waits (storage revisions, watch cache freshness) and watches end on it.
+   * Waits (storage revisions, watch cache freshness) and watches end on it. Made on first read:
+   * where an optional `{ signal }` is taken, pass the context itself, so that a request that never
+   * waits never makes one.
    */
   readonly signal: AbortSignal;
   /** Absolute deadline (ms since the epoch); undefined for long-running requests (watch). */

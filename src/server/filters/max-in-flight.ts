@@ -5,6 +5,7 @@
 // This is a seam: priority and fairness (APF) is another Filter in the same place of the chain.
 import { mastersGroup } from "../../authn/user.js";
 import { requestInfoOf } from "../../http/context.js";
+import type { Exchange } from "../../http/exchange.js";
 import { writeText } from "../../http/respond.js";
 import type { LongRunningCheck } from "../long-running.js";
 import { passThrough, type Filter } from "./filter.js";
@@ -28,7 +29,7 @@ export function maxInFlightFilter(limits: InFlightLimits, isLongRunning: LongRun
     if (limit === 0) return next();
     if (inFlight[kind] >= limit) {
       if (ctx.user?.groups.includes(mastersGroup)) return next();
-      tooManyRequests(ctx);
+      tooManyRequests(ctx.ex);
       return;
     }
     inFlight[kind]++;
@@ -41,6 +42,6 @@ export function maxInFlightFilter(limits: InFlightLimits, isLongRunning: LongRun
 }
 
 /** Upstream answers in plain text, not a Status; client-go retries after Retry-After. */
-function tooManyRequests(ctx: Parameters<Filter>[0]): void {
-  writeText(ctx.ex, 429, "Too many requests, please try again later.\n", { "retry-after": "1" });
+function tooManyRequests(ex: Exchange): void {
+  writeText(ex, 429, "Too many requests, please try again later.\n", { "retry-after": "1" });
 }
