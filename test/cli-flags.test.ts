@@ -10,7 +10,7 @@ describe("kapi CLI flags", () => {
   it("lists every flag with its default in --help", async () => {
     const r = await runKapi(["--help"]);
     expect(r.code).toBe(0);
-    for (const f of ["--bind-address", "--secure-port", "--tls-cert-file", "--tls-private-key-file", "--cert-dir", "--client-ca-file", "--token-auth-file", "--anonymous-auth", "--authorization-mode", "--runtime-config", "--feature-gates", "--livez-grace-period", "--shutdown-delay-duration", "--data-dir", "--storage-backend"]) {
+    for (const f of ["--bind-address", "--secure-port", "--tls-cert-file", "--tls-private-key-file", "--cert-dir", "--client-ca-file", "--token-auth-file", "--anonymous-auth", "--authorization-mode", "--runtime-config", "--feature-gates", "--livez-grace-period", "--shutdown-delay-duration", "--request-timeout", "--min-request-timeout", "--max-requests-inflight", "--max-mutating-requests-inflight", "--data-dir", "--storage-backend"]) {
       expect(r.stdout).toContain(f);
     }
     expect(r.stdout).toContain('(default "6443")');

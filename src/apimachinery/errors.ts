@@ -1,5 +1,6 @@
 // The one error type every stage throws. It becomes a metav1.Status body in exactly one place
-// (server/respond.ts → writeError). Reasons and codes are upstream's StatusReason values.
+// (the recovery filter, server/filters/recovery.ts). Reasons and codes are upstream's
+// StatusReason values.
 import { invalidCauses, invalidMessage, type FieldError } from "./validation.js";
 
 export type StatusReason =

@@ -1,11 +1,23 @@
+import type { X509Certificate } from "node:crypto";
 import type { UserInfo } from "./user.js";
+
+/** A client certificate the TLS layer verified against the client CAs. */
+export interface ClientCertificate {
+  /** The leaf's subject: CN and each O. */
+  commonName: string;
+  organizations: string[];
+  /**
+   * The verified chain: the leaf first, then its issuer, and so on up to the trusted root (an
+   * authenticating proxy's authenticator checks the issuer against its own CA).
+   */
+  chain: X509Certificate[];
+}
 
 /** What an authenticator may look at: headers, path and the verified TLS peer. */
 export interface AuthnRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
-  /** Subject of a client certificate the TLS layer verified against the client CAs. */
-  peerCertificate?: { commonName: string; organizations: string[] };
+  peerCertificate?: ClientCertificate;
 }
 
 /**

@@ -1,5 +1,6 @@
 // kube-apiserver-style flags: `--name=value` or `--name value`, booleans as `--name` or
 // `--name=false`. An unknown flag is an error that names it.
+import { parseGoDuration } from "../apimachinery/duration.js";
 import { defaultOptions, type ServerOptions } from "../server/options.js";
 
 type Apply = (o: ServerOptions, value: string) => void;
@@ -14,17 +15,7 @@ interface FlagSpec {
 
 /** Go duration ("90s", "1m30s", "500ms", "0") → milliseconds. */
 export function parseDuration(s: string): number {
-  if (s === "0") return 0;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
-  const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let total = 0;
-  let consumed = 0;
-  for (const m of s.matchAll(re)) {
-    total += Number(m[1]) * unit[m[2]];
-    consumed += m[0].length;
-  }
-  if (consumed !== s.length || s.length === 0) throw new Error(`invalid duration ${JSON.stringify(s)}`);
-  return total;
+  return parseGoDuration(s);
 }
 
 function parseFlagBool(name: string, v: string): boolean {
@@ -46,17 +37,27 @@ export const flagSpecs: FlagSpec[] = [
   { name: "authorization-mode", kind: "list", default: "AlwaysAllow", help: "Ordered list of authorization modes: AlwaysAllow, AlwaysDeny (RBAC, Node, Webhook, ABAC: not supported yet).", apply: (o, v) => (o.authorizationMode = v.split(",").map((s) => s.trim()).filter(Boolean)) },
   { name: "runtime-config", kind: "list", default: "", help: "Enable or disable API group versions: <group>/<version>=true|false, api/all, api/ga, api/beta, api/alpha.", apply: (o, v) => (o.runtimeConfig = o.runtimeConfig ? `${o.runtimeConfig},${v}` : v) },
   { name: "feature-gates", kind: "list", default: "", help: "Comma-separated Name=true|false feature gates.", apply: (o, v) => (o.featureGates = o.featureGates ? `${o.featureGates},${v}` : v) },
-  { name: "livez-grace-period", kind: "duration", default: "0s", help: "Time after start during which unfinished post-start hooks count as live in /livez.", apply: (o, v) => (o.livezGracePeriodMs = durationFlag("livez-grace-period", v)) },
-  { name: "shutdown-delay-duration", kind: "duration", default: "0s", help: "After SIGTERM, /readyz fails for this long before the server stops accepting requests.", apply: (o, v) => (o.shutdownDelayMs = durationFlag("shutdown-delay-duration", v)) },
+  { name: "livez-grace-period", kind: "duration", default: "0s", help: "Time after start during which unfinished post-start hooks count as live in /livez.", apply: (o, v) => (o.livezGracePeriodMs = nonNegative("livez-grace-period", durationFlag("livez-grace-period", v), "--livez-grace-period can not be a negative value")) },
+  { name: "shutdown-delay-duration", kind: "duration", default: "0s", help: "After SIGTERM, /readyz fails for this long before the server stops accepting requests.", apply: (o, v) => (o.shutdownDelayMs = nonNegative("shutdown-delay-duration", durationFlag("shutdown-delay-duration", v))) },
+  { name: "request-timeout", kind: "duration", default: "1m0s", help: "How long a request that is not long-running (watch excepted) may take before it is answered 504; a request's `timeout` query parameter can shorten it.", apply: (o, v) => (o.requestTimeoutMs = nonNegative("request-timeout", durationFlag("request-timeout", v))) },
+  { name: "min-request-timeout", kind: "int", default: "1800", help: "Seconds a watch without timeoutSeconds lasts at least; the server picks a random time between this and twice it, spreading reconnections.", apply: (o, v) => (o.minRequestTimeoutSeconds = nonNegative("min-request-timeout", intFlag("min-request-timeout", v))) },
+  { name: "max-requests-inflight", kind: "int", default: "400", help: "How many read-only requests (get, list) are served at once; more are answered 429. Watches are not counted; 0 means no limit.", apply: (o, v) => (o.maxRequestsInflight = nonNegative("max-requests-inflight", intFlag("max-requests-inflight", v))) },
+  { name: "max-mutating-requests-inflight", kind: "int", default: "200", help: "How many mutating requests (create, update, patch, delete) are served at once; more are answered 429. 0 means no limit.", apply: (o, v) => (o.maxMutatingRequestsInflight = nonNegative("max-mutating-requests-inflight", intFlag("max-mutating-requests-inflight", v))) },
   { name: "service-cluster-ip-range", kind: "string", default: "10.0.0.0/24", help: "A CIDR range from which Service cluster IPs are allocated (the first address is the kubernetes Service's).", apply: (o, v) => (o.serviceClusterIPRange = v) },
   { name: "service-node-port-range", kind: "string", default: "30000-32767", help: "A port range reserved for services with NodePort visibility.", apply: (o, v) => (o.serviceNodePortRange = v) },
   { name: "data-dir", kind: "string", default: "./.kapi", help: "kapi: where the SQLite store, generated certificates and admin.kubeconfig live.", apply: (o, v) => (o.dataDir = v) },
   { name: "storage-backend", kind: "string", default: "sqlite", help: "kapi: sqlite (durable, default) or memory.", apply: (o, v) => (o.storageBackend = storageBackendFlag(v)) },
 ];
 
-function intFlag(name: string, v: string, min: number, max: number): number {
+function intFlag(name: string, v: string, min = -(2 ** 31), max = 2 ** 31 - 1): number {
   const n = Number(v);
   if (!/^-?\d+$/.test(v) || n < min || n > max) throw new Error(`invalid argument ${JSON.stringify(v)} for "--${name}" flag: must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+/** kube-apiserver parses a negative value, then refuses it in validation (with its wording). */
+function nonNegative(name: string, n: number, message = `--${name} can not be negative value`): number {
+  if (n < 0) throw new Error(message);
   return n;
 }
 
@@ -64,7 +65,7 @@ function durationFlag(name: string, v: string): number {
   try {
     return parseDuration(v);
   } catch (e) {
-    throw new Error(`invalid argument ${JSON.stringify(v)} for "--${name}" flag: time: ${(e as Error).message}`);
+    throw new Error(`invalid argument ${JSON.stringify(v)} for "--${name}" flag: ${(e as Error).message}`);
   }
 }
 

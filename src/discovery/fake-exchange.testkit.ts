@@ -1,7 +1,7 @@
 // Test double for driving the discovery handler without a socket.
-import type { Exchange } from "../server/exchange.js";
-import type { RequestInfo } from "../server/request-info.js";
-import type { NonResourceHandler } from "../server/dispatch.js";
+import type { Exchange } from "../http/exchange.js";
+import type { RequestInfo } from "../http/request-info.js";
+import type { NonResourceHandler } from "../http/context.js";
 
 export interface Answer {
   handled: boolean;

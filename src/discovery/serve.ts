@@ -1,8 +1,8 @@
-// Writing pre-encoded discovery/OpenAPI documents. Our own writer (not server/respond.ts)
+// Writing pre-encoded discovery/OpenAPI documents. Our own writer (not http/respond.ts)
 // because these answers need exact control of ETag, Vary and Cache-Control, and a 304 path.
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
-import { header, type Exchange } from "../server/exchange.js";
+import { header, type Exchange } from "../http/exchange.js";
 
 /** A document encoded once; the ETag is the quoted upper-case hex SHA-512 of `hashed`. */
 export interface Encoded {

@@ -1,5 +1,5 @@
-// What a verb handler gets: the exchange, the parsed request, the caller, the type, and the
-// server's shared parts.
+// What a verb handler gets: the request's context (deadline signal, warnings), the exchange, the
+// parsed request, the caller, the type, and the server's shared parts.
 import type { UserInfo } from "../authn/user.js";
 import type { CodecSet } from "../encoding/negotiate.js";
 import type { FeatureGates } from "../cli/feature-gates.js";
@@ -7,8 +7,9 @@ import type { ResourceType } from "../registry/resource-type.js";
 import type { GenericStore } from "../registry/store.js";
 import type { ObjectCacher } from "../registry/list.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
-import type { Exchange } from "../server/exchange.js";
-import type { RequestInfo } from "../server/request-info.js";
+import type { RequestContext } from "../http/context.js";
+import type { Exchange } from "../http/exchange.js";
+import type { RequestInfo } from "../http/request-info.js";
 
 export interface ServerParts {
   store: GenericStore;
@@ -19,18 +20,22 @@ export interface ServerParts {
   gates: FeatureGates;
   /** Active streams (watches) to end on shutdown. */
   streams: Set<{ stop(): void }>;
+  /** --min-request-timeout: a watch without timeoutSeconds lasts this to twice this (default 1800). */
+  minRequestTimeoutSeconds?: number;
 }
 
 export interface ResourceRequest {
+  /** The request's context: `ctx.signal` aborts at the deadline or when the client goes away. */
+  ctx: RequestContext;
   ex: Exchange;
   info: RequestInfo;
   user: UserInfo;
   type: ResourceType;
   parts: ServerParts;
   pretty: boolean;
-  /** Warning header entries collected while handling (field validation, deprecations). */
+  /** Warning header entries collected while handling (field validation, deprecations): ctx.warnings. */
   warnings: string[];
-  /** Aborts at the request's deadline or when the client goes away. */
+  /** Aborts at the request's deadline or when the client goes away (ctx.signal, made on first read). */
   signal?: AbortSignal;
 }
 

@@ -12,7 +12,6 @@ import { writeOptions } from "./write-options.js";
 import { DecodeError } from "../encoding/decode-error.js";
 import { negotiateInput } from "../encoding/negotiate.js";
 import { isPlainObject } from "../apimachinery/json-value.js";
-import { withApiErrors } from "./errors.js";
 
 interface ParsedDeleteOptions extends DeleteOptions {
   /** orphanDependents=false was given: a pending deletion then answers 202 (upstream quirk). */
@@ -64,7 +63,7 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
   };
 }
 
-export const handleDelete = withApiErrors(async (r: ResourceRequest): Promise<void> => {
+export async function handleDelete(r: ResourceRequest): Promise<void> {
   const n = negotiateWrite(r);
   const opts = await deleteOptions(r);
   const { object: obj, deleted } = await r.parts.store.delete(r.type, r.info.namespace, r.info.name, writeOptions(r, opts));
@@ -79,9 +78,9 @@ export const handleDelete = withApiErrors(async (r: ResourceRequest): Promise<vo
     status: "Success",
     details: { name: obj.metadata.name, group: r.type.group || undefined, kind: r.type.resource, uid: obj.metadata.uid },
   });
-});
+}
 
-export const handleDeleteCollection = withApiErrors(async (r: ResourceRequest): Promise<void> => {
+export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
   const n = negotiateWrite(r);
   const opts = await deleteOptions(r);
   const listOpts = parseListOptions(r.ex.query);
@@ -97,4 +96,4 @@ export const handleDeleteCollection = withApiErrors(async (r: ResourceRequest): 
     }
   }
   writeResult(r, n, 200, { kind: r.type.listKind, apiVersion: r.type.apiVersion, metadata: { resourceVersion: list.resourceVersion }, items: results });
-});
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApplyBadRequestError, ApplyConflictError, ManagedFieldsError, TypedValueError } from "../apply/index.js";
-import { ApiError, notFound } from "../apimachinery/errors.js";
+import { notFound } from "../apimachinery/errors.js";
 import { parseFieldSelector } from "../apimachinery/fields.js";
 import { parseLabelSelector } from "../apimachinery/labels.js";
 import { jsonCodec } from "../encoding/codec.js";
@@ -9,8 +9,7 @@ import { applyJsonPatch } from "../patch/json-patch.js";
 import { assertMergePatchDocument } from "../patch/merge-patch.js";
 import { CacheError } from "../storage/cacher/types.js";
 import { StorageError } from "../storage/interface.js";
-import { toApiError, withApiErrors } from "./errors.js";
-import type { ResourceRequest } from "./context.js";
+import { toApiError } from "./errors.js";
 
 function thrown(f: () => unknown): unknown {
   try {
@@ -132,19 +131,5 @@ describe("toApiError", () => {
     it("names the object by the key's last segment", () => {
       expect(toApiError(new StorageError("KeyNotFound", "/registry/pods/default/web")).details).toEqual({ name: "web" });
     });
-  });
-});
-
-describe("withApiErrors", () => {
-  it("turns what a handler throws into the ApiError toApiError gives", async () => {
-    const handler = withApiErrors(async () => {
-      parseLabelSelector("!");
-    });
-    const err = await handler({} as ResourceRequest).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).code).toBe(400);
   });
 });

@@ -1,6 +1,7 @@
 // Every domain error as the ApiError kube-apiserver 1.34 answers for it — the one conversion from
-// the engines' and storage's own errors to HTTP terms. ApiErrors pass through unchanged; anything
-// unknown is a 500 InternalError that keeps the original as its `cause` (for the log).
+// the engines' and storage's own errors to HTTP terms, made by the recovery filter for every
+// request (and by the watch handler for an error inside an opened stream). ApiErrors pass through
+// unchanged; anything unknown is a 500 InternalError that keeps the original as its `cause`.
 import { ApplyBadRequestError, ApplyConflictError, ManagedFieldsError, TypedValueError } from "../apply/index.js";
 import { ApiError, badRequest, expired, internalError } from "../apimachinery/errors.js";
 import { SelectorParseError } from "../apimachinery/labels.js";
@@ -9,7 +10,6 @@ import { PatchError, UNPROCESSABLE_MESSAGE } from "../patch/errors.js";
 import { tooLargeError, tooLargeResourceVersion } from "../registry/resource-version.js";
 import { CacheError } from "../storage/cacher/types.js";
 import { StorageError } from "../storage/interface.js";
-import type { ResourceHandler } from "./context.js";
 
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
@@ -24,25 +24,6 @@ export function toApiError(e: unknown): ApiError {
   const unknown = internalError(e);
   Object.defineProperty(unknown, "cause", { value: e });
   return unknown;
-}
-
-/**
- * A handler whose failures leave it as ApiErrors. Until the recovery filter converts every
- * request's error with toApiError, each verb handler is wrapped in this.
- */
-export function withApiErrors(handle: ResourceHandler): ResourceHandler {
-  return async (r) => {
-    try {
-      await handle(r);
-    } catch (e) {
-      throw toApiError(e);
-    }
-  };
-}
-
-/** The same for a table of handlers by verb (subresources such as scale, reviews). */
-export function eachWithApiErrors(handlers: Partial<Record<string, ResourceHandler>>): Partial<Record<string, ResourceHandler>> {
-  return Object.fromEntries(Object.entries(handlers).map(([verb, handle]) => [verb, handle && withApiErrors(handle)]));
 }
 
 /** Upstream's patch handler: see PatchError's kinds (src/patch/errors.ts). */

@@ -12,12 +12,11 @@ import { writeOptions } from "./write-options.js";
 import { applyPatchDocument, decodePatch, patchTypeOf, validatePatchOptions } from "./patch-body.js";
 import { applyConfiguration } from "./apply.js";
 import { resolveFieldManager } from "./field-manager.js";
-import { withApiErrors } from "./errors.js";
 
 /** Upstream refuses JSON patches with more operations than this (413). */
 const maxJsonPatchOperations = 10_000;
 
-export const handlePatch = withApiErrors(async (r: ResourceRequest): Promise<void> => {
+export async function handlePatch(r: ResourceRequest): Promise<void> {
   const sub = r.info.subresource;
   if (sub && sub !== "status") throw methodNotSupported(r.type.gr, "patch");
   const n = negotiateWrite(r);
@@ -67,4 +66,4 @@ export const handlePatch = withApiErrors(async (r: ResourceRequest): Promise<voi
     },
   }, opts);
   writeWritten(r, n, result);
-});
+}

@@ -6,37 +6,45 @@ import { listObjects, servedObject, type ListResult } from "../registry/list.js"
 import type { KObject } from "../registry/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { Entry } from "../storage/cacher/types.js";
-import { writeBytes } from "../server/respond.js";
+import { writeBytes } from "../http/respond.js";
 import type { ResourceRequest } from "./context.js";
 import { negotiateRead, withoutTypeMeta, writeList, writeOne } from "./output.js";
-import { withApiErrors } from "./errors.js";
 
-export const handleGet = withApiErrors(async (r: ResourceRequest): Promise<void> => {
+/**
+ * The request's signal for a read that may wait: only one at a resourceVersion ("0" never waits;
+ * no resourceVersion is a consistent read) waits for the store to reach it. Only then is the
+ * signal made — making one costs more than the rest of a GET's way through the filters.
+ */
+function signalIfWaiting(r: ResourceRequest, rv: string | null | undefined): AbortSignal | undefined {
+  return rv && rv !== "0" ? r.signal : undefined;
+}
+
+export async function handleGet(r: ResourceRequest): Promise<void> {
   const n = negotiateRead(r);
   const rv = r.ex.query.get("resourceVersion");
   if (!n.target && !r.pretty && n.codec.mediaType === "application/json") {
     // The hot path: plain JSON straight from the stored bytes.
-    const got = await r.parts.store.getJson(r.type, r.info.namespace, r.info.name, rv);
+    const got = await r.parts.store.getJson(r.type, r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv));
     if ("json" in got) writeBytes(r.ex, 200, Buffer.from(got.json + "\n"), "application/json");
     else writeOne(r, n, 200, got.obj);
     return;
   }
-  writeOne(r, n, 200, await r.parts.store.get(r.type, r.info.namespace, r.info.name, rv));
-});
+  writeOne(r, n, 200, await r.parts.store.get(r.type, r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv)));
+}
 
-export const handleList = withApiErrors(async (r: ResourceRequest): Promise<void> => {
+export async function handleList(r: ResourceRequest): Promise<void> {
   const n = negotiateRead(r);
   const opts = parseListOptions(r.ex.query);
   const watchList = r.parts.gates.enabled("WatchList");
   applyListDefaults(opts, watchList);
   validateListOptions(opts, watchList);
-  const list = await listObjects(r.parts.store, r.type, r.info.namespace, opts, r.parts.cacher);
+  const list = await listObjects(r.parts.store, r.type, r.info.namespace, opts, r.parts.cacher, signalIfWaiting(r, opts.resourceVersion));
   if (list.entries && !n.target && !r.pretty && n.codec.mediaType === "application/json") {
     writeBytes(r.ex, 200, jsonListBytes(r.type, list, list.entries), "application/json");
     return;
   }
   writeList(r, n, list);
-});
+}
 
 /** The same bytes jsonCodec.encode would give for the list object, from per-item memoised JSON. */
 function jsonListBytes(t: ResourceType, list: ListResult, entries: Entry<KObject>[]): Buffer {

@@ -10,7 +10,6 @@ import type { KObject } from "../registry/object.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
 import { readObject } from "./body.js";
 import { negotiateWrite, writeResult } from "./output.js";
-import { eachWithApiErrors } from "./errors.js";
 
 function userInfoJson(u: UserInfo): Record<string, unknown> {
   const out: Record<string, unknown> = { username: u.name };
@@ -109,6 +108,5 @@ export function reviewHandlers(authorizer: Authorizer, authenticate: (req: Authn
       answer(r, body, rules as unknown as Record<string, unknown>);
     },
   });
-  for (const [key, handlers] of m) m.set(key, eachWithApiErrors(handlers));
   return m;
 }

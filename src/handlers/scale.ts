@@ -12,7 +12,6 @@ import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
 import { applyPatchDocument, decodePatch, patchTypeOf } from "./patch-body.js";
 import { selectorString, setValueAt, valueAt } from "./scale-paths.js";
-import { eachWithApiErrors } from "./errors.js";
 
 const scaleTypeMeta = { apiVersion: "autoscaling/v1", kind: "Scale" };
 
@@ -66,7 +65,7 @@ async function writeScale(r: ResourceRequest, desired: (scale: KObject) => KObje
   writeResult(r, n, 200, toScale(object, declaration(r)));
 }
 
-export const scaleHandlers: Partial<Record<string, ResourceHandler>> = eachWithApiErrors({
+export const scaleHandlers: Partial<Record<string, ResourceHandler>> = {
   async get(r) {
     const n = negotiateWrite(r);
     writeResult(r, n, 200, toScale(await r.parts.store.get(r.type, r.info.namespace, r.info.name), declaration(r)));
@@ -90,5 +89,5 @@ export const scaleHandlers: Partial<Record<string, ResourceHandler>> = eachWithA
       return applyPatchDocument(type === "strategic" ? "merge" : type, r.type, scale, patch);
     }, dryRun);
   },
-});
+};
 

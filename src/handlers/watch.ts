@@ -17,18 +17,19 @@ import type { Delivery } from "../storage/cacher/types.js";
 import type { ResourceRequest } from "./context.js";
 import { negotiateRead } from "./output.js";
 import { tableRow } from "./table.js";
-import { toApiError, withApiErrors } from "./errors.js";
+import { toApiError } from "./errors.js";
 
 /** Upstream --min-request-timeout default: watches without timeoutSeconds last 1800–3600 s. */
-const minRequestTimeoutSeconds = 1800;
+const defaultMinRequestTimeoutSeconds = 1800;
 
-export const handleWatch = withApiErrors(async (r: ResourceRequest): Promise<void> => {
+export async function handleWatch(r: ResourceRequest): Promise<void> {
   const n = negotiateRead(r);
   const opts = parseListOptions(r.ex.query);
   const watchList = r.parts.gates.enabled("WatchList");
   applyListDefaults(opts, watchList);
   validateListOptions(opts, watchList);
   const prepared = await prepareWatch(r.parts.cacher, r.type, r.info.namespace, opts);
+  if (r.ctx.signal.aborted) return; // the client left while the watch was prepared: start nothing
 
   const ex = r.ex;
   const t = r.type;
@@ -48,6 +49,9 @@ export const handleWatch = withApiErrors(async (r: ResourceRequest): Promise<voi
     ex.end();
   };
   const handle = { stop: end };
+  // The request's signal aborts when the client goes away (handled just below) or when the
+  // server cancels the request; either way the stream ends.
+  r.ctx.signal.addEventListener("abort", () => (ex.closed ? undefined : end()), { once: true });
   ex.onClose(() => {
     ended = true;
     if (timer) clearTimeout(timer);
@@ -102,10 +106,15 @@ export const handleWatch = withApiErrors(async (r: ResourceRequest): Promise<voi
     return;
   }
   r.parts.streams.add(handle);
-  const seconds = opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds : minRequestTimeoutSeconds * (1 + Math.random());
-  timer = setTimeout(end, seconds * 1000);
-  timer.unref();
-});
+  // Without timeoutSeconds, a random time from --min-request-timeout to twice it, so that watches
+  // begun together do not all reconnect together; 0 means none.
+  const min = r.parts.minRequestTimeoutSeconds ?? defaultMinRequestTimeoutSeconds;
+  const seconds = opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds : min * (1 + Math.random());
+  if (seconds > 0) {
+    timer = setTimeout(end, seconds * 1000);
+    timer.unref();
+  }
+}
 
 function encodeDelivery(codec: Codec, t: ResourceType, d: Delivery<KObject>): Buffer {
   if (d.type === "BOOKMARK") {

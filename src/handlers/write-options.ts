@@ -4,5 +4,7 @@ import type { WriteOptions } from "../registry/store.js";
 import type { ResourceRequest } from "./context.js";
 
 export function writeOptions<O extends WriteOptions>(r: ResourceRequest, opts: O): O {
-  return { ...opts, user: r.user, signal: r.signal };
+  // The signal is a getter: making one costs more than the filters of a request, and most writes
+  // never wait on anything that reads it.
+  return Object.defineProperty({ ...opts, user: r.user }, "signal", { get: () => r.signal, enumerable: true }) as O;
 }

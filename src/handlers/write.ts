@@ -6,17 +6,16 @@ import { parseDryRun } from "./options.js";
 import { resolveFieldManager } from "./field-manager.js";
 import { negotiateWrite, writeWritten } from "./output.js";
 import { writeOptions } from "./write-options.js";
-import { withApiErrors } from "./errors.js";
 
-export const handleCreate = withApiErrors(async (r: ResourceRequest): Promise<void> => {
+export async function handleCreate(r: ResourceRequest): Promise<void> {
   const n = negotiateWrite(r);
   const dryRun = parseDryRun(r.ex.query, "CreateOptions");
   const fieldManager = resolveFieldManager(r, "CreateOptions");
   const body = await readObject(r);
   writeWritten(r, n, await r.parts.store.create(r.type, r.info.namespace, body, writeOptions(r, { dryRun, fieldManager })), 201);
-});
+}
 
-export const handleUpdate = withApiErrors(async (r: ResourceRequest): Promise<void> => {
+export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const sub = r.info.subresource;
   const finalize = sub === "finalize" && r.type.group === "" && r.type.resource === "namespaces";
   if (sub && sub !== "status" && !finalize) throw methodNotSupported(r.type.gr, "update");
@@ -32,4 +31,4 @@ export const handleUpdate = withApiErrors(async (r: ResourceRequest): Promise<vo
     writeOptions(r, { dryRun, fieldManager }),
   );
   writeWritten(r, n, result);
-});
+}

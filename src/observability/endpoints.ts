@@ -1,8 +1,8 @@
 // The non-resource endpoints of observability: /livez, /readyz, /healthz (with per-check paths),
-// /version and /metrics, as dispatcher handlers.
+// /version and /metrics, as non-resource handlers.
 import { jsonCodec } from "../encoding/codec.js";
-import type { NonResourceHandler } from "../server/dispatch.js";
-import { writeBytes, writeObject, writeText } from "../server/respond.js";
+import type { NonResourceHandler } from "../http/context.js";
+import { writeBytes, writeObject, writeText } from "../http/respond.js";
 import { runChecks, runOneCheck, type HealthCheck } from "./health.js";
 import type { ServerMetrics } from "./metrics.js";
 import { versionInfo } from "./version.js";

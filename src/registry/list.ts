@@ -98,8 +98,11 @@ class ExpiredContinue extends ApiError {
   }
 }
 
-/** Throws CacheError when the watch cache cannot serve the read (toApiError maps it). */
-export async function listObjects(store: GenericStore, t: ResourceType, ns: string, opts: ListOptions, cacher?: ObjectCacher): Promise<ListResult> {
+/**
+ * `signal` (the request's) stops a wait for a revision not reached yet. Throws CacheError when the
+ * watch cache cannot serve the read (toApiError maps it).
+ */
+export async function listObjects(store: GenericStore, t: ResourceType, ns: string, opts: ListOptions, cacher?: ObjectCacher, signal?: AbortSignal): Promise<ListResult> {
   checkFieldSelector(t, opts);
   const prefix = storagePrefix(t, ns);
   const rv = parseResourceVersion(opts.resourceVersion);
@@ -113,7 +116,7 @@ export async function listObjects(store: GenericStore, t: ResourceType, ns: stri
       const snap = cache.snapshotAt(c.rv);
       if (snap) return fromCache(t, cache.list(predicateFor(t, ns, opts), { after: c.after, limit: opts.limit, snapshot: snap, revision: c.rv }), opts, prefix);
     }
-    return await listFromStorage(store, t, prefix, opts, c.rv > 0 ? c.rv : undefined, c.after, true);
+    return await listFromStorage(store, t, prefix, opts, c.rv > 0 ? c.rv : undefined, c.after, true, signal);
   }
   const exact = m === "Exact" || (m === "" && opts.limit > 0 && rv !== undefined && rv > 0);
   if (exact) {
@@ -122,14 +125,14 @@ export async function listObjects(store: GenericStore, t: ResourceType, ns: stri
       const snap = cache.snapshotAt(rv!);
       if (snap) return fromCache(t, cache.list(predicateFor(t, ns, opts), { limit: opts.limit, snapshot: snap, revision: rv }), opts, prefix);
     }
-    return await listFromStorage(store, t, prefix, opts, rv, "", false);
+    return await listFromStorage(store, t, prefix, opts, rv, "", false, signal);
   }
   if (!cacher) return await listFromStorage(store, t, prefix, opts, undefined, "", false);
   const cache = await cacher.get(cacheSpec(t));
   if (rv === undefined) return pageFromCache(t, cache, opts, prefix, await cache.syncToStorage(), undefined);
   // "0" (Any): upstream's cache ignores limit for it; NotOlderThan N: wait until the cache has N.
   if (rv === 0) return fromCache(t, cache.list(predicateFor(t, ns, opts)), opts, prefix);
-  await cache.waitUntilFresh(rv);
+  await cache.waitUntilFresh(rv, undefined, signal);
   return pageFromCache(t, cache, opts, prefix, cache.revision, undefined);
 }
 
@@ -162,12 +165,12 @@ function fromCache(t: ResourceType, res: { items: Entry<KObject>[]; revision: nu
 }
 
 /** Range storage at `readAt` (undefined = current), paging through selector misses. */
-async function listFromStorage(store: GenericStore, t: ResourceType, prefix: string, opts: ListOptions, readAt: number | undefined, after: string, isContinue: boolean): Promise<ListResult> {
+async function listFromStorage(store: GenericStore, t: ResourceType, prefix: string, opts: ListOptions, readAt: number | undefined, after: string, isContinue: boolean, signal?: AbortSignal): Promise<ListResult> {
   if (readAt !== undefined) {
     const current = await store.currentRevision();
     if (readAt > current) {
       try {
-        await store.waitForRevision(readAt);
+        await store.waitForRevision(readAt, signal);
       } catch {
         throw tooLargeError(readAt, await store.currentRevision());
       }

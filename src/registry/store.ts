@@ -353,7 +353,13 @@ export class GenericStore {
   // ---- helpers
 
   private attributes(operation: AdmissionOperation, t: ResourceType, namespace: string, name: string, subresource: string, opts: WriteOptions, object?: KObject, oldObject?: KObject): AdmissionAttributes {
-    return { operation, type: t, namespace, name, subresource, object, oldObject, dryRun: opts.dryRun, user: opts.user, signal: opts.signal };
+    return {
+      operation, type: t, namespace, name, subresource, object, oldObject, dryRun: opts.dryRun, user: opts.user,
+      // Read on use only (see handlers/write-options.ts).
+      get signal() {
+        return opts.signal;
+      },
+    };
   }
 
   /** Every stored object of the type, across namespaces (for allocation). */

@@ -4,7 +4,7 @@ import type { Codec } from "../encoding/codec.js";
 import { protobufCodec } from "../encoding/protobuf/index.js";
 import type { ServerParts } from "../handlers/context.js";
 import { builtinSchema } from "../types/register.js";
-import type { NonResourceHandler } from "./dispatch.js";
+import type { NonResourceHandler } from "../http/context.js";
 
 export function extraCodecs(): Codec[] {
   return [protobufCodec];

@@ -2,7 +2,7 @@
 // compatibility layer on the hot path); HTTP/1.1 requests from the `request` event.
 import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream, type IncomingHttpHeaders } from "node:http2";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { h1Exchange, h2Exchange, type Exchange } from "./exchange.js";
+import { h1Exchange, h2Exchange, type Exchange } from "../http/exchange.js";
 
 export interface TlsMaterial {
   cert: string;

@@ -16,6 +16,14 @@ export interface ServerOptions {
   featureGates: string;
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
+  /** --request-timeout: the deadline of a request that is not long-running (watch excepted). */
+  requestTimeoutMs: number;
+  /** --min-request-timeout: a watch without timeoutSeconds lasts between this and twice it. */
+  minRequestTimeoutSeconds: number;
+  /** --max-requests-inflight: read-only requests served at once (0 = no limit). */
+  maxRequestsInflight: number;
+  /** --max-mutating-requests-inflight: mutating requests served at once (0 = no limit). */
+  maxMutatingRequestsInflight: number;
   /** --service-cluster-ip-range: where Service cluster IPs come from. */
   serviceClusterIPRange: string;
   /** --service-node-port-range: where NodePorts come from. */
@@ -38,6 +46,10 @@ export function defaultOptions(): ServerOptions {
     featureGates: "",
     livezGracePeriodMs: 0,
     shutdownDelayMs: 0,
+    requestTimeoutMs: 60_000,
+    minRequestTimeoutSeconds: 1800,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
     serviceClusterIPRange: "10.0.0.0/24",
     serviceNodePortRange: "30000-32767",
     dataDir: "./.kapi",

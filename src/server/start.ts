@@ -35,7 +35,10 @@ import { Cacher } from "../storage/cacher/cacher.js";
 import type { WatchCacheOptions } from "../storage/cacher/watch-cache.js";
 import { builtinResources } from "../types/builtin-resources.js";
 import { kubernetesService, serviceRanges } from "../types/allocation/service.js";
-import { createDispatcher } from "./dispatch.js";
+import { buildHandlerChain } from "./chain.js";
+import { maxInFlightFilter } from "./filters/max-in-flight.js";
+import { isLongRunning } from "./long-running.js";
+import { createRouter } from "./router.js";
 import { renderKubeconfig } from "./kubeconfig.js";
 import { createListener } from "./listener.js";
 import type { ServerOptions } from "./options.js";
@@ -44,6 +47,7 @@ import { setupTls } from "./tls-setup.js";
 import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
 import { reviewHandlers } from "../handlers/reviews.js";
 import { scaleHandlers } from "../handlers/scale.js";
+import { toApiError } from "../handlers/errors.js";
 
 export interface RunningServer {
   url: string;
@@ -109,6 +113,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     gates,
     codecs: new CodecSet([jsonCodec, yamlCodec, ...extraCodecs()]),
     streams: new Set(),
+    minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
   };
 
   // A group-resource that stops being served (or changes shape) takes its watch cache with it.
@@ -162,16 +167,23 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   });
   const authenticate = unionAuthenticator(authenticators, anon);
   const special = reviewHandlers(authorizer, authenticate);
-  const dispatch = createDispatcher({
-    parts,
+  const handle = buildHandlerChain({
+    toApiError,
+    codecs: parts.codecs,
     metrics,
+    requestTimeoutMs: o.requestTimeoutMs,
+    isLongRunning,
     authenticate,
     authorizer,
-    nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts)],
-    subresourceHandlers: special,
-    declaredSubresourceHandlers: new Map([["scale", scaleHandlers]]),
+    flowControl: maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning),
+    router: createRouter({
+      parts,
+      nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts)],
+      special,
+      declared: new Map([["scale", scaleHandlers]]),
+    }),
   });
-  const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, dispatch);
+  const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, handle);
   try {
     await new Promise<void>((resolve, reject) => {
       listener.server.once("error", reject);

@@ -185,11 +185,12 @@ export class WatchCache<O> {
     return current;
   }
 
-  /** Wait until the cache has reached `rev`, else CacheError TooLarge after the freshness timeout. */
-  async waitUntilFresh(rev: number, timeoutMs = this.opts.freshnessTimeoutMs): Promise<void> {
+  /** Wait until the cache has reached `rev`, else CacheError TooLarge after the freshness timeout; stops when `signal` aborts. */
+  async waitUntilFresh(rev: number, timeoutMs = this.opts.freshnessTimeoutMs, signal?: AbortSignal): Promise<void> {
     await this.ready;
     const deadline = Date.now() + timeoutMs;
     while (this.revision < rev) {
+      signal?.throwIfAborted();
       this.checkRunning();
       const current = await this.cfg.storage.currentRevision();
       if (current >= rev) {

@@ -1,7 +1,7 @@
 // One request/response pair, the same shape whether it arrived over HTTP/2 (raw stream API,
 // no compatibility layer) or HTTP/1.1. Handlers only see this.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import type { ServerHttp2Stream, IncomingHttpHeaders as H2Headers } from "node:http2";
+import { constants as h2constants, type ServerHttp2Stream, type IncomingHttpHeaders as H2Headers } from "node:http2";
 import type { TLSSocket } from "node:tls";
 import { tooLarge } from "../apimachinery/errors.js";
 
@@ -19,6 +19,8 @@ export interface Exchange {
   head(status: number, headers: Record<string, string | number | string[]>): void;
   write(chunk: Buffer | string): boolean;
   end(chunk?: Buffer | string): void;
+  /** Cuts the response off (HTTP/2 stream reset, HTTP/1.1 connection closed): the client sees it failed. */
+  abort(): void;
   readonly headersSent: boolean;
   /** The status sent with head() (0 before). */
   readonly status: number;
@@ -81,6 +83,9 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers): Excha
       if (stream.closed || stream.destroyed) return;
       stream.end(chunk);
     },
+    abort() {
+      if (!stream.destroyed) stream.close(h2constants.NGHTTP2_INTERNAL_ERROR);
+    },
     get headersSent() {
       return sent;
     },
@@ -124,6 +129,9 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse): Exchange 
     end(chunk) {
       if (chunk !== undefined) res.end(chunk);
       else res.end();
+    },
+    abort() {
+      res.destroy();
     },
     get headersSent() {
       return res.headersSent;

@@ -1,9 +1,10 @@
-// Writing responses: objects in the negotiated encoding, and ApiErrors as metav1.Status — the
-// one place where an error becomes a Status body.
+// Writing responses: objects in the negotiated encoding, and ApiErrors as metav1.Status bodies
+// (writeStatus; the recovery filter is the one caller for errors that leave the chain).
 import { gzipSync } from "node:zlib";
-import { asApiError } from "../apimachinery/errors.js";
+import { asApiError, type ApiError } from "../apimachinery/errors.js";
 import type { Codec } from "../encoding/codec.js";
 import { jsonCodec } from "../encoding/codec.js";
+import { negotiateOutput, type CodecSet } from "../encoding/negotiate.js";
 import { header, type Exchange } from "./exchange.js";
 
 /** Upstream compresses only responses above this size. */
@@ -49,6 +50,28 @@ export function writeObject(ex: Exchange, status: number, obj: unknown, codec: C
   writeBytes(ex, status, body, opts.contentType ?? codec.mediaType, opts);
 }
 
+/**
+ * An error as a metav1.Status in the encoding the client's Accept negotiates (JSON, YAML,
+ * protobuf). When Accept names nothing served, the Status goes out as JSON: as upstream, the
+ * original error is never hidden behind a 406. Headers must not have been sent.
+ */
+export function writeStatus(ex: Exchange, e: ApiError, codecs: CodecSet, opts: Pick<WriteOptions, "pretty" | "warnings"> = {}): void {
+  let codec: Codec;
+  try {
+    codec = negotiateOutput(header(ex.headers, "accept"), codecs).codec;
+  } catch {
+    codec = jsonCodec;
+  }
+  writeObject(ex, e.code, e.toStatus(), codec, { ...opts, headers: { ...retryAfter(e), ...e.headers } });
+}
+
+/** A Status that asks the client to wait also says so in Retry-After (upstream does both). */
+function retryAfter(e: ApiError): Record<string, string> {
+  const seconds = e.details?.retryAfterSeconds;
+  return seconds && seconds > 0 ? { "retry-after": String(seconds) } : {};
+}
+
+/** An error as a JSON Status, for writers outside the chain (discovery); prefer throwing. */
 export function writeError(ex: Exchange, err: unknown, codec: Codec = jsonCodec): void {
   const e = asApiError(err);
   if (e.code === 500) console.error("kapi: internal error:", err);

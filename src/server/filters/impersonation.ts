@@ -1,9 +1,11 @@
 // Impersonation (Impersonate-User / -Group / -Uid / -Extra-<key> headers): after authenticating
 // the caller, each requested attribute is authorized with the "impersonate" verb, then the
 // request proceeds as the impersonated user (upstream's WithImpersonation filter).
-import { badRequest, forbidden } from "../apimachinery/errors.js";
-import type { Attributes, Authorizer } from "../authz/authorizer.js";
-import { anonymousUser, authenticatedGroup, unauthenticatedGroup, type UserInfo } from "../authn/user.js";
+import { badRequest, forbidden } from "../../apimachinery/errors.js";
+import type { Attributes, Authorizer } from "../../authz/authorizer.js";
+import { anonymousUser, authenticatedGroup, unauthenticatedGroup, type UserInfo } from "../../authn/user.js";
+import { userOf } from "../../http/context.js";
+import type { Filter } from "./filter.js";
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -14,6 +16,21 @@ const all = (h: Headers, name: string): string[] => {
 };
 
 const serviceAccountPrefix = "system:serviceaccount:";
+
+/** Serves the rest of the chain as the impersonated user, when the request asks for one. */
+export function impersonationFilter(authorizer: Authorizer): Filter {
+  const impersonating: Filter = async (ctx, next) => {
+    ctx.user = await impersonate(userOf(ctx), ctx.ex.headers, authorizer);
+    return next();
+  };
+  // Most requests impersonate no one: they pass on without waiting for anything.
+  return (ctx, next) => (asksToImpersonate(ctx.ex.headers) ? impersonating(ctx, next) : next());
+}
+
+function asksToImpersonate(headers: Headers): boolean {
+  for (const name in headers) if (name.startsWith("impersonate-")) return true;
+  return false;
+}
 
 /** The user to serve the request as, or `caller` when no impersonation headers are present. */
 export async function impersonate(caller: UserInfo, headers: Headers, authorizer: Authorizer): Promise<UserInfo> {

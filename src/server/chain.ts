@@ -1,0 +1,56 @@
+// The request path, assembled in one place and read top to bottom: each request gets one
+// RequestContext and passes these stages in this order (kube-apiserver's order), ending at the
+// router. Each stage is a small module under ./filters/ with its own tests.
+import type { ApiError } from "../apimachinery/errors.js";
+import type { Authorizer } from "../authz/authorizer.js";
+import type { CodecSet } from "../encoding/negotiate.js";
+import { newRequestContext } from "../http/context.js";
+import type { Exchange } from "../http/exchange.js";
+import type { ServerMetrics } from "../observability/metrics.js";
+import { auditFilter } from "./filters/audit.js";
+import { authenticationFilter, type Authenticate } from "./filters/authentication.js";
+import { authorizationFilter } from "./filters/authorization.js";
+import { deadlineFilter } from "./filters/deadline.js";
+import { compose, passThrough, type Filter, type Handler } from "./filters/filter.js";
+import { impersonationFilter } from "./filters/impersonation.js";
+import { metricsFilter } from "./filters/metrics.js";
+import { recoveryFilter } from "./filters/recovery.js";
+import { requestInfoFilter } from "./filters/request-info.js";
+import type { LongRunningCheck } from "./long-running.js";
+
+export interface ChainConfig {
+  /** The one conversion of thrown values to ApiError (the recovery filter's). */
+  toApiError: (thrown: unknown) => ApiError;
+  /** Encodings errors can be written in (negotiated from Accept). */
+  codecs: CodecSet;
+  metrics?: ServerMetrics;
+  /** --request-timeout, in ms. */
+  requestTimeoutMs: number;
+  isLongRunning: LongRunningCheck;
+  authenticate: Authenticate;
+  /** The audit stage; a no-op until audit is built. */
+  audit?: Filter;
+  authorizer: Authorizer;
+  /** Flow control: max-in-flight today, priority and fairness one day. */
+  flowControl: Filter;
+  /** The last stage: routes to the non-resource, subresource or verb handler. */
+  router: Handler;
+}
+
+export function buildHandlerChain(c: ChainConfig): (ex: Exchange) => Promise<void> {
+  const handle = compose(
+    [
+      recoveryFilter({ toApiError: c.toApiError, codecs: c.codecs }), // any throw → Status, never a crash
+      requestInfoFilter(), //                                            verb, resource, namespace, name
+      c.metrics ? metricsFilter(c.metrics) : passThrough, //             counted with the status sent
+      deadlineFilter({ requestTimeoutMs: c.requestTimeoutMs, isLongRunning: c.isLongRunning }), // 504
+      authenticationFilter(c.authenticate), //                           who: 401 when no one
+      c.audit ?? auditFilter(), //                                       what was asked, by whom
+      impersonationFilter(c.authorizer), //                              as whom
+      c.flowControl, //                                                  how many at once: 429
+      authorizationFilter(c.authorizer), //                              allowed? 403 when not
+    ],
+    c.router,
+  );
+  return (ex) => handle(newRequestContext(ex));
+}

@@ -1,0 +1,100 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it, vi } from "vitest";
+import { ApiError } from "../../apimachinery/errors.js";
+import { recordingContext } from "../../http/testing.js";
+import { isLongRunning } from "../long-running.js";
+import { allottedTime, deadlineFilter, requestTimeoutError } from "./deadline.js";
+
+const filter = (requestTimeoutMs: number) => deadlineFilter({ requestTimeoutMs, isLongRunning });
+
+describe("deadline filter", () => {
+  it("sets the deadline --request-timeout after arrival and lets a prompt request finish", async () => {
+    const { ctx, rec } = recordingContext({ path: "/api/v1/pods" });
+    await filter(60_000)(ctx, async () => {
+      ctx.ex.head(200, {});
+      ctx.ex.end("ok");
+    });
+    expect(ctx.deadline).toBe(ctx.receivedAt + 60_000);
+    expect(ctx.signal.aborted).toBe(false);
+    expect(rec.status).toBe(200);
+    expect(rec.body()).toBe("ok");
+  });
+
+  it("answers 504 Timeout when the handler outlives the deadline, and aborts the signal", async () => {
+    const { ctx, rec } = recordingContext({ path: "/api/v1/namespaces/a/pods/p", query: "timeout=30ms" });
+    let handlerSignal: AbortSignal | undefined;
+    let lateWrite: Promise<void> | undefined;
+    const run = filter(60_000)(ctx, async () => {
+      handlerSignal = ctx.signal;
+      const handedOn = ctx.ex;
+      lateWrite = sleep(80).then(() => {
+        handedOn.head(200, {});
+        handedOn.end("too late");
+      });
+      await lateWrite;
+    });
+    await expect(run).rejects.toMatchObject({ code: 504, reason: "Timeout", message: "Timeout: request did not complete within the allotted timeout" });
+    expect(handlerSignal!.aborted).toBe(true);
+    expect(handlerSignal!.reason).toBeInstanceOf(ApiError);
+    expect(ctx.ex).toBe(rec.ex); // the real exchange is back for recovery to answer on
+    await lateWrite;
+    expect(rec.status).toBe(0); // the handler's late answer went nowhere
+    expect(rec.body()).toBe("");
+  });
+
+  it("cuts off a response already under way when the deadline passes", async () => {
+    const { ctx, rec } = recordingContext({ path: "/api/v1/pods" });
+    await filter(20)(ctx, async () => {
+      ctx.ex.head(200, {});
+      ctx.ex.write("[");
+      await sleep(60);
+    });
+    expect(rec.aborted).toBe(true);
+  });
+
+  it("passes a handler's own error through", async () => {
+    const { ctx } = recordingContext({ path: "/api/v1/pods" });
+    const err = new Error("handler failed");
+    await expect(
+      filter(60_000)(ctx, async () => {
+        throw err;
+      }),
+    ).rejects.toBe(err);
+  });
+
+  it("gives long-running requests (watch) no deadline", async () => {
+    const { ctx } = recordingContext({ path: "/api/v1/pods", query: "watch=true&timeout=1ms" });
+    const next = vi.fn(async () => sleep(20));
+    await filter(5)(ctx, next);
+    expect(next).toHaveBeenCalledOnce();
+    expect(ctx.deadline).toBeUndefined();
+    expect(ctx.signal.aborted).toBe(false);
+  });
+
+  it("refuses a timeout parameter that is not a duration, before the handler runs", async () => {
+    const { ctx } = recordingContext({ path: "/api/v1/pods", query: "timeout=soon" });
+    const next = vi.fn(async () => undefined);
+    await expect(filter(60_000)(ctx, next)).rejects.toMatchObject({
+      code: 400,
+      reason: "BadRequest",
+      message: 'invalid timeout specified in the request URL - time: invalid duration "soon"',
+    });
+    expect(next).not.toHaveBeenCalled();
+  });
+});
+
+describe("allottedTime", () => {
+  it("shortens to a positive timeout parameter, never lengthens", () => {
+    expect(allottedTime(null, 60_000)).toBe(60_000);
+    expect(allottedTime("", 60_000)).toBe(60_000);
+    expect(allottedTime("1s", 60_000)).toBe(1000);
+    expect(allottedTime("1m30s", 60_000)).toBe(60_000);
+    expect(allottedTime("0s", 60_000)).toBe(60_000);
+    expect(allottedTime("-5s", 60_000)).toBe(60_000);
+    expect(() => allottedTime("5", 60_000)).toThrow('invalid timeout specified in the request URL - time: missing unit in duration "5"');
+  });
+
+  it("has upstream's 504 Status", () => {
+    expect(requestTimeoutError().toStatus()).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Timeout: request did not complete within the allotted timeout", reason: "Timeout", code: 504 });
+  });
+});

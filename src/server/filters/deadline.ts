@@ -1,0 +1,86 @@
+// The deadline of a request that is not long-running: --request-timeout after it arrived, or
+// sooner when its `timeout` query parameter asks (never later). When the deadline passes first,
+// the client is answered 504 at once and the request's signal aborts, so waits inside stop; the
+// handler itself may still be running and is left to finish, its writes going nowhere (as
+// kube-apiserver's timeout filter does). Long-running requests (watch) keep their own bounds
+// (timeoutSeconds, --min-request-timeout) and get no deadline here.
+import { ApiError, badRequest } from "../../apimachinery/errors.js";
+import { parseGoDuration } from "../../apimachinery/duration.js";
+import { requestInfoOf } from "../../http/context.js";
+import { QuietableExchange } from "../../http/quiet-exchange.js";
+import type { LongRunningCheck } from "../long-running.js";
+import type { Filter } from "./filter.js";
+
+export interface DeadlineOptions {
+  /** --request-timeout, in ms. */
+  requestTimeoutMs: number;
+  isLongRunning: LongRunningCheck;
+}
+
+/** kube-apiserver's answer when a request outlives its deadline. */
+export function requestTimeoutError(): ApiError {
+  return new ApiError(504, "Timeout", "Timeout: request did not complete within the allotted timeout");
+}
+
+export function deadlineFilter(o: DeadlineOptions): Filter {
+  return (ctx, next) => {
+    let deadline: number;
+    try {
+      if (o.isLongRunning(requestInfoOf(ctx))) return next();
+      deadline = ctx.receivedAt + allottedTime(ctx.ex.query.get("timeout"), o.requestTimeoutMs);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    ctx.deadline = deadline;
+    const real = ctx.ex;
+    const handedOn = new QuietableExchange(real);
+    ctx.ex = handedOn;
+    // Whichever comes first settles the request: the rest of the chain, or the deadline.
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      let work: Promise<void>;
+      try {
+        work = next();
+      } catch (e) {
+        work = Promise.reject(e);
+      }
+      const timer = setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        ctx.ex = real;
+        handedOn.quiet();
+        const err = requestTimeoutError();
+        ctx.cancel(err);
+        // What the handler does from here on reaches no one (upstream logs it as post-timeout activity).
+        work.catch(() => undefined);
+        if (!real.headersSent) return reject(err);
+        // A response already under way cannot become a 504: cut it off so the client sees it failed.
+        real.abort();
+        resolve();
+      }, Math.max(0, deadline - Date.now()));
+      const finished = (settle: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        ctx.ex = real;
+        settle();
+      };
+      work.then(
+        () => finished(resolve),
+        (e) => finished(() => reject(e)),
+      );
+    });
+  };
+}
+
+/** The request's time: the `timeout` parameter when it is positive and shorter, else the maximum. */
+export function allottedTime(timeoutParam: string | null, maximumMs: number): number {
+  if (timeoutParam === null || timeoutParam === "") return maximumMs;
+  let ms: number;
+  try {
+    ms = parseGoDuration(timeoutParam);
+  } catch (e) {
+    throw badRequest(`invalid timeout specified in the request URL - ${(e as Error).message}`);
+  }
+  return ms > 0 && ms < maximumMs ? ms : maximumMs;
+}

@@ -1,0 +1,47 @@
+// Flow control as kube-apiserver's max-in-flight limit: at most --max-requests-inflight read-only
+// requests (get, list) and --max-mutating-requests-inflight others at once; one more is answered
+// 429 at once, not queued. Long-running requests (watch) are not counted, 0 means no limit, and
+// system:masters is let through when the limit is reached (not counted either).
+// This is a seam: priority and fairness (APF) is another Filter in the same place of the chain.
+import { mastersGroup } from "../../authn/user.js";
+import { requestInfoOf } from "../../http/context.js";
+import type { Exchange } from "../../http/exchange.js";
+import { writeText } from "../../http/respond.js";
+import type { LongRunningCheck } from "../long-running.js";
+import { passThrough, type Filter } from "./filter.js";
+
+export interface InFlightLimits {
+  readOnly: number;
+  mutating: number;
+}
+
+const readOnlyVerbs = new Set(["get", "list", "watch"]);
+
+export function maxInFlightFilter(limits: InFlightLimits, isLongRunning: LongRunningCheck): Filter {
+  if (limits.readOnly === 0 && limits.mutating === 0) return passThrough;
+  const inFlight: InFlightLimits = { readOnly: 0, mutating: 0 };
+  return async (ctx, next) => {
+    const info = requestInfoOf(ctx);
+    if (isLongRunning(info)) return next();
+    // As upstream: a non-resource request's verb is its lowercased method, so HEAD counts as mutating.
+    const kind: keyof InFlightLimits = readOnlyVerbs.has(info.verb) ? "readOnly" : "mutating";
+    const limit = limits[kind];
+    if (limit === 0) return next();
+    if (inFlight[kind] >= limit) {
+      if (ctx.user?.groups.includes(mastersGroup)) return next();
+      tooManyRequests(ctx.ex);
+      return;
+    }
+    inFlight[kind]++;
+    try {
+      await next();
+    } finally {
+      inFlight[kind]--;
+    }
+  };
+}
+
+/** Upstream answers in plain text, not a Status; client-go retries after Retry-After. */
+function tooManyRequests(ex: Exchange): void {
+  writeText(ex, 429, "Too many requests, please try again later.\n", { "retry-after": "1" });
+}
