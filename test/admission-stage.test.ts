@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ApiError } from "../src/apimachinery/errors.js";
+import { deepClone } from "../src/apimachinery/json-value.js";
 import { startServer, type AdmissionAttributes, type AdmissionPlugin, type KapiServer } from "../src/index.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { req, withCredentials, type TestServer } from "./support/client.js";
@@ -38,8 +39,8 @@ const snapshot = (stage: Seen["stage"], a: AdmissionAttributes): Seen => ({
   name: a.name,
   dryRun: a.dryRun,
   user: a.user?.name,
-  object: a.object === undefined ? undefined : structuredClone(a.object),
-  oldObject: a.oldObject === undefined ? undefined : structuredClone(a.oldObject),
+  object: a.object === undefined ? undefined : deepClone(a.object),
+  oldObject: a.oldObject === undefined ? undefined : deepClone(a.oldObject),
 });
 
 const recorder: AdmissionPlugin = {

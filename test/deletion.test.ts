@@ -2,7 +2,7 @@
 // Orphan) through the garbage collector, dry run, and unsafe deletion of a corrupt object.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req, watchEvents, type TestServer } from "./support/client.js";
-import { startTuned } from "./list-watch-support.js";
+import { startTuned } from "./support/list-watch.js";
 
 const start = (featureGates = "") => startTuned({ featureGates });
 
@@ -71,13 +71,14 @@ describe("deletion", () => {
 
   it("deletes in the foreground: dependents first, then the owner", async () => {
     const o = await owner("fg-owner");
-    await dependent("fg-dep", o, true);
+    const dep = await dependent("fg-dep", o, true);
+    const isDeletion = (e: any) => e.type === "DELETED" && ["fg-owner", "fg-dep"].includes(e.object.metadata.name);
+    const deletions = watchEvents(s, `${cmPath}?watch=1&resourceVersion=${dep.metadata.resourceVersion}`, (evs) => evs.filter(isDeletion).length === 2);
     const d = await req(s, "DELETE", `${cmPath}/fg-owner?propagationPolicy=Foreground`);
     expect(d.status).toBe(200);
     expect(d.json.metadata.finalizers).toEqual(["foregroundDeletion"]);
     expect(d.json.metadata.deletionTimestamp).toBeDefined();
-    await eventually(gone(s, `${cmPath}/fg-dep`));
-    await eventually(gone(s, `${cmPath}/fg-owner`));
+    expect((await deletions).filter(isDeletion).map((e) => e.object.metadata.name)).toEqual(["fg-dep", "fg-owner"]);
   });
 
   it("orphans dependents with Orphan and with the deprecated orphanDependents", async () => {
@@ -107,14 +108,16 @@ describe("deletion", () => {
 
   it("dry-runs a delete: nothing removed, no watch event", async () => {
     const o = await owner("dry");
-    const w = watchEvents(s, `${cmPath}?watch=1&resourceVersion=${o.metadata.resourceVersion}&fieldSelector=metadata.name%3Ddry`, (e) => e.length > 0, 800);
+    const w = watchEvents(s, `${cmPath}?watch=1&resourceVersion=${o.metadata.resourceVersion}&fieldSelector=metadata.name%3Ddry`, (e) => e.length > 0);
     const d = await req(s, "DELETE", `${cmPath}/dry?dryRun=All`);
     expect(d.status).toBe(200);
     expect((await req(s, "GET", `${cmPath}/dry`)).status).toBe(200);
-    expect(await w).toEqual([]);
     const dc = await req(s, "DELETE", `${cmPath}?dryRun=All&fieldSelector=metadata.name%3Ddry`);
     expect(dc.json.items.map((i: any) => i.metadata.name)).toEqual(["dry"]);
     expect((await req(s, "GET", `${cmPath}/dry`)).status).toBe(200);
+    // A real change afterwards must be the first event the watch sees.
+    await req(s, "PATCH", `${cmPath}/dry`, { body: { data: { sentinel: "1" } }, headers: { "content-type": "application/merge-patch+json" } });
+    expect((await w).map((e) => `${e.type} ${e.object.metadata.name} ${e.object.data?.sentinel}`)).toEqual(["MODIFIED dry 1"]);
   });
 
   it("removes a corrupt object only with ignoreStoreReadErrorWithClusterBreakingPotential", async () => {

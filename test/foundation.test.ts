@@ -265,6 +265,7 @@ describe("wire basics", () => {
     expect(nf.json.kind).toBe("Status");
     const ns = await req(s, "DELETE", "/api/v1/namespaces");
     expect(ns.status).toBe(405);
+    expect(ns.json).toMatchObject({ kind: "Status", reason: "MethodNotAllowed", code: 405 });
   });
 });
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from "@kubernetes/client-node";
 import { req } from "./support/client.js";
-import { cm, mkns, sleep, startTuned, type PartsServer } from "./list-watch-support.js";
+import { cm, mkns, sleep, startTuned, type PartsServer } from "./support/list-watch.js";
 
 let s: PartsServer;
 beforeAll(async () => {
@@ -54,15 +54,21 @@ it("an informer misses and repeats nothing across forced watch restarts", async 
   await inBatches((name) => req(s, "PATCH", `/api/v1/namespaces/inf/configmaps/${name}`, { body: { data: { k: "2" } }, headers: { "content-type": "application/merge-patch+json" } }));
   await inBatches((name) => req(s, "DELETE", `/api/v1/namespaces/inf/configmaps/${name}`));
 
-  const deadline = Date.now() + 20_000;
-  while (total < 3 * n && Date.now() < deadline) await sleep(50);
-  await sleep(200); // anything repeated late would show up here
+  const waitForTotal = async (want: number) => {
+    const deadline = Date.now() + 20_000;
+    while (total < want && Date.now() < deadline) await sleep(50);
+  };
+  await waitForTotal(3 * n);
+  // A sentinel written last arrives after anything repeated late: once it is seen, the count is final.
+  await req(s, "POST", "/api/v1/namespaces/inf/configmaps", { body: cm("sentinel") });
+  await waitForTotal(3 * n + 1);
   const errorsBeforeStop = errors; // stop() itself aborts the open watch and reports that
   await informer.stop();
 
   expect(errorsBeforeStop).toBe(0);
   expect(connects).toBeGreaterThanOrEqual(4); // start + three forced restarts
-  expect(total).toBe(3 * n);
-  expect(seenRVs.size).toBe(3 * n);
+  expect(log.get("sentinel")).toEqual(["add"]);
+  expect(total).toBe(3 * n + 1);
+  expect(seenRVs.size).toBe(3 * n + 1);
   for (const name of names) expect(log.get(name)).toEqual(["add", "update", "delete"]);
 }, 60_000);

@@ -1,25 +1,13 @@
-// WATCH: start semantics, selector transitions, bookmarks, timeouts, 410/504, streaming lists
-// behind the WatchList gate, HTTP/2 multiplexing — against a real server.
+// WATCH: start semantics, selector transitions, bookmarks, timeouts and HTTP/2 multiplexing —
+// against a real server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { h2session, req, watchEvents } from "./support/client.js";
-import { cm, create, mkns, sleep, startTuned, type PartsServer } from "./list-watch-support.js";
+import { cm, create, mkns, sleep, startTuned, summary, type PartsServer } from "./support/list-watch.js";
 
 let s: PartsServer;
-let gated: PartsServer;
-let tiny: PartsServer;
+beforeAll(async () => void (s = await startTuned({ watchCache: { bookmarkIntervalMs: 150 } })));
+afterAll(async () => s?.stop());
 
-beforeAll(async () => {
-  [s, gated, tiny] = await Promise.all([
-    startTuned({ watchCache: { bookmarkIntervalMs: 150 } }),
-    startTuned({ featureGates: "WatchList=true" }),
-    startTuned({ storageHistoryWindowMs: 200 }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([s?.stop(), gated?.stop(), tiny?.stop()]);
-});
-
-const summary = (evs: any[]) => evs.map((e) => `${e.type} ${e.object.metadata?.name ?? ""}`.trim());
 const patch = (srv: PartsServer, ns: string, name: string, body: unknown) =>
   req(srv, "PATCH", `/api/v1/namespaces/${ns}/configmaps/${name}`, { body, headers: { "content-type": "application/merge-patch+json" } });
 
@@ -90,67 +78,6 @@ describe("watch start semantics", () => {
     const evs = await watchEvents(s, "/api/v1/namespaces/ws/configmaps?watch=1&resourceVersion=0&timeoutSeconds=1", () => false, 5000);
     expect(Date.now() - t0).toBeLessThan(3000);
     expect(evs.length).toBeGreaterThan(0);
-  });
-});
-
-describe("watch errors", () => {
-  it("a version older than the history: 200, then an ERROR event 410 Expired", async () => {
-    await mkns(tiny, "old");
-    const c = await create(tiny, "old", cm("x"));
-    for (let i = 0; i < 3; i++) await create(tiny, "old", cm(`y${i}`));
-    await sleep(600);
-    await create(tiny, "old", cm("z"));
-    const evs = await watchEvents(tiny, `/api/v1/namespaces/old/configmaps?watch=1&resourceVersion=${c.metadata.resourceVersion}`, () => false, 3000);
-    expect(evs).toHaveLength(1);
-    expect(evs[0].type).toBe("ERROR");
-    expect(evs[0].object).toMatchObject({ kind: "Status", code: 410, reason: "Expired" });
-    expect(evs[0].object.message).toMatch(new RegExp(`^too old resource version: ${c.metadata.resourceVersion} \\(\\d+\\)$`));
-  });
-
-  it("a version newer than the server has: waits, then 504 with Retry-After", async () => {
-    const t0 = Date.now();
-    const r = await req(s, "GET", "/api/v1/namespaces/ws/configmaps?watch=1&resourceVersion=99999999");
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(2500);
-    expect(r.status).toBe(504);
-    expect(r.headers["retry-after"]).toBe("1");
-    expect(r.json.message).toContain("Too large resource version");
-  }, 10_000);
-});
-
-describe("streaming list (sendInitialEvents)", () => {
-  const q = "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
-
-  it("is 422 while the WatchList gate is off (its 1.34 default)", async () => {
-    const r = await req(s, "GET", `/api/v1/namespaces/default/configmaps?${q}`);
-    expect(r.status).toBe(422);
-    expect(r.json.details.causes[0]).toMatchObject({ field: "sendInitialEvents", message: expect.stringContaining("WatchList feature gate") });
-  });
-
-  it("with the gate on: ADDED for the state, the initial-events-end BOOKMARK, then a normal watch", async () => {
-    await mkns(gated, "sl");
-    const a = await create(gated, "sl", cm("a"));
-    await create(gated, "sl", cm("b"));
-    const p = watchEvents(gated, `/api/v1/namespaces/sl/configmaps?${q}&resourceVersion=${a.metadata.resourceVersion}`, (e) => e.length >= 4);
-    await sleep(150);
-    await create(gated, "sl", cm("c"));
-    const evs = await p;
-    expect(summary(evs)).toEqual(["ADDED a", "ADDED b", "BOOKMARK", "ADDED c"]);
-    expect(evs[2].object.metadata.annotations).toEqual({ "k8s.io/initial-events-end": "true" });
-    expect(Number(evs[2].object.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(evs[1].object.metadata.resourceVersion));
-    expect(Number(evs[3].object.metadata.resourceVersion)).toBeGreaterThan(Number(evs[2].object.metadata.resourceVersion));
-  });
-
-  it("requires resourceVersionMatch=NotOlderThan", async () => {
-    const r = await req(gated, "GET", "/api/v1/namespaces/sl/configmaps?watch=1&sendInitialEvents=true");
-    expect(r.status).toBe(422);
-    expect(r.json.message).toContain("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
-  });
-
-  it("sendInitialEvents=false with resourceVersion 0 starts at the current state without synthetic events", async () => {
-    const p = watchEvents(gated, "/api/v1/namespaces/sl/configmaps?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&resourceVersion=0", (e) => e.length >= 1);
-    await sleep(150);
-    await create(gated, "sl", cm("d"));
-    expect(summary(await p)).toEqual(["ADDED d"]);
   });
 });
 

@@ -2,7 +2,7 @@
 // rules, and the errors (400 / 410 / 422 / 504) — against a real server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req } from "./support/client.js";
-import { cm, create, mkns, sleep, startTuned, type PartsServer } from "./list-watch-support.js";
+import { cm, create, mkns, sleep, startTuned, type PartsServer } from "./support/list-watch.js";
 
 let s: PartsServer;
 let tiny: PartsServer;
@@ -150,7 +150,9 @@ describe("list: resourceVersion N", () => {
 
   it("a future version waits, then 504 Too large resource version with Retry-After", async () => {
     const future = rvAfter5 + 100_000;
+    const t0 = Date.now();
     const [notOlder, exact] = await Promise.all([get(`resourceVersion=${future}`), get(`resourceVersion=${future}&resourceVersionMatch=Exact`)]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2500); // both waited for the version first
     for (const r of [notOlder, exact]) {
       expect(r.status).toBe(504);
       expect(r.headers["retry-after"]).toBe("1");

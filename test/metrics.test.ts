@@ -44,6 +44,7 @@ describe("/metrics", () => {
     const s = await startTestServer({ storage: "memory", options: { authenticationConfig: "config/local-authentication.yaml" } });
     try {
       expect((await req(s, "GET", "/metrics", { creds: s.anonymous })).status).toBe(401);
+      expect((await req(s, "GET", "/metrics")).status).toBe(200);
     } finally {
       await s.stop();
     }

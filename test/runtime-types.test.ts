@@ -9,7 +9,7 @@ import { CustomObjectsApi, KubeConfig, Watch } from "@kubernetes/client-node";
 import { req, watchEvents } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { widgetGroup, widgetType } from "./support/widget-type.js";
-import { sleep, startTuned, type PartsServer } from "./list-watch-support.js";
+import { sleep, startTuned, type PartsServer } from "./support/list-watch.js";
 
 const group = widgetGroup;
 const base = `/apis/${group}/v1`;

@@ -3,7 +3,7 @@
 import { request } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req } from "./support/client.js";
-import { startTuned, type PartsServer } from "./list-watch-support.js";
+import { startTuned, type PartsServer } from "./support/list-watch.js";
 
 let s: PartsServer;
 beforeAll(async () => {

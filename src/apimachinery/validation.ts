@@ -6,6 +6,7 @@
 //   pkg/util/validation/field (Error.Error() / ErrorBody()),
 //   pkg/api/errors (NewInvalid message and causes).
 // Lengths are measured in UTF-8 bytes, as Go's len() does.
+import { goJSON } from "./go-json.js";
 
 // ---------------------------------------------------------------------------------------------
 // Field errors
@@ -423,7 +424,7 @@ export function validateAnnotations(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Go formatting helpers (%q and encoding/json), needed for byte-identical messages.
+// Go formatting helpers (%q, %v of numbers), needed for byte-identical messages.
 
 const printableRe = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
 
@@ -483,62 +484,4 @@ function goNumber(n: number): string {
   if (n === Infinity) return "+Inf";
   if (n === -Infinity) return "-Inf";
   return String(n);
-}
-
-function goJSONString(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (cp >= 0xd800 && cp <= 0xdfff) {
-      out += "\\ufffd";
-      continue;
-    }
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case "\\":
-        out += "\\\\";
-        continue;
-      case "\b":
-        out += "\\b";
-        continue;
-      case "\f":
-        out += "\\f";
-        continue;
-      case "\n":
-        out += "\\n";
-        continue;
-      case "\r":
-        out += "\\r";
-        continue;
-      case "\t":
-        out += "\\t";
-        continue;
-    }
-    if (cp < 0x20 || ch === "<" || ch === ">" || ch === "&" || cp === 0x2028 || cp === 0x2029) {
-      out += "\\u" + cp.toString(16).padStart(4, "0");
-    } else {
-      out += ch;
-    }
-  }
-  return out + '"';
-}
-
-/** Go encoding/json.Marshal rendering (HTML-safe escaping, sorted map keys). */
-export function goJSON(v: unknown): string {
-  if (v === null || v === undefined) return "null";
-  if (typeof v === "string") return goJSONString(v);
-  if (typeof v === "number") return Number.isFinite(v) ? String(v) : "null";
-  if (typeof v === "boolean") return v ? "true" : "false";
-  if (typeof v === "bigint") return v.toString();
-  if (Array.isArray(v)) return "[" + v.map((x) => goJSON(x)).join(",") + "]";
-  if (typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    const keys = Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort();
-    return "{" + keys.map((k) => goJSONString(k) + ":" + goJSON(o[k])).join(",") + "}";
-  }
-  return "null";
 }

@@ -11,7 +11,9 @@
 // (field names < keys < values < indexes), which is the order FieldsV1 is
 // written in.
 
-import { compareStrings, compareValues, goJson, goJsonString, isObject, smdValueString, valuesEqual } from "./value.js";
+import { compareValues, isObject, smdValueString } from "./value.js";
+import { compareStrings, goJSON, goJSONString } from "../apimachinery/go-json.js";
+import { deepEqual } from "../apimachinery/json-value.js";
 import type { JsonObject, JsonValue } from "./value.js";
 
 /** One element of a field path. */
@@ -86,10 +88,10 @@ export function pathElementsEqual(a: PathElement, b: PathElement): boolean {
       return a.name === (b as typeof a).name;
     case "key": {
       const fb = (b as typeof a).fields;
-      return a.fields.length === fb.length && a.fields.every((f, i) => f[0] === fb[i]![0] && valuesEqual(f[1], fb[i]![1]));
+      return a.fields.length === fb.length && a.fields.every((f, i) => f[0] === fb[i]![0] && deepEqual(f[1], fb[i]![1]));
     }
     case "value":
-      return valuesEqual(a.value, (b as typeof a).value);
+      return deepEqual(a.value, (b as typeof a).value);
     case "index":
       return a.index === (b as typeof a).index;
   }
@@ -120,9 +122,9 @@ export function serializePathElement(pe: PathElement): string {
     case "field":
       return "f:" + pe.name;
     case "key":
-      return "k:{" + pe.fields.map(([k, v]) => goJsonString(k) + ":" + goJson(v)).join(",") + "}";
+      return "k:{" + pe.fields.map(([k, v]) => goJSONString(k) + ":" + goJSON(v)).join(",") + "}";
     case "value":
-      return "v:" + goJson(pe.value);
+      return "v:" + goJSON(pe.value);
     case "index":
       return "i:" + String(pe.index);
   }

@@ -5,7 +5,8 @@
 
 import { FieldSet, FieldsV1Error } from "./fieldpath.js";
 import type { FieldsV1 } from "./fieldpath.js";
-import { compareStrings, goJsonString, goQuote, isGoPrintable, isObject } from "./value.js";
+import { goQuote, isGoPrintable, isObject } from "./value.js";
+import { compareStrings, goJSONString } from "../apimachinery/go-json.js";
 
 /** One `metadata.managedFields` entry, in upstream's key order. */
 export interface ManagedFieldsEntry {
@@ -60,10 +61,10 @@ export const MAX_UPDATE_MANAGERS = 10;
  */
 export function buildManagerIdentifier(e: { manager?: string; operation?: string; apiVersion?: string; subresource?: string }): string {
   const parts: string[] = [];
-  if (e.manager) parts.push(`"manager":${goJsonString(e.manager)}`);
-  if (e.operation) parts.push(`"operation":${goJsonString(e.operation)}`);
-  if (e.operation !== "Apply" && e.apiVersion) parts.push(`"apiVersion":${goJsonString(e.apiVersion)}`);
-  if (e.subresource) parts.push(`"subresource":${goJsonString(e.subresource)}`);
+  if (e.manager) parts.push(`"manager":${goJSONString(e.manager)}`);
+  if (e.operation) parts.push(`"operation":${goJSONString(e.operation)}`);
+  if (e.operation !== "Apply" && e.apiVersion) parts.push(`"apiVersion":${goJSONString(e.apiVersion)}`);
+  if (e.subresource) parts.push(`"subresource":${goJSONString(e.subresource)}`);
   return "{" + parts.join(",") + "}";
 }
 

@@ -21,7 +21,9 @@ import type { Managed, ManagedFieldsEntry, VersionedSet } from "./managed-fields
 import { SchemaContext } from "./schema.js";
 import type { SchemaResolver, TypeRef } from "./schema.js";
 import { compare, ensureNamedFieldsAreMembers, merge, reconcileFieldSetWithSchema, removeItems, toFieldSet } from "./typed.js";
-import { compareStrings, isObject, valuesEqual } from "./value.js";
+import { isObject } from "./value.js";
+import { compareStrings } from "../apimachinery/go-json.js";
+import { deepEqual } from "../apimachinery/json-value.js";
 import type { JsonObject } from "./value.js";
 
 /** Options shared by apply and update. */
@@ -410,7 +412,7 @@ export function apply(
   const newObj = prune(env, merged, managers, lastSet);
   updateOthers(env, liveObj, newObj, managers, id, opts.force);
   stripMeta(managers, id);
-  const noop = valuesEqual(liveObj, newObj);
+  const noop = deepEqual(liveObj, newObj);
   if (!noop) managed.times.set(id, env.now);
   const result = noop ? liveObj : (stripNulls(newObj) as JsonObject);
   return finish(result, managed);

@@ -7,7 +7,8 @@ import { FieldSet, fieldElement, keyElement, pathElementString, pathElementsEqua
 import type { Path, PathElement } from "./fieldpath.js";
 import { SchemaContext, fieldType } from "./schema.js";
 import type { ListAtom, MapAtom, TypeRef } from "./schema.js";
-import { isObject, valuesEqual } from "./value.js";
+import { isObject } from "./value.js";
+import { deepEqual } from "../apimachinery/json-value.js";
 import type { JsonObject, JsonValue } from "./value.js";
 
 /** Raised for values that cannot be merged (duplicate keys in an applied list, list items without key fields, …). */
@@ -160,7 +161,7 @@ export function compare(ctx: SchemaContext, lhs: unknown, rhs: unknown, type: Ty
   const leaf = (l: unknown, r: unknown): void => {
     if (l === undefined) added.insert(path);
     else if (r === undefined) removed.insert(path);
-    else if (!valuesEqual(l, r)) modified.insert(path);
+    else if (!deepEqual(l, r)) modified.insert(path);
   };
 
   const cmp = (l: unknown, r: unknown, t: TypeRef): void => {
@@ -231,7 +232,7 @@ export function compare(ctx: SchemaContext, lhs: unknown, rhs: unknown, type: Ty
       path.push(pe);
       if (ll.length <= 1 && rl.length <= 1) cmp(ll[0], rl[0], a.elem);
       else if (ll.length >= 2 && rl.length >= 2) {
-        if (!valuesEqual(ll, rl)) modified.insert(path);
+        if (!deepEqual(ll, rl)) modified.insert(path);
       } else if (ll.length >= 2) {
         if (rl.length !== 0) cmp(undefined, rl[0], a.elem);
         removed.insert(path);

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { builtinTypeRegistry } from "../types/register.js";
 import { createDiscovery } from "./index.js";
 import { negotiateDiscovery } from "./aggregated.js";
-import { call } from "./testing.js";
+import { call } from "./fake-exchange.testkit.js";
 
 const { handler } = createDiscovery(builtinTypeRegistry((f) => f.enabledByDefault));
 const v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";

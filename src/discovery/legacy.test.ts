@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { builtinTypeRegistry } from "../types/register.js";
 import { createDiscovery } from "./index.js";
 import { storageVersionHash } from "./storage-version-hash.js";
-import { call } from "./testing.js";
+import { call } from "./fake-exchange.testkit.js";
 
 const { handler } = createDiscovery(builtinTypeRegistry((f) => f.enabledByDefault));
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { builtinSchema, builtinTypeRegistry } from "../types/register.js";
 import { widgetGroup, widgetType } from "../../test/support/widget-type.js";
 import { createDiscovery } from "./index.js";
-import { call } from "./testing.js";
+import { call } from "./fake-exchange.testkit.js";
 
 const aggregatedAccept = { accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" };
 

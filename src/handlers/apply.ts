@@ -7,7 +7,6 @@ import type { KObject } from "../registry/object.js";
 import { ownershipOptions } from "../registry/field-ownership.js";
 import { checkNameMatches, type WriteOptions, type WriteResult } from "../registry/store.js";
 import type { ResourceRequest } from "./context.js";
-import { asApplyApiError } from "./field-manager.js";
 
 export interface ApplyOptions extends WriteOptions {
   force: boolean;
@@ -23,12 +22,8 @@ export async function applyConfiguration(r: ResourceRequest, config: KObject, op
     subresource: sub,
     createIfMissing: true,
     desired(live) {
-      try {
-        const body = live ? config : { ...config, metadata: { ...(config.metadata ?? {}), name } };
-        return applyPatch(live, body, manager, undefined, engine).object as KObject;
-      } catch (e) {
-        throw asApplyApiError(e);
-      }
+      const body = live ? config : { ...config, metadata: { ...(config.metadata ?? {}), name } };
+      return applyPatch(live, body, manager, undefined, engine).object as KObject;
     },
   }, { ...write, fieldManager: manager, ownershipRecorded: true });
 }

@@ -1,11 +1,11 @@
 // Reading and decoding a write request's body into an object of the request's type.
 import { badRequest } from "../apimachinery/errors.js";
-import { DecodeError } from "../encoding/decode-error.js";
 import { negotiateInput } from "../encoding/negotiate.js";
 import { duplicateJsonKeys } from "../encoding/json.js";
 import { duplicateYamlKeys } from "../encoding/yaml-lazy.js";
 import { decodeAgainstSchema, decodeTarget, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
-import { isPlainObject, type KObject } from "../registry/object.js";
+import { isPlainObject } from "../apimachinery/json-value.js";
+import type { KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
 import { codecsFor } from "./codecs.js";
 
@@ -20,13 +20,7 @@ export async function readObject(r: ResourceRequest, expected: { apiVersion: str
   const codec = negotiateInput(header(r, "content-type"), codecsFor(r));
   const mode = parseFieldValidation(r.ex.query, r.ex.method === "PUT" ? "UpdateOptions" : "CreateOptions");
   const raw = await r.ex.body(maxBodyBytes);
-  let body: unknown;
-  try {
-    body = codec.decode(raw);
-  } catch (e) {
-    if (e instanceof DecodeError) throw badRequest(`error decoding request body: ${e.message}`);
-    throw e;
-  }
+  const body = codec.decode(raw);
   if (!isPlainObject(body)) throw badRequest(`the body of the request could not be decoded into a ${expected.kind} object`);
   checkTypeMeta(body, expected);
   // Protobuf bodies cannot carry unknown or duplicate fields.

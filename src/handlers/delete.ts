@@ -1,5 +1,4 @@
 // DELETE one object and DELETE a collection, with DeleteOptions from the body or the query.
-import { badRequest } from "../apimachinery/errors.js";
 import { listObjects } from "../registry/list.js";
 import { parseListOptions, validateListOptions } from "../registry/list-options.js";
 import type { DeleteOptions, PropagationPolicy } from "../registry/store.js";
@@ -12,7 +11,7 @@ import { negotiateWrite, writeResult } from "./output.js";
 import { writeOptions } from "./write-options.js";
 import { DecodeError } from "../encoding/decode-error.js";
 import { negotiateInput } from "../encoding/negotiate.js";
-import { isPlainObject } from "../registry/object.js";
+import { isPlainObject } from "../apimachinery/json-value.js";
 
 interface ParsedDeleteOptions extends DeleteOptions {
   /** orphanDependents=false was given: a pending deletion then answers 202 (upstream quirk). */
@@ -25,14 +24,9 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
   let body: Record<string, any> = {};
   if (raw.length > 0) {
     const codec = negotiateInput(r.ex.headers["content-type"] as string | undefined, r.parts.codecs);
-    try {
-      const decoded = codec.decode(raw);
-      if (decoded !== null && !isPlainObject(decoded)) throw new DecodeError("DeleteOptions must be an object");
-      body = (decoded as Record<string, any>) ?? {};
-    } catch (e) {
-      if (e instanceof DecodeError) throw badRequest(`error decoding request body: ${e.message}`);
-      throw e;
-    }
+    const decoded = codec.decode(raw);
+    if (decoded !== null && !isPlainObject(decoded)) throw new DecodeError("DeleteOptions must be an object");
+    body = (decoded as Record<string, any>) ?? {};
   }
   const dryRun = parseDryRun(q, "DeleteOptions") || (Array.isArray(body.dryRun) && body.dryRun.includes("All"));
   const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;

@@ -1,6 +1,6 @@
 // Who a write is recorded as in managedFields: ?fieldManager=, else the User-Agent's product
-// (as upstream), validated as upstream does; and apply-engine errors as API errors.
-import { ApplyBadRequestError, ApplyConflictError, ManagedFieldsError, TypedValueError, managerName, validateFieldManager } from "../apply/index.js";
+// (as upstream), validated as upstream does.
+import { managerName, validateFieldManager } from "../apply/index.js";
 import { ApiError } from "../apimachinery/errors.js";
 import type { ResourceRequest } from "./context.js";
 
@@ -19,15 +19,4 @@ export function resolveFieldManager(r: ResourceRequest, optionsKind: string): st
   }
   const ua = r.ex.headers["user-agent"];
   return managerName(given, Array.isArray(ua) ? ua[0] : ua);
-}
-
-/** The apply engine's errors in API terms (409 conflicts with causes, 400, 422). */
-export function asApplyApiError(e: unknown): unknown {
-  if (e instanceof ApplyConflictError) {
-    const st = e.status() as { message: string; details: { causes: { reason: string; message: string; field: string }[] } };
-    return new ApiError(409, "Conflict", st.message, { causes: st.details.causes });
-  }
-  if (e instanceof ApplyBadRequestError || e instanceof ManagedFieldsError) return new ApiError(400, "BadRequest", e.message);
-  if (e instanceof TypedValueError) return new ApiError(422, "Invalid", e.message);
-  return e;
 }

@@ -6,7 +6,6 @@ import { yaml } from "../encoding/yaml-lazy.js";
 import { applyJsonPatch } from "../patch/json-patch.js";
 import { applyMergePatch, assertMergePatchDocument } from "../patch/merge-patch.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
-import { PatchError, patchErrorStatus } from "../patch/errors.js";
 import { parseMediaType } from "../encoding/media-type.js";
 import type { KObject } from "../registry/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
@@ -40,26 +39,18 @@ export function decodePatch(type: PatchType, raw: Buffer): unknown {
 
 /** Applies a json, merge or strategic patch to `current`; the result is a new object. */
 export function applyPatchDocument(type: Exclude<PatchType, "apply">, t: ResourceType, current: KObject, patch: unknown): KObject {
-  try {
-    let out: unknown;
-    if (type === "json") out = applyJsonPatch(current, patch);
-    else if (type === "merge") {
-      assertMergePatchDocument(patch);
-      out = applyMergePatch(current, patch);
-    } else {
-      const root = t.strategicMergePatch ? t.schema.nameOf(t.group, t.version, t.kind) : undefined;
-      if (!root) throw new ApiError(415, "UnsupportedMediaType", `strategic merge patch is not supported for ${t.kind}`);
-      out = applyStrategicMergePatch(current, patch, t.schema.definition, root);
-    }
-    if (out === null || typeof out !== "object" || Array.isArray(out)) throw badRequest("the patched object is not an object");
-    return out as KObject;
-  } catch (e) {
-    if (e instanceof PatchError) {
-      const st = patchErrorStatus(e);
-      throw new ApiError(st.code, st.reason, st.message);
-    }
-    throw e;
+  let out: unknown;
+  if (type === "json") out = applyJsonPatch(current, patch);
+  else if (type === "merge") {
+    assertMergePatchDocument(patch);
+    out = applyMergePatch(current, patch);
+  } else {
+    const root = t.strategicMergePatch ? t.schema.nameOf(t.group, t.version, t.kind) : undefined;
+    if (!root) throw new ApiError(415, "UnsupportedMediaType", `strategic merge patch is not supported for ${t.kind}`);
+    out = applyStrategicMergePatch(current, patch, t.schema.definition, root);
   }
+  if (out === null || typeof out !== "object" || Array.isArray(out)) throw badRequest("the patched object is not an object");
+  return out as KObject;
 }
 
 /** PatchOptions checks (upstream ValidatePatchOptions): fieldManager is required for apply. */

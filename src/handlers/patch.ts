@@ -1,7 +1,8 @@
 // PATCH of an object or its /status: JSON patch, merge patch, strategic merge patch, and
 // server-side apply (create when absent).
 import { ApiError, methodNotSupported, notFound } from "../apimachinery/errors.js";
-import { isPlainObject, type KObject } from "../registry/object.js";
+import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
+import type { KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
 import { checkTypeMeta, duplicateKeys, header, maxBodyBytes, versionedKind } from "./body.js";
 import { decodeAgainstSchema, decodeTarget, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
@@ -59,7 +60,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     desired: (current) => {
       if (!current) throw notFound(r.type.gr, r.info.name);
       // Field validation prunes the result in place, and patch results may share the input's parts.
-      const patched = applyPatchDocument(type, r.type, structuredClone(current), patch);
+      const patched = applyPatchDocument(type, r.type, deepClone(current), patch);
       validateFields(patched);
       return patched;
     },

@@ -1,7 +1,7 @@
 // Reading and writing the fields a type's scale declaration names (".spec.replicas"): dot paths
 // into the object, as a CRD's `subresources.scale` declares them (no indices, no wildcards).
 import { labelSelectorFromObject } from "../apimachinery/labels.js";
-import { isPlainObject } from "../registry/object.js";
+import { isPlainObject } from "../apimachinery/json-value.js";
 
 function segments(path: string): string[] {
   return path.replace(/^\./, "").split(".").filter((s) => s !== "");

@@ -3,7 +3,8 @@
 import { ApiError, badRequest, notFound } from "../apimachinery/errors.js";
 import { checkNameMatches } from "../registry/store.js";
 import { writeOptions } from "./write-options.js";
-import { isPlainObject, type KObject } from "../registry/object.js";
+import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
+import type { KObject } from "../registry/object.js";
 import type { ScaleDeclaration } from "../registry/resource-type.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
 import { checkTypeMeta, header, maxBodyBytes, readObject } from "./body.js";
@@ -50,7 +51,7 @@ async function writeScale(r: ResourceRequest, desired: (scale: KObject) => KObje
     createIfMissing: false,
     desired(stored) {
       if (!stored) throw notFound(r.type.gr, name);
-      const current = structuredClone(stored);
+      const current = deepClone(stored);
       const want = desired(toScale(current, declaration(r)));
       checkNameMatches(want, name);
       const replicas = replicasOf(want);

@@ -17,6 +17,7 @@ import type { Delivery } from "../storage/cacher/types.js";
 import type { ResourceRequest } from "./context.js";
 import { negotiateRead } from "./output.js";
 import { tableRow } from "./table.js";
+import { toApiError } from "./errors.js";
 
 /** Upstream --min-request-timeout default: watches without timeoutSeconds last 1800–3600 s. */
 const defaultMinRequestTimeoutSeconds = 1800;
@@ -95,7 +96,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     },
   });
   if ("error" in result) {
-    if (!ended) ex.write(n.codec.encodeWatchEvent("ERROR", result.error));
+    if (!ended) ex.write(n.codec.encodeWatchEvent("ERROR", toApiError(result.error).toStatus()));
     end();
     return;
   }

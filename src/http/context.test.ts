@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../apimachinery/errors.js";
 import { newRequestContext, requestInfoOf, StreamClosedError, userOf } from "./context.js";
-import { recordingExchange } from "./testing.js";
+import { recordingExchange } from "./recording-exchange.testkit.js";
 
 describe("RequestContext", () => {
   it("starts empty but for the exchange and its arrival time", () => {

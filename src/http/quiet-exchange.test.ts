@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { QuietableExchange } from "./quiet-exchange.js";
-import { recordingExchange } from "./testing.js";
+import { recordingExchange } from "./recording-exchange.testkit.js";
 
 describe("quietable exchange", () => {
   it("passes everything through until told to go quiet", () => {

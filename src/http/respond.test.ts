@@ -5,7 +5,7 @@ import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
 import { protobufCodec } from "../encoding/protobuf/index.js";
 import { writeStatus } from "./respond.js";
-import { recordingExchange } from "./testing.js";
+import { recordingExchange } from "./recording-exchange.testkit.js";
 
 const codecs = new CodecSet([jsonCodec, yamlCodec, protobufCodec]);
 const notFound = () => new ApiError(404, "NotFound", 'pods "x" not found', { name: "x", kind: "pods" });

@@ -1,7 +1,7 @@
 /**
  * Errors raised by the patch engines.
  *
- * What kube-apiserver 1.34 answers (k8s.io/apiserver endpoints/handlers/patch.go, which vendors
+ * What kube-apiserver 1.34 answers (mapped by toApiError, src/handlers/errors.ts) (k8s.io/apiserver endpoints/handlers/patch.go, which vendors
  * gopkg.in/evanphx/json-patch.v4 v4.12.0 — not v5 — and k8s.io/apimachinery strategicpatch):
  *
  * - "BadRequest" → 400, reason BadRequest, Status.message is our message verbatim.
@@ -34,23 +34,3 @@ export class PatchError extends Error {
 
 /** The fixed Status.message kube-apiserver sends with a 422 built by NewGenericServerResponse. */
 export const UNPROCESSABLE_MESSAGE = "the server rejected our request due to an error in our request";
-
-export interface PatchErrorStatus {
-  code: number;
-  reason: "BadRequest" | "Invalid" | "Conflict";
-  message: string;
-}
-
-/** Maps a PatchError to the HTTP status/reason/message kube-apiserver would send. */
-export function patchErrorStatus(err: PatchError): PatchErrorStatus {
-  switch (err.kind) {
-    case "BadRequest":
-      return { code: 400, reason: "BadRequest", message: err.message };
-    case "UnprocessableEntity":
-      return { code: 422, reason: "Invalid", message: UNPROCESSABLE_MESSAGE };
-    case "Invalid":
-      return { code: 422, reason: "Invalid", message: err.message };
-    case "Conflict":
-      return { code: 409, reason: "Conflict", message: err.message };
-  }
-}

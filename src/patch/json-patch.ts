@@ -23,7 +23,9 @@
  * `replace` of the root with a scalar is an error (v4 ignores it).
  */
 import { PatchError } from "./errors.js";
-import { deepClone, deepEqual, isObject, jsonKindWord, type JsonObject } from "./json.js";
+import { deepClone, deepEqual, isPlainObject as isObject } from "../apimachinery/json-value.js";
+import { cannotUnmarshal } from "../apimachinery/go-json.js";
+import type { JsonObject } from "./json.js";
 
 type Container = JsonObject | unknown[];
 
@@ -38,7 +40,7 @@ function fail(message: string): never {
 export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
   const patch = decodePatch(ops);
   if (!isObject(doc) && !Array.isArray(doc)) {
-    fail(`json: cannot unmarshal ${jsonKindWord(doc)} into Go value of type jsonpatch.partialDoc`);
+    fail(cannotUnmarshal(doc, "jsonpatch.partialDoc"));
   }
   // The root lives in a box so that `replace ""` can swap it.
   const box = { root: deepClone(doc) as Container };
@@ -49,11 +51,11 @@ export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
 function decodePatch(ops: unknown): (JsonObject | null)[] {
   if (ops === null || ops === undefined) return [];
   if (!Array.isArray(ops)) {
-    throw new PatchError("BadRequest", `json: cannot unmarshal ${jsonKindWord(ops)} into Go value of type jsonpatch.Patch`);
+    throw new PatchError("BadRequest", cannotUnmarshal(ops, "jsonpatch.Patch"));
   }
   return ops.map((op) => {
     if (op === null || isObject(op)) return op;
-    throw new PatchError("BadRequest", `json: cannot unmarshal ${jsonKindWord(op)} into Go value of type jsonpatch.Operation`);
+    throw new PatchError("BadRequest", cannotUnmarshal(op, "jsonpatch.Operation"));
   });
 }
 
@@ -63,7 +65,7 @@ function readString(op: JsonObject, field: "path" | "from"): { value: string } |
   if (v === undefined || v === null) {
     return { error: field === "path" ? `operation missing path field: ${MISSING}` : `operation, missing from field: ${MISSING}` };
   }
-  if (typeof v !== "string") return { error: `json: cannot unmarshal ${jsonKindWord(v)} into Go value of type string` };
+  if (typeof v !== "string") return { error: cannotUnmarshal(v, "string") };
   return { value: v };
 }
 

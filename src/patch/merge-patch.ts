@@ -8,7 +8,8 @@
  * (any non-object patch replaces the target); the HTTP layer calls assertMergePatchDocument first.
  */
 import { PatchError } from "./errors.js";
-import { deepClone, deepEqual, isObject, type JsonObject } from "./json.js";
+import { deepClone, deepEqual, isPlainObject as isObject } from "../apimachinery/json-value.js";
+import type { JsonObject } from "./json.js";
 
 /** Rejects what kube-apiserver rejects before merging: a null or scalar merge patch. */
 export function assertMergePatchDocument(patch: unknown): void {

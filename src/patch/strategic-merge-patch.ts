@@ -22,7 +22,9 @@
  * (upstream returns some of them as a bare 500).
  */
 import { PatchError } from "./errors.js";
-import { deepClone, goFormat, goTypeName, isObject, jsonKindWord, type JsonObject } from "./json.js";
+import { deepClone, isPlainObject as isObject } from "../apimachinery/json-value.js";
+import { cannotUnmarshal } from "../apimachinery/go-json.js";
+import { goFormat, goTypeName, type JsonObject } from "./json.js";
 import { fieldMeta, itemSchema, resolveSchema, type FieldPatchMeta, type SchemaDef, type SchemaResolver } from "./schema.js";
 
 const DIRECTIVE = "$patch";
@@ -55,7 +57,7 @@ export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: S
   // kube-apiserver decodes the body into map[string]interface{}: null is an empty patch.
   if (patch === null || patch === undefined) return deepClone(doc);
   if (!isObject(patch)) {
-    throw badRequest(`json: cannot unmarshal ${jsonKindWord(patch)} into Go value of type map[string]interface {}`);
+    throw badRequest(cannotUnmarshal(patch, "map[string]interface {}"));
   }
   if (doc !== null && doc !== undefined && !isObject(doc)) throw badRequest(ERR_BAD_JSON_DOC);
   const ctx: Ctx = { resolver: schema };

@@ -1,6 +1,6 @@
 // Printers for the autoscaling API group (v2 shape; v1 CPU targets are mapped onto it).
 import { age, ageColumn, arr, col, int, name, nameColumn, str } from "./helpers.js";
-import { formatQuantityPtr } from "./quantity.js";
+import { formatQuantityPtr } from "../apimachinery/quantity.js";
 import type { Printer } from "./types.js";
 
 /** Metric specs and statuses in autoscaling/v2 shape, converting the v1 CPU fields when needed. */

@@ -14,7 +14,7 @@ import {
   servicePrinter,
 } from "./core.js";
 import type { Printer } from "./types.js";
-import { ago, DAY, HOUR, meta, MIN, now, SEC } from "./testutil.js";
+import { ago, DAY, HOUR, meta, MIN, now, SEC } from "./fixtures.testkit.js";
 
 const header = (p: Printer) => p.columns.map((c) => (c.priority ? `${c.name}*` : c.name));
 

@@ -20,7 +20,7 @@ import {
   sortStrings,
   str,
 } from "./helpers.js";
-import { formatQuantity } from "./quantity.js";
+import { formatQuantity } from "../apimachinery/quantity.js";
 import { replicaControllerColumns } from "./apps.js";
 import type { Printer } from "./types.js";
 

@@ -11,7 +11,7 @@ import { clusterRoleBindingPrinter, roleBindingPrinter } from "./rbac.js";
 import { priorityClassPrinter } from "./scheduling.js";
 import { storageClassPrinter } from "./storage.js";
 import type { Printer } from "./types.js";
-import { ago, DAY, HOUR, meta, MIN, now } from "./testutil.js";
+import { ago, DAY, HOUR, meta, MIN, now } from "./fixtures.testkit.js";
 
 const header = (p: Printer) => p.columns.map((c) => (c.priority ? `${c.name}*` : c.name));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultPrinter, printerFor } from "./index.js";
-import { now } from "./testutil.js";
+import { now } from "./fixtures.testkit.js";
 
 const resources: [string, string][] = [
   ["", "pods"], ["", "replicationcontrollers"], ["", "services"], ["", "endpoints"], ["", "nodes"],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { podPrinter } from "./core.js";
-import { ago, meta, MIN, now, SEC } from "./testutil.js";
+import { ago, meta, MIN, now, SEC } from "./fixtures.testkit.js";
 
 const row = (pod: any) => podPrinter.cells(pod, now);
 /** NAME, READY, STATUS, RESTARTS only. */

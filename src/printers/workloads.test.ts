@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { daemonSetPrinter, deploymentPrinter, replicaSetPrinter, statefulSetPrinter } from "./apps.js";
 import { cronJobPrinter, jobPrinter } from "./batch.js";
 import type { Printer } from "./types.js";
-import { ago, DAY, HOUR, meta, MIN, now, SEC } from "./testutil.js";
+import { ago, DAY, HOUR, meta, MIN, now, SEC } from "./fixtures.testkit.js";
 
 const header = (p: Printer) => p.columns.map((c) => (c.priority ? `${c.name}*` : c.name));
 const template = {

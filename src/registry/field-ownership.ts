@@ -1,8 +1,7 @@
 // managedFields bookkeeping for ordinary writes (POST, PUT, non-apply PATCH): the writer's
 // "Update" entry gains what it changed. Apply computes its entries itself (src/apply).
-import { recordUpdate, topLevelFields, ManagedFieldsError } from "../apply/index.js";
+import { recordUpdate, topLevelFields } from "../apply/index.js";
 import type { FieldManagerOptions } from "../apply/index.js";
-import { ApiError } from "../apimachinery/errors.js";
 import { nowTimestamp, type KObject } from "./object.js";
 import type { ResourceType } from "./resource-type.js";
 
@@ -19,12 +18,10 @@ export function ownershipOptions(t: ResourceType, subresource: string): FieldMan
   };
 }
 
-/** Returns `next` with metadata.managedFields updated for `manager`'s write over `prev`. */
+/**
+ * Returns `next` with metadata.managedFields updated for `manager`'s write over `prev`; throws
+ * ManagedFieldsError (400) when the entries cannot be read.
+ */
 export function withUpdateOwnership(t: ResourceType, subresource: string, prev: KObject | undefined, next: KObject, manager: string): KObject {
-  try {
-    return recordUpdate(prev, next, manager, undefined, ownershipOptions(t, subresource)).object as KObject;
-  } catch (e) {
-    if (e instanceof ManagedFieldsError) throw new ApiError(400, "BadRequest", e.message);
-    throw e;
-  }
+  return recordUpdate(prev, next, manager, undefined, ownershipOptions(t, subresource)).object as KObject;
 }

@@ -1,7 +1,7 @@
 // Query parameters of list and watch, parsed and validated as upstream does.
 import { ApiError, badRequest, invalid } from "../apimachinery/errors.js";
 import { parseFieldSelector, type FieldSelector } from "../apimachinery/fields.js";
-import { parseLabelSelector, SelectorParseError, type LabelSelector } from "../apimachinery/labels.js";
+import { parseLabelSelector, type LabelSelector } from "../apimachinery/labels.js";
 import { forbidden, notSupported, type FieldError } from "../apimachinery/validation.js";
 
 export interface ListOptions {
@@ -21,16 +21,10 @@ function bool(v: string | null): boolean {
   return v !== null && v !== "" && v !== "0" && v !== "false";
 }
 
+/** Throws SelectorParseError (400) for a selector that does not parse. */
 export function parseListOptions(q: URLSearchParams): ListOptions {
-  let labelSelector: LabelSelector;
-  let fieldSelector: FieldSelector;
-  try {
-    labelSelector = parseLabelSelector(q.get("labelSelector") ?? "");
-    fieldSelector = parseFieldSelector(q.get("fieldSelector") ?? "");
-  } catch (e) {
-    if (e instanceof SelectorParseError) throw badRequest(e.message);
-    throw e;
-  }
+  const labelSelector: LabelSelector = parseLabelSelector(q.get("labelSelector") ?? "");
+  const fieldSelector: FieldSelector = parseFieldSelector(q.get("fieldSelector") ?? "");
   const limitRaw = q.get("limit");
   const limit = limitRaw ? Number(limitRaw) : 0;
   if (limitRaw && (!Number.isInteger(limit))) throw badRequest(`invalid value for limit: ${JSON.stringify(limitRaw)}`);

@@ -2,9 +2,9 @@
 // watch cache where upstream 1.34 does (consistent reads via ConsistentListFromCache, "0" and
 // NotOlderThan, pages and continuations while the cache holds their snapshot) and from storage
 // otherwise (Exact at a version the cache no longer has, deletecollection).
-import { ApiError, badRequest, expired } from "../apimachinery/errors.js";
+import { ApiError, badRequest } from "../apimachinery/errors.js";
 import { unsupportedFieldError } from "../apimachinery/fields.js";
-import { CacheError, type Entry, type Predicate } from "../storage/cacher/types.js";
+import type { Entry, Predicate } from "../storage/cacher/types.js";
 import type { Cacher, CacheSpec } from "../storage/cacher/cacher.js";
 import type { WatchCache } from "../storage/cacher/watch-cache.js";
 import { StorageError, type KeyValue } from "../storage/interface.js";
@@ -83,15 +83,6 @@ export function servedObject(t: ResourceType, obj: KObject, rv: number): KObject
   return { ...obj, apiVersion: t.apiVersion, kind: t.kind, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
 }
 
-export function cacheErrorToApi(e: unknown): unknown {
-  if (e instanceof CacheError) {
-    if (e.code === "TooLarge") return tooLargeError(e.requested, e.bound);
-    if (e.code === "TooOld") return expired(e.message);
-    return new ApiError(503, "ServiceUnavailable", e.message);
-  }
-  return e;
-}
-
 const compactedContinueMessage =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
@@ -107,43 +98,42 @@ class ExpiredContinue extends ApiError {
   }
 }
 
-/** `signal` (the request's) stops a wait for a revision not reached yet. */
+/**
+ * `signal` (the request's) stops a wait for a revision not reached yet. Throws CacheError when the
+ * watch cache cannot serve the read (toApiError maps it).
+ */
 export async function listObjects(store: GenericStore, t: ResourceType, ns: string, opts: ListOptions, cacher?: ObjectCacher, signal?: AbortSignal): Promise<ListResult> {
   checkFieldSelector(t, opts);
   const prefix = storagePrefix(t, ns);
   const rv = parseResourceVersion(opts.resourceVersion);
   const m = opts.resourceVersionMatch;
-  try {
-    if (opts.continueToken) {
-      const c = decodeContinue(opts.continueToken, prefix);
-      if (rv !== undefined && rv !== 0) throw badRequest("specifying resource version is not allowed when using continue");
-      if (cacher) {
-        const cache = await cacher.get(cacheSpec(t));
-        if (c.rv < 0) return pageFromCache(t, cache, opts, prefix, await cache.syncToStorage(), c.after);
-        const snap = cache.snapshotAt(c.rv);
-        if (snap) return fromCache(t, cache.list(predicateFor(t, ns, opts), { after: c.after, limit: opts.limit, snapshot: snap, revision: c.rv }), opts, prefix);
-      }
-      return await listFromStorage(store, t, prefix, opts, c.rv > 0 ? c.rv : undefined, c.after, true, signal);
+  if (opts.continueToken) {
+    const c = decodeContinue(opts.continueToken, prefix);
+    if (rv !== undefined && rv !== 0) throw badRequest("specifying resource version is not allowed when using continue");
+    if (cacher) {
+      const cache = await cacher.get(cacheSpec(t));
+      if (c.rv < 0) return pageFromCache(t, cache, opts, prefix, await cache.syncToStorage(), c.after);
+      const snap = cache.snapshotAt(c.rv);
+      if (snap) return fromCache(t, cache.list(predicateFor(t, ns, opts), { after: c.after, limit: opts.limit, snapshot: snap, revision: c.rv }), opts, prefix);
     }
-    const exact = m === "Exact" || (m === "" && opts.limit > 0 && rv !== undefined && rv > 0);
-    if (exact) {
-      if (cacher) {
-        const cache = await cacher.get(cacheSpec(t));
-        const snap = cache.snapshotAt(rv!);
-        if (snap) return fromCache(t, cache.list(predicateFor(t, ns, opts), { limit: opts.limit, snapshot: snap, revision: rv }), opts, prefix);
-      }
-      return await listFromStorage(store, t, prefix, opts, rv, "", false, signal);
-    }
-    if (!cacher) return await listFromStorage(store, t, prefix, opts, undefined, "", false);
-    const cache = await cacher.get(cacheSpec(t));
-    if (rv === undefined) return pageFromCache(t, cache, opts, prefix, await cache.syncToStorage(), undefined);
-    // "0" (Any): upstream's cache ignores limit for it; NotOlderThan N: wait until the cache has N.
-    if (rv === 0) return fromCache(t, cache.list(predicateFor(t, ns, opts)), opts, prefix);
-    await cache.waitUntilFresh(rv, undefined, signal);
-    return pageFromCache(t, cache, opts, prefix, cache.revision, undefined);
-  } catch (e) {
-    throw cacheErrorToApi(e);
+    return await listFromStorage(store, t, prefix, opts, c.rv > 0 ? c.rv : undefined, c.after, true, signal);
   }
+  const exact = m === "Exact" || (m === "" && opts.limit > 0 && rv !== undefined && rv > 0);
+  if (exact) {
+    if (cacher) {
+      const cache = await cacher.get(cacheSpec(t));
+      const snap = cache.snapshotAt(rv!);
+      if (snap) return fromCache(t, cache.list(predicateFor(t, ns, opts), { limit: opts.limit, snapshot: snap, revision: rv }), opts, prefix);
+    }
+    return await listFromStorage(store, t, prefix, opts, rv, "", false, signal);
+  }
+  if (!cacher) return await listFromStorage(store, t, prefix, opts, undefined, "", false);
+  const cache = await cacher.get(cacheSpec(t));
+  if (rv === undefined) return pageFromCache(t, cache, opts, prefix, await cache.syncToStorage(), undefined);
+  // "0" (Any): upstream's cache ignores limit for it; NotOlderThan N: wait until the cache has N.
+  if (rv === 0) return fromCache(t, cache.list(predicateFor(t, ns, opts)), opts, prefix);
+  await cache.waitUntilFresh(rv, undefined, signal);
+  return pageFromCache(t, cache, opts, prefix, cache.revision, undefined);
 }
 
 function pageFromCache(t: ResourceType, cache: WatchCache<KObject>, opts: ListOptions, prefix: string, _rev: number, after: string | undefined): ListResult {

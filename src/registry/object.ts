@@ -35,10 +35,6 @@ export interface KObject {
   [k: string]: unknown;
 }
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** RFC 3339 with second precision, as metav1.Time serialises. */
 export function nowTimestamp(d?: Date): string {
   if (d) return d.toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -53,22 +49,5 @@ export function nowTimestamp(d?: Date): string {
 let lastSecond = -1;
 let lastStamp = "";
 
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ak = Object.keys(a as object);
-  const bk = Object.keys(b as object);
-  if (ak.length !== bk.length) return false;
-  for (const k of ak) if (!deepEqual((a as any)[k], (b as any)[k])) return false;
-  return true;
-}
-
-export function clone<T>(v: T): T {
-  return structuredClone(v);
-}
+// The JSON value helpers live in apimachinery; these names stay for the generic store.
+export { deepClone as clone, deepEqual, isPlainObject } from "../apimachinery/json-value.js";

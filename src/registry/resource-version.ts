@@ -13,10 +13,15 @@ function invalidRV(rv: string, what: string): ApiError {
 
 /** Upstream NewTooLargeResourceVersionError: 504 Timeout with the ResourceVersionTooLarge cause and Retry-After. */
 export function tooLargeError(requested: number, current: number, retrySeconds = 1): ApiError {
+  return tooLargeResourceVersion(`Too large resource version: ${requested}, current: ${current}`, retrySeconds);
+}
+
+/** The same 504 for a revision described in words (a storage error's message). */
+export function tooLargeResourceVersion(detail: string, retrySeconds = 1): ApiError {
   return new ApiError(
     504,
     "Timeout",
-    `Timeout: Too large resource version: ${requested}, current: ${current}`,
+    `Timeout: ${detail}`,
     { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: retrySeconds },
     { "retry-after": String(retrySeconds) },
   );

@@ -8,13 +8,12 @@
 //                                         initial-events-end BOOKMARK (if bookmarks allowed)
 //   false               unset / "0" / N   changes after current / the cache's revision / N
 //
-// A revision the cache has not reached is waited for (then 504 Too large resource version); one
-// older than its history is answered 410 Expired as an ERROR event inside the opened stream.
-import { ApiError } from "../apimachinery/errors.js";
+// A revision the cache has not reached is waited for (then CacheError TooLarge: 504); one older
+// than its history is CacheError TooOld (410 Expired), sent as an ERROR event inside the opened
+// stream.
 import type { WatchSink } from "../storage/cacher/cache-watcher.js";
-import { CacheError } from "../storage/cacher/types.js";
 import type { WatchStart } from "../storage/cacher/watch-cache.js";
-import { cacheErrorToApi, cacheSpec, checkFieldSelector, predicateFor, type ObjectCacher } from "./list.js";
+import { cacheSpec, checkFieldSelector, predicateFor, type ObjectCacher } from "./list.js";
 import type { ListOptions } from "./list-options.js";
 import type { KObject } from "./object.js";
 import type { ResourceType } from "./resource-type.js";
@@ -33,9 +32,9 @@ export interface ActiveWatch {
 export interface PreparedWatch {
   /**
    * Register with the cache and start delivering to `sink` synchronously (so the response head
-   * must already be sent). Returns the watch, or a Status to send as an ERROR event.
+   * must already be sent). Returns the watch, or the error to send as an ERROR event.
    */
-  begin(sink: WatchSink<KObject>): ActiveWatch | { error: Record<string, unknown> };
+  begin(sink: WatchSink<KObject>): ActiveWatch | { error: unknown };
 }
 
 export function bookmarkObject(t: ResourceType, rv: number, annotations?: Record<string, string>): KObject {
@@ -44,41 +43,31 @@ export function bookmarkObject(t: ResourceType, rv: number, annotations?: Record
   return { kind: t.kind, apiVersion: t.apiVersion, metadata };
 }
 
-export function expiredWatchStatus(message: string): Record<string, unknown> {
-  return new ApiError(410, "Expired", message).toStatus();
-}
-
 /** Everything that may fail with a plain HTTP error happens here, before the stream opens. */
 export async function prepareWatch(cacher: ObjectCacher, t: ResourceType, ns: string, opts: ListOptions): Promise<PreparedWatch> {
   checkFieldSelector(t, opts);
   const requested = parseResourceVersion(opts.resourceVersion);
   const pred = predicateFor(t, ns, opts);
-  try {
-    const cache = await cacher.get(cacheSpec(t));
-    let start: WatchStart;
-    const sie = opts.sendInitialEvents;
-    if (requested === undefined) {
-      const rev = await cache.syncToStorage();
-      start = sie === false ? { from: "revision", revision: rev } : { from: "state", initialEventsEnd: sie === true && opts.allowWatchBookmarks };
-    } else if (requested === 0) {
-      start = sie === false ? { from: "revision", revision: cache.revision } : { from: "state", initialEventsEnd: sie === true && opts.allowWatchBookmarks };
-    } else {
-      await cache.waitUntilFresh(requested);
-      start = sie === true ? { from: "state", initialEventsEnd: opts.allowWatchBookmarks } : { from: "revision", revision: requested };
-    }
-    return {
-      begin(sink) {
-        try {
-          const w = cache.watch(pred, sink, start, opts.allowWatchBookmarks);
-          return { stop: () => w.stop(), resume: () => w.resume() };
-        } catch (e) {
-          if (e instanceof CacheError && e.code === "TooOld") return { error: expiredWatchStatus(e.message) };
-          const api = cacheErrorToApi(e);
-          return { error: (api instanceof ApiError ? api : new ApiError(500, "InternalError", String(api))).toStatus() };
-        }
-      },
-    };
-  } catch (e) {
-    throw cacheErrorToApi(e);
+  const cache = await cacher.get(cacheSpec(t));
+  let start: WatchStart;
+  const sie = opts.sendInitialEvents;
+  if (requested === undefined) {
+    const rev = await cache.syncToStorage();
+    start = sie === false ? { from: "revision", revision: rev } : { from: "state", initialEventsEnd: sie === true && opts.allowWatchBookmarks };
+  } else if (requested === 0) {
+    start = sie === false ? { from: "revision", revision: cache.revision } : { from: "state", initialEventsEnd: sie === true && opts.allowWatchBookmarks };
+  } else {
+    await cache.waitUntilFresh(requested);
+    start = sie === true ? { from: "state", initialEventsEnd: opts.allowWatchBookmarks } : { from: "revision", revision: requested };
   }
+  return {
+    begin(sink) {
+      try {
+        const w = cache.watch(pred, sink, start, opts.allowWatchBookmarks);
+        return { stop: () => w.stop(), resume: () => w.resume() };
+      } catch (e) {
+        return { error: e };
+      }
+    },
+  };
 }

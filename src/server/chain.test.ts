@@ -4,7 +4,7 @@ import { asApiError } from "../apimachinery/errors.js";
 import type { Authorizer } from "../authz/authorizer.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
-import { recordingExchange } from "../http/testing.js";
+import { recordingExchange } from "../http/recording-exchange.testkit.js";
 import { buildHandlerChain, type ChainConfig } from "./chain.js";
 import type { Filter } from "./filters/filter.js";
 import { isLongRunning } from "./long-running.js";

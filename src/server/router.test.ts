@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ResourceRequest, ServerParts } from "../handlers/context.js";
-import { recordingContext } from "../http/testing.js";
+import { recordingContext } from "../http/recording-exchange.testkit.js";
 import { createRouter } from "./router.js";
 
 const user = { name: "jane", groups: [] };

@@ -35,7 +35,6 @@ import { Cacher } from "../storage/cacher/cacher.js";
 import type { WatchCacheOptions } from "../storage/cacher/watch-cache.js";
 import { builtinResources } from "../types/builtin-resources.js";
 import { kubernetesService, serviceRanges } from "../types/allocation/service.js";
-import { asApiError } from "../apimachinery/errors.js";
 import { buildHandlerChain } from "./chain.js";
 import { maxInFlightFilter } from "./filters/max-in-flight.js";
 import { isLongRunning } from "./long-running.js";
@@ -48,6 +47,7 @@ import { setupTls } from "./tls-setup.js";
 import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
 import { reviewHandlers } from "../handlers/reviews.js";
 import { scaleHandlers } from "../handlers/scale.js";
+import { toApiError } from "../handlers/errors.js";
 
 export interface RunningServer {
   url: string;
@@ -168,8 +168,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const authenticate = unionAuthenticator(authenticators, anon);
   const special = reviewHandlers(authorizer, authenticate);
   const handle = buildHandlerChain({
-    // Until errors are unified into one toApiError (handlers/errors.ts), today's conversion.
-    toApiError: asApiError,
+    toApiError,
     codecs: parts.codecs,
     metrics,
     requestTimeoutMs: o.requestTimeoutMs,

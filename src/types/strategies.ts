@@ -61,7 +61,8 @@ import {
   validateStorageClassUpdate,
 } from "./validation/cluster.js";
 import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from "./allocation/service.js";
-import { deepEq, isObj, type Obj } from "./validation/helpers.js";
+import { isObj, type Obj } from "./validation/helpers.js";
+import { deepEqual } from "../apimachinery/json-value.js";
 
 const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
 
@@ -269,7 +270,7 @@ function generateJobSelector(o: Obj): void {
   // Upstream's defaulting makes the Job's labels the template's label map itself (when the Job
   // has none), so the generated labels show on the Job as well.
   const jobLabels = o.metadata?.labels;
-  const aliased = !isObj(jobLabels) || Object.keys(jobLabels).length === 0 || deepEq(jobLabels, meta.labels);
+  const aliased = !isObj(jobLabels) || Object.keys(jobLabels).length === 0 || deepEqual(jobLabels, meta.labels);
   const labels = isObj(meta.labels) ? meta.labels : (meta.labels = {});
   const name = str(o.metadata?.name);
   const uid = str(o.metadata?.uid);

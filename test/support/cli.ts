@@ -1,7 +1,10 @@
 // Runs the real `kapi` CLI as a child process (from source through tsx, so tests never depend
 // on a stale build).
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { withCredentials, type TestServer } from "./client.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const tsxLoader = fileURLToPath(new URL("../../node_modules/tsx/dist/esm/index.mjs", import.meta.url));
@@ -41,4 +44,10 @@ export function serveKapi(args: string[]): Promise<{ proc: ChildProcess; url: st
     });
     proc.on("exit", (code) => reject(new Error(`kapi exited ${code}: ${err}`)));
   });
+}
+
+/** A `kapi serve` child as a TestServer, with the admin kubeconfig it wrote into `dataDir`. */
+export function asTestServer(url: string, dataDir: string): TestServer {
+  const kubeconfig = readFileSync(join(dataDir, "admin.kubeconfig"), "utf8");
+  return withCredentials({ url, port: Number(new URL(url).port), kubeconfig, stop: async () => undefined });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { recordingContext } from "../../http/testing.js";
+import { recordingContext } from "../../http/recording-exchange.testkit.js";
 import { auditFilter } from "./audit.js";
 
 describe("audit filter (no audit policy yet)", () => {

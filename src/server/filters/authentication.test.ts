@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { AuthnRequest } from "../../authn/authenticator.js";
-import { recordingContext } from "../../http/testing.js";
+import { recordingContext } from "../../http/recording-exchange.testkit.js";
 import { authenticationFilter } from "./authentication.js";
 
 describe("authentication filter", () => {

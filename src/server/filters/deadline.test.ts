@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../apimachinery/errors.js";
-import { recordingContext } from "../../http/testing.js";
+import { recordingContext } from "../../http/recording-exchange.testkit.js";
 import { isLongRunning } from "../long-running.js";
 import { allottedTime, deadlineFilter, requestTimeoutError } from "./deadline.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { Attributes, Authorizer } from "../../authz/authorizer.js";
-import { recordingContext } from "../../http/testing.js";
+import { recordingContext } from "../../http/recording-exchange.testkit.js";
 import { impersonationFilter } from "./impersonation.js";
 
 const caller = { name: "ops", groups: ["system:authenticated"] };

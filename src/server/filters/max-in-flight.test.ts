@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { recordingContext, type RecordingOptions } from "../../http/testing.js";
+import { recordingContext, type RecordingOptions } from "../../http/recording-exchange.testkit.js";
 import { isLongRunning } from "../long-running.js";
 import type { Filter } from "./filter.js";
 import { passThrough } from "./filter.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recordingContext } from "../../http/testing.js";
+import { recordingContext } from "../../http/recording-exchange.testkit.js";
 import type { RequestLabels, ServerMetrics } from "../../observability/metrics.js";
 import { metricLabels, metricsFilter } from "./metrics.js";
 

@@ -3,7 +3,7 @@ import { parse } from "yaml";
 import { ApiError, asApiError, badRequest } from "../../apimachinery/errors.js";
 import { jsonCodec, yamlCodec } from "../../encoding/codec.js";
 import { CodecSet } from "../../encoding/negotiate.js";
-import { recordingContext } from "../../http/testing.js";
+import { recordingContext } from "../../http/recording-exchange.testkit.js";
 import { recoveryFilter } from "./recovery.js";
 
 const codecs = new CodecSet([jsonCodec, yamlCodec]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runStorageConformance } from "../conformance.js";
+import { runStorageConformance } from "../conformance.testkit.js";
 import { MemoryStorage } from "./memory-storage.js";
 
 runStorageConformance("memory", async (opts) => {

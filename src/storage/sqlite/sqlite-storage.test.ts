@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { runStorageConformance } from "../conformance.js";
+import { runStorageConformance } from "../conformance.testkit.js";
 import { SqliteStorage } from "./sqlite-storage.js";
 
 const dirs: string[] = [];

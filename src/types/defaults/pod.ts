@@ -1,8 +1,7 @@
 // Defaults for Pods and pod templates as kube-apiserver 1.34 applies them on decode
 // (core/v1 SetDefaults_* plus the declarative +default markers of the v1 types).
-import { formatQuantity } from "../../printers/quantity.js";
+import { compareQuantity, formatQuantity, isZeroQuantity, parseQuantity } from "../../apimachinery/quantity.js";
 import { arr, isObj, setDefault, setDefaultStr, type Obj } from "../validation/helpers.js";
-import { compareQuantity, isZeroQuantity, parseQuantity } from "../validation/quantity.js";
 
 /** The tag part of an image reference as upstream's parsers.ParseImageName sees it ("latest" when absent). */
 export function imageTag(image: string): string {

@@ -1,8 +1,9 @@
 // Validation of the everyday non-workload kinds: PVC, StorageClass, PriorityClass, PDB, HPA,
 // NetworkPolicy, FlowSchema/PriorityLevelConfiguration.
 import { forbidden, invalid, notSupported, required, type FieldError } from "../../apimachinery/validation.js";
-import { arr, deepEq, FIELD_IMMUTABLE, immutable, isObj, nonNegative, obj, str, type Obj } from "./helpers.js";
-import { compareQuantity } from "./quantity.js";
+import { arr, FIELD_IMMUTABLE, immutable, isObj, nonNegative, obj, str, type Obj } from "./helpers.js";
+import { deepClone, deepEqual } from "../../apimachinery/json-value.js";
+import { compareQuantity } from "../../apimachinery/quantity.js";
 
 const accessModes = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
 
@@ -24,16 +25,15 @@ export function validatePVC(o: Obj): FieldError[] {
 
 export function validatePVCUpdate(o: Obj, old: Obj): FieldError[] {
   const errs = validatePVC(o);
-  const ns = structuredClone(obj(o.spec));
-  const os = structuredClone(obj(old.spec));
+  const ns = deepClone(obj(o.spec));
+  const os = deepClone(obj(old.spec));
   if (!os.volumeName) os.volumeName = ns.volumeName;
   const bound = obj(o.status).phase === "Bound";
   if (bound) {
     if (isObj(ns.resources) && isObj(ns.resources.requests)) ns.resources.requests.storage = obj(obj(os.resources).requests).storage;
     ns.volumeAttributesClassName = os.volumeAttributesClassName;
   }
-  const clean = (s: Obj) => JSON.parse(JSON.stringify(s));
-  if (!deepEq(clean(ns), clean(os))) {
+  if (!deepEqual(ns, os)) {
     errs.push(forbidden("spec", "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"));
   }
   const newSize = obj(obj(obj(o.spec).resources).requests).storage;
@@ -56,7 +56,7 @@ export function validateStorageClass(o: Obj): FieldError[] {
 
 export function validateStorageClassUpdate(o: Obj, old: Obj): FieldError[] {
   const errs = validateStorageClass(o);
-  if (!deepEq(o.parameters ?? {}, old.parameters ?? {})) errs.push(forbidden("parameters", "updates to parameters are forbidden."));
+  if (!deepEqual(o.parameters ?? {}, old.parameters ?? {})) errs.push(forbidden("parameters", "updates to parameters are forbidden."));
   if (o.provisioner !== old.provisioner) errs.push(forbidden("provisioner", "updates to provisioner are forbidden."));
   if (o.reclaimPolicy !== old.reclaimPolicy) errs.push(forbidden("reclaimPolicy", "updates to reclaimPolicy are forbidden."));
   errs.push(...immutable("volumeBindingMode", o.volumeBindingMode, old.volumeBindingMode));

@@ -1,7 +1,8 @@
 // Secret and ConfigMap validation (upstream ValidateSecret, ValidateConfigMap and their updates).
 import { forbidden, invalid, maxLenError, regexError, required, tooLong, type FieldError } from "../../apimachinery/validation.js";
-import { goUnmarshalMapError } from "./go-json.js";
-import { deepEq, immutable, key, obj, str, type Obj } from "./helpers.js";
+import { goUnmarshalMapError } from "../../apimachinery/go-json.js";
+import { immutable, key, obj, str, type Obj } from "./helpers.js";
+import { deepEqual } from "../../apimachinery/json-value.js";
 
 /** core.MaxSecretSize (also the ConfigMap limit). */
 export const MAX_SECRET_SIZE = 1024 * 1024;
@@ -106,7 +107,7 @@ export function validateSecretUpdate(o: Obj, old: Obj): FieldError[] {
   const errs = immutable("type", o.type, old.type);
   if (old.immutable === true) {
     if (o.immutable !== true) errs.push(forbidden("immutable", immutableMsg));
-    if (!deepEq(o.data ?? {}, old.data ?? {})) errs.push(forbidden("data", immutableMsg));
+    if (!deepEqual(o.data ?? {}, old.data ?? {})) errs.push(forbidden("data", immutableMsg));
   }
   errs.push(...validateSecret(o));
   return errs;
@@ -136,8 +137,8 @@ export function validateConfigMapUpdate(o: Obj, old: Obj): FieldError[] {
   const errs: FieldError[] = [];
   if (old.immutable === true) {
     if (o.immutable !== true) errs.push(forbidden("immutable", immutableMsg));
-    if (!deepEq(o.data ?? {}, old.data ?? {})) errs.push(forbidden("data", immutableMsg));
-    if (!deepEq(o.binaryData ?? {}, old.binaryData ?? {})) errs.push(forbidden("binaryData", immutableMsg));
+    if (!deepEqual(o.data ?? {}, old.data ?? {})) errs.push(forbidden("data", immutableMsg));
+    if (!deepEqual(o.binaryData ?? {}, old.binaryData ?? {})) errs.push(forbidden("binaryData", immutableMsg));
   }
   errs.push(...validateConfigMap(o));
   return errs;

@@ -1,10 +1,11 @@
 // Small shared pieces for the per-kind validators: JSON access, field paths, upstream's generic
 // messages (immutable field, port numbers, port names) and the "not found" field error.
+import { deepEqual, isPlainObject } from "../../apimachinery/json-value.js";
 import { invalid, isDNS1123Label, type FieldError } from "../../apimachinery/validation.js";
 
 export type Obj = Record<string, any>;
 
-export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isObj = isPlainObject as (v: unknown) => v is Obj;
 export const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 export const obj = (v: unknown): Obj => (isObj(v) ? v : {});
 export const str = (v: unknown): string => (typeof v === "string" ? v : v === undefined || v === null ? "" : String(v));
@@ -21,7 +22,7 @@ export const key = (path: string, k: string): string => `${path}[${k}]`;
 export const FIELD_IMMUTABLE = "field is immutable";
 
 export function immutable(field: string, newValue: unknown, oldValue: unknown): FieldError[] {
-  return deepEq(newValue, oldValue) ? [] : [invalid(field, newValue === undefined ? null : newValue, FIELD_IMMUTABLE)];
+  return deepEqual(newValue, oldValue) ? [] : [invalid(field, newValue === undefined ? null : newValue, FIELD_IMMUTABLE)];
 }
 
 /** Upstream field.NotFound (`Not found: <value>`). */
@@ -61,18 +62,6 @@ export function dnsLabelErrors(value: string, field: string): FieldError[] {
   return isDNS1123Label(value).map((m) => invalid(field, value, m));
 }
 
-export function deepEq(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEq(x, bb[i]));
-  }
-  const ak = Object.keys(a as object).filter((k) => (a as Obj)[k] !== undefined);
-  const bk = Object.keys(b as object).filter((k) => (b as Obj)[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => deepEq((a as Obj)[k], (b as Obj)[k]));
-}
 
 /** Sets `o[k] = v` only when `o[k]` is undefined or null (Go: unset pointer / empty value). */
 export function setDefault(o: Obj, k: string, v: unknown): void {

@@ -1,6 +1,6 @@
 // Pod and PodSpec validation (upstream pkg/apis/core/validation: ValidatePodSpec and friends,
 // ValidatePodUpdate), for the parts the everyday client meets.
-import { formatQuantity } from "../../printers/quantity.js";
+import { compareQuantity, formatQuantity, parseQuantity } from "../../apimachinery/quantity.js";
 import {
   duplicate,
   forbidden,
@@ -12,8 +12,8 @@ import {
   validateLabels,
   type FieldError,
 } from "../../apimachinery/validation.js";
-import { arr, child, deepEq, dnsLabelErrors, index, isObj, isValidPortName, isValidPortNum, key, notFound, obj, str, type Obj } from "./helpers.js";
-import { compareQuantity, parseQuantity } from "./quantity.js";
+import { arr, child, dnsLabelErrors, index, isObj, isValidPortName, isValidPortNum, key, notFound, obj, str, type Obj } from "./helpers.js";
+import { deepClone, deepEqual } from "../../apimachinery/json-value.js";
 
 const volumeSourceKeys = [
   "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi", "glusterfs",
@@ -341,7 +341,7 @@ export function validatePodSpecUpdate(newSpecIn: unknown, oldSpecIn: unknown): F
   } else if (os.activeDeadlineSeconds !== undefined && os.activeDeadlineSeconds !== null) {
     errs.push(invalid("spec.activeDeadlineSeconds", null, "must not update from a positive integer to nil value"));
   }
-  const munged: Obj = structuredClone(ns);
+  const munged: Obj = deepClone(ns);
   for (const f of ["containers", "initContainers"]) {
     arr(munged[f]).forEach((c, i) => {
       if (isObj(c)) c.image = obj(arr(os[f])[i]).image;
@@ -358,13 +358,13 @@ export function validatePodSpecUpdate(newSpecIn: unknown, oldSpecIn: unknown): F
     const { tolerationSeconds: _s, ...rest } = obj(t);
     return rest;
   };
-  const kept = oldTols.every((ot) => newTols.some((nt) => deepEq(sansSeconds(ot), sansSeconds(nt))));
+  const kept = oldTols.every((ot) => newTols.some((nt) => deepEqual(sansSeconds(ot), sansSeconds(nt))));
   if (!kept) errs.push(forbidden("spec.tolerations", "existing toleration can not be modified except its tolerationSeconds"));
   munged.tolerations = os.tolerations;
   if (munged.tolerations === undefined) delete munged.tolerations;
   const oldGrace = os.terminationGracePeriodSeconds;
   if (typeof oldGrace === "number" && oldGrace < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = oldGrace;
-  if (!deepEq(munged, os)) {
+  if (!deepEqual(munged, os)) {
     errs.push(forbidden("spec", `pod updates may not change fields other than ${updatablePodSpecFields.join(",")}\n${specDiff(os, munged)}`));
   }
   return errs;
@@ -374,7 +374,7 @@ export function validatePodSpecUpdate(newSpecIn: unknown, oldSpecIn: unknown): F
 function specDiff(a: unknown, b: unknown, path = "PodSpec"): string {
   const lines: string[] = [];
   const walk = (x: unknown, y: unknown, p: string) => {
-    if (deepEq(x, y)) return;
+    if (deepEqual(x, y)) return;
     if (isObj(x) && isObj(y)) {
       for (const k of [...new Set([...Object.keys(x), ...Object.keys(y)])]) walk(x[k], y[k], `${p}.${k}`);
       return;

@@ -1,6 +1,7 @@
 // RBAC validation (upstream pkg/apis/rbac/validation).
 import { invalid, isValidPathSegmentName, notSupported, required, type FieldError } from "../../apimachinery/validation.js";
-import { arr, deepEq, index, isObj, obj, str, type Obj } from "./helpers.js";
+import { arr, index, isObj, obj, str, type Obj } from "./helpers.js";
+import { deepEqual } from "../../apimachinery/json-value.js";
 import { isDNS1123Subdomain } from "../../apimachinery/validation.js";
 
 const rbacGroup = "rbac.authorization.k8s.io";
@@ -69,7 +70,7 @@ const roleRefValue = (ref: Obj) => ({ APIGroup: str(ref.apiGroup), Kind: str(ref
 
 export function validateBindingUpdate(o: Obj, old: Obj, namespaced: boolean): FieldError[] {
   const errs = validateBinding(o, namespaced);
-  if (!deepEq(roleRefValue(obj(o.roleRef)), roleRefValue(obj(old.roleRef)))) {
+  if (!deepEqual(roleRefValue(obj(o.roleRef)), roleRefValue(obj(old.roleRef)))) {
     errs.push(invalid("roleRef", roleRefValue(obj(o.roleRef)), "cannot change roleRef"));
   }
   return errs;

@@ -2,7 +2,8 @@
 // and the ReplicationController / PodTemplate parts of pkg/apis/core/validation).
 import { labelSelectorFromObject, validateLabelSelector, type LabelSelectorObject } from "../../apimachinery/labels.js";
 import { forbidden, invalid, notSupported, required, type FieldError } from "../../apimachinery/validation.js";
-import { arr, child, deepEq, FIELD_IMMUTABLE, immutable, isObj, nonNegative, obj, str, type Obj } from "./helpers.js";
+import { arr, child, FIELD_IMMUTABLE, immutable, isObj, nonNegative, obj, str, type Obj } from "./helpers.js";
+import { deepClone, deepEqual } from "../../apimachinery/json-value.js";
 import { validatePodTemplateSpec, validateReplicatedTemplate } from "./pod.js";
 
 const templateLabels = (tpl: unknown): Record<string, string> | null => {
@@ -149,7 +150,7 @@ export function validateStatefulSetUpdate(o: Obj, old: Obj): FieldError[] {
   const errs = validateStatefulSet(o);
   const mutable = ["replicas", "template", "updateStrategy", "minReadySeconds", "ordinals", "revisionHistoryLimit", "persistentVolumeClaimRetentionPolicy"];
   const strip = (s: Obj) => Object.fromEntries(Object.entries(obj(s)).filter(([k]) => !mutable.includes(k)));
-  if (!deepEq(strip(o.spec), strip(old.spec))) {
+  if (!deepEqual(strip(o.spec), strip(old.spec))) {
     errs.push(forbidden("spec", "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"));
   }
   return errs;
@@ -255,7 +256,7 @@ export function validateJob(o: Obj): FieldError[] {
   if (spec.manualSelector !== true) {
     const uid = str(o.metadata?.uid);
     const expected = { matchLabels: { "batch.kubernetes.io/controller-uid": uid } };
-    if (!deepEq(spec.selector, expected)) errs.push(invalid("spec.selector", spec.selector ?? null, "`selector` not auto-generated"));
+    if (!deepEqual(spec.selector, expected)) errs.push(invalid("spec.selector", spec.selector ?? null, "`selector` not auto-generated"));
   }
   return errs;
 }
@@ -267,7 +268,7 @@ export function validateJobUpdate(o: Obj, old: Obj): FieldError[] {
   errs.push(...immutable("spec.selector", ns.selector, os.selector));
   // The template may change only in scheduling directives, and only while the job is suspended.
   const strip = (t: unknown, suspended: boolean) => {
-    const c = structuredClone(obj(t));
+    const c = deepClone(obj(t));
     if (suspended) {
       const s = obj(c.spec);
       delete s.nodeSelector;
@@ -282,7 +283,7 @@ export function validateJobUpdate(o: Obj, old: Obj): FieldError[] {
     return c;
   };
   const suspended = os.suspend === true && ns.suspend === true || (os.suspend === true && !isObj(old.status?.startTime));
-  if (!deepEq(strip(ns.template, suspended), strip(os.template, suspended))) errs.push(invalid("spec.template", ns.template, FIELD_IMMUTABLE));
+  if (!deepEqual(strip(ns.template, suspended), strip(os.template, suspended))) errs.push(invalid("spec.template", ns.template, FIELD_IMMUTABLE));
   errs.push(...immutable("spec.completionMode", ns.completionMode, os.completionMode));
   errs.push(...immutable("spec.podFailurePolicy", ns.podFailurePolicy, os.podFailurePolicy));
   errs.push(...immutable("spec.backoffLimitPerIndex", ns.backoffLimitPerIndex, os.backoffLimitPerIndex));

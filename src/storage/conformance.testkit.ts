@@ -334,10 +334,14 @@ export function runStorageConformance(name: string, factory: StorageFactory): vo
       await settle();
       expect(w.events.map((e) => e.kv.key)).toEqual(["/registry/pods/ns/a", "/registry/pods/ns/b"]);
       expect(w.events.map((e) => e.revision)).toEqual([1, 4]);
+      // A second watcher seeing `c` shows it was delivered: the stopped one must not have it.
+      const control = collect(s, "/registry/pods/", 4);
       w.watcher.stop();
       await s.create("/registry/pods/ns/c", "c");
+      await waitFor(() => control.events.length === 1, "control watcher sees c");
       await settle();
       expect(w.events).toHaveLength(2);
+      control.watcher.stop();
     });
 
     it("watch events carry values: put with prevKv, delete with the previous value", async () => {

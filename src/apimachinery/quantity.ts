@@ -1,4 +1,5 @@
-// Canonical string form of resource.Quantity values (as Quantity.String() prints them).
+// resource.Quantity: one parser (upstream's ParseQuantity, precision limited to nano units),
+// the canonical string form Quantity.String() prints, and comparison as Quantity.Cmp.
 
 const BINARY_SUFFIXES: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
 const DECIMAL_SUFFIXES: Record<string, number> = { n: -9, u: -6, m: -3, "": 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
@@ -17,8 +18,10 @@ interface Parsed {
 
 const QUANTITY_RE = /^([+-]?)(\d*)(?:\.(\d*))?(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei)|([numkMGTPE]))?$/;
 
-function parse(input: string): Parsed | undefined {
-  const m = QUANTITY_RE.exec(input.trim());
+function parse(input: unknown): Parsed | undefined {
+  const s = typeof input === "number" ? String(input) : typeof input === "string" ? input.trim() : undefined;
+  if (s === undefined) return undefined;
+  const m = QUANTITY_RE.exec(s);
   if (!m) return undefined;
   const [, sign, whole = "", frac = "", exp, bin, dec] = m;
   if (whole === "" && frac === "") return undefined;
@@ -62,10 +65,9 @@ function asInteger(mantissa: bigint, scale: number): bigint | undefined {
 
 /** Canonical rendering of a quantity string; unparseable input is returned unchanged. */
 export function formatQuantity(input: unknown): string {
-  if (typeof input === "number") input = String(input);
-  if (typeof input !== "string") return "0";
+  if (typeof input !== "number" && typeof input !== "string") return "0";
   const p = parse(input);
-  if (!p) return input;
+  if (!p) return String(input);
   const sign = p.negative ? "-" : "";
   let format = p.format;
   const [mant, sc] = normalize(p.mantissa, p.scale);
@@ -99,4 +101,31 @@ export function formatQuantity(input: unknown): string {
 /** Like Quantity.String() on a pointer: "<nil>" when absent. */
 export function formatQuantityPtr(input: unknown): string {
   return input === undefined || input === null ? "<nil>" : formatQuantity(input);
+}
+
+/** An exact value n/d. */
+export interface Fraction {
+  n: bigint;
+  d: bigint;
+}
+
+/** The quantity's value as an exact fraction; undefined when it does not parse. */
+export function parseQuantity(input: unknown): Fraction | undefined {
+  const p = parse(input);
+  if (!p) return undefined;
+  const n = p.negative ? -p.mantissa : p.mantissa;
+  return p.scale >= 0 ? { n: n * 10n ** BigInt(p.scale), d: 1n } : { n, d: 10n ** BigInt(-p.scale) };
+}
+
+/** -1, 0, 1 like Quantity.Cmp; unparseable values compare as 0. */
+export function compareQuantity(a: unknown, b: unknown): number {
+  const x = parseQuantity(a) ?? { n: 0n, d: 1n };
+  const y = parseQuantity(b) ?? { n: 0n, d: 1n };
+  const l = x.n * y.d;
+  const r = y.n * x.d;
+  return l < r ? -1 : l > r ? 1 : 0;
+}
+
+export function isZeroQuantity(a: unknown): boolean {
+  return (parseQuantity(a)?.n ?? 0n) === 0n;
 }

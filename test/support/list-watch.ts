@@ -1,10 +1,10 @@
 // Shared helpers for the list/watch integration tests: servers with watch-cache tuning and
 // access to their parts (to drop every watch stream at once).
-import { startApiServer, type CacheTuning } from "../src/server/start.js";
-import { defaultOptions, type ServerOptions } from "../src/server/options.js";
-import type { ServerParts } from "../src/handlers/context.js";
-import type { Storage } from "../src/storage/interface.js";
-import { withCredentials, req, type TestServer } from "./support/client.js";
+import { startApiServer, type CacheTuning } from "../../src/server/start.js";
+import { defaultOptions, type ServerOptions } from "../../src/server/options.js";
+import type { ServerParts } from "../../src/handlers/context.js";
+import type { Storage } from "../../src/storage/interface.js";
+import { withCredentials, req, type TestServer } from "./client.js";
 
 export type PartsServer = TestServer & { parts: ServerParts; storage: Storage };
 
@@ -35,3 +35,6 @@ export async function create(s: TestServer, ns: string, body: unknown): Promise<
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** "TYPE name" of each watch event, for comparing event sequences. */
+export const summary = (evs: any[]) => evs.map((e) => `${e.type} ${e.object.metadata?.name ?? ""}`.trim());

@@ -1,0 +1,211 @@
+// Go's encoding/json as upstream's messages show it: Marshal's text of a value (keys in byte
+// order, HTML characters escaped), Unmarshal's syntax and type errors. Pure; no I/O.
+
+/** Byte-wise (UTF-8) string comparison, like Go's strings.Compare. */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  // For ASCII-only strings, UTF-16 order equals byte order.
+  if (isAscii(a) && isAscii(b)) return a < b ? -1 : 1;
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+const htmlUnsafe = /[<>&\u2028\u2029]/g;
+const loneSurrogate = /\p{Cs}/u;
+
+function escapeValid(s: string): string {
+  return JSON.stringify(s)
+    .slice(1, -1)
+    .replace(htmlUnsafe, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+}
+
+/**
+ * A JSON string literal as Go's encoding/json writes it: \b \f \n \r \t short, other control
+ * characters and < > & U+2028 U+2029 as \u00XX, a lone surrogate (invalid UTF-8 to Go) as \ufffd.
+ */
+export function goJSONString(s: string): string {
+  const body = loneSurrogate.test(s) ? s.split(/\p{Cs}/u).map(escapeValid).join("\\ufffd") : escapeValid(s);
+  return `"${body}"`;
+}
+
+/** json.Marshal of a decoded value: map keys sorted, undefined members left out. */
+export function goJSON(v: unknown): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "string") return goJSONString(v);
+  if (typeof v === "number") return Number.isFinite(v) ? String(v) : "null";
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (typeof v === "bigint") return v.toString();
+  if (Array.isArray(v)) return "[" + v.map(goJSON).join(",") + "]";
+  if (typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort(compareStrings);
+    return "{" + keys.map((k) => goJSONString(k) + ":" + goJSON(o[k])).join(",") + "}";
+  }
+  return "null";
+}
+
+/** The word Go's encoding/json uses for a JSON value's kind in "cannot unmarshal X into ...". */
+export function jsonKindWord(v: unknown): string {
+  if (Array.isArray(v)) return "array";
+  if (v === null) return "null";
+  if (typeof v === "boolean") return "bool";
+  return typeof v; // object, string, number
+}
+
+/** json.Unmarshal's type error for `v` decoded into a Go value of type `goType`. */
+export function cannotUnmarshal(v: unknown, goType: string): string {
+  return `json: cannot unmarshal ${jsonKindWord(v)} into Go value of type ${goType}`;
+}
+
+function quoteChar(c: string): string {
+  if (c === "'") return "'\\''";
+  if (c === '"') return "'\"'";
+  const q = JSON.stringify(c);
+  return `'${q.slice(1, -1)}'`;
+}
+
+class SyntaxErr extends Error {}
+
+/** Undefined when `text` is valid JSON, else Go's syntax error message. */
+export function goJSONSyntaxError(text: string): string | undefined {
+  let i = 0;
+  const n = text.length;
+  const ws = () => {
+    while (i < n && " \t\r\n".includes(text[i]!)) i++;
+  };
+  const eof = () => {
+    throw new SyntaxErr("unexpected end of JSON input");
+  };
+  const bad = (ctx: string) => {
+    throw new SyntaxErr(`invalid character ${quoteChar(text[i]!)} ${ctx}`);
+  };
+  const literal = (word: string) => {
+    for (let k = 0; k < word.length; k++, i++) {
+      if (i >= n) eof();
+      if (text[i] !== word[k]) bad(`in literal ${word} (expecting ${quoteChar(word[k]!)})`);
+    }
+  };
+  const digits = (ctx: string) => {
+    if (i >= n) eof();
+    if (!/[0-9]/.test(text[i]!)) bad(ctx);
+    while (i < n && /[0-9]/.test(text[i]!)) i++;
+  };
+  const number = () => {
+    if (text[i] === "-") {
+      i++;
+      if (i >= n) eof();
+      if (!/[0-9]/.test(text[i]!)) bad("in numeric literal");
+    }
+    if (text[i] === "0") i++;
+    else digits("in numeric literal");
+    if (text[i] === ".") {
+      i++;
+      digits("after decimal point in numeric literal");
+    }
+    if (text[i] === "e" || text[i] === "E") {
+      i++;
+      if (text[i] === "+" || text[i] === "-") i++;
+      digits("in exponent of numeric literal");
+    }
+  };
+  const string = () => {
+    i++;
+    for (;;) {
+      if (i >= n) eof();
+      const c = text[i]!;
+      if (c === '"') {
+        i++;
+        return;
+      }
+      if (c === "\\") {
+        i++;
+        if (i >= n) eof();
+        if (!'"\\/bfnrtu'.includes(text[i]!)) bad("in string escape code");
+        if (text[i] === "u") {
+          for (let k = 0; k < 4; k++) {
+            i++;
+            if (i >= n) eof();
+            if (!/[0-9a-fA-F]/.test(text[i]!)) bad("in \\u hexadecimal character escape");
+          }
+        }
+        i++;
+        continue;
+      }
+      if (c < " ") bad("in string literal");
+      i++;
+    }
+  };
+  // The members of an object or array after its opening bracket: none, or `member` separated by commas.
+  const members = (close: string, afterMember: string, member: () => void): void => {
+    i++;
+    ws();
+    if (i >= n) eof();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      member();
+      ws();
+      if (i >= n) eof();
+      if (text[i] === ",") {
+        i++;
+        continue;
+      }
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      bad(afterMember);
+    }
+  };
+  const value = (): void => {
+    ws();
+    if (i >= n) eof();
+    const c = text[i]!;
+    if (c === "{") {
+      return members("}", "after object key:value pair", () => {
+        ws();
+        if (i >= n) eof();
+        if (text[i] !== '"') bad("looking for beginning of object key string");
+        string();
+        ws();
+        if (i >= n) eof();
+        if (text[i] !== ":") bad("after object key");
+        i++;
+        value();
+      });
+    }
+    if (c === "[") return members("]", "after array element", value);
+    if (c === '"') return string();
+    if (c === "t") return literal("true");
+    if (c === "f") return literal("false");
+    if (c === "n") return literal("null");
+    if (c === "-" || /[0-9]/.test(c)) return number();
+    bad("looking for beginning of value");
+  };
+  try {
+    value();
+    ws();
+    if (i < n) bad("after top-level value");
+    return undefined;
+  } catch (e) {
+    if (e instanceof SyntaxErr) return e.message;
+    throw e;
+  }
+}
+
+/** json.Unmarshal into map[string]interface{}: syntax errors, then type mismatch. */
+export function goUnmarshalMapError(text: string): string | undefined {
+  const syntax = goJSONSyntaxError(text);
+  if (syntax) return syntax;
+  const v: unknown = JSON.parse(text);
+  if (v === null || (typeof v === "object" && !Array.isArray(v))) return undefined;
+  return cannotUnmarshal(v, "map[string]interface {}");
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { compareQuantity, formatQuantity, formatQuantityPtr, isZeroQuantity, parseQuantity } from "./quantity.js";
+
+describe("formatQuantity", () => {
+  it.each([
+    ["10Gi", "10Gi"],
+    ["1024Mi", "1Gi"],
+    ["1536Mi", "1536Mi"],
+    ["1.5Gi", "1536Mi"],
+    ["100Ki", "100Ki"],
+    ["0.1Ki", "102400m"],
+    ["512", "512"],
+    ["1000", "1k"],
+    ["1500", "1500"],
+    ["2", "2"],
+    ["500m", "500m"],
+    ["0.5", "500m"],
+    ["1000m", "1"],
+    ["2000M", "2G"],
+    ["1e3", "1e3"],
+    ["0", "0"],
+    ["0Gi", "0"],
+    ["-250m", "-250m"],
+    ["1n", "1n"],
+    ["0.0000000001", "1n"],
+    ["bogus", "bogus"],
+  ])("%s -> %s", (input, want) => {
+    expect(formatQuantity(input)).toBe(want);
+  });
+
+  it("handles absent values", () => {
+    expect(formatQuantity(undefined)).toBe("0");
+    expect(formatQuantityPtr(undefined)).toBe("<nil>");
+    expect(formatQuantity(3)).toBe("3");
+  });
+});
+
+describe("parseQuantity / compareQuantity / isZeroQuantity", () => {
+  it("parses to an exact fraction, binary and decimal suffixes alike", () => {
+    expect(parseQuantity("1Ki")).toEqual({ n: 1024n, d: 1n });
+    expect(parseQuantity("250m")).toEqual({ n: 250n, d: 1000n });
+    expect(parseQuantity("-1.5e3")).toEqual({ n: -1500n, d: 1n });
+    expect(parseQuantity(2)).toEqual({ n: 2n, d: 1n });
+    expect(parseQuantity("bogus")).toBeUndefined();
+    expect(parseQuantity({})).toBeUndefined();
+  });
+
+  it("rounds precision finer than nano units up, as ParseQuantity does", () => {
+    expect(parseQuantity("0.0000000001")).toEqual({ n: 1n, d: 1_000_000_000n });
+  });
+
+  it("compares across suffixes like Quantity.Cmp", () => {
+    expect(compareQuantity("1Gi", "1024Mi")).toBe(0);
+    expect(compareQuantity("1G", "1Gi")).toBe(-1);
+    expect(compareQuantity("500m", "0.4")).toBe(1);
+    expect(compareQuantity("-1", "0")).toBe(-1);
+    expect(compareQuantity("bogus", "0")).toBe(0);
+  });
+
+  it("knows zero in any spelling", () => {
+    expect(isZeroQuantity("0Gi")).toBe(true);
+    expect(isZeroQuantity("0.000m")).toBe(true);
+    expect(isZeroQuantity("1n")).toBe(false);
+  });
+});

@@ -1,0 +1,4 @@
+// kubectl 1.32 against a real kapi (the acceptance list is in test/support/kubectl-acceptance.ts).
+import { kubectlAcceptance } from "./support/kubectl-acceptance.js";
+
+kubectlAcceptance(32);
