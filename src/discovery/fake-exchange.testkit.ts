@@ -2,6 +2,11 @@
 import type { Exchange } from "../http/exchange.js";
 import type { RequestInfo } from "../http/request-info.js";
 import type { NonResourceHandler } from "../http/context.js";
+import { writeStatus } from "../http/respond.js";
+import { toApiError } from "../handlers/errors.js";
+import { CodecSet } from "../encoding/negotiate.js";
+import { jsonCodec, yamlCodec } from "../encoding/codec.js";
+import { protobufCodec } from "../encoding/protobuf/index.js";
 
 export interface Answer {
   handled: boolean;
@@ -41,6 +46,13 @@ export async function call(handler: NonResourceHandler, url: string, headers: Re
     drained: async () => {},
     pending: () => 0,
   } as unknown as Exchange;
-  const handled = await handler(ex, { name: "admin", groups: [] }, { isResourceRequest: false, path: ex.path } as RequestInfo);
+  let handled: boolean;
+  try {
+    handled = await handler(ex, { name: "admin", groups: [] }, { isResourceRequest: false, path: ex.path } as RequestInfo);
+  } catch (e) {
+    // What the chain's recovery filter does with a thrown error.
+    writeStatus(ex, toApiError(e), new CodecSet([jsonCodec, yamlCodec, protobufCodec]));
+    handled = true;
+  }
   return { handled, status, headers: sent, body, json: () => JSON.parse(body) };
 }

@@ -10,7 +10,6 @@ import type { TypeRegistry } from "../registry/type-registry.js";
 import type { NonResourceHandler } from "../http/context.js";
 import { header, type Exchange } from "../http/exchange.js";
 import type { RequestInfo } from "../http/request-info.js";
-import { writeError } from "../http/respond.js";
 import { aggregatedContentType, negotiateDiscovery, type DiscoveryVersion } from "./aggregated.js";
 import { DiscoveryDocuments, doc, type Aggregated, type Doc } from "./discovery-documents.js";
 import { apiVersions } from "./legacy.js";
@@ -136,12 +135,7 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
 
   const handler: NonResourceHandler = (ex: Exchange, _user: UserInfo, _info: RequestInfo) => {
     if (ex.method !== "GET" && ex.method !== "HEAD") return false;
-    try {
-      return route(ex);
-    } catch (e) {
-      writeError(ex, e);
-      return true;
-    }
+    return route(ex); // errors go up to the chain's recovery filter, like every other error
   };
   return { handler, stop: unsubscribe };
 }

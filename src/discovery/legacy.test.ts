@@ -161,7 +161,11 @@ describe("legacy discovery", () => {
     expect(y.body).toContain("name: apps");
     const pb = await call(handler, "/apis/apps", { accept: "application/vnd.kubernetes.protobuf" });
     expect(pb.status).toBe(406);
-    expect(pb.json().reason).toBe("NotAcceptable");
+    // The error itself is a Status in the encoding the client accepts (upstream's ErrorNegotiated).
+    expect(pb.headers["content-type"]).toBe("application/vnd.kubernetes.protobuf");
+    expect(pb.body).toContain("NotAcceptable");
+    const pbOrJson = await call(handler, "/apis/nope", { accept: "application/vnd.kubernetes.protobuf, application/json" });
+    expect(pbOrJson.status).toBe(404);
     const fallback = await call(handler, "/apis/apps", { accept: "application/vnd.kubernetes.protobuf, application/json" });
     expect(fallback.status).toBe(200);
   });

@@ -1,7 +1,7 @@
 // Writing responses: objects in the negotiated encoding, and ApiErrors as metav1.Status bodies
 // (writeStatus; the recovery filter is the one caller for errors that leave the chain).
 import { gzipSync } from "node:zlib";
-import { asApiError, type ApiError } from "../apimachinery/errors.js";
+import type { ApiError } from "../apimachinery/errors.js";
 import type { Codec } from "../encoding/codec.js";
 import { jsonCodec } from "../encoding/codec.js";
 import { negotiateOutput, type CodecSet } from "../encoding/negotiate.js";
@@ -69,17 +69,6 @@ export function writeStatus(ex: Exchange, e: ApiError, codecs: CodecSet, opts: P
 function retryAfter(e: ApiError): Record<string, string> {
   const seconds = e.details?.retryAfterSeconds;
   return seconds && seconds > 0 ? { "retry-after": String(seconds) } : {};
-}
-
-/** An error as a JSON Status, for writers outside the chain (discovery); prefer throwing. */
-export function writeError(ex: Exchange, err: unknown, codec: Codec = jsonCodec): void {
-  const e = asApiError(err);
-  if (e.code === 500) console.error("kapi: internal error:", err);
-  if (ex.headersSent || ex.closed) {
-    ex.end();
-    return;
-  }
-  writeObject(ex, e.code, e.toStatus(), codec, { headers: e.headers });
 }
 
 export function writeText(ex: Exchange, status: number, text: string, headers: Record<string, string> = {}): void {
