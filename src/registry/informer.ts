@@ -1,0 +1,303 @@
+// An informer: an in-process, decoded, read-only view of one resource type, kept current from
+// the type's watch cache, with handlers told of every change (upstream: client-go's shared
+// informer). In process there is no HTTP between us and the cache: the initial list and the
+// watch from its revision are taken from the cache in one synchronous step, so nothing can fall
+// between them, and nothing is read from storage.
+//
+// Shared, read-only objects: everything handed out (get, list, handler arguments) is the cache's
+// own decoded entry, shared with every HTTP list and watch. Nobody may mutate it: copy it
+// (structuredClone) before editing. The apiVersion/kind it carries are those of whichever version
+// of the type created the cache; use the metadata, or stamp the version you serve.
+//
+// Order and timing: the view is updated at once, inside the cache's fan-out; handlers are called
+// later, from a queue drained on the event loop, so a slow or throwing handler never holds up the
+// cache's HTTP watchers. The queue is unbounded (as client-go's per-listener buffer): handlers
+// must be quick (record the change, queue the work) rather than do the work themselves.
+//
+// When the cache's feed ends (its storage watch broke, or it was dropped) the informer lists and
+// watches a fresh cache — if its type is still served; otherwise it stops.
+import type { WatchSink } from "../storage/cacher/cache-watcher.js";
+import type { WatchCache } from "../storage/cacher/watch-cache.js";
+import type { Delivery, Entry } from "../storage/cacher/types.js";
+
+/** Called for every change; the objects are shared and read-only (see the header). */
+export interface InformerHandler<O> {
+  added?(obj: O): void;
+  updated?(oldObj: O, newObj: O): void;
+  deleted?(obj: O): void;
+}
+
+/** Where an informer's objects come from: one type's watch cache. */
+export interface InformerSource<O> {
+  /** The type's key prefix (ending in "/"). */
+  prefix: string;
+  /** Keys are <prefix><namespace>/<name> rather than <prefix><name>. */
+  namespaced: boolean;
+  /** The type's watch cache, loaded (a fresh one once the previous one stopped). */
+  cache(): Promise<WatchCache<O>>;
+  /** Whether the type is still served: a feed that ends is resumed only then. */
+  exists(): boolean;
+  /** A handler threw (the other handlers still get the change). */
+  onHandlerError?(err: unknown): void;
+}
+
+type Notification<O> =
+  | { kind: "added"; obj: O }
+  | { kind: "updated"; old: O; obj: O }
+  | { kind: "deleted"; obj: O }
+  /** Marks the end of the initial list in a listener's queue. */
+  | { kind: "synced" };
+
+/** One handler and the notifications it has still to get (upstream: processorListener). */
+interface Listener<O> {
+  handler: InformerHandler<O>;
+  queue: Notification<O>[];
+  next: number;
+}
+
+/** Notifications handled per turn of the event loop before yielding to requests. */
+const batchSize = 500;
+const firstRetryMs = 50;
+const maxRetryMs = 5000;
+
+export class Informer<O> {
+  /** namespace ("" for cluster-scoped types) → name → entry */
+  private readonly view = new Map<string, Map<string, Entry<O>>>();
+  private readonly listeners = new Set<Listener<O>>();
+  /** Listeners still to be called for the initial list before `synced` resolves. */
+  private readonly syncing = new Set<Listener<O>>();
+  private draining = false;
+  private watcher: { stop(): void } | undefined;
+  private stopped = false;
+  private listed = false;
+  private isSynced = false;
+  private resolveSynced!: () => void;
+  private retryTimer: NodeJS.Timeout | undefined;
+  /**
+   * Resolves once the view holds the initial list and every handler registered by then has been
+   * called for it — or once the informer stopped (hasSynced() tells which). Never rejects.
+   */
+  readonly synced: Promise<void>;
+
+  constructor(private readonly source: InformerSource<O>) {
+    this.synced = new Promise((r) => (this.resolveSynced = r));
+  }
+
+  /** Starts listing and watching; the informer keeps itself current until stop(). */
+  start(): this {
+    void this.connect(firstRetryMs);
+    return this;
+  }
+
+  hasSynced(): boolean {
+    return this.isSynced;
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /**
+   * Calls `h` for every later change and, first, `added` for every object already in the view
+   * (as client-go does for a handler added to a running informer). Returns the remover.
+   */
+  addHandler(h: InformerHandler<O>): () => void {
+    const l: Listener<O> = { handler: h, queue: [], next: 0 };
+    this.listeners.add(l);
+    for (const e of this.entries()) l.queue.push({ kind: "added", obj: e.object });
+    if (l.queue.length > 0) this.schedule();
+    return () => {
+      this.listeners.delete(l);
+      if (this.syncing.delete(l)) this.checkSynced();
+    };
+  }
+
+  get(namespace: string, name: string): O | undefined {
+    return this.view.get(this.source.namespaced ? namespace : "")?.get(name)?.object;
+  }
+
+  /** Every object, or those of one namespace. */
+  list(namespace?: string): O[] {
+    const out: O[] = [];
+    if (namespace !== undefined && this.source.namespaced) {
+      for (const e of this.view.get(namespace)?.values() ?? []) out.push(e.object);
+      return out;
+    }
+    for (const e of this.entries()) out.push(e.object);
+    return out;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const byName of this.view.values()) n += byName.size;
+    return n;
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.watcher?.stop();
+    this.watcher = undefined;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.listeners.clear();
+    this.syncing.clear();
+    this.resolveSynced(); // waiters must not hang on an informer that will never sync
+  }
+
+  private *entries(): Iterable<Entry<O>> {
+    for (const byName of this.view.values()) yield* byName.values();
+  }
+
+  /** Lists and watches the current cache; on failure retries later with a longer wait. */
+  private async connect(retryMs: number): Promise<void> {
+    if (this.stopped) return;
+    let attached = false;
+    try {
+      attached = this.attach(await this.source.cache());
+    } catch {
+      // the cache could not load (storage closing, an undecodable object): try again later
+    }
+    if (!attached) this.retry(Math.min(retryMs * 2, maxRetryMs), retryMs);
+  }
+
+  private retry(nextRetryMs: number, waitMs: number): void {
+    if (this.stopped) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      // Checked after the wait: a type's removal and its cache's drop may come in either order.
+      if (!this.source.exists()) this.stop();
+      else void this.connect(nextRetryMs);
+    }, waitMs);
+    this.retryTimer.unref();
+  }
+
+  /** One synchronous step: the cache's state becomes the view, then its changes follow. */
+  private attach(cache: WatchCache<O>): boolean {
+    if (this.stopped) return true;
+    if (cache.isStopped) return false;
+    const pred = { prefix: this.source.prefix, namespace: "", name: "" };
+    const state = cache.list(pred);
+    this.replace(state.items);
+    const sink: WatchSink<O> = {
+      send: (d) => {
+        this.apply(d);
+        return true; // never "full": handlers are queued here, not in the cache
+      },
+      closed: () => {
+        if (this.watcher !== watcher) return;
+        this.watcher = undefined;
+        this.retry(firstRetryMs * 2, firstRetryMs);
+      },
+    };
+    const watcher = cache.watch(pred, sink, { from: "revision", revision: state.revision }, false);
+    this.watcher = watcher;
+    if (!this.listed) {
+      this.listed = true;
+      for (const l of this.listeners) {
+        this.syncing.add(l);
+        l.queue.push({ kind: "synced" });
+      }
+      this.schedule();
+      this.checkSynced();
+    }
+    return true;
+  }
+
+  /** The view becomes `items`; handlers hear what changed (a relist after a broken feed). */
+  private replace(items: readonly Entry<O>[]): void {
+    const hadAny = this.view.size > 0;
+    const seen = new Set<Entry<O>>();
+    for (const e of items) {
+      const old = this.put(e);
+      if (hadAny) seen.add(e);
+      if (!old) this.notify({ kind: "added", obj: e.object });
+      else if (old.modRevision !== e.modRevision) this.notify({ kind: "updated", old: old.object, obj: e.object });
+    }
+    if (!hadAny) return;
+    for (const [ns, byName] of this.view) {
+      for (const [name, e] of byName) {
+        if (seen.has(e)) continue;
+        byName.delete(name);
+        this.notify({ kind: "deleted", obj: e.object });
+      }
+      if (byName.size === 0) this.view.delete(ns);
+    }
+  }
+
+  private apply(d: Delivery<O>): void {
+    const e = d.entry;
+    if (!e || this.stopped) return; // bookmarks are not asked for
+    if (d.type === "DELETED") {
+      const [ns, name] = this.scopeOf(e.key);
+      const byName = this.view.get(ns);
+      byName?.delete(name);
+      if (byName?.size === 0) this.view.delete(ns);
+      this.notify({ kind: "deleted", obj: e.object });
+      return;
+    }
+    const old = this.put(e);
+    this.notify(old ? { kind: "updated", old: old.object, obj: e.object } : { kind: "added", obj: e.object });
+  }
+
+  /** Puts an entry in the view; returns the one it replaced. */
+  private put(e: Entry<O>): Entry<O> | undefined {
+    const [ns, name] = this.scopeOf(e.key);
+    let byName = this.view.get(ns);
+    if (!byName) this.view.set(ns, (byName = new Map()));
+    const old = byName.get(name);
+    byName.set(name, e);
+    return old;
+  }
+
+  private scopeOf(key: string): [string, string] {
+    const rel = key.slice(this.source.prefix.length);
+    const slash = this.source.namespaced ? rel.indexOf("/") : -1;
+    return slash < 0 ? ["", rel] : [rel.slice(0, slash), rel.slice(slash + 1)];
+  }
+
+  private notify(n: Notification<O>): void {
+    if (this.stopped || this.listeners.size === 0) return;
+    for (const l of this.listeners) l.queue.push(n);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.draining) return;
+    this.draining = true;
+    setImmediate(() => this.drain());
+  }
+
+  /** Up to batchSize notifications per listener, then yield to requests if more are queued. */
+  private drain(): void {
+    let more = false;
+    for (const l of this.listeners) {
+      const end = Math.min(l.queue.length, l.next + batchSize);
+      while (l.next < end && !this.stopped && this.listeners.has(l)) this.dispatch(l, l.queue[l.next++]!);
+      if (l.next < l.queue.length) more = true;
+      else {
+        l.queue = [];
+        l.next = 0;
+      }
+    }
+    this.draining = false;
+    if (more && !this.stopped) this.schedule();
+  }
+
+  private dispatch(l: Listener<O>, n: Notification<O>): void {
+    const h = l.handler;
+    try {
+      if (n.kind === "added") h.added?.(n.obj);
+      else if (n.kind === "updated") h.updated?.(n.old, n.obj);
+      else if (n.kind === "deleted") h.deleted?.(n.obj);
+      else if (this.syncing.delete(l)) this.checkSynced();
+    } catch (err) {
+      this.source.onHandlerError?.(err);
+    }
+  }
+
+  private checkSynced(): void {
+    if (this.isSynced || !this.listed || this.syncing.size > 0 || this.stopped) return;
+    this.isSynced = true;
+    this.resolveSynced();
+  }
+}
