@@ -191,7 +191,7 @@ async function listFromStorage(store: GenericStore, t: ResourceType, prefix: str
   for (;;) {
     let res;
     try {
-      res = await store.storage.range(prefix, { revision: readAt, startAfter, limit: page || undefined });
+      res = await store.rangeStored(prefix, { revision: readAt, startAfter, limit: page || undefined });
     } catch (e) {
       if (e instanceof StorageError && e.code === "Compacted") {
         throw isContinue ? new ExpiredContinue(encodeContinue(-1, after, prefix)) : tooOldError();

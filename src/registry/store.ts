@@ -13,7 +13,7 @@ import {
   optimisticLockMessage,
 } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
-import { StorageError, type KeyValue, type Storage } from "../storage/interface.js";
+import { StorageError, type KeyValue, type RangeOptions, type RangeResult, type Storage } from "../storage/interface.js";
 import { decodeFromStorage, encodeForStorage, rememberWrittenJson, servedJson } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "./object.js";
 import { storageKey, type ResourceType } from "./resource-type.js";
@@ -431,6 +431,11 @@ export class GenericStore {
 
   async currentRevision(): Promise<number> {
     return this.storage.currentRevision();
+  }
+
+  /** Stored objects under a key prefix: lists the watch cache cannot answer (list.ts). */
+  rangeStored(prefix: string, opts?: RangeOptions): Promise<RangeResult> {
+    return this.storage.range(prefix, opts);
   }
 
   compactedError(): ApiError {

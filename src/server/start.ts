@@ -23,6 +23,7 @@ import type { KObject } from "../registry/object.js";
 import { storageKey, type ResourceType } from "../registry/resource-type.js";
 import { GenericStore } from "../registry/store.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
+import { InformerFactory } from "../registry/informer-factory.js";
 import { builtinTypeRegistry } from "../types/register.js";
 import type { Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
@@ -82,15 +83,19 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   let bootstrapped = false;
   const nsType = types.get("", "v1", "namespaces")!;
   const ranges = serviceRanges(o.serviceClusterIPRange, o.serviceNodePortRange); // validates the flags
-  const namespaces = new NamespaceStates(storage, nsType.keyPrefix);
-  await namespaces.start();
-  const store = new GenericStore(storage, (ns) => namespaces.get(ns), {
+  const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
+  const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
+  const nsInformer = informers.forType(nsType);
+  // A namespace the informer lacks is read live through the store (declared next).
+  const namespaces: NamespaceStates = new NamespaceStates(nsInformer, { get: (t, ns, name) => store.get(t, ns, name) }, nsType);
+  const store: GenericStore = new GenericStore(storage, (ns) => namespaces.get(ns), {
     serviceClusterIPRange: o.serviceClusterIPRange,
     serviceNodePortRange: o.serviceNodePortRange,
   });
+  await nsInformer.synced;
   const parts: ServerParts = {
     store,
-    cacher: new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache }),
+    cacher,
     types,
     gates,
     codecs: new CodecSet([jsonCodec, yamlCodec, ...extraCodecs()]),
@@ -107,17 +112,14 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
   await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
   bootstrapped = true;
-  const controllers = [startNamespaceController(store, types)];
-  // The garbage collector reads every object with owners to build its graph: it starts once the
-  // server is serving, so a large store does not delay readiness (changes made meanwhile are
-  // replayed from its snapshot revision, so nothing is missed).
-  const gcTimer = setTimeout(() => controllers.push(startGarbageCollector(store, types)), gcStartDelayMs);
-  /** Stops the controllers, the namespace watch and the watch cache. */
+  const controllers = [startNamespaceController({ store, cacher, types, informers })];
+  let gcTimer: NodeJS.Timeout | undefined;
+  /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {
     clearTimeout(gcTimer);
-    namespaces.stop();
     for (const c of controllers) c.stop();
-    parts.cacher.stop();
+    informers.stop();
+    cacher.stop();
   };
 
   const authenticators: Authenticator[] = [x509Authenticator];
@@ -168,6 +170,10 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
     await storage.close();
     throw e;
   }
+  // The garbage collector loads every stored type's cache to build its graph: it starts once the
+  // server is serving, so a large store does not delay readiness (its informers list the caches'
+  // current state, so changes made meanwhile are not missed).
+  gcTimer = setTimeout(() => controllers.push(startGarbageCollector({ store, types, informers })), gcStartDelayMs);
   const port = (listener.server.address() as AddressInfo).port;
   const host = o.bindAddress === "0.0.0.0" || o.bindAddress === "" ? "127.0.0.1" : o.bindAddress === "::" ? "::1" : o.bindAddress;
   const url = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;
