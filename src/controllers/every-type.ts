@@ -1,4 +1,4 @@
-// A handler on the informer of every stored type, following the type registry: a type added
+// A handler on the (metadata) informer of every stored type, following the type registry: a type added
 // later gets one, a removed type loses it (upstream: the GC's monitors, resynced from discovery).
 //
 // The initial informers start one after another, each once the previous has synced, so that
@@ -32,7 +32,7 @@ export function informAboutEveryType(types: TypeRegistry, informers: InformerFac
   function watch(t: ResourceType): ObjectInformer | undefined {
     // (a type of the start-up snapshot may have been removed while earlier ones synced)
     if (stopped || watched.has(t.keyPrefix) || !types.get(t.group, t.version, t.resource)) return undefined;
-    const informer = informers.forType(t);
+    const informer = informers.metadataFor(t);
     watched.set(t.keyPrefix, { informer, remove: informer.addHandler(h.handlerFor(t)) });
     return informer;
   }

@@ -1,5 +1,5 @@
 // The garbage collector (upstream: the GC controller's graph builder and workers, in process):
-// a graph of ownerReferences (owner-graph.ts) kept current by the informers of every stored type.
+// a graph of ownerReferences (owner-graph.ts) kept current by metadata informers of every stored type.
 // - Background: when every owner of an object is gone, the object is deleted.
 // - Foreground: an owner with the "foregroundDeletion" finalizer has its dependents deleted,
 //   then loses the finalizer (and so is removed).
@@ -15,7 +15,7 @@ import { foregroundFinalizer, orphanFinalizer, type GenericStore } from "../regi
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { informAboutEveryType } from "./every-type.js";
 import type { Controller } from "./namespace.js";
-import { OwnerGraph, type GcNode } from "./owner-graph.js";
+import { finalizersOf, isDeleting, OwnerGraph, uidOf, type GcNode } from "./owner-graph.js";
 
 export interface GarbageCollectorDeps {
   store: GenericStore;
@@ -24,12 +24,15 @@ export interface GarbageCollectorDeps {
 }
 
 const retryMs = 500;
+
+/** Namespace and name of a node's object, for the store's calls. */
+const at = (n: GcNode): [string, string] => [n.meta.namespace ?? "", n.meta.name ?? ""];
 const resyncMs = 30_000;
 
 export function startGarbageCollector({ store, types, informers }: GarbageCollectorDeps): Controller {
-  const queue = new Set<string>(); // keys to examine
-  const graph = new OwnerGraph((key) => {
-    queue.add(key);
+  const queue = new Set<string>(); // uids to examine
+  const graph = new OwnerGraph((uid) => {
+    queue.add(uid);
     kick();
   });
   let ready = false;
@@ -49,9 +52,9 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
 
   const everyType = informAboutEveryType(types, informers, {
     handlerFor: (t) => ({
-      added: (obj) => graph.observe(t.keyPrefix, t.namespaced, obj),
-      updated: (_old, obj) => graph.observe(t.keyPrefix, t.namespaced, obj),
-      deleted: (obj) => graph.forget(t.keyPrefix, t.namespaced, obj),
+      added: (obj) => graph.observe(t.keyPrefix, obj),
+      updated: (_old, obj) => graph.observe(t.keyPrefix, obj),
+      deleted: (obj) => graph.forget(obj),
     }),
     removed: (prefix) => graph.forgetType(prefix),
   });
@@ -71,16 +74,16 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
     while (!stopped && queue.size > 0) {
       // Storage answers without real I/O, so awaits alone would never let requests in: yield.
       if (++done % 50 === 0) await new Promise((r) => setImmediate(r));
-      const key = queue.values().next().value as string;
-      queue.delete(key);
-      const n = graph.node(key);
+      const uid = queue.values().next().value as string;
+      queue.delete(uid);
+      const n = graph.node(uid);
       if (!n) continue;
       try {
         await examine(n);
       } catch (e) {
         if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) {
           setTimeout(() => {
-            queue.add(key);
+            queue.add(uid);
             kick();
           }, retryMs).unref();
         }
@@ -93,16 +96,17 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
   async function examine(n: GcNode) {
     const t = typeIndex().byPrefix.get(n.prefix);
     if (!t) return; // its type is no longer served
-    if (n.deleting && n.finalizers.includes(orphanFinalizer)) await orphanDependents(t, n);
-    else if (n.deleting && n.finalizers.includes(foregroundFinalizer)) await deleteDependentsInForeground(t, n);
-    if (n.owners.length > 0 && !n.deleting) await collectIfOrphaned(t, n);
+    const deleting = isDeleting(n);
+    if (deleting && finalizersOf(n).includes(orphanFinalizer)) await orphanDependents(t, n);
+    else if (deleting && finalizersOf(n).includes(foregroundFinalizer)) await deleteDependentsInForeground(t, n);
+    if (n.owners.length > 0 && !deleting) await collectIfOrphaned(t, n);
   }
 
   async function ownerExists(n: GcNode, o: OwnerReference): Promise<boolean> {
     if (graph.isGone(o.uid)) return false;
     const t = ownerType(o);
     if (!t) return false;
-    const ns = t.namespaced ? n.namespace : "";
+    const ns = t.namespaced ? (n.meta.namespace ?? "") : "";
     if (everyType.informer(t.keyPrefix)?.get(ns, o.name)?.metadata.uid === o.uid) return true;
     // Not in our view: confirm with a live read (the owner may be newer than the informer).
     try {
@@ -121,18 +125,18 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
     if (absent.length === 0) {
       // An owner deleting in foreground takes its blocking dependents with it.
       const waiting = present.some((o) => {
-        const owner = graph.byOwnerUid(o.uid);
-        return owner?.deleting && owner.finalizers.includes(foregroundFinalizer);
+        const owner = graph.node(o.uid);
+        return owner && isDeleting(owner) && finalizersOf(owner).includes(foregroundFinalizer);
       });
-      if (waiting) await store.delete(t, n.namespace, n.name, { dryRun: false, propagationPolicy: "Foreground" });
+      if (waiting) await store.delete(t, ...at(n), { dryRun: false, propagationPolicy: "Foreground" });
       return;
     }
     if (present.length === 0) {
-      await store.delete(t, n.namespace, n.name, { dryRun: false, propagationPolicy: "Background" });
+      await store.delete(t, ...at(n), { dryRun: false, propagationPolicy: "Background" });
       return;
     }
     const gone = new Set(absent.map((o) => o.uid));
-    await store.guaranteedUpdate(t, n.namespace, n.name, "", { dryRun: false }, (stored) => {
+    await store.guaranteedUpdate(t, ...at(n), "", { dryRun: false }, (stored) => {
       if (!stored) throw new ApiError(404, "NotFound", "gone");
       const cur = structuredClone(stored);
       cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => !gone.has(o.uid));
@@ -141,7 +145,7 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
   }
 
   async function removeFinalizer(t: ResourceType, n: GcNode, finalizer: string) {
-    await store.guaranteedUpdate(t, n.namespace, n.name, "", { dryRun: false }, (stored) => {
+    await store.guaranteedUpdate(t, ...at(n), "", { dryRun: false }, (stored) => {
       if (!stored) throw new ApiError(404, "NotFound", "gone");
       const cur = structuredClone(stored);
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
@@ -150,13 +154,13 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
   }
 
   async function orphanDependents(t: ResourceType, owner: GcNode) {
-    for (const d of graph.dependentsOf(owner.uid)) {
+    for (const d of graph.dependentsOf(uidOf(owner))) {
       const dt = typeIndex().byPrefix.get(d.prefix);
       if (!dt) continue;
-      await store.guaranteedUpdate(dt, d.namespace, d.name, "", { dryRun: false }, (stored) => {
+      await store.guaranteedUpdate(dt, ...at(d), "", { dryRun: false }, (stored) => {
         if (!stored) throw new ApiError(404, "NotFound", "gone");
         const cur = structuredClone(stored);
-        cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== owner.uid);
+        cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== uidOf(owner));
         return cur;
       }).catch((e) => {
         if (!(e instanceof ApiError && e.code === 404)) throw e;
@@ -166,16 +170,16 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
   }
 
   async function deleteDependentsInForeground(t: ResourceType, owner: GcNode) {
-    const deps = graph.dependentsOf(owner.uid);
+    const deps = graph.dependentsOf(uidOf(owner));
     if (deps.length === 0) {
       await removeFinalizer(t, owner, foregroundFinalizer);
       return;
     }
     for (const d of deps) {
       const dt = typeIndex().byPrefix.get(d.prefix);
-      if (d.deleting || !dt) continue; // already on its way; its delete event re-examines the owner
-      const block = d.owners.find((o) => o.uid === owner.uid)?.blockOwnerDeletion;
-      await store.delete(dt, d.namespace, d.name, { dryRun: false, propagationPolicy: block ? "Foreground" : "Background" }).catch((e) => {
+      if (isDeleting(d) || !dt) continue; // already on its way; its delete event re-examines the owner
+      const block = d.owners.find((o) => o.uid === uidOf(owner))?.blockOwnerDeletion;
+      await store.delete(dt, ...at(d), { dryRun: false, propagationPolicy: block ? "Foreground" : "Background" }).catch((e) => {
         if (!(e instanceof ApiError && e.code === 404)) throw e;
       });
     }
@@ -183,7 +187,7 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
 
   // Periodic resync catches anything a failed attempt left behind.
   const timer = setInterval(() => {
-    for (const n of graph.all()) queue.add(n.key);
+    for (const uid of graph.uids()) queue.add(uid);
     kick();
   }, resyncMs);
   timer.unref();

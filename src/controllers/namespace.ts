@@ -1,13 +1,13 @@
 // Namespace lifecycle (upstream: the namespace controller): a namespace being deleted has all
 // its content deleted, then its `kubernetes` finalizer removed, then it is gone.
 //
-// It hears of namespaces with a deletionTimestamp from the namespace informer, and re-examines
-// every terminating namespace periodically (content that takes time to go, such as pods in
-// graceful deletion or objects with finalizers; attempts that failed). Content is enumerated with
-// consistent lists through the watch cache — never the informer views, which may lag behind a
-// create admitted just before the namespace began terminating — for every namespaced type served
-// at that moment, so types added later (custom resources) are included.
-import type { ObjectCacher } from "../registry/list.js";
+// It hears of namespaces with a deletionTimestamp from the namespace (metadata) informer, and
+// re-examines every terminating namespace periodically (content that takes time to go, such as
+// pods in graceful deletion or objects with finalizers; attempts that failed). Content is
+// enumerated with the store's consistent list — not informer views, which may lag behind a create
+// admitted just before the namespace began terminating, and not the watch caches, which would be
+// loaded in full for every namespaced type — for every namespaced type served at that moment, so
+// types added later (custom resources) are included.
 import { listObjects } from "../registry/list.js";
 import { parseListOptions } from "../registry/list-options.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
@@ -22,7 +22,6 @@ export interface Controller {
 
 export interface NamespaceControllerDeps {
   store: GenericStore;
-  cacher: ObjectCacher;
   types: TypeRegistry;
   informers: InformerFactory;
 }
@@ -34,9 +33,9 @@ const isTerminating = (ns: KObject | undefined) => Boolean(ns?.metadata.deletion
 /** A plain list: everything, consistent (resourceVersion unset). */
 const everything = parseListOptions(new URLSearchParams());
 
-export function startNamespaceController({ store, cacher, types, informers }: NamespaceControllerDeps): Controller {
+export function startNamespaceController({ store, types, informers }: NamespaceControllerDeps): Controller {
   const nsType = types.get("", "v1", "namespaces")!;
-  const namespaces = informers.forType(nsType);
+  const namespaces = informers.metadataFor(nsType);
   const queue = new Set<string>();
   let working = false;
   let stopped = false;
@@ -63,7 +62,7 @@ export function startNamespaceController({ store, cacher, types, informers }: Na
   }
 
   const listContent = async (t: ResourceType, ns: string): Promise<KObject[]> =>
-    (await listObjects(store, t, ns, everything, cacher)).items;
+    (await listObjects(store, t, ns, everything)).items;
 
   /** Deletes what is in the namespace; returns how many objects remain after that. */
   async function deleteContent(ns: string): Promise<number> {

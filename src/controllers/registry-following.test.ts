@@ -29,7 +29,7 @@ function world() {
   const nsType = types.get("", "v1", "namespaces")!;
   const cmType = types.get("", "v1", "configmaps")!;
   const secretType = builtinResourceType(findBuiltinResource("", "v1", "secrets")!);
-  const states: NamespaceStates = new NamespaceStates(informers.forType(nsType), { get: (t, ns, name) => store.get(t, ns, name) }, nsType);
+  const states: NamespaceStates = new NamespaceStates(informers.metadataFor(nsType), { get: (t, ns, name) => store.get(t, ns, name) }, nsType);
   const store: GenericStore = new GenericStore(storage, (ns) => states.get(ns));
   const controllers: Controller[] = [];
   stops.push(() => storage.close(), () => cacher.stop(), () => informers.stop(), () => controllers.forEach((c) => c.stop()));

@@ -61,8 +61,8 @@ const firstRetryMs = 50;
 const maxRetryMs = 5000;
 
 export class Informer<O> {
-  /** namespace ("" for cluster-scoped types) → name → entry */
-  private readonly view = new Map<string, Map<string, Entry<O>>>();
+  /** storage key → entry (keyed by the entry's own key string: no per-object strings of ours) */
+  private readonly view = new Map<string, Entry<O>>();
   private readonly listeners = new Set<Listener<O>>();
   /** Listeners still to be called for the initial list before `synced` resolves. */
   private readonly syncing = new Set<Listener<O>>();
@@ -104,7 +104,7 @@ export class Informer<O> {
   addHandler(h: InformerHandler<O>): () => void {
     const l: Listener<O> = { handler: h, queue: [], next: 0 };
     this.listeners.add(l);
-    for (const e of this.entries()) l.queue.push({ kind: "added", obj: e.object });
+    for (const e of this.view.values()) l.queue.push({ kind: "added", obj: e.object });
     if (l.queue.length > 0) this.schedule();
     return () => {
       this.listeners.delete(l);
@@ -113,24 +113,20 @@ export class Informer<O> {
   }
 
   get(namespace: string, name: string): O | undefined {
-    return this.view.get(this.source.namespaced ? namespace : "")?.get(name)?.object;
+    const { prefix, namespaced } = this.source;
+    return this.view.get(namespaced ? `${prefix}${namespace}/${name}` : prefix + name)?.object;
   }
 
   /** Every object, or those of one namespace. */
   list(namespace?: string): O[] {
+    const within = namespace !== undefined && this.source.namespaced ? `${this.source.prefix}${namespace}/` : "";
     const out: O[] = [];
-    if (namespace !== undefined && this.source.namespaced) {
-      for (const e of this.view.get(namespace)?.values() ?? []) out.push(e.object);
-      return out;
-    }
-    for (const e of this.entries()) out.push(e.object);
+    for (const [key, e] of this.view) if (key.startsWith(within)) out.push(e.object);
     return out;
   }
 
   get size(): number {
-    let n = 0;
-    for (const byName of this.view.values()) n += byName.size;
-    return n;
+    return this.view.size;
   }
 
   stop(): void {
@@ -142,10 +138,6 @@ export class Informer<O> {
     this.listeners.clear();
     this.syncing.clear();
     this.resolveSynced(); // waiters must not hang on an informer that will never sync
-  }
-
-  private *entries(): Iterable<Entry<O>> {
-    for (const byName of this.view.values()) yield* byName.values();
   }
 
   /** Lists and watches the current cache; on failure retries later with a longer wait. */
@@ -214,13 +206,10 @@ export class Informer<O> {
       else if (old.modRevision !== e.modRevision) this.notify({ kind: "updated", old: old.object, obj: e.object });
     }
     if (!hadAny) return;
-    for (const [ns, byName] of this.view) {
-      for (const [name, e] of byName) {
-        if (seen.has(e)) continue;
-        byName.delete(name);
-        this.notify({ kind: "deleted", obj: e.object });
-      }
-      if (byName.size === 0) this.view.delete(ns);
+    for (const [key, e] of this.view) {
+      if (seen.has(e)) continue;
+      this.view.delete(key);
+      this.notify({ kind: "deleted", obj: e.object });
     }
   }
 
@@ -228,10 +217,7 @@ export class Informer<O> {
     const e = d.entry;
     if (!e || this.stopped) return; // bookmarks are not asked for
     if (d.type === "DELETED") {
-      const [ns, name] = this.scopeOf(e.key);
-      const byName = this.view.get(ns);
-      byName?.delete(name);
-      if (byName?.size === 0) this.view.delete(ns);
+      this.view.delete(e.key);
       this.notify({ kind: "deleted", obj: e.object });
       return;
     }
@@ -241,18 +227,9 @@ export class Informer<O> {
 
   /** Puts an entry in the view; returns the one it replaced. */
   private put(e: Entry<O>): Entry<O> | undefined {
-    const [ns, name] = this.scopeOf(e.key);
-    let byName = this.view.get(ns);
-    if (!byName) this.view.set(ns, (byName = new Map()));
-    const old = byName.get(name);
-    byName.set(name, e);
+    const old = this.view.get(e.key);
+    this.view.set(e.key, e);
     return old;
-  }
-
-  private scopeOf(key: string): [string, string] {
-    const rel = key.slice(this.source.prefix.length);
-    const slash = this.source.namespaced ? rel.indexOf("/") : -1;
-    return slash < 0 ? ["", rel] : [rel.slice(0, slash), rel.slice(slash + 1)];
   }
 
   private notify(n: Notification<O>): void {

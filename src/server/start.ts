@@ -85,7 +85,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   const ranges = serviceRanges(o.serviceClusterIPRange, o.serviceNodePortRange); // validates the flags
   const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
-  const nsInformer = informers.forType(nsType);
+  const nsInformer = informers.metadataFor(nsType);
   // A namespace the informer lacks is read live through the store (declared next).
   const namespaces: NamespaceStates = new NamespaceStates(nsInformer, { get: (t, ns, name) => store.get(t, ns, name) }, nsType);
   const store: GenericStore = new GenericStore(storage, (ns) => namespaces.get(ns), {
@@ -112,7 +112,7 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
   await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
   bootstrapped = true;
-  const controllers = [startNamespaceController({ store, cacher, types, informers })];
+  const controllers = [startNamespaceController({ store, types, informers })];
   let gcTimer: NodeJS.Timeout | undefined;
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {
