@@ -20,7 +20,8 @@ function world() {
   const store = new GenericStore(storage, async () => "active");
   const cm = types.get("", "v1", "configmaps")!;
   stops.push(() => storage.close(), () => cacher.stop(), () => informers.stop());
-  const put = (name: string, data: Record<string, string> = { k: "v" }) => store.create(cm, "ns", { metadata: { name, labels: { app: "x" } }, data } as KObject, { dryRun: false, fieldManager: "test" });
+  const put = (name: string, data: Record<string, string> = { k: "v" }) =>
+    store.create(cm, "ns", { metadata: { name, labels: { app: "x" }, annotations: { note: "n" } }, data } as KObject, { dryRun: false, fieldManager: "test" });
   return { storage, cacher, types, informers, store, cm, put };
 }
 
@@ -40,7 +41,7 @@ describe("informer factory", () => {
     expect(w.informers.forType(w.cm)).not.toBe(w.informers.metadataFor(w.cm));
   });
 
-  it("gives metadata views apiVersion, kind and metadata without managedFields; full views the object", async () => {
+  it("gives metadata views apiVersion, kind and metadata without managedFields and annotations; full views the object", async () => {
     const w = world();
     await w.put("one");
     const meta = w.informers.metadataFor(w.cm);
@@ -50,9 +51,10 @@ describe("informer factory", () => {
     expect(m.metadata).toMatchObject({ name: "one", namespace: "ns", labels: { app: "x" } });
     expect(m.metadata.uid).toBeTruthy();
     expect(m.metadata.managedFields).toBeUndefined();
+    expect(m.metadata.annotations).toBeUndefined();
     const full = w.informers.forType(w.cm);
     await full.synced;
-    expect(full.get("ns", "one")).toMatchObject({ data: { k: "v" }, metadata: { managedFields: [expect.objectContaining({ manager: "test" })] } });
+    expect(full.get("ns", "one")).toMatchObject({ data: { k: "v" }, metadata: { annotations: { note: "n" }, managedFields: [expect.objectContaining({ manager: "test" })] } });
   });
 
   it("moves a metadata view onto the full cache that replaces its partial one, reporting no change that did not happen", async () => {
