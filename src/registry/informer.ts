@@ -19,6 +19,7 @@
 import type { WatchSink } from "../storage/cacher/cache-watcher.js";
 import type { WatchCache } from "../storage/cacher/watch-cache.js";
 import type { Delivery, Entry } from "../storage/cacher/types.js";
+import { HandlerQueues } from "./handler-queues.js";
 
 /** Called for every change; the objects are shared and read-only (see the header). */
 export interface InformerHandler<O> {
@@ -41,32 +42,13 @@ export interface InformerSource<O> {
   onHandlerError?(err: unknown): void;
 }
 
-type Notification<O> =
-  | { kind: "added"; obj: O }
-  | { kind: "updated"; old: O; obj: O }
-  | { kind: "deleted"; obj: O }
-  /** Marks the end of the initial list in a listener's queue. */
-  | { kind: "synced" };
-
-/** One handler and the notifications it has still to get (upstream: processorListener). */
-interface Listener<O> {
-  handler: InformerHandler<O>;
-  queue: Notification<O>[];
-  next: number;
-}
-
-/** Notifications handled per turn of the event loop before yielding to requests. */
-const batchSize = 500;
 const firstRetryMs = 50;
 const maxRetryMs = 5000;
 
 export class Informer<O> {
   /** storage key → entry (keyed by the entry's own key string: no per-object strings of ours) */
   private readonly view = new Map<string, Entry<O>>();
-  private readonly listeners = new Set<Listener<O>>();
-  /** Listeners still to be called for the initial list before `synced` resolves. */
-  private readonly syncing = new Set<Listener<O>>();
-  private draining = false;
+  private readonly handlers: HandlerQueues<O>;
   private watcher: { stop(): void } | undefined;
   private stopped = false;
   private listed = false;
@@ -81,6 +63,10 @@ export class Informer<O> {
 
   constructor(private readonly source: InformerSource<O>) {
     this.synced = new Promise((r) => (this.resolveSynced = r));
+    this.handlers = new HandlerQueues<O>(() => {
+      this.isSynced = true;
+      this.resolveSynced();
+    }, (err) => source.onHandlerError?.(err));
   }
 
   /** Starts listing and watching; the informer keeps itself current until stop(). */
@@ -102,14 +88,7 @@ export class Informer<O> {
    * (as client-go does for a handler added to a running informer). Returns the remover.
    */
   addHandler(h: InformerHandler<O>): () => void {
-    const l: Listener<O> = { handler: h, queue: [], next: 0 };
-    this.listeners.add(l);
-    for (const e of this.view.values()) l.queue.push({ kind: "added", obj: e.object });
-    if (l.queue.length > 0) this.schedule();
-    return () => {
-      this.listeners.delete(l);
-      if (this.syncing.delete(l)) this.checkSynced();
-    };
+    return this.handlers.add(h, this.objects());
   }
 
   get(namespace: string, name: string): O | undefined {
@@ -129,14 +108,17 @@ export class Informer<O> {
     return this.view.size;
   }
 
+  private *objects(): Iterable<O> {
+    for (const e of this.view.values()) yield e.object;
+  }
+
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
     this.watcher?.stop();
     this.watcher = undefined;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.listeners.clear();
-    this.syncing.clear();
+    this.handlers.close();
     this.resolveSynced(); // waiters must not hang on an informer that will never sync
   }
 
@@ -185,12 +167,7 @@ export class Informer<O> {
     this.watcher = watcher;
     if (!this.listed) {
       this.listed = true;
-      for (const l of this.listeners) {
-        this.syncing.add(l);
-        l.queue.push({ kind: "synced" });
-      }
-      this.schedule();
-      this.checkSynced();
+      this.handlers.listed();
     }
     return true;
   }
@@ -202,14 +179,14 @@ export class Informer<O> {
     for (const e of items) {
       const old = this.put(e);
       if (hadAny) seen.add(e);
-      if (!old) this.notify({ kind: "added", obj: e.object });
-      else if (old.modRevision !== e.modRevision) this.notify({ kind: "updated", old: old.object, obj: e.object });
+      if (!old) this.handlers.notify({ kind: "added", obj: e.object });
+      else if (old.modRevision !== e.modRevision) this.handlers.notify({ kind: "updated", old: old.object, obj: e.object });
     }
     if (!hadAny) return;
     for (const [key, e] of this.view) {
       if (seen.has(e)) continue;
       this.view.delete(key);
-      this.notify({ kind: "deleted", obj: e.object });
+      this.handlers.notify({ kind: "deleted", obj: e.object });
     }
   }
 
@@ -218,11 +195,11 @@ export class Informer<O> {
     if (!e || this.stopped) return; // bookmarks are not asked for
     if (d.type === "DELETED") {
       this.view.delete(e.key);
-      this.notify({ kind: "deleted", obj: e.object });
+      this.handlers.notify({ kind: "deleted", obj: e.object });
       return;
     }
     const old = this.put(e);
-    this.notify(old ? { kind: "updated", old: old.object, obj: e.object } : { kind: "added", obj: e.object });
+    this.handlers.notify(old ? { kind: "updated", old: old.object, obj: e.object } : { kind: "added", obj: e.object });
   }
 
   /** Puts an entry in the view; returns the one it replaced. */
@@ -230,51 +207,5 @@ export class Informer<O> {
     const old = this.view.get(e.key);
     this.view.set(e.key, e);
     return old;
-  }
-
-  private notify(n: Notification<O>): void {
-    if (this.stopped || this.listeners.size === 0) return;
-    for (const l of this.listeners) l.queue.push(n);
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.draining) return;
-    this.draining = true;
-    setImmediate(() => this.drain());
-  }
-
-  /** Up to batchSize notifications per listener, then yield to requests if more are queued. */
-  private drain(): void {
-    let more = false;
-    for (const l of this.listeners) {
-      const end = Math.min(l.queue.length, l.next + batchSize);
-      while (l.next < end && !this.stopped && this.listeners.has(l)) this.dispatch(l, l.queue[l.next++]!);
-      if (l.next < l.queue.length) more = true;
-      else {
-        l.queue = [];
-        l.next = 0;
-      }
-    }
-    this.draining = false;
-    if (more && !this.stopped) this.schedule();
-  }
-
-  private dispatch(l: Listener<O>, n: Notification<O>): void {
-    const h = l.handler;
-    try {
-      if (n.kind === "added") h.added?.(n.obj);
-      else if (n.kind === "updated") h.updated?.(n.old, n.obj);
-      else if (n.kind === "deleted") h.deleted?.(n.obj);
-      else if (this.syncing.delete(l)) this.checkSynced();
-    } catch (err) {
-      this.source.onHandlerError?.(err);
-    }
-  }
-
-  private checkSynced(): void {
-    if (this.isSynced || !this.listed || this.syncing.size > 0 || this.stopped) return;
-    this.isSynced = true;
-    this.resolveSynced();
   }
 }
