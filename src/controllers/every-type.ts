@@ -10,6 +10,19 @@ import type { KObject } from "../registry/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 
+/**
+ * How long the start waits for one type's informer before going on without it: a type whose cache
+ * cannot load (an undecodable object) must not hold up every other type; its informer keeps
+ * retrying and reports its objects once it syncs.
+ */
+const syncWaitMs = 5000;
+
+function settled(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((r) => (timer = setTimeout(r, ms)));
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
 export interface EveryTypeHandlers {
   /** The handler for one type's objects. */
   handlerFor(t: ResourceType): InformerHandler<KObject>;
@@ -18,7 +31,7 @@ export interface EveryTypeHandlers {
 }
 
 export interface EveryType {
-  /** Resolves once the informers of the types stored at start have synced (or stopped). */
+  /** Resolves once the informers of the types stored at start have synced (or stopped, or timed out). */
   synced: Promise<void>;
   /** The informer of a stored type's key prefix, when watched. */
   informer(prefix: string): ObjectInformer | undefined;
@@ -54,7 +67,10 @@ export function informAboutEveryType(types: TypeRegistry, informers: InformerFac
   });
 
   const synced = (async () => {
-    for (const t of types.stored()) await watch(t)?.synced;
+    for (const t of types.stored()) {
+      const informer = watch(t);
+      if (informer) await settled(informer.synced, syncWaitMs);
+    }
   })().catch(() => undefined); // the informers were stopped under us: the server is stopping
 
   return {

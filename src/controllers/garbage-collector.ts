@@ -6,7 +6,9 @@
 // - Orphan: an owner with the "orphan" finalizer has itself removed from its dependents'
 //   ownerReferences, then loses the finalizer.
 // Workers start once the informers of the types stored at start have synced, so the graph they
-// judge by is complete (upstream waits for its monitors the same way).
+// judge by is complete (upstream waits for its monitors the same way; a type whose cache cannot
+// load is waited for a few seconds only). An owner the informers do not show is confirmed absent
+// by a live read before its dependents are collected.
 import { ApiError } from "../apimachinery/errors.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { OwnerReference } from "../registry/object.js";

@@ -69,6 +69,10 @@ describe("informer factory", () => {
     });
     await meta.synced;
     const partial = w.cacher.peek(w.cm.keyPrefix)!;
+    // Nobody resumes an HTTP watch from a partial cache: it keeps no history.
+    const all = { prefix: w.cm.keyPrefix, namespace: "", name: "" };
+    const sink = { send: () => true, closed: () => undefined };
+    expect(() => partial.watch(all, sink, { from: "revision", revision: 0 }, false)).toThrow(/too old/);
     // An HTTP list or watch asks for the type in full.
     const full = await w.cacher.get(cacheSpec(w.cm));
     expect(full).not.toBe(partial);
@@ -77,6 +81,7 @@ describe("informer factory", () => {
     await w.put("sentinel");
     await until(() => log.includes("add sentinel"), "the sentinel");
     expect(log).toEqual(["add one", "add sentinel"]);
+    full.watch(all, sink, { from: "revision", revision: 0 }, false).stop(); // the full cache has history
     expect(meta.get("ns", "sentinel")).toMatchObject({ data: { k: "v" } }); // from the full cache now
     // A metadata request does not downgrade a full cache.
     expect(await w.cacher.get({ ...cacheSpec(w.cm), partial: true })).toBe(full);

@@ -86,13 +86,13 @@ export async function startApiServer(o: ServerOptions & CacheTuning): Promise<Ru
   const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
   const nsInformer = informers.metadataFor(nsType);
-  // A namespace the informer lacks is read live through the store (declared next).
+  // A namespace the informer lacks (not synced yet, or newer than it) is read live through the
+  // store (declared next): start-up does not wait for the informer.
   const namespaces: NamespaceStates = new NamespaceStates(nsInformer, { get: (t, ns, name) => store.get(t, ns, name) }, nsType);
   const store: GenericStore = new GenericStore(storage, (ns) => namespaces.get(ns), {
     serviceClusterIPRange: o.serviceClusterIPRange,
     serviceNodePortRange: o.serviceNodePortRange,
   });
-  await nsInformer.synced;
   const parts: ServerParts = {
     store,
     cacher,

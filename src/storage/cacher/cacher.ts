@@ -10,7 +10,8 @@ export interface CacheSpec<O> {
   decode: Decoder<O>;
   /**
    * The decoder keeps part of each object only (in-process readers of metadata). A partial cache
-   * answers partial requests only: a full request replaces it (its watchers end and relist).
+   * answers partial requests only: a full request replaces it (its watchers end and relist). It
+   * keeps no event history (in-process readers watch from its current state).
    */
   partial?: boolean;
 }
@@ -34,7 +35,9 @@ export class Cacher<O> {
     let c = this.caches.get(spec.prefix);
     if (!c || c.isStopped || (!spec.partial && this.partial.has(c))) {
       c?.stop();
-      c = new WatchCache<O>({ storage: this.storage, prefix: spec.prefix, namespaced: spec.namespaced, decode: spec.decode }, this.opts);
+      // A partial cache serves no HTTP watch, so nobody resumes from its history: it keeps none.
+      const opts = spec.partial ? { ...this.opts, maxEvents: 0 } : this.opts;
+      c = new WatchCache<O>({ storage: this.storage, prefix: spec.prefix, namespaced: spec.namespaced, decode: spec.decode }, opts);
       if (spec.partial) this.partial.add(c);
       this.caches.set(spec.prefix, c);
       const created = c;
