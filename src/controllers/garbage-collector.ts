@@ -1,127 +1,73 @@
 // The garbage collector (upstream: the GC controller's graph builder and workers, in process):
-// an in-memory graph of ownerReferences kept current from one storage watch over everything.
+// a graph of ownerReferences (owner-graph.ts) kept current by metadata informers of every stored type.
 // - Background: when every owner of an object is gone, the object is deleted.
 // - Foreground: an owner with the "foregroundDeletion" finalizer has its dependents deleted,
 //   then loses the finalizer (and so is removed).
 // - Orphan: an owner with the "orphan" finalizer has itself removed from its dependents'
 //   ownerReferences, then loses the finalizer.
+// Workers start once the informers of the types stored at start have synced, so the graph they
+// judge by is complete (upstream waits for its monitors the same way; a type whose cache cannot
+// load is waited for a few seconds only). An owner the informers do not show is confirmed absent
+// by a live read before its dependents are collected.
+import { deepClone } from "../apimachinery/json-value.js";
 import { ApiError } from "../apimachinery/errors.js";
-import type { KObject, OwnerReference } from "../registry/object.js";
+import type { InformerFactory } from "../registry/informer-factory.js";
+import type { OwnerReference } from "../registry/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { foregroundFinalizer, orphanFinalizer, type GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
-import type { Storage } from "../storage/interface.js";
-import type { WatchEvent } from "../storage/interface.js";
+import { informAboutEveryType } from "./every-type.js";
 import type { Controller } from "./namespace.js";
+import { finalizersOf, isDeleting, OwnerGraph, uidOf, type GcNode } from "./owner-graph.js";
 
-interface Node {
-  key: string;
-  type: ResourceType;
-  namespace: string;
-  name: string;
-  uid: string;
-  owners: OwnerReference[];
-  finalizers: string[];
-  deleting: boolean;
+export interface GarbageCollectorDeps {
+  store: GenericStore;
+  types: TypeRegistry;
+  informers: InformerFactory;
 }
 
 const retryMs = 500;
 
-export function startGarbageCollector(store: GenericStore, storage: Storage, types: TypeRegistry): Controller {
-  // One served version per stored group-resource: all versions share the key prefix.
-  const byPrefix = new Map<string, ResourceType>();
-  for (const t of types.all()) if (!t.virtual && !byPrefix.has(t.keyPrefix)) byPrefix.set(t.keyPrefix, types.preferred(t.group, t.resource) ?? t);
+/** Namespace and name of a node's object, for the store's calls. */
+const at = (n: GcNode): [string, string] => [n.meta.namespace ?? "", n.meta.name ?? ""];
+const resyncMs = 30_000;
 
-  // Only objects that matter to collection are parsed and kept: those with ownerReferences and
-  // those being deleted. Every other write costs a substring test, not a JSON parse.
-  const nodes = new Map<string, Node>(); // key → node
-  const byUid = new Map<string, Node>();
-  const liveUids = new Set<string>(); // uids known to exist (tracked, or confirmed by a read)
-  // uids seen deleted (never reused), so a read racing a delete cannot mark them live again.
-  const goneUids = new Set<string>();
-  const maxGoneUids = 100_000;
-  const dependents = new Map<string, Set<string>>(); // owner uid → dependent keys
-  const queue = new Set<string>(); // keys to examine
+export function startGarbageCollector({ store, types, informers }: GarbageCollectorDeps): Controller {
+  const queue = new Set<string>(); // uids to examine
+  const graph = new OwnerGraph((uid) => {
+    queue.add(uid);
+    kick();
+  });
+  let ready = false;
   let stopped = false;
   let draining = false;
-  let watcher: { stop(): void } | undefined;
-  let timer: NodeJS.Timeout | undefined;
 
-  function typeOfKey(key: string): ResourceType | undefined {
-    const parts = key.split("/"); // ["", "registry", a, b, ...]
-    return byPrefix.get(`/registry/${parts[2]}/`) ?? byPrefix.get(`/registry/${parts[2]}/${parts[3]}/`);
+  // Stored types by key prefix and by group/kind (for owner references), rebuilt on registry changes.
+  let index: { byPrefix: Map<string, ResourceType>; byGroupKind: Map<string, ResourceType> } | undefined;
+  const unsubscribe = types.subscribe(() => (index = undefined));
+  function typeIndex() {
+    if (index) return index;
+    const stored = types.stored();
+    index = { byPrefix: new Map(stored.map((t) => [t.keyPrefix, t])), byGroupKind: new Map(stored.map((t) => [`${t.group}/${t.kind}`, t])) };
+    return index;
   }
+  const ownerType = (o: OwnerReference) => typeIndex().byGroupKind.get(`${o.apiVersion.includes("/") ? o.apiVersion.split("/")[0] : ""}/${o.kind}`);
 
-  function unlink(n: Node) {
-    for (const o of n.owners) dependents.get(o.uid)?.delete(n.key);
-    if (byUid.get(n.uid) === n) byUid.delete(n.uid);
-    nodes.delete(n.key);
-  }
-
-  function parse(value: string): KObject | undefined {
-    try {
-      return JSON.parse(value) as KObject;
-    } catch {
-      return undefined; // undecodable objects are left to an operator (unsafe deletion)
-    }
-  }
-
-  /** A write (value) or a deletion (value undefined, `previous` the deleted bytes). */
-  function observe(key: string, value: string | undefined, previous?: string) {
-    const old = nodes.get(key);
-    if (old) unlink(old);
-    if (value === undefined) {
-      const uid = old?.uid ?? (previous !== undefined ? parse(previous)?.metadata?.uid : undefined);
-      if (!uid) return;
-      liveUids.delete(uid);
-      goneUids.add(uid);
-      if (goneUids.size > maxGoneUids) goneUids.delete(goneUids.values().next().value as string);
-      // Its dependents may now be orphans; owners waiting in foreground may now be done.
-      for (const k of dependents.get(uid) ?? []) queue.add(k);
-      for (const o of old?.owners ?? []) {
-        const owner = byUid.get(o.uid);
-        if (owner) queue.add(owner.key);
-      }
-      return;
-    }
-    if (!value.includes('"ownerReferences"') && !value.includes('"deletionTimestamp"')) return;
-    const t = typeOfKey(key);
-    if (!t) return;
-    const obj = parse(value);
-    if (!obj) return;
-    const m = obj.metadata ?? {};
-    const n: Node = {
-      key,
-      type: t,
-      namespace: m.namespace ?? "",
-      name: m.name ?? "",
-      uid: m.uid ?? "",
-      owners: Array.isArray(m.ownerReferences) ? m.ownerReferences.filter((o) => o && typeof o.uid === "string") : [],
-      finalizers: m.finalizers ?? [],
-      deleting: Boolean(m.deletionTimestamp),
-    };
-    nodes.set(key, n);
-    if (n.uid) {
-      byUid.set(n.uid, n);
-      liveUids.add(n.uid);
-    }
-    for (const o of n.owners) {
-      let set = dependents.get(o.uid);
-      if (!set) dependents.set(o.uid, (set = new Set()));
-      set.add(key);
-    }
-    if (n.owners.length > 0) queue.add(key);
-    if (n.deleting && (n.finalizers.includes(orphanFinalizer) || n.finalizers.includes(foregroundFinalizer))) queue.add(key);
-  }
-
-  function onEvent(ev: WatchEvent) {
-    if (ev.type === "delete") observe(ev.kv.key, undefined, ev.kv.value);
-    else observe(ev.kv.key, ev.kv.value);
+  const everyType = informAboutEveryType(types, informers, {
+    handlerFor: (t) => ({
+      added: (obj) => graph.observe(t.keyPrefix, obj),
+      updated: (_old, obj) => graph.observe(t.keyPrefix, obj),
+      deleted: (obj) => graph.forget(obj),
+    }),
+    removed: (prefix) => graph.forgetType(prefix),
+  });
+  void everyType.synced.then(() => {
+    ready = true;
     kick();
-  }
+  });
 
   function kick() {
-    if (draining || stopped || queue.size === 0) return;
+    if (!ready || draining || stopped || queue.size === 0) return;
     draining = true;
     setImmediate(drain);
   }
@@ -131,16 +77,16 @@ export function startGarbageCollector(store: GenericStore, storage: Storage, typ
     while (!stopped && queue.size > 0) {
       // Storage answers without real I/O, so awaits alone would never let requests in: yield.
       if (++done % 50 === 0) await new Promise((r) => setImmediate(r));
-      const key = queue.values().next().value as string;
-      queue.delete(key);
-      const n = nodes.get(key);
+      const uid = queue.values().next().value as string;
+      queue.delete(uid);
+      const n = graph.node(uid);
       if (!n) continue;
       try {
         await examine(n);
       } catch (e) {
         if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) {
           setTimeout(() => {
-            queue.add(key);
+            queue.add(uid);
             kick();
           }, retryMs).unref();
         }
@@ -150,125 +96,111 @@ export function startGarbageCollector(store: GenericStore, storage: Storage, typ
     if (queue.size > 0) kick();
   }
 
-  async function examine(n: Node) {
-    if (n.deleting && n.finalizers.includes(orphanFinalizer)) await orphanDependents(n);
-    else if (n.deleting && n.finalizers.includes(foregroundFinalizer)) await deleteDependentsInForeground(n);
-    if (n.owners.length > 0 && !n.deleting) await collectIfOrphaned(n);
+  async function examine(n: GcNode) {
+    const t = typeIndex().byPrefix.get(n.prefix);
+    if (!t) return; // its type is no longer served
+    const deleting = isDeleting(n);
+    if (deleting && finalizersOf(n).includes(orphanFinalizer)) await orphanDependents(t, n);
+    else if (deleting && finalizersOf(n).includes(foregroundFinalizer)) await deleteDependentsInForeground(t, n);
+    if (n.owners.length > 0 && !deleting) await collectIfOrphaned(t, n);
   }
 
-  async function ownerExists(n: Node, o: OwnerReference): Promise<boolean> {
-    if (goneUids.has(o.uid)) return false;
-    if (liveUids.has(o.uid)) return true;
-    // Not in the graph: confirm with a live read (the owner may be newer than our view).
-    const [group, version] = o.apiVersion.includes("/") ? o.apiVersion.split("/") : ["", o.apiVersion];
-    const t = types.all().find((x) => x.group === group && x.version === version && x.kind === o.kind) ?? types.all().find((x) => x.group === group && x.kind === o.kind);
+  async function ownerExists(n: GcNode, o: OwnerReference): Promise<boolean> {
+    if (graph.isGone(o.uid)) return false;
+    const t = ownerType(o);
     if (!t) return false;
+    const ns = t.namespaced ? (n.meta.namespace ?? "") : "";
+    if (everyType.informer(t.keyPrefix)?.get(ns, o.name)?.metadata.uid === o.uid) return true;
+    // Not in our view: confirm with a live read (the owner may be newer than the informer).
     try {
-      const live = await store.get(t, t.namespaced ? n.namespace : "", o.name);
-      if (live.metadata.uid !== o.uid || goneUids.has(o.uid)) return false;
-      liveUids.add(o.uid); // until its delete event
-      return true;
+      const live = await store.get(t, ns, o.name);
+      return live.metadata.uid === o.uid && !graph.isGone(o.uid);
     } catch (e) {
       if (e instanceof ApiError && e.code === 404) return false;
       throw e;
     }
   }
 
-  async function collectIfOrphaned(n: Node) {
+  async function collectIfOrphaned(t: ResourceType, n: GcNode) {
     const present: OwnerReference[] = [];
     const absent: OwnerReference[] = [];
     for (const o of n.owners) ((await ownerExists(n, o)) ? present : absent).push(o);
     if (absent.length === 0) {
       // An owner deleting in foreground takes its blocking dependents with it.
       const waiting = present.some((o) => {
-        const owner = byUid.get(o.uid);
-        return owner?.deleting && owner.finalizers.includes(foregroundFinalizer);
+        const owner = graph.node(o.uid);
+        return owner && isDeleting(owner) && finalizersOf(owner).includes(foregroundFinalizer);
       });
-      if (waiting) await store.delete(n.type, n.namespace, n.name, { dryRun: false, propagationPolicy: "Foreground" });
+      if (waiting) await store.delete(t, ...at(n), { dryRun: false, propagationPolicy: "Foreground" });
       return;
     }
     if (present.length === 0) {
-      await store.delete(n.type, n.namespace, n.name, { dryRun: false, propagationPolicy: "Background" });
+      await store.delete(t, ...at(n), { dryRun: false, propagationPolicy: "Background" });
       return;
     }
     const gone = new Set(absent.map((o) => o.uid));
-    await store.update(n.type, n.namespace, n.name, { subresource: "", createIfMissing: false, desired: (stored) => {
+    await store.update(t, ...at(n), { subresource: "", createIfMissing: false, desired: (stored) => {
       if (!stored) throw new ApiError(404, "NotFound", "gone");
-      const cur = structuredClone(stored);
+      const cur = deepClone(stored);
       cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => !gone.has(o.uid));
       return cur;
     } }, { dryRun: false });
   }
 
-  async function removeFinalizer(n: Node, finalizer: string) {
-    await store.update(n.type, n.namespace, n.name, { subresource: "", createIfMissing: false, desired: (stored) => {
+  async function removeFinalizer(t: ResourceType, n: GcNode, finalizer: string) {
+    await store.update(t, ...at(n), { subresource: "", createIfMissing: false, desired: (stored) => {
       if (!stored) throw new ApiError(404, "NotFound", "gone");
-      const cur = structuredClone(stored);
+      const cur = deepClone(stored);
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
       return cur;
     } }, { dryRun: false });
   }
 
-  async function orphanDependents(owner: Node) {
-    for (const key of [...(dependents.get(owner.uid) ?? [])]) {
-      const d = nodes.get(key);
-      if (!d) continue;
-      await store.update(d.type, d.namespace, d.name, { subresource: "", createIfMissing: false, desired: (stored) => {
+  async function orphanDependents(t: ResourceType, owner: GcNode) {
+    for (const d of graph.dependentsOf(uidOf(owner))) {
+      const dt = typeIndex().byPrefix.get(d.prefix);
+      if (!dt) continue;
+      await store.update(dt, ...at(d), { subresource: "", createIfMissing: false, desired: (stored) => {
         if (!stored) throw new ApiError(404, "NotFound", "gone");
-        const cur = structuredClone(stored);
-        cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== owner.uid);
+        const cur = deepClone(stored);
+        cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== uidOf(owner));
         return cur;
       } }, { dryRun: false }).catch((e) => {
         if (!(e instanceof ApiError && e.code === 404)) throw e;
       });
     }
-    await removeFinalizer(owner, orphanFinalizer);
+    await removeFinalizer(t, owner, orphanFinalizer);
   }
 
-  async function deleteDependentsInForeground(owner: Node) {
-    const deps = [...(dependents.get(owner.uid) ?? [])].map((k) => nodes.get(k)).filter((d): d is Node => Boolean(d));
+  async function deleteDependentsInForeground(t: ResourceType, owner: GcNode) {
+    const deps = graph.dependentsOf(uidOf(owner));
     if (deps.length === 0) {
-      await removeFinalizer(owner, foregroundFinalizer);
+      await removeFinalizer(t, owner, foregroundFinalizer);
       return;
     }
     for (const d of deps) {
-      if (d.deleting) continue; // already on its way; its delete event re-examines the owner
-      const block = d.owners.find((o) => o.uid === owner.uid)?.blockOwnerDeletion;
-      await store.delete(d.type, d.namespace, d.name, { dryRun: false, propagationPolicy: block ? "Foreground" : "Background" }).catch((e) => {
+      const dt = typeIndex().byPrefix.get(d.prefix);
+      if (isDeleting(d) || !dt) continue; // already on its way; its delete event re-examines the owner
+      const block = d.owners.find((o) => o.uid === uidOf(owner))?.blockOwnerDeletion;
+      await store.delete(dt, ...at(d), { dryRun: false, propagationPolicy: block ? "Foreground" : "Background" }).catch((e) => {
         if (!(e instanceof ApiError && e.code === 404)) throw e;
       });
     }
   }
 
-  // Build the graph from a snapshot, then follow every change after it.
-  (async () => {
-    const rev = await store.currentRevision();
-    // Read in pages at one revision, yielding between them, so a large store does not hold the
-    // event loop at start-up (requests go first); the watch then continues from that revision.
-    let startAfter: string | undefined;
-    for (;;) {
-      const page = await storage.range("/registry/", { revision: rev, startAfter, limit: 1000 });
-      if (stopped) return;
-      for (const kv of page.items) observe(kv.key, kv.value);
-      if (!page.more || page.items.length === 0) break;
-      startAfter = page.items[page.items.length - 1].key;
-      await new Promise((r) => setImmediate(r));
-    }
-    watcher = storage.watch("/registry/", { afterRevision: rev }, onEvent, () => undefined);
+  // Periodic resync catches anything a failed attempt left behind.
+  const timer = setInterval(() => {
+    for (const uid of graph.uids()) queue.add(uid);
     kick();
-    // Periodic resync catches anything a failed attempt left behind.
-    timer = setInterval(() => {
-      for (const n of nodes.values()) if (n.owners.length > 0 || n.deleting) queue.add(n.key);
-      kick();
-    }, 30_000);
-    timer.unref();
-  })().catch(() => undefined);
+  }, resyncMs);
+  timer.unref();
 
   return {
     stop() {
       stopped = true;
-      watcher?.stop();
-      if (timer) clearInterval(timer);
+      clearInterval(timer);
+      unsubscribe();
+      everyType.stop();
     },
   };
 }

@@ -4,6 +4,7 @@
 // support (the PATCH operation of the GVK lists application/strategic-merge-patch+json in its
 // requestBody); decide server-side field validation (the PATCH operation has a `fieldValidation`
 // query parameter, inline, not by reference). We ship no upstream prose: no descriptions.
+import { deepClone } from "../apimachinery/json-value.js";
 import type { DefinitionLookup, SchemaNode } from "../apimachinery/schema.js";
 import type { ResourceType, SubresourceDeclaration } from "../registry/resource-type.js";
 import type { TypeSchema } from "../registry/type-schema.js";
@@ -305,7 +306,7 @@ function toV3(s: SchemaNode, seen: Set<string>, queue: string[]): Json {
     } else if (k === "additionalProperties" && typeof v === "object") {
       out.additionalProperties = toV3(v as SchemaNode, seen, queue);
     } else {
-      out[k] = structuredClone(v);
+      out[k] = deepClone(v);
     }
   }
   if (s.$ref === undefined) return out;
@@ -347,7 +348,7 @@ export function reachableSchemas(roots: ReadonlyMap<string, DefinitionLookup>): 
       const name = queue.shift()!;
       const def = lookup(name);
       if (!def) continue;
-      out[name] = v3Overrides[name] ? structuredClone(v3Overrides[name]) : toV3(def, seen, queue);
+      out[name] = v3Overrides[name] ? deepClone(v3Overrides[name]) : toV3(def, seen, queue);
     }
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

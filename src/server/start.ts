@@ -27,6 +27,7 @@ import type { AdmissionPlugin } from "../admission/interface.js";
 import { namespaceLifecycle } from "../admission/namespace-lifecycle.js";
 import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
+import { InformerFactory } from "../registry/informer-factory.js";
 import { builtinTypeRegistry } from "../types/register.js";
 import type { Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
@@ -98,17 +99,21 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   let bootstrapped = false;
   const nsType = types.get("", "v1", "namespaces")!;
   const ranges = serviceRanges(o.serviceClusterIPRange, o.serviceNodePortRange); // validates the flags
-  const namespaces = new NamespaceStates(storage, nsType.keyPrefix);
-  await namespaces.start();
+  const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
+  const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
+  const nsInformer = informers.metadataFor(nsType);
+  // A namespace the informer lacks (not synced yet, or newer than it) is read live through the
+  // store (declared next): start-up does not wait for the informer.
+  const namespaces: NamespaceStates = new NamespaceStates(nsInformer, { get: (t, ns, name) => store.get(t, ns, name) }, nsType);
   // The admission chain every write passes; NamespaceLifecycle is its first built-in plugin.
   const admission = admissionChain([namespaceLifecycle((ns) => namespaces.get(ns)), ...(o.admissionPlugins ?? [])]);
-  const store = new GenericStore(storage, admission, {
+  const store: GenericStore = new GenericStore(storage, admission, {
     serviceClusterIPRange: o.serviceClusterIPRange,
     serviceNodePortRange: o.serviceNodePortRange,
   });
   const parts: ServerParts = {
     store,
-    cacher: new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache }),
+    cacher,
     types,
     gates,
     codecs: new CodecSet([jsonCodec, yamlCodec, ...extraCodecs()]),
@@ -129,18 +134,15 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
   await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
   bootstrapped = true;
-  const controllers = [startNamespaceController(store, storage, types)];
-  // The garbage collector reads every object with owners to build its graph: it starts once the
-  // server is serving, so a large store does not delay readiness (changes made meanwhile are
-  // replayed from its snapshot revision, so nothing is missed).
-  const gcTimer = setTimeout(() => controllers.push(startGarbageCollector(store, storage, types)), gcStartDelayMs);
-  /** Stops the controllers, the namespace watch and the watch cache. */
+  const controllers = [startNamespaceController({ store, types, informers })];
+  let gcTimer: NodeJS.Timeout | undefined;
+  /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {
     clearTimeout(gcTimer);
-    namespaces.stop();
     for (const c of controllers) c.stop();
     releaseCaches();
-    parts.cacher.stop();
+    informers.stop();
+    cacher.stop();
   };
 
   const authenticators: Authenticator[] = [x509Authenticator];
@@ -195,6 +197,10 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     await storage.close();
     throw e;
   }
+  // The garbage collector loads every stored type's cache to build its graph: it starts once the
+  // server is serving, so a large store does not delay readiness (its informers list the caches'
+  // current state, so changes made meanwhile are not missed).
+  gcTimer = setTimeout(() => controllers.push(startGarbageCollector({ store, types, informers })), gcStartDelayMs);
   const port = (listener.server.address() as AddressInfo).port;
   const host = o.bindAddress === "0.0.0.0" || o.bindAddress === "" ? "127.0.0.1" : o.bindAddress === "::" ? "::1" : o.bindAddress;
   const url = `https://${isIPv6(host) ? `[${host}]` : host}:${port}`;

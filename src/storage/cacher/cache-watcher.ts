@@ -5,7 +5,7 @@
 // Backpressure: the sink says when its consumer is full; the watcher then holds live events in a
 // queue of at most `maxQueued` references (the events themselves are shared with the history
 // ring). A watcher whose queue overflows is ended — never allowed to buffer without bound.
-import type { CacheEvent, Delivery, Entry, Predicate } from "./types.js";
+import type { CacheEvent, CacheEventType, Delivery, Entry, Predicate } from "./types.js";
 
 export interface WatchSink<O> {
   /** Deliver one event. Return false when the consumer cannot take more now; call resume() later. */
@@ -121,7 +121,7 @@ export class CacheWatcher<O> {
       while (!this.blocked && !this.stopped) {
         if (this.initialIdx < this.initial.length) {
           const e = this.initial[this.initialIdx++]!;
-          if (this.matches(e)) this.emit({ type: "ADDED", entry: e, revision: e.modRevision, memo: sub(e.memo, "ADDED") });
+          if (this.matches(e)) this.emit(new InitialDelivery(e));
         } else if (this.endBookmark !== undefined) {
           const rev = this.endBookmark;
           this.endBookmark = undefined;
@@ -155,14 +155,43 @@ export class CacheWatcher<O> {
   private deliverEvent(ev: CacheEvent<O>): void {
     const curPasses = ev.type !== "DELETED" && this.matches(ev.cur);
     const prevPasses = ev.prev ? this.matches(ev.prev) : ev.type === "DELETED" && this.matches(ev.cur);
-    if (curPasses && !prevPasses) this.emit({ type: "ADDED", entry: ev.cur, revision: ev.revision, memo: variant(ev, "A") });
-    else if (curPasses && prevPasses) this.emit({ type: "MODIFIED", entry: ev.cur, revision: ev.revision, memo: variant(ev, "M") });
+    if (curPasses && !prevPasses) this.emit(new EventDelivery("ADDED", ev.cur, ev, "A"));
+    else if (curPasses && prevPasses) this.emit(new EventDelivery("MODIFIED", ev.cur, ev, "M"));
     else if (!curPasses && prevPasses) {
       // A deletion sends the last state; leaving the selector sends the previous object stamped
       // with this event's revision (as upstream).
-      if (ev.type === "DELETED") this.emit({ type: "DELETED", entry: ev.cur, revision: ev.revision, memo: variant(ev, "D") });
-      else this.emit({ type: "DELETED", entry: ev.prev!, revision: ev.revision, memo: variant(ev, "L") });
+      if (ev.type === "DELETED") this.emit(new EventDelivery("DELETED", ev.cur, ev, "D"));
+      else this.emit(new EventDelivery("DELETED", ev.prev!, ev, "L"));
     }
+  }
+}
+
+// Deliveries find their shared byte memo only when a sink encodes: in-process sinks (informers)
+// never do, and two Maps per event would otherwise stay in the history ring with it.
+
+class EventDelivery<O> implements Delivery<O> {
+  readonly revision: number;
+  constructor(
+    readonly type: CacheEventType,
+    readonly entry: Entry<O>,
+    private readonly ev: CacheEvent<O>,
+    private readonly variantKey: string,
+  ) {
+    this.revision = ev.revision;
+  }
+  get memo(): Map<string, unknown> {
+    return variant(this.ev, this.variantKey);
+  }
+}
+
+class InitialDelivery<O> implements Delivery<O> {
+  readonly type = "ADDED";
+  readonly revision: number;
+  constructor(readonly entry: Entry<O>) {
+    this.revision = entry.modRevision;
+  }
+  get memo(): Map<string, unknown> {
+    return sub(this.entry.memo, "ADDED");
   }
 }
 

@@ -8,10 +8,17 @@ export interface CacheSpec<O> {
   prefix: string;
   namespaced: boolean;
   decode: Decoder<O>;
+  /**
+   * The decoder keeps part of each object only (in-process readers of metadata). A partial cache
+   * answers partial requests only: a full request replaces it (its watchers end and relist). It
+   * keeps no event history (in-process readers watch from its current state).
+   */
+  partial?: boolean;
 }
 
 export class Cacher<O> {
   private readonly caches = new Map<string, WatchCache<O>>();
+  private readonly partial = new WeakSet<WatchCache<O>>();
   readonly opts: WatchCacheOptions;
   private stopped = false;
 
@@ -22,12 +29,16 @@ export class Cacher<O> {
     this.opts = { ...defaultWatchCacheOptions, ...opts };
   }
 
-  /** The cache for a prefix, loaded and ready. A cache whose feed broke is replaced. */
+  /** The cache for a prefix, loaded and ready. A cache whose feed broke, or a partial one asked for in full, is replaced. */
   async get(spec: CacheSpec<O>): Promise<WatchCache<O>> {
     if (this.stopped) throw new Error("watch caches stopped");
     let c = this.caches.get(spec.prefix);
-    if (!c || c.isStopped) {
-      c = new WatchCache<O>({ storage: this.storage, prefix: spec.prefix, namespaced: spec.namespaced, decode: spec.decode }, this.opts);
+    if (!c || c.isStopped || (!spec.partial && this.partial.has(c))) {
+      c?.stop();
+      // A partial cache serves no HTTP watch, so nobody resumes from its history: it keeps none.
+      const opts = spec.partial ? { ...this.opts, maxEvents: 0 } : this.opts;
+      c = new WatchCache<O>({ storage: this.storage, prefix: spec.prefix, namespaced: spec.namespaced, decode: spec.decode }, opts);
+      if (spec.partial) this.partial.add(c);
       this.caches.set(spec.prefix, c);
       const created = c;
       created.ready.catch(() => {

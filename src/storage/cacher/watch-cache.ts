@@ -15,7 +15,7 @@ import { prefixEnd } from "../common/keys.js";
 import { CacheWatcher, type WatchSink, type WatcherStart } from "./cache-watcher.js";
 import { EventRing } from "./event-ring.js";
 import { SortedStore, lowerBound } from "./sorted-store.js";
-import { CacheError, type CacheEvent, type Decoder, type Entry, type Predicate } from "./types.js";
+import { CacheError, type CacheEvent, type Decoded, type Decoder, type Entry, type Predicate } from "./types.js";
 import { WatcherIndex } from "./watcher-index.js";
 
 export interface WatchCacheOptions {
@@ -136,7 +136,7 @@ export class WatchCache<O> {
   }
 
   private entry(kv: KeyValue, modRevision: number): Entry<O> {
-    return { key: kv.key, modRevision, memo: new Map(), ...this.cfg.decode(kv) };
+    return new CacheEntry(kv.key, modRevision, this.cfg.decode(kv));
   }
 
   private apply(ev: WatchEvent): void {
@@ -150,7 +150,7 @@ export class WatchCache<O> {
     } else {
       const prev = this.store.delete(ev.kv.key);
       // The deleted object is the last state; reuse its decoded form, stamped with the delete revision.
-      const cur: Entry<O> = prev ? { ...prev, modRevision: ev.revision, memo: new Map() } : this.entry(ev.kv, ev.revision);
+      const cur: Entry<O> = prev ? new CacheEntry(prev.key, ev.revision, prev) : this.entry(ev.kv, ev.revision);
       cev = { type: "DELETED", revision: ev.revision, key: ev.kv.key, cur, prev, time: now };
     }
     this.revision = ev.revision;
@@ -328,6 +328,32 @@ export class WatchCache<O> {
     for (const w of this.waiters) w.resolve();
     this.waiters = [];
     this.watchers.all((w) => w.end("stopped"));
+  }
+}
+
+/**
+ * An entry whose byte memo is made on first use: most cached objects are never encoded (caches
+ * that only in-process informers read, objects no list has reached), and an empty Map costs
+ * about 200 bytes per object.
+ */
+class CacheEntry<O> implements Entry<O> {
+  readonly object: O;
+  readonly labels: Readonly<Record<string, string>> | undefined;
+  readonly fields: Readonly<Record<string, string>>;
+  private lazyMemo: Map<string, unknown> | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly modRevision: number,
+    d: Decoded<O>,
+  ) {
+    this.object = d.object;
+    this.labels = d.labels;
+    this.fields = d.fields;
+  }
+
+  get memo(): Map<string, unknown> {
+    return (this.lazyMemo ??= new Map());
   }
 }
 
