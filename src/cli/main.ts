@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `kapi serve [flags]`: run the server until SIGTERM/SIGINT, then shut down gracefully.
+// `kapi cel eval …`: evaluate a CEL rule without a cluster (src/cli/cel.ts).
 import { startApiServer } from "../server/start.js";
 import { helpText, parseServeFlags } from "./flags.js";
+import { runCel } from "./cel.js";
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -9,6 +11,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(helpText());
     return cmd === undefined ? 1 : 0;
   }
+  if (cmd === "cel") return runCel(rest, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
   if (cmd !== "serve") {
     process.stderr.write(`kapi: unknown command ${JSON.stringify(cmd)}\n\n${helpText()}`);
     return 1;
