@@ -6,6 +6,7 @@
 import { celEnv, isCelError, parse, plan, type CelInput, type CelResult } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
 import { freeReferences } from "./references.js";
+import { listsLibrary } from "./library/lists.js";
 
 /** The variables an expression may read (self, oldSelf, object, request, claims, …). */
 export interface CelEnvironment {
@@ -25,7 +26,7 @@ export class CelCompileError extends Error {}
 /** Evaluation failed (no such overload, division by zero, overflow, missing field, …). */
 export class CelEvalError extends Error {}
 
-const engineEnv = celEnv({ funcs: strings });
+const engineEnv = celEnv({ funcs: [...strings, ...listsLibrary] });
 const cache = new Map<string, CelProgram>();
 const maxCached = 10_000;
 
