@@ -116,6 +116,30 @@ function show(c) {
 
 const NS = 1_000_000_000n;
 
+/** The tagged form of what every engine returns alike (null, int as bigint, double, string, bool, bytes). */
+function primitiveOf(v) {
+  if (v === null || v === undefined) return { k: "null", v: null };
+  switch (typeof v) {
+    case "bigint":
+      return { k: "int", v };
+    case "number":
+      return { k: "double", v };
+    case "string":
+      return { k: "string", v };
+    case "boolean":
+      return { k: "bool", v };
+  }
+  if (v instanceof Uint8Array) return { k: "bytes", v };
+  return undefined;
+}
+
+/** Runs a compiled program with the test's bindings converted in and the result converted out. */
+function runWith(adapter, program, bindings) {
+  const ctx = {};
+  for (const [k, c] of Object.entries(bindings)) ctx[k] = adapter.toInput(c);
+  return adapter.fromOutput(program(ctx));
+}
+
 const bufbuild = {
   name: "@bufbuild/cel 0.6.1",
   short: "bufbuild",
@@ -142,18 +166,8 @@ const bufbuild = {
   },
   fromOutput(v) {
     if (buf.isCelError(v)) throw v;
-    if (v === null) return { k: "null", v: null };
-    switch (typeof v) {
-      case "bigint":
-        return { k: "int", v };
-      case "number":
-        return { k: "double", v };
-      case "string":
-        return { k: "string", v };
-      case "boolean":
-        return { k: "bool", v };
-    }
-    if (v instanceof Uint8Array) return { k: "bytes", v };
+    const primitive = primitiveOf(v);
+    if (primitive) return primitive;
     if (buf.isCelUint(v)) return { k: "uint", v: v.value };
     if (buf.isCelList(v)) return { k: "list", v: [...v].map((x) => bufbuild.fromOutput(x)) };
     if (buf.isCelMap(v)) return { k: "map", v: [...v].map(([k, x]) => [bufbuild.fromOutput(k), bufbuild.fromOutput(x)]) };
@@ -167,9 +181,7 @@ const bufbuild = {
     return { k: "other", v: tn ?? String(v) };
   },
   run(program, bindings) {
-    const ctx = {};
-    for (const [k, c] of Object.entries(bindings)) ctx[k] = bufbuild.toInput(c);
-    return bufbuild.fromOutput(program(ctx));
+    return runWith(bufbuild, program, bindings);
   },
   // Benchmark: plain JS object in; integers as bigint.
   bench(expr) {
@@ -212,18 +224,8 @@ const marcbachmann = {
     }
   },
   fromOutput(v) {
-    if (v === null || v === undefined) return { k: "null", v: null };
-    switch (typeof v) {
-      case "bigint":
-        return { k: "int", v };
-      case "number":
-        return { k: "double", v };
-      case "string":
-        return { k: "string", v };
-      case "boolean":
-        return { k: "bool", v };
-    }
-    if (v instanceof Uint8Array) return { k: "bytes", v };
+    const primitive = primitiveOf(v);
+    if (primitive) return primitive;
     if (v instanceof MarcUint) return { k: "uint", v: v.value };
     if (Array.isArray(v)) return { k: "list", v: v.map((x) => marcbachmann.fromOutput(x)) };
     if (v instanceof Map) return { k: "map", v: [...v].map(([k, x]) => [marcbachmann.fromOutput(k), marcbachmann.fromOutput(x)]) };
@@ -237,9 +239,7 @@ const marcbachmann = {
     return { k: "other", v: String(v) };
   },
   run(program, bindings) {
-    const ctx = {};
-    for (const [k, c] of Object.entries(bindings)) ctx[k] = marcbachmann.toInput(c);
-    return marcbachmann.fromOutput(program(ctx));
+    return runWith(marcbachmann, program, bindings);
   },
   bench(expr) {
     const p = marcEnv.parse(expr);
@@ -283,18 +283,8 @@ const celjs = {
     }
   },
   fromOutput(v) {
-    if (v === null || v === undefined) return { k: "null", v: null };
-    switch (typeof v) {
-      case "bigint":
-        return { k: "int", v };
-      case "number":
-        return { k: "double", v };
-      case "string":
-        return { k: "string", v };
-      case "boolean":
-        return { k: "bool", v };
-    }
-    if (v instanceof Uint8Array) return { k: "bytes", v };
+    const primitive = primitiveOf(v);
+    if (primitive) return primitive;
     if (Array.isArray(v)) return { k: "list", v: v.map((x) => celjs.fromOutput(x)) };
     if (v instanceof Date) return { k: "timestamp", v: BigInt(v.getTime()) * 1_000_000n };
     if (typeof v === "object")
@@ -302,9 +292,7 @@ const celjs = {
     return { k: "other", v: String(v) };
   },
   run(cst, bindings) {
-    const ctx = {};
-    for (const [k, c] of Object.entries(bindings)) ctx[k] = celjs.toInput(c);
-    return celjs.fromOutput(chrome.evaluate(cst, ctx));
+    return runWith(celjs, (ctx) => chrome.evaluate(cst, ctx), bindings);
   },
   bench(expr) {
     const r = chrome.parse(expr);

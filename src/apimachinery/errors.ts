@@ -166,8 +166,3 @@ export function tooLarge(message = "the request entity is too large"): ApiError 
 export function unauthorized(): ApiError {
   return new ApiError(401, "Unauthorized", "Unauthorized");
 }
-
-export function asApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  return internalError(err);
-}

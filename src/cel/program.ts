@@ -1,6 +1,6 @@
 // The CEL engine behind one small interface: compile an expression for an environment (the
 // variables it may read), then evaluate the program with values for them. Programs are cached
-// by (environment, expression), so a rule is parsed and planned once. The engine is
+// by environment and expression, so a rule is parsed and planned once. The engine is
 // @bufbuild/cel (chosen on cel-spec conformance: docs/cel-engines.md); nothing outside src/cel
 // imports it, so it can be swapped.
 import { celEnv, isCelError, parse, plan, type CelInput, type CelResult } from "@bufbuild/cel";
@@ -27,16 +27,19 @@ export class CelCompileError extends Error {}
 export class CelEvalError extends Error {}
 
 const engineEnv = celEnv({ funcs: [...strings, ...listsLibrary] });
-const cache = new Map<string, CelProgram>();
-const maxCached = 10_000;
+// Keyed by the environment object itself: two environments that share a name but not their
+// variables must not share programs.
+const cache = new WeakMap<CelEnvironment, Map<string, CelProgram>>();
+const maxCachedPerEnvironment = 10_000;
 
 export function compileCel(expression: string, env: CelEnvironment): CelProgram {
-  const key = `${env.name}\u0000${expression}`;
-  let program = cache.get(key);
+  let programs = cache.get(env);
+  if (!programs) cache.set(env, (programs = new Map()));
+  let program = programs.get(expression);
   if (!program) {
     program = compileUncached(expression, env);
-    if (cache.size >= maxCached) cache.delete(cache.keys().next().value as string);
-    cache.set(key, program);
+    if (programs.size >= maxCachedPerEnvironment) programs.delete(programs.keys().next().value as string);
+    programs.set(expression, program);
   }
   return program;
 }

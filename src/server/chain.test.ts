@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
-import { asApiError } from "../apimachinery/errors.js";
+import { toApiError } from "../handlers/errors.js";
 import type { Authorizer } from "../authz/authorizer.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
@@ -20,7 +20,7 @@ function chain(over: Partial<ChainConfig> = {}) {
     },
   };
   const handle = buildHandlerChain({
-    toApiError: asApiError,
+    toApiError,
     codecs: new CodecSet([jsonCodec, yamlCodec]),
     requestTimeoutMs: 60_000,
     isLongRunning,

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { parse } from "yaml";
-import { ApiError, asApiError, badRequest } from "../../apimachinery/errors.js";
+import { ApiError, badRequest } from "../../apimachinery/errors.js";
+import { toApiError } from "../../handlers/errors.js";
 import { jsonCodec, yamlCodec } from "../../encoding/codec.js";
 import { CodecSet } from "../../encoding/negotiate.js";
 import { recordingContext } from "../../http/recording-exchange.testkit.js";
@@ -10,7 +11,7 @@ const codecs = new CodecSet([jsonCodec, yamlCodec]);
 
 function setup(headers: Record<string, string> = {}) {
   const log = vi.fn();
-  const filter = recoveryFilter({ toApiError: asApiError, codecs, log });
+  const filter = recoveryFilter({ toApiError, codecs, log });
   return { log, filter, ...recordingContext({ headers }) };
 }
 
@@ -62,7 +63,7 @@ describe("recovery filter", () => {
     const filter = recoveryFilter({
       codecs,
       log: () => undefined,
-      toApiError: (e) => (e instanceof Conflicting ? new ApiError(409, "Conflict", "from the domain") : asApiError(e)),
+      toApiError: (e) => (e instanceof Conflicting ? new ApiError(409, "Conflict", "from the domain") : toApiError(e)),
     });
     const { ctx, rec } = recordingContext();
     await filter(ctx, async () => {
