@@ -51,3 +51,14 @@ export function formatIssues(source: Source, issues: readonly CelIssue[]): strin
     })
     .join("\n");
 }
+
+/** The expression does not compile (parse or type errors); `message` is cel-go's report of every issue. */
+export class CelCompileError extends Error {
+  override readonly name = "CelCompileError";
+  constructor(
+    readonly source: Source,
+    readonly issues: readonly CelIssue[],
+  ) {
+    super(formatIssues(source, issues));
+  }
+}
