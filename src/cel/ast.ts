@@ -124,3 +124,20 @@ export interface ParsedExpr {
   /** The next unused id (the checker and later passes may add nodes). */
   readonly nextId: number;
 }
+
+/** A type-checked expression: the checker's findings beside the (possibly rewritten) tree. */
+export interface CheckedExpr {
+  readonly parsed: ParsedExpr;
+  /** The tree to evaluate: the parsed one, select fields of escaped property names unescaped. */
+  readonly expr: Expr;
+  /** Every node id → its type. */
+  readonly types: ReadonlyMap<number, import("./types.js").CelType>;
+  /** Call node id → the overload ids the checker kept (one when the static types decide). */
+  readonly overloads: ReadonlyMap<number, readonly string[]>;
+  /**
+   * Ident node id, or the id of a select chain read as one qualified name (`optional.none`,
+   * `google.protobuf.Timestamp`), → the declared variable or constant it names.
+   */
+  readonly references: ReadonlyMap<number, string>;
+  readonly resultType: import("./types.js").CelType;
+}
