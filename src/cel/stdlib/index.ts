@@ -3,3 +3,4 @@ export { standardLibrary, standardFunctions, standardConstants, plainNoSuchOverl
 export { optionalLibrary, optionalFunctions, isZeroValue, optIndex } from "./optional.js";
 export { celEquals, celCompare, compareStrings, sizeOf, typeOfValue, typeNameOf, runtimeTypeName, valueHasType, typeValues } from "./values.js";
 export { parseTimestamp, parseDuration, formatTimestamp, formatDuration } from "./time.js";
+export { twoVarComprehensionsLibrary, mapInsert } from "./comprehensions.js";
