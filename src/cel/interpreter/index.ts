@@ -62,6 +62,23 @@ class Frame implements CallContext {
 
 type Ev = (f: Frame) => CelValue;
 
+/**
+ * An error held as a comprehension's accumulator: cel-go keeps errors as values, so a later step
+ * may still absorb it (`[1, 2, 3].all(e, 6 / (2 - e) == 6)` is false). Reading it throws it.
+ */
+class Failed {
+  constructor(readonly error: CelEvalError) {}
+}
+
+function stepOrError(step: Ev, f: Frame): CelValue {
+  try {
+    return step(f);
+  } catch (e) {
+    if (!absorbable(e)) throw e;
+    return new Failed(e) as unknown as CelValue;
+  }
+}
+
 /** Whether a thrown value is a CEL error that `&&`, `||` and `@not_strictly_false` may absorb. */
 function absorbable(e: unknown): e is CelEvalError {
   return e instanceof CelEvalError && !(e instanceof CostLimitExceededError);
@@ -218,7 +235,9 @@ class Planner {
     if (slot !== undefined)
       return (f) => {
         f.charge(1);
-        return f.locals[slot]!;
+        const v = f.locals[slot]!;
+        if (v instanceof Failed) throw v.error;
+        return v;
       };
     const ref = this.checked?.references.get(id) ?? name;
     return this.planGlobal(ref);
@@ -349,14 +368,14 @@ class Planner {
             locals[iter2Slot] = r[i]!;
           } else locals[iterSlot] = r[i]!;
           if (cond(f) !== true) break;
-          locals[accuSlot] = step(f);
+          locals[accuSlot] = stepOrError(step, f);
         }
       } else if (r instanceof CelMap) {
         for (const [k, v] of r.entries()) {
           locals[iterSlot] = k;
           if (twoVars) locals[iter2Slot] = v;
           if (cond(f) !== true) break;
-          locals[accuSlot] = step(f);
+          locals[accuSlot] = stepOrError(step, f);
         }
       } else if (twoVars) throw new CelEvalError(`unsupported comprehension range type: ${typeNameOf(r)}`);
       else throw new CelEvalError(`got '${typeNameOf(r)}', expected iterable type`);
@@ -449,13 +468,8 @@ class Planner {
         if (Array.isArray(c)) r = indexList(c, i);
         else if (c instanceof CelMap) r = indexMap(c, i);
         else if (c instanceof CelOptional) {
-          if (!c.hasValue) r = CelOptional.none;
-          else {
-            const inner = c.value;
-            if (Array.isArray(inner)) r = CelOptional.of(indexList(inner, i));
-            else if (inner instanceof CelMap) r = CelOptional.of(indexMap(inner, i));
-            else throw noSuchOverload(fnName, [c, i]);
-          }
+          // Indexing into an optional is as lenient as `[?]`: optional.none() when absent.
+          r = c.hasValue ? optIndex(c.value, i) : CelOptional.none;
         } else return rest(f, [c, i]);
         f.charge(1);
         return r;

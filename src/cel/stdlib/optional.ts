@@ -93,8 +93,8 @@ export const optionalFunctions: readonly FunctionDecl[] = [
   ),
   fn(
     "_[_]",
-    overload("optional_list_index_int", [optionalOf(listV), IntType], optV, (a) => optionalIndex(a[0]!, a[1]!, true), TV),
-    overload("optional_map_index_value", [optionalOf(mapKV), K], optV, (a) => optionalIndex(a[0]!, a[1]!, true), TKV),
+    overload("optional_list_index_int", [optionalOf(listV), IntType], optV, (a) => optionalIndex(a[0]!, a[1]!, false), TV),
+    overload("optional_map_index_value", [optionalOf(mapKV), K], optV, (a) => optionalIndex(a[0]!, a[1]!, false), TKV),
   ),
   fn(
     "last",

@@ -426,7 +426,7 @@ export const standardFunctions: readonly FunctionDecl[] = [
   timeFn("getHours", "timestamp_to_hours", "timestamp_to_hours_with_tz", (c) => c.hours, "duration_to_hours", (n) => n / (3600n * NANOS)),
   timeFn("getMinutes", "timestamp_to_minutes", "timestamp_to_minutes_with_tz", (c) => c.minutes, "duration_to_minutes", (n) => n / (60n * NANOS)),
   timeFn("getSeconds", "timestamp_to_seconds", "timestamp_to_seconds_tz", (c) => c.seconds, "duration_to_seconds", (n) => n / NANOS),
-  timeFn("getMilliseconds", "timestamp_to_milliseconds", "timestamp_to_milliseconds_with_tz", (c) => c.millis, "duration_to_milliseconds", (n) => n / 1_000_000n),
+  timeFn("getMilliseconds", "timestamp_to_milliseconds", "timestamp_to_milliseconds_with_tz", (c) => c.millis, "duration_to_milliseconds", (n) => (n / 1_000_000n) % 1000n),
 ];
 
 /** The type names every program sees (`int`, `list`, `google.protobuf.Timestamp`, …) as type values. */

@@ -158,33 +158,38 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** A numeric value as a comparable: bigint for int/uint, number for double; undefined otherwise. */
-function numeric(v: CelValue): bigint | number | undefined {
-  if (typeof v === "bigint" || typeof v === "number") return v;
-  if (v instanceof CelUint) return v.value;
+/** A numeric value as a comparable: bigint for int, number for double, uint marked; undefined otherwise. */
+type Num = bigint | number | CelUint;
+function numeric(v: CelValue): Num | undefined {
+  if (typeof v === "bigint" || typeof v === "number" || v instanceof CelUint) return v;
   return undefined;
 }
 
-/** Compares an integer (bigint) with a double: -1, 0, 1, or NaN when the double is NaN. */
-function compareIntDouble(i: bigint, d: number): number {
+const twoTo63 = 9223372036854775808;
+const twoTo64 = 18446744073709551616;
+
+/** cel-go's compareIntDouble / compareUintDouble: out-of-range doubles order first, else compare as doubles. */
+function compareIntegerDouble(i: bigint, unsigned: boolean, d: number): number {
   if (Number.isNaN(d)) return NaN;
-  if (d === Infinity) return -1;
-  if (d === -Infinity) return 1;
-  const fl = Math.floor(d);
-  const bf = BigInt(fl);
-  if (i < bf) return -1;
-  if (i > bf) return 1;
-  return d > fl ? -1 : 0;
+  if (d < (unsigned ? 0 : -twoTo63)) return 1;
+  if (d > (unsigned ? twoTo64 : twoTo63)) return -1;
+  const x = Number(i);
+  return x < d ? -1 : x > d ? 1 : 0;
 }
 
-function compareNumeric(a: bigint | number, b: bigint | number): number {
-  if (typeof a === "bigint") {
-    if (typeof b === "bigint") return a < b ? -1 : a > b ? 1 : 0;
-    return compareIntDouble(a, b);
+function compareNumeric(a: Num, b: Num): number {
+  if (typeof a === "number") {
+    if (typeof b === "number") {
+      if (Number.isNaN(a) || Number.isNaN(b)) return NaN;
+      return a < b ? -1 : a > b ? 1 : 0;
+    }
+    const c = compareIntegerDouble(typeof b === "bigint" ? b : b.value, typeof b !== "bigint", a);
+    return -c;
   }
-  if (typeof b === "bigint") return -compareIntDouble(b, a);
-  if (Number.isNaN(a) || Number.isNaN(b)) return NaN;
-  return a < b ? -1 : a > b ? 1 : 0;
+  const ai = typeof a === "bigint" ? a : a.value;
+  if (typeof b === "number") return compareIntegerDouble(ai, typeof a !== "bigint", b);
+  const bi = typeof b === "bigint" ? b : b.value;
+  return ai < bi ? -1 : ai > bi ? 1 : 0;
 }
 
 /** CEL `==`: heterogeneous numeric equality, deep for lists and maps, false across kinds. */
