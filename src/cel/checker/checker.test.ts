@@ -18,7 +18,7 @@ import {
 import { CelUint } from "../value.js";
 import { check, createCheckerEnv, type CheckerEnvOptions } from "./index.js";
 import { formatCheckerType } from "./types.js";
-import { AstBuilder } from "./testast.js";
+import { AstBuilder } from "./ast-builder.testkit.js";
 
 const obj = (name: string, fields: Record<string, CelType>, required: string[] = []): ObjectType => ({
   kind: "object",

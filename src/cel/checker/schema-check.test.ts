@@ -8,7 +8,7 @@ import { optionalLibrary, standardLibrary } from "../stdlib/index.js";
 import type { CelType } from "../types.js";
 import { check, createCheckerEnv } from "./index.js";
 import { formatCheckerType } from "./types.js";
-import { AstBuilder } from "./testast.js";
+import { AstBuilder } from "./ast-builder.testkit.js";
 
 const schema: StructuralSchema = {
   type: "object",
