@@ -1,74 +1,246 @@
-// CEL ordering and equality over runtime values, as the libraries need them: numbers compare
-// across int, uint and double (CEL's cross-type numeric comparison); strings, bytes, booleans,
-// timestamps and durations within their own type. Anything else is not comparable.
-import { isCelList, isCelMap, isCelUint } from "@bufbuild/cel";
+// Ordering, equality, sizes and type names of runtime CEL values, as the list, set, string and
+// authorizer libraries need them. Semantics follow cel-go's value types: numbers order and compare
+// equal across int, uint and double (cross-type numeric comparison); strings, bytes, booleans,
+// timestamps and durations order only within their own type; equality is CEL's heterogeneous
+// equality (values of different kinds are simply unequal, never an error).
+import { formatType } from "../types.js";
+import {
+  CelDuration,
+  CelEvalError,
+  CelMap,
+  CelOptional,
+  CelTimestamp,
+  CelTypeValue,
+  CelUint,
+  type CelOpaque,
+  type CelValue,
+} from "../value.js";
 
-type Numeric = { kind: "number"; value: number | bigint };
+export const noSuchOverload = (): CelEvalError => new CelEvalError("no such overload");
 
-function numeric(v: unknown): Numeric | undefined {
-  if (typeof v === "bigint" || typeof v === "number") return { kind: "number", value: v };
-  if (isCelUint(v)) return { kind: "number", value: v.value };
-  return undefined;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+export function isCelList(v: CelValue): v is readonly CelValue[] {
+  return Array.isArray(v);
 }
 
-/** -1, 0, 1; undefined when the two are not comparable (a "no such overload" in CEL). */
-export function celCompare(a: unknown, b: unknown): -1 | 0 | 1 | undefined {
-  const na = numeric(a);
-  const nb = numeric(b);
-  if (na && nb) return compareNumbers(na.value, nb.value);
-  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
-  if (typeof a === "boolean" && typeof b === "boolean") return a === b ? 0 : a ? 1 : -1;
-  if (a instanceof Uint8Array && b instanceof Uint8Array) return compareBytes(a, b);
-  const ta = instant(a);
-  const tb = instant(b);
-  if (ta !== undefined && tb !== undefined && ta.type === tb.type) return compareNumbers(ta.nanos, tb.nanos);
-  return undefined;
+export function isOpaque(v: CelValue): v is CelOpaque {
+  return typeof v === "object" && v !== null && "celType" in v && typeof (v as CelOpaque).equals === "function";
 }
 
-/** CEL equality: numbers across types, lists and maps element-wise. */
-export function celEquals(a: unknown, b: unknown): boolean {
-  if (isCelList(a) && isCelList(b)) {
-    if (a.size !== b.size) return false;
-    const ia = [...a];
-    const ib = [...b];
-    return ia.every((x, i) => celEquals(x, ib[i]));
+/**
+ * cel-go's `Compare`: -1, 0 or 1, or undefined where cel-go answers with an error (no such
+ * overload between the two kinds, or a NaN double on the left or on a double right side).
+ * Int/uint against double converts the integer to a double, as cel-go does.
+ */
+export function celCompare(a: CelValue, b: CelValue): -1 | 0 | 1 | undefined {
+  switch (typeof a) {
+    case "bigint":
+      if (typeof b === "bigint") return cmp(a, b);
+      if (b instanceof CelUint) return a < 0n || b.value > INT64_MAX ? -1 : cmp(a, b.value);
+      if (typeof b === "number") return negate(compareDoubleInt(b, a));
+      return undefined;
+    case "number":
+      if (Number.isNaN(a)) return undefined;
+      if (typeof b === "number") return Number.isNaN(b) ? undefined : cmp(a, b);
+      if (typeof b === "bigint") return compareDoubleInt(a, b);
+      if (b instanceof CelUint) return compareDoubleUint(a, b.value);
+      return undefined;
+    case "string":
+      return typeof b === "string" ? compareStrings(a, b) : undefined;
+    case "boolean":
+      return typeof b === "boolean" ? (a === b ? 0 : a ? 1 : -1) : undefined;
   }
-  if (isCelMap(a) && isCelMap(b)) {
-    if (a.size !== b.size) return false;
-    for (const [k, v] of a) {
-      if (!b.has(k as never)) return false;
-      if (!celEquals(v, b.get(k as never))) return false;
+  if (a instanceof CelUint) {
+    if (b instanceof CelUint) return cmp(a.value, b.value);
+    if (typeof b === "bigint") return negate(b < 0n || a.value > INT64_MAX ? -1 : cmp(b, a.value));
+    if (typeof b === "number") return negate(compareDoubleUint(b, a.value));
+    return undefined;
+  }
+  if (a instanceof Uint8Array) return b instanceof Uint8Array ? compareBytes(a, b) : undefined;
+  if (a instanceof CelTimestamp) return b instanceof CelTimestamp ? cmp(a.nanos, b.nanos) : undefined;
+  if (a instanceof CelDuration) return b instanceof CelDuration ? cmp(a.nanos, b.nanos) : undefined;
+  return undefined;
+}
+
+/** Whether cel-go's value of this kind implements ordering (traits.Comparer). */
+export function isComparable(v: CelValue): boolean {
+  switch (typeof v) {
+    case "bigint":
+    case "number":
+    case "string":
+    case "boolean":
+      return true;
+  }
+  return v instanceof CelUint || v instanceof Uint8Array || v instanceof CelTimestamp || v instanceof CelDuration;
+}
+
+/** CEL's heterogeneous equality (`==`): numbers across kinds, lists and maps element-wise. */
+export function celEquals(a: CelValue, b: CelValue): boolean {
+  switch (typeof a) {
+    case "string":
+    case "boolean":
+      return a === b;
+    case "bigint":
+    case "number":
+      if (typeof b === "number" && Number.isNaN(b)) return false;
+      return (typeof b === "bigint" || typeof b === "number" || b instanceof CelUint) && celCompare(a, b) === 0;
+  }
+  if (a === null) return b === null;
+  if (a instanceof CelUint) return (typeof b === "bigint" || typeof b === "number" || b instanceof CelUint) && celEquals(b, a);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!celEquals(a[i]!, b[i]!)) return false;
+    return true;
+  }
+  if (a instanceof CelMap) {
+    if (!(b instanceof CelMap) || a.size !== b.size) return false;
+    for (const [k, v] of a.entries()) {
+      const other = b.get(k);
+      if (other === undefined || !celEquals(v, other)) return false;
     }
     return true;
   }
-  if (a === null || b === null) return a === b;
-  return celCompare(a, b) === 0;
+  if (a instanceof Uint8Array) return b instanceof Uint8Array && compareBytes(a, b) === 0;
+  if (a instanceof CelTimestamp) return b instanceof CelTimestamp && a.nanos === b.nanos;
+  if (a instanceof CelDuration) return b instanceof CelDuration && a.nanos === b.nanos;
+  if (a instanceof CelOptional) {
+    if (!(b instanceof CelOptional) || a.hasValue !== b.hasValue) return false;
+    return !a.hasValue || celEquals(a.value, b.value);
+  }
+  if (a instanceof CelTypeValue) return b instanceof CelTypeValue && formatType(a.type) === formatType(b.type);
+  if (isOpaque(a)) return isOpaque(b) && a.celType.name === b.celType.name && a.equals(b);
+  return false;
 }
 
-function compareNumbers(a: number | bigint, b: number | bigint): -1 | 0 | 1 | undefined {
-  if (typeof a === "number" && Number.isNaN(a)) return undefined;
-  if (typeof b === "number" && Number.isNaN(b)) return undefined;
-  // Mixed int/double: compare exactly (a bigint beyond 2^53 must not round).
-  if (typeof a === typeof b) return a < b ? -1 : a > b ? 1 : 0;
-  const [x, y] = [a, b].map((n) => (typeof n === "number" && Number.isInteger(n) ? BigInt(n) : n)) as [number | bigint, number | bigint];
-  if (typeof x === typeof y) return x < y ? -1 : x > y ? 1 : 0;
-  const xf = Number(x);
-  const yf = Number(y);
-  return xf < yf ? -1 : xf > yf ? 1 : 0;
+/** Whether `list` holds a value equal to `v` (CEL's `in` on lists). */
+export function listContains(list: readonly CelValue[], v: CelValue): boolean {
+  for (const x of list) if (celEquals(x, v)) return true;
+  return false;
 }
 
-function compareBytes(a: Uint8Array, b: Uint8Array): -1 | 0 | 1 {
+/**
+ * cel-go's `Size()` of a value, as the cost trackers read it: characters (code points) of a
+ * string, bytes, items of a list, entries of a map; 1 for anything else.
+ */
+export function actualSize(v: CelValue): number {
+  if (typeof v === "string") return codePointLength(v);
+  if (v instanceof Uint8Array || Array.isArray(v)) return v.length;
+  if (v instanceof CelMap) return v.size;
+  return 1;
+}
+
+const surrogate = /[\uD800-\uDFFF]/;
+
+export function hasSurrogates(s: string): boolean {
+  return surrogate.test(s);
+}
+
+export function codePointLength(s: string): number {
+  if (!hasSurrogates(s)) return s.length;
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** Length of the string in UTF-8 bytes (Go's `len(string)`). */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** cel-go's runtime type name of a value (`int`, `double`, `null_type`, `google.protobuf.Duration`, …). */
+export function celTypeName(v: CelValue): string {
+  switch (typeof v) {
+    case "bigint":
+      return "int";
+    case "number":
+      return "double";
+    case "string":
+      return "string";
+    case "boolean":
+      return "bool";
+  }
+  if (v === null) return "null_type";
+  if (v instanceof CelUint) return "uint";
+  if (v instanceof Uint8Array) return "bytes";
+  if (Array.isArray(v)) return "list";
+  if (v instanceof CelMap) return "map";
+  if (v instanceof CelTimestamp) return "google.protobuf.Timestamp";
+  if (v instanceof CelDuration) return "google.protobuf.Duration";
+  if (v instanceof CelOptional) return "optional_type";
+  if (v instanceof CelTypeValue) return "type";
+  if (isOpaque(v)) return v.celType.name;
+  return "unknown";
+}
+
+/** Throws cel-go's overflow error when an int result leaves int64. */
+export function checkInt(n: bigint): bigint {
+  if (n < INT64_MIN || n > INT64_MAX) throw new CelEvalError("integer overflow");
+  return n;
+}
+
+export function checkUint(n: bigint): CelUint {
+  if (n < 0n || n > UINT64_MAX) throw new CelEvalError("unsigned integer overflow");
+  return new CelUint(n);
+}
+
+/** Duration arithmetic fails when the nanoseconds leave int64, as cel-go's checked addition. */
+export function checkDuration(n: bigint): CelDuration {
+  if (n < INT64_MIN || n > INT64_MAX) throw new CelEvalError("duration overflow");
+  return new CelDuration(n);
+}
+
+/** Go's string order: by UTF-8 bytes, i.e. by code points (UTF-16 units differ above U+FFFF). */
+export function compareStrings(a: string, b: string): -1 | 0 | 1 {
+  if (a === b) return 0;
+  if (!hasSurrogates(a) && !hasSurrogates(b)) return a < b ? -1 : 1;
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
+  for (;;) {
+    const x = ia.next();
+    const y = ib.next();
+    if (x.done) return y.done ? 0 : -1;
+    if (y.done) return 1;
+    const cx = x.value.codePointAt(0)!;
+    const cy = y.value.codePointAt(0)!;
+    if (cx !== cy) return cx < cy ? -1 : 1;
+  }
+}
+
+function cmp<T extends bigint | number | string>(a: T, b: T): -1 | 0 | 1 {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function negate(c: -1 | 0 | 1): -1 | 0 | 1 {
+  return (c === 0 ? 0 : -c) as -1 | 0 | 1;
+}
+
+function compareDoubleInt(d: number, i: bigint): -1 | 0 | 1 {
+  if (d < -9223372036854775808) return -1;
+  if (d > 9223372036854775807) return 1;
+  return cmp(d, Number(i));
+}
+
+function compareDoubleUint(d: number, u: bigint): -1 | 0 | 1 {
+  if (d < 0) return -1;
+  if (d > 18446744073709551615) return 1;
+  return cmp(d, Number(u));
+}
+
+export function compareBytes(a: Uint8Array, b: Uint8Array): -1 | 0 | 1 {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
-}
-
-/** Timestamps and durations as nanoseconds, with their type. */
-function instant(v: unknown): { type: string; nanos: bigint } | undefined {
-  const m = v as { desc?: { typeName?: string; field?: Record<string, unknown> }; get?(f: unknown): unknown };
-  const type = m?.desc?.typeName;
-  if (type !== "google.protobuf.Timestamp" && type !== "google.protobuf.Duration") return undefined;
-  const seconds = BigInt(m.get!(m.desc!.field!.seconds) as bigint | number);
-  const nanos = BigInt(Number(m.get!(m.desc!.field!.nanos)));
-  return { type, nanos: seconds * 1_000_000_000n + nanos };
 }
