@@ -40,7 +40,7 @@ describe("kapi cel eval", () => {
     const self = file("zero.yaml", "a: 1\n");
     const r = await runKapi(["cel", "eval", "self.a / 0", "--self", self]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("evaluation error: int divide by zero");
+    expect(r.stderr).toContain("evaluation error: division by zero");
   });
 
   it("exits 2 on a missing file or an unknown flag", async () => {

@@ -1,88 +1,96 @@
-// The CEL engine behind one small interface: compile an expression for an environment (the
-// variables it may read), then evaluate the program with values for them. Programs are cached
-// by environment and expression, so a rule is parsed and planned once. The engine is
-// @bufbuild/cel (chosen on cel-spec conformance: docs/cel-engines.md); nothing outside src/cel
-// imports it, so it can be swapped.
-import { celEnv, isCelError, parse, plan, type CelInput, type CelResult } from "@bufbuild/cel";
-import { strings } from "@bufbuild/cel/ext";
-import { freeReferences } from "./references.js";
-import { listsLibrary } from "./library/lists.js";
+// kapi's CEL engine behind one small interface: compile an expression for an environment (the
+// typed variables it may read) into a program, then evaluate the program with values for them
+// under a cost budget. Compiling parses, type-checks and estimates the worst-case cost once;
+// programs are cached per environment object and expression, so a rule stored in a CRD or a
+// policy is compiled once however often it runs.
+import type { CheckedExpr } from "./ast.js";
+import { createCheckerEnv, check, type CheckerEnv } from "./checker/index.js";
+import { estimateCost } from "./cost/estimate.js";
+import { perCallLimit } from "./cost/constants.js";
+import { plan, type Program } from "./interpreter/index.js";
+import type { CelLibrary, Estimate } from "./library.js";
+import { kubernetesLibraries } from "./libraries.js";
+import { parse } from "./parser/index.js";
+import type { CelType } from "./types.js";
+import type { CelValue } from "./value.js";
 
-/** The variables an expression may read (self, oldSelf, object, request, claims, …). */
+export { CelCompileError } from "./source.js";
+export { CelEvalError } from "./value.js";
+
+/** The variables an expression may read, with their types, and the libraries it may call. */
 export interface CelEnvironment {
   readonly name: string;
-  readonly variables: readonly string[];
+  readonly variables: Readonly<Record<string, CelType>>;
+  /** Default: every library Kubernetes 1.34 enables (./libraries.ts). */
+  readonly libraries?: readonly CelLibrary[];
+  /**
+   * For CRD rules: the schema type of `self`, from which the estimator reads the size bounds of
+   * everything reached from a variable (as apiextensions' size estimator does).
+   */
+  readonly costSizeRoot?: CelType;
+}
+
+export interface CelBudget {
+  /** Runtime cost limit of this evaluation; default the per-call limit (1,000,000). */
+  readonly costLimit?: number;
+  /** Values library functions reach besides variables (the authorizer service, …). */
+  readonly services?: Readonly<Record<string, unknown>>;
 }
 
 export interface CelProgram {
   readonly expression: string;
-  /** Evaluates with values for the environment's variables; a CEL runtime error throws CelEvalError. */
-  eval(vars: Readonly<Record<string, CelInput>>): unknown;
+  readonly resultType: CelType;
+  /** Worst-case cost from the variables' declared sizes. */
+  readonly estimatedCost: Estimate;
+  readonly checked: CheckedExpr;
+  /** Evaluates; a runtime error (or the budget running out) throws CelEvalError. */
+  eval(vars: Readonly<Record<string, CelValue>>, budget?: CelBudget): { value: CelValue; cost: number };
 }
 
-/** The expression does not compile; `message` names the position as upstream's do (`<input>:1:8: …`). */
-export class CelCompileError extends Error {}
+interface CompiledEnvironment {
+  readonly env: CelEnvironment;
+  readonly checker: CheckerEnv;
+  readonly libraries: readonly CelLibrary[];
+  readonly programs: Map<string, CelProgram>;
+}
 
-/** Evaluation failed (no such overload, division by zero, overflow, missing field, …). */
-export class CelEvalError extends Error {}
-
-const engineEnv = celEnv({ funcs: [...strings, ...listsLibrary] });
-// Keyed by the environment object itself: two environments that share a name but not their
-// variables must not share programs.
-const cache = new WeakMap<CelEnvironment, Map<string, CelProgram>>();
+// Keyed by the environment object: two environments that share a name but not their variables
+// must not share programs.
+const environments = new WeakMap<CelEnvironment, CompiledEnvironment>();
 const maxCachedPerEnvironment = 10_000;
 
 export function compileCel(expression: string, env: CelEnvironment): CelProgram {
-  let programs = cache.get(env);
-  if (!programs) cache.set(env, (programs = new Map()));
-  let program = programs.get(expression);
+  const compiled = compiledEnvironment(env);
+  let program = compiled.programs.get(expression);
   if (!program) {
-    program = compileUncached(expression, env);
-    if (programs.size >= maxCachedPerEnvironment) programs.delete(programs.keys().next().value as string);
-    programs.set(expression, program);
+    program = compileUncached(expression, compiled);
+    if (compiled.programs.size >= maxCachedPerEnvironment) compiled.programs.delete(compiled.programs.keys().next().value as string);
+    compiled.programs.set(expression, program);
   }
   return program;
 }
 
-function compileUncached(expression: string, env: CelEnvironment): CelProgram {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(expression);
-  } catch (e) {
-    throw compileError(expression, (e as Error).message);
+function compiledEnvironment(env: CelEnvironment): CompiledEnvironment {
+  let compiled = environments.get(env);
+  if (!compiled) {
+    const libraries = env.libraries ?? kubernetesLibraries;
+    compiled = { env, checker: createCheckerEnv({ variables: env.variables, libraries }), libraries, programs: new Map() };
+    environments.set(env, compiled);
   }
-  const declared = new Set(env.variables);
-  const undeclared = freeReferences(parsed).find((r) => !declared.has(r.name));
-  if (undeclared) {
-    const { line, column } = lineAndColumn(expression, undeclared.offset);
-    throw compileError(expression, `<input>:${line}:${column}: undeclared reference to '${undeclared.name}' (in container '')`);
-  }
-  const planned = plan(engineEnv, parsed) as (ctx: Record<string, CelInput>) => CelResult;
+  return compiled;
+}
+
+function compileUncached(expression: string, env: CompiledEnvironment): CelProgram {
+  const checked = check(parse(expression), env.checker);
+  const estimatedCost = estimateCost(checked, env.libraries, { sizeRoot: env.env.costSizeRoot });
+  const planned: Program = plan(checked, env.libraries);
   return {
     expression,
-    eval(vars) {
-      const result = planned(vars as Record<string, CelInput>);
-      if (isCelError(result)) throw new CelEvalError(result.message);
-      return result;
+    resultType: checked.resultType,
+    estimatedCost,
+    checked,
+    eval(vars, budget = {}) {
+      return planned.eval(vars, { costLimit: budget.costLimit ?? perCallLimit, services: budget.services });
     },
   };
-}
-
-function compileError(expression: string, message: string): CelCompileError {
-  return new CelCompileError(`ERROR: ${message}\n | ${expression}\n | ${caret(expression, message)}`);
-}
-
-function lineAndColumn(expression: string, offset: number): { line: number; column: number } {
-  const before = expression.slice(0, offset).split("\n");
-  return { line: before.length, column: before[before.length - 1]!.length + 1 };
-}
-
-/** A `....^` line under the column the parser named (`<input>:line:column: …`). */
-function caret(expression: string, message: string): string {
-  const m = /<input>:(\d+):(\d+)/.exec(message);
-  if (!m) return "";
-  const line = Number(m[1]);
-  const column = Number(m[2]) - 1;
-  const text = expression.split("\n")[line - 1] ?? "";
-  return ".".repeat(Math.max(0, Math.min(column, text.length))) + "^";
 }

@@ -44,6 +44,9 @@ export interface CelIssue {
 export function formatIssues(source: Source, issues: readonly CelIssue[]): string {
   return issues
     .map((issue) => {
+      // Limits hit before any position is known (recursion depth, code point count): cel-go
+      // reports them at -1:0 with no excerpt.
+      if (issue.offset < 0) return `ERROR: ${source.description}:-1:0: ${issue.message}`;
       const { line, column } = source.location(issue.offset);
       const text = source.lineText(line);
       const caret = ".".repeat(Math.max(0, column - 1)) + "^";

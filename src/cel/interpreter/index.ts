@@ -39,7 +39,13 @@ export interface Program {
   eval(activation: Readonly<Record<string, CelValue>>, options?: EvalOptions): EvalResult;
 }
 
-export type PlanOptions = Record<string, never>;
+export interface PlanOptions {
+  /**
+   * Whether `has(x.f)` costs 1 (cel-go's default) or nothing. Default false: Kubernetes
+   * configures every environment with PresenceTestHasCost(false).
+   */
+  readonly presenceTestHasCost?: boolean;
+}
 
 const emptyServices: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -100,45 +106,8 @@ function actualSize(v: CelValue): number {
 type CostFn = (args: readonly CelValue[], result: CelValue) => number;
 const one: CostFn = () => 1;
 
-/** cel-go's CostTracker.costCall defaults for standard overloads (used when neither the declaration nor stdCallCosts says). */
-function defaultCallCost(id: string): CostFn {
-  switch (id) {
-    case "starts_with_string":
-    case "ends_with_string":
-    case "string_to_bytes":
-    case "bytes_to_string":
-    case "strings_quote":
-    case "string_format":
-      return (a) => Math.ceil(actualSize(a[0]!) * stringTraversalCostFactor);
-    case "in_list":
-      return (a) => actualSize(a[1]!);
-    case "less_string":
-    case "greater_string":
-    case "less_equals_string":
-    case "greater_equals_string":
-    case "less_bytes":
-    case "greater_bytes":
-    case "less_equals_bytes":
-    case "greater_equals_bytes":
-    case "equals":
-    case "not_equals":
-      return (a) => Math.ceil(Math.min(actualSize(a[0]!), actualSize(a[1]!)) * stringTraversalCostFactor);
-    case "add_string":
-    case "add_bytes":
-      return (a) => Math.ceil((actualSize(a[0]!) + actualSize(a[1]!)) * stringTraversalCostFactor);
-    case "matches_string":
-      return (a) =>
-        Math.ceil((1 + actualSize(a[0]!)) * stringTraversalCostFactor) * Math.ceil(actualSize(a[1]!) * regexStringLengthCostFactor);
-    case "contains_string":
-      return (a) => Math.ceil(actualSize(a[0]!) * stringTraversalCostFactor) * Math.ceil(actualSize(a[1]!) * stringTraversalCostFactor);
-    default:
-      return one;
-  }
-}
-
 function costOf(o: OverloadDecl): CostFn {
-  const actual = o.cost?.actual ?? stdCallCosts.get(o.id)?.actual;
-  return actual ?? defaultCallCost(o.id);
+  return o.cost?.actual ?? stdCallCosts.get(o.id)?.actual ?? one;
 }
 
 interface Candidate {
@@ -177,6 +146,7 @@ class Planner {
   constructor(
     libraries: readonly CelLibrary[],
     private readonly checked: CheckedExpr | undefined,
+    private readonly presenceTestCost: boolean,
   ) {
     for (const lib of libraries) {
       for (const f of lib.functions) {
@@ -262,7 +232,7 @@ class Planner {
     if (e.testOnly)
       return (f) => {
         const v = operand(f);
-        f.charge(1);
+        if (this.presenceTestCost) f.charge(1);
         return hasField(v, field);
       };
     const q = this.checked ? undefined : this.qualifiedName(e);
@@ -644,9 +614,9 @@ function hasField(v: CelValue, field: string): boolean {
  * Turns a parsed or checked expression into a Program for the given libraries. A CheckedExpr's
  * references (qualified names) and kept overload ids narrow the work done at evaluation.
  */
-export function plan(ast: ParsedExpr | CheckedExpr, libraries: readonly CelLibrary[], _options?: PlanOptions): Program {
+export function plan(ast: ParsedExpr | CheckedExpr, libraries: readonly CelLibrary[], options: PlanOptions = {}): Program {
   const checked = "parsed" in ast ? ast : undefined;
-  const planner = new Planner(libraries, checked);
+  const planner = new Planner(libraries, checked, options.presenceTestHasCost ?? false);
   const root = planner.plan(ast.expr);
   const slots = planner.slots;
   return {

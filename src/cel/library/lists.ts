@@ -33,8 +33,6 @@ import {
   noSuchOverload,
   utf8Length,
 } from "./compare.js";
-import type { CelFunc } from "@bufbuild/cel";
-import { legacyListsFunctions } from "./lists-legacy.js";
 import { add, fixed, multiply, scale, typeSize } from "./compare-cost.js";
 
 const comparableTypes: readonly (readonly [string, CelType])[] = [
@@ -163,13 +161,8 @@ function fn(name: string, overloads: OverloadDecl[]): FunctionDecl {
   return { name, overloads };
 }
 
-/**
- * The library. TEMPORARY: it is also iterable as the old @bufbuild/cel functions, only so that
- * src/cel/program.ts (the old wrapper) keeps compiling until integration replaces it; drop the
- * iterator and ./lists-legacy.ts then.
- */
-export const listsLibrary: CelLibrary & Iterable<CelFunc> = {
-  [Symbol.iterator]: () => legacyListsFunctions[Symbol.iterator](),
+/** Kubernetes' list library: isSorted, sum, min, max, indexOf, lastIndexOf. */
+export const listsLibrary: CelLibrary = {
   name: "kubernetes.lists",
   functions: [
     fn(
