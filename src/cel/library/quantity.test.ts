@@ -90,3 +90,12 @@ describe("kubernetes.quantity", () => {
     expect(findOverload(quantityLibrary, "quantity_add").cost!.actual!([], null)).toBe(1);
   });
 });
+
+describe("kubernetes.quantity extremes", () => {
+  it("compares far-apart magnitudes without building huge numbers", () => {
+    expect(call("quantity_compare_to", q("1e999999999"), q("1"))).toBe(1n);
+    expect(call("quantity_compare_to", q("-1e999999999"), q("1"))).toBe(-1n);
+    expect(call("quantity_compare_to", q("1e-999999999"), q("1n"))).toBe(0n); // rounds up to 1n
+    expect(call("quantity_get_float", q("1e400"))).toBe(Infinity);
+  });
+});

@@ -88,12 +88,26 @@ function toDec(a: Amount): DecAmount {
 
 function alignDec(a: DecAmount, b: DecAmount): [bigint, bigint, number] {
   const s = Math.max(a.decScale, b.decScale);
+  // upstream (inf.Dec) would build a number with this many digits; kapi refuses instead
+  if (Math.abs(a.decScale - b.decScale) > MAX_DIGITS) celError(NUMERIC);
   return [a.unscaled * 10n ** BigInt(s - a.decScale), b.unscaled * 10n ** BigInt(s - b.decScale), s];
 }
 
+const digits = (v: bigint): number => (v < 0n ? -v : v).toString().length;
+
+/** Exact comparison (resource.Quantity.Cmp), deciding by order of magnitude first. */
 function cmpAmount(a: Amount, b: Amount): number {
-  const [x, y] = alignDec(toDec(a), toDec(b));
-  return x < y ? -1 : x > y ? 1 : 0;
+  const x = toDec(a);
+  const y = toDec(b);
+  const sx = x.unscaled > 0n ? 1 : x.unscaled < 0n ? -1 : 0;
+  const sy = y.unscaled > 0n ? 1 : y.unscaled < 0n ? -1 : 0;
+  if (sx !== sy) return sx > sy ? 1 : -1;
+  if (sx === 0) return 0;
+  const mx = digits(x.unscaled) - x.decScale;
+  const my = digits(y.unscaled) - y.decScale;
+  if (mx !== my) return (mx > my ? 1 : -1) * sx;
+  const [p, q] = alignDec(x, y);
+  return p < q ? -1 : p > q ? 1 : 0;
 }
 
 function signOf(a: Amount): number {
