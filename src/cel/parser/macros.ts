@@ -176,12 +176,8 @@ export function macroKey(name: string, argCount: number, receiver: boolean): str
   return `${name}:${argCount}:${receiver}`;
 }
 
-/**
- * The macros of Kubernetes' CEL environment: cel-go's standard macros (has, all, exists,
- * exists_one, existsOne, map, filter), the two-variable comprehensions (ext.TwoVarComprehensions)
- * and cel.bind (ext.Bindings).
- */
-export const defaultMacros: ReadonlyMap<string, MacroExpander> = new Map<string, MacroExpander>([
+/** cel-go's standard macros (parser.AllMacros): has, all, exists, exists_one, existsOne, map, filter. */
+export const standardMacros: ReadonlyMap<string, MacroExpander> = new Map<string, MacroExpander>([
   [macroKey("has", 1, false), makeHas],
   [macroKey("all", 2, true), quantifier("all")],
   [macroKey("exists", 2, true), quantifier("exists")],
@@ -190,6 +186,15 @@ export const defaultMacros: ReadonlyMap<string, MacroExpander> = new Map<string,
   [macroKey("map", 2, true), makeMap],
   [macroKey("map", 3, true), makeMap],
   [macroKey("filter", 2, true), makeFilter],
+]);
+
+/**
+ * The macros of Kubernetes' CEL environment: cel-go's standard macros (has, all, exists,
+ * exists_one, existsOne, map, filter), the two-variable comprehensions (ext.TwoVarComprehensions)
+ * and cel.bind (ext.Bindings).
+ */
+export const defaultMacros: ReadonlyMap<string, MacroExpander> = new Map<string, MacroExpander>([
+  ...standardMacros,
   [macroKey("all", 3, true), quantifier2("all")],
   [macroKey("exists", 3, true), quantifier2("exists")],
   [macroKey("existsOne", 3, true), quantifier2("existsOne")],

@@ -511,7 +511,13 @@ class Parser {
     switch (t.kind) {
       case T.DOT: {
         this.pos++;
-        if (this.tok().kind !== T.IDENTIFIER) this.mismatched("IDENTIFIER");
+        const next = this.tok();
+        if (next.kind !== T.IDENTIFIER) {
+          this.recover();
+          const shown = this.text.slice(t.start, next.kind === T.EOF ? t.end : next.end);
+          this.syntaxError(next.start, `no viable alternative at input '${errorDisplay(shown)}'`);
+          throw new Abort();
+        }
         return this.parseIdentLike(t);
       }
       case T.IDENTIFIER:
@@ -562,7 +568,7 @@ class Parser {
     let value: CelValue;
     switch (t.kind) {
       case T.NUM_INT: {
-        let v = text.startsWith("0x") ? BigInt(text) : BigInt(text);
+        let v = BigInt(text);
         if (sign) v = -v;
         if (v < int64Min || v > int64Max) return this.reportError(start, "invalid int literal");
         value = v;
