@@ -33,7 +33,7 @@ describe("kapi cel eval", () => {
     const r = await runKapi(["cel", "eval", "self.replicas >"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/^ERROR: <input>:1:15: found > /);
+    expect(r.stderr).toMatch(/^ERROR: <input>:1:16: Syntax error: mismatched input '<EOF>' expecting /);
   });
 
   it("exits 1 with an evaluation error", async () => {

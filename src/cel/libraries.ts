@@ -4,6 +4,12 @@
 // (version 3), and Kubernetes' own URLs, regex, lists, authorizer (with selectors, beta and on
 // by default), quantity, IP, CIDR, format and semver libraries.
 import type { CelLibrary } from "./library.js";
+import { cidrLibrary } from "./library/cidr.js";
+import { formatLibrary } from "./library/format.js";
+import { ipLibrary } from "./library/ip.js";
+import { quantityLibrary } from "./library/quantity.js";
+import { semverLibrary } from "./library/semver.js";
+import { urlsLibrary } from "./library/url.js";
 import { authzLibrary, authzSelectorsLibrary } from "./library/authz.js";
 import { extListsLibrary } from "./library/lists-ext.js";
 import { listsLibrary } from "./library/lists.js";
@@ -23,4 +29,10 @@ export const kubernetesLibraries: readonly CelLibrary[] = [
   regexLibrary,
   authzLibrary,
   authzSelectorsLibrary,
+  urlsLibrary,
+  quantityLibrary,
+  ipLibrary,
+  cidrLibrary,
+  formatLibrary,
+  semverLibrary,
 ];
