@@ -2,8 +2,10 @@
 // Measures the candidate CEL engines for kapi (issue 11, "Engine choice, measured"):
 //   1. the cel-spec conformance data shipped by @bufbuild/cel-spec (simple tests),
 //   2. evaluations/s of five Kubernetes-style rules over a 30-field object.
-// Not part of `npm test`: it is a measurement. Run: node scripts/cel-engines.mjs [--json] [--quick]
-// The candidates are devDependencies.
+// Not part of `npm test`: it is a measurement. Run: npx tsx scripts/cel-engines.mjs [--json] [--quick]
+// (tsx, because kapi's own engine is measured from its TypeScript sources beside the candidates).
+// The candidates are devDependencies. kapi's own conformance figures come from the same data
+// through src/cel/conformance (run in `npm test`), printed here beside the candidates'.
 
 import os from "node:os";
 import { performance } from "node:perf_hooks";
@@ -13,6 +15,12 @@ import { strings as bufStrings } from "@bufbuild/cel/ext";
 import * as marc from "@marcbachmann/cel-js";
 import { UnsignedInt as MarcUint, Duration as MarcDuration } from "@marcbachmann/cel-js/evaluator";
 import * as chrome from "cel-js";
+import { compileCel } from "../src/cel/program.ts";
+import { toCel } from "../src/cel/convert.ts";
+import { DynType } from "../src/cel/types.ts";
+import { kubernetesLibraries } from "../src/cel/libraries.ts";
+import { parse as kapiParse } from "../src/cel/parser/index.ts";
+import { runConformance as kapiConformance } from "../src/cel/conformance/runner.ts";
 
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has("--quick");
@@ -491,6 +499,16 @@ function toMaps(v) {
   return v;
 }
 
+// kapi's own engine, as the API server uses it: compiled once (parse, check, plan), the object
+// converted to CEL values once (toCel), evaluated with the default per-call cost limit.
+const kapiBenchEnv = { name: "bench", variables: { self: DynType } };
+const kapi = {
+  bench(expr) {
+    const program = compileCel(expr, kapiBenchEnv);
+    return (self) => program.eval({ self }).value;
+  },
+};
+
 // What is timed: each candidate with the input kapi would hand it. cel-js has no bigint, so it gets
 // plain numbers; the others get CEL ints as bigint.
 const SPEED_VARIANTS = [
@@ -498,6 +516,7 @@ const SPEED_VARIANTS = [
   { label: "bufbuild (plain object)", c: bufbuild, self: () => makeObject(BigInt) },
   { label: "marcbachmann", c: marcbachmann, self: () => makeObject(BigInt) },
   { label: "cel-js", c: celjs, self: () => makeObject(Number) },
+  { label: "kapi (own engine)", c: kapi, self: () => toCel(makeObject(Number)) },
 ];
 
 function timeIt(fns, self, N, RUNS) {
@@ -578,6 +597,20 @@ function main() {
     console.log(`${n}: passed ${t.pass}, failed ${t.fail}, errored ${t.error}, skipped ${t.skip} (${((100 * t.pass) / run).toFixed(1)}% of ${run} run)`);
   }
   console.log(`skipped for all, by reason: ${Object.entries(conf.skipped).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  console.log();
+  const own = kapiConformance(kapiParse, kubernetesLibraries);
+  console.log("## kapi's own engine on the same data (src/cel/conformance, Kubernetes 1.34 library set)");
+  console.log();
+  console.log("| section | tests | unsupported | pass/fail/error |");
+  console.log("|---|---:|---:|---|");
+  const sum = { total: 0, unsupported: 0, pass: 0, fail: 0, error: 0 };
+  for (const r of own.sections) {
+    console.log(`| ${r.section} | ${r.total} | ${r.unsupported} | ${r.pass}/${r.fail}/${r.error} |`);
+    for (const k of Object.keys(sum)) sum[k] += r[k];
+  }
+  console.log(`| **total** | ${sum.total} | ${sum.unsupported} | **${sum.pass}**/${sum.fail}/${sum.error} |`);
+  console.log(`kapi: passed ${sum.pass} of ${sum.total - sum.unsupported} run`);
+  if (args.has("--failures")) for (const f of own.failures) console.log(`- ${f}`);
   console.log();
 
   const speed = runSpeed();

@@ -10,6 +10,7 @@ import { perCallLimit } from "./cost/constants.js";
 import { plan, type Program } from "./interpreter/index.js";
 import type { CelLibrary, Estimate } from "./library.js";
 import { kubernetesLibraries } from "./libraries.js";
+import { CelPendingAuthorization } from "./library/authz.js";
 import { parse } from "./parser/index.js";
 import type { CelType } from "./types.js";
 import type { CelValue } from "./value.js";
@@ -45,6 +46,12 @@ export interface CelProgram {
   readonly checked: CheckedExpr;
   /** Evaluates; a runtime error (or the budget running out) throws CelEvalError. */
   eval(vars: Readonly<Record<string, CelValue>>, budget?: CelBudget): { value: CelValue; cost: number };
+  /**
+   * Evaluates where a library may wait (an asynchronous authorizer behind `authorizer.check`):
+   * each pending answer is awaited and the expression evaluated again, answering from the
+   * memo (the authorizer value must be built on `memoizingAuthorizer`).
+   */
+  evalAsync(vars: Readonly<Record<string, CelValue>>, budget?: CelBudget): Promise<{ value: CelValue; cost: number }>;
 }
 
 interface CompiledEnvironment {
@@ -91,6 +98,16 @@ function compileUncached(expression: string, env: CompiledEnvironment): CelProgr
     checked,
     eval(vars, budget = {}) {
       return planned.eval(vars, { costLimit: budget.costLimit ?? perCallLimit, services: budget.services });
+    },
+    async evalAsync(vars, budget = {}) {
+      for (;;) {
+        try {
+          return this.eval(vars, budget);
+        } catch (e) {
+          if (!(e instanceof CelPendingAuthorization)) throw e;
+          await e.pending;
+        }
+      }
     },
   };
 }

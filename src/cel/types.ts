@@ -72,14 +72,20 @@ export interface ObjectField {
 }
 
 /**
- * A message-like type: an OpenAPI object with `properties`. Keys of `fields` are the schema's
- * property names as written (`x-y`, `namespace`); CEL reaches them escaped (`x__dash__y`,
- * `__namespace__`), see ./escaping.ts.
+ * A message-like type: an OpenAPI object with `properties`, or a type the server declares. Keys
+ * of `fields` are the property names as written (`x-y`, `namespace`); for schema types CEL
+ * reaches them escaped (`x__dash__y`, `__namespace__`), see ./escaping.ts.
  */
 export interface ObjectType extends SizeBounds {
   readonly kind: "object";
   readonly name: string;
   readonly fields: ReadonlyMap<string, ObjectField>;
+  /**
+   * Made from an OpenAPI schema: CEL reaches the properties only by their escaped names, as
+   * Kubernetes escapes schema properties. Types declared by the server itself (AdmissionRequest,
+   * UserInfo, …) name their fields plainly (`request.namespace`).
+   */
+  readonly escapedFieldNames?: boolean;
 }
 
 export interface TypeParamType {

@@ -20,9 +20,11 @@ import { check, createCheckerEnv, type CheckerEnvOptions } from "./index.js";
 import { formatCheckerType } from "./types.js";
 import { AstBuilder } from "./ast-builder.testkit.js";
 
+// Schema-made object types (escaped property names), as src/cel/schema produces them.
 const obj = (name: string, fields: Record<string, CelType>, required: string[] = []): ObjectType => ({
   kind: "object",
   name,
+  escapedFieldNames: true,
   fields: new Map(Object.entries(fields).map(([k, type]) => [k, { type, required: required.includes(k) }])),
 });
 

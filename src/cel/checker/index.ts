@@ -137,6 +137,7 @@ const fieldNameCache = new WeakMap<ObjectType, Map<string, string>>();
 
 /** The schema property a CEL field name reaches on an object type, honouring Kubernetes' escaping. */
 export function resolveFieldName(t: ObjectType, celName: string): string | undefined {
+  if (!t.escapedFieldNames) return t.fields.has(celName) ? celName : undefined;
   let names = fieldNameCache.get(t);
   if (!names) {
     names = new Map();

@@ -132,7 +132,7 @@ function convert(s: StructuralSchema, isResourceRoot: boolean): Converted | unde
         if (escapePropertyName(name) !== undefined) fields.set(name, { type: field.type, required: required.has(name) });
         if (required.has(name) && prop.default === undefined) minSerializedSize += utf8Length(name) + field.minSerializedSize + 4;
       }
-      const type: ObjectType = { kind: "object", name: "object", fields };
+      const type: ObjectType = { kind: "object", name: "object", fields, escapedFieldNames: true };
       return { type, minSerializedSize };
     }
     case "string":
