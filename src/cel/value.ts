@@ -136,4 +136,6 @@ function storedKey(key: CelValue): StoredKey | undefined {
  */
 export class CelEvalError extends Error {
   override readonly name = "CelEvalError";
+  /** What the evaluation had cost when it failed (set by the interpreter), for budget accounting. */
+  cost?: number;
 }

@@ -622,8 +622,12 @@ export function plan(ast: ParsedExpr | CheckedExpr, libraries: readonly CelLibra
   return {
     eval(activation, options) {
       const f = new Frame(activation, slots, options?.costLimit ?? Infinity, options?.services ?? emptyServices);
-      const value = root(f);
-      return { value, cost: f.cost };
+      try {
+        return { value: root(f), cost: f.cost };
+      } catch (e) {
+        if (e instanceof CelEvalError) e.cost = f.cost;
+        throw e;
+      }
     },
   };
 }
