@@ -140,4 +140,10 @@ export interface CheckedExpr {
    */
   readonly references: ReadonlyMap<number, string>;
   readonly resultType: import("./types.js").CelType;
+  /**
+   * Why creating the program must fail although the expression compiles (cel-go reports it from
+   * `env.Program`): a constant regex of `find` / `findAll` that does not compile. plan() throws
+   * it as CelProgramError.
+   */
+  readonly programError?: string;
 }

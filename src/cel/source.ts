@@ -65,3 +65,12 @@ export class CelCompileError extends Error {
     super(formatIssues(source, issues));
   }
 }
+
+/**
+ * Creating the program failed after a clean compile, as cel-go's `env.Program` can (a constant
+ * `find` / `findAll` pattern that does not compile); `message` is cel-go's error text, which
+ * Kubernetes reports as "program instantiation failed: <message>".
+ */
+export class CelProgramError extends Error {
+  override readonly name = "CelProgramError";
+}

@@ -2,8 +2,9 @@
 // identifiers (also qualified names read through select chains), types every node, resolves
 // overloads with type-parameter unification, types comprehensions (also two-variable ones),
 // list/map literals and the optional syntax, and reports cel-go's messages. Kubernetes' AST
-// validators (homogeneous aggregate literals, duration/timestamp/regex literals) run after a
-// clean check, as cel-go runs them after checking.
+// validators (homogeneous aggregate literals, duration/timestamp/regex literals, ext strings'
+// format validation) run after a clean check, as cel-go runs them after checking; a constant
+// find/findAll pattern that does not compile is kept as the checked expression's programError.
 import type {
   CallExpr,
   CheckedExpr,
@@ -49,7 +50,7 @@ import {
   substitute,
   type Mapping,
 } from "./types.js";
-import { runValidators } from "./validators.js";
+import { regexProgramError, runValidators } from "./validators.js";
 
 export { formatCheckerType } from "./types.js";
 
@@ -159,7 +160,7 @@ export function check(parsed: ParsedExpr, env: CheckerEnv): CheckedExpr {
   const expr = c.check(parsed.expr);
   const types = new Map<number, CelType>();
   for (const [id, t] of c.types) types.set(id, substitute(c.mapping, t, true));
-  if (c.issues.length === 0) runValidators(expr, types, parsed, env, c.issues);
+  if (c.issues.length === 0) runValidators(expr, types, c.overloads, parsed, env, c.issues);
   if (c.issues.length > 0) {
     const issues = c.issues
       .map((issue, i) => ({ issue, i }))
@@ -168,6 +169,7 @@ export function check(parsed: ParsedExpr, env: CheckerEnv): CheckedExpr {
       .map((x) => x.issue);
     throw new CelCompileError(parsed.source, issues);
   }
+  const programError = regexProgramError(expr, c.overloads);
   return {
     parsed,
     expr,
@@ -175,6 +177,7 @@ export function check(parsed: ParsedExpr, env: CheckerEnv): CheckedExpr {
     overloads: c.overloads,
     references: c.references,
     resultType: types.get(expr.id) ?? DynType,
+    ...(programError !== undefined ? { programError } : {}),
   };
 }
 

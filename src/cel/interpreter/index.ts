@@ -13,6 +13,7 @@ import { indexList, indexMap, plainNoSuchOverload } from "../stdlib/standard.js"
 import { optIndex } from "../stdlib/optional.js";
 import { mapInsert } from "../stdlib/comprehensions.js";
 import { sizeOf, typeNameOf, valueHasType } from "../stdlib/values.js";
+import { CelProgramError } from "../source.js";
 
 /** The budget ran out: never absorbed by `&&`, `||` or `@not_strictly_false`. */
 export class CostLimitExceededError extends CelEvalError {
@@ -616,6 +617,7 @@ function hasField(v: CelValue, field: string): boolean {
  */
 export function plan(ast: ParsedExpr | CheckedExpr, libraries: readonly CelLibrary[], options: PlanOptions = {}): Program {
   const checked = "parsed" in ast ? ast : undefined;
+  if (checked?.programError !== undefined) throw new CelProgramError(checked.programError);
   const planner = new Planner(libraries, checked, options.presenceTestHasCost ?? false);
   const root = planner.plan(ast.expr);
   const slots = planner.slots;

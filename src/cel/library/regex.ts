@@ -6,7 +6,8 @@
 //
 // Upstream also compiles a constant pattern once when the program is built and fails program
 // creation on a bad one (cel.OptimizeRegex); kapi's compileRegex cache gives the same speed, and
-// the integrator may validate constant patterns at compile time with compileRegex.
+// the checker finds a bad constant pattern (CheckedExpr.programError, thrown by plan() as
+// CelProgramError; see checker/validators.ts).
 //
 // Cost (library/cost.go): ceil((1 + len(input)) × 0.1) × ceil(len(pattern) × 0.25); the estimate
 // multiplies the same factors over the size bounds, and the result list has at most len(input)

@@ -5,9 +5,9 @@
 // and cel-go's error texts ("error during formatting: …", "could not parse formatting clause:
 // …", "index N out of range", "unexpected end of string").
 //
-// `validateFormatCall` is cel-go's compile-time check of a constant format string applied to a
-// list literal (the string-format AST validator): the integrator calls it with the checked types
-// of the list's elements and reports the message at the call.
+// `validateFormatArgs` is cel-go's compile-time check of a constant format string applied to a
+// list literal (the string-format AST validator); the checker runs it (checker/validators.ts)
+// wherever `format` resolves to `string_format`. `validateFormatCall` is the same over types alone.
 import { goQuote } from "../../apimachinery/validation.js";
 import type { CelType } from "../types.js";
 import { CelDuration, CelEvalError, CelMap, CelTimestamp, CelTypeValue, CelUint, type CelValue } from "../value.js";
@@ -420,30 +420,45 @@ export function formatStringWith(format: string, args: readonly CelValue[]): str
 // ---------------------------------------------------------------------------------------------
 // Compile-time validation (cel-go stringFormatValidator)
 
+/** cel-go's verifyTypeOneOf: exactly dyn, or the same kind (parameters not looked into). */
 function kindOneOf(t: CelType, kinds: readonly string[]): boolean {
-  return t.kind === "dyn" || t.kind === "any" || t.kind === "typeParam" || kinds.includes(t.kind);
+  return t.kind === "dyn" || kinds.includes(t.kind);
 }
 
 const stringKinds = ["list", "map", "int", "uint", "double", "bool", "string", "timestamp", "bytes", "duration", "type", "null"];
 
-/** The first element type (recursively through list/map types) that %s cannot format. */
-function badStringType(t: CelType): CelType | undefined {
-  if (!kindOneOf(t, stringKinds)) return t;
-  if (t.kind === "list") return badStringType(t.elem);
-  if (t.kind === "map") return badStringType(t.key) ?? badStringType(t.value);
-  return undefined;
+/** How the validator sees one argument of the list literal. */
+export interface FormatArgView<A> {
+  /** The checked type of an argument (or of an element nested in a list/map literal argument). */
+  typeOf(a: A): CelType;
+  /** cel-go's Type.TypeName() of a type, as its messages print it. */
+  typeName(t: CelType): string;
+  /**
+   * The elements of a list literal, or the keys and values (key first) of a map literal, which
+   * %s checks one by one (cel-go looks into literals, not into the types of other expressions).
+   */
+  literalChildren?(a: A): readonly A[] | undefined;
 }
 
 /**
- * cel-go's compile-time check of `'<constant>'.format([<list literal>])`, given the checked types
- * of the literal's elements. Returns the issue message (and the index of the offending argument
- * when it is about one), or undefined when the call is fine.
+ * cel-go's compile-time check of `'<constant>'.format([<list literal>])` (ext strings below
+ * version 4, stringFormatValidator), given the list literal's elements. Returns the message and,
+ * when the problem is one argument's type, that argument (or the element inside a literal
+ * argument %s refused); the caller reports it there, or at the call otherwise.
  */
-export function validateFormatCall(
+export function validateFormatArgs<A>(
   format: string,
-  argTypes: readonly CelType[],
-  typeName: (t: CelType) => string,
-): { message: string; argIndex?: number } | undefined {
+  args: readonly A[],
+  view: FormatArgView<A>,
+): { message: string; arg?: A } | undefined {
+  const badString = (a: A): A | undefined => {
+    if (!kindOneOf(view.typeOf(a), stringKinds)) return a;
+    for (const c of view.literalChildren?.(a) ?? []) {
+      const bad = badString(c);
+      if (bad !== undefined) return bad;
+    }
+    return undefined;
+  };
   let argIndex = 0;
   let i = 0;
   try {
@@ -457,16 +472,17 @@ export function validateFormatCall(
         continue;
       }
       if (i + 1 >= format.length) throw new FormatError("unexpected end of string");
-      if (argIndex >= argTypes.length) throw new FormatError(`index ${argIndex} out of range`);
+      if (argIndex >= args.length) throw new FormatError(`index ${argIndex} out of range`);
       const p = parseClause(format, i + 1);
-      const t = argTypes[argIndex]!;
-      const fail = (msg: (n: string) => string, bad: CelType = t) => {
-        throw Object.assign(new FormatError(`error during formatting: ${msg(typeName(bad))}`), { argIndex });
+      const a = args[argIndex]!;
+      const t = view.typeOf(a);
+      const fail = (msg: (n: string) => string, bad: A = a): never => {
+        throw Object.assign(new FormatError(`error during formatting: ${msg(view.typeName(view.typeOf(bad)))}`), { arg: bad });
       };
       switch (p.verb) {
         case "s": {
-          const bad = badStringType(t);
-          if (bad) fail(stringClauseError, bad);
+          const bad = badString(a);
+          if (bad !== undefined) fail(stringClauseError, bad);
           break;
         }
         case "d":
@@ -494,13 +510,28 @@ export function validateFormatCall(
     }
   } catch (e) {
     if (e instanceof FormatError) {
-      const at = (e as FormatError & { argIndex?: number }).argIndex;
-      return at === undefined ? { message: e.message } : { message: e.message, argIndex: at };
+      const { arg } = e as FormatError & { arg?: A };
+      return "arg" in e ? { message: e.message, arg: arg as A } : { message: e.message };
     }
     throw e;
   }
-  if (argTypes.length > argIndex) {
-    return { message: `too many arguments supplied to string.format (expected ${argIndex}, got ${argTypes.length})` };
+  if (args.length > argIndex) {
+    return { message: `too many arguments supplied to string.format (expected ${argIndex}, got ${args.length})` };
   }
   return undefined;
+}
+
+/**
+ * validateFormatArgs over the argument types alone (no literal elements to look into): the
+ * message, and the index of the offending argument when it is about one.
+ */
+export function validateFormatCall(
+  format: string,
+  argTypes: readonly CelType[],
+  typeName: (t: CelType) => string,
+): { message: string; argIndex?: number } | undefined {
+  const indexed = argTypes.map((type, index) => ({ type, index }));
+  const r = validateFormatArgs(format, indexed, { typeOf: (a) => a.type, typeName });
+  if (!r) return undefined;
+  return r.arg === undefined ? { message: r.message } : { message: r.message, argIndex: r.arg.index };
 }

@@ -15,6 +15,10 @@ export interface MacroHelper {
   ident(name: string): Expr;
   accu(): Expr;
   call(fn: string, ...args: Expr[]): Expr;
+  /** `target.fn(args)` */
+  member(fn: string, target: Expr, ...args: Expr[]): Expr;
+  /** A copy of `e` with fresh ids (each copied node keeps the original's position). */
+  copy(e: Expr): Expr;
   list(...elements: Expr[]): Expr;
   map(): Expr;
   presence(operand: Expr, field: string): Expr;
@@ -171,6 +175,42 @@ const celBind: MacroExpander = (h, target, args) => {
   return h.comprehension(range, "#unused", undefined, name, args[1]!, cond, step, args[2]!);
 };
 
+/**
+ * `t.optMap(x, e)` → `t.hasValue() ? optional.of(cel.bind(x, t.value(), e)) : optional.none()`;
+ * `t.optFlatMap(x, e)` the same without `optional.of` (cel-go's optional library).
+ */
+function optMapLike(name: "optMap" | "optFlatMap"): MacroExpander {
+  return (h, target, args) => {
+    const v = identName(args[0]!);
+    if (v === undefined) return err(args[0]!, `${name}() variable name must be a simple identifier`);
+    const has = h.member("hasValue", target!);
+    const range = h.list();
+    const value = h.member("value", h.copy(target!));
+    const bind = h.comprehension(range, "#unused", undefined, v, value, h.lit(false), h.ident(v), args[1]!);
+    const present = name === "optMap" ? h.call("optional.of", bind) : bind;
+    return h.call("_?_:_", has, present, h.call("optional.none"));
+  };
+}
+
+const sortByInput = "@__sortBy_input__";
+
+/**
+ * ext lists (version 2+) `t.sortBy(e, k)` → a cel.bind of `@__sortBy_input__` to `t` whose result
+ * is `@__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, k))`.
+ */
+const sortBy: MacroExpander = (h, target, args) => {
+  const input = h.ident(sortByInput);
+  const t = target!;
+  if (t.kind !== "list" && t.kind !== "select" && t.kind !== "ident" && t.kind !== "comprehension" && t.kind !== "call") {
+    return err(t, "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+  }
+  const keys = makeMap(h, h.copy(input), args);
+  if (keys === undefined || "errorAt" in keys) return keys;
+  const sorted = h.member("@sortByAssociatedKeys", h.copy(input), keys);
+  const range = h.list();
+  return h.comprehension(range, "#unused", undefined, sortByInput, t, h.lit(false), input, sorted);
+};
+
 /** Key: `name:argCount:receiverStyle`, as cel-go's macro keys. */
 export function macroKey(name: string, argCount: number, receiver: boolean): string {
   return `${name}:${argCount}:${receiver}`;
@@ -190,8 +230,8 @@ export const standardMacros: ReadonlyMap<string, MacroExpander> = new Map<string
 
 /**
  * The macros of Kubernetes' CEL environment: cel-go's standard macros (has, all, exists,
- * exists_one, existsOne, map, filter), the two-variable comprehensions (ext.TwoVarComprehensions)
- * and cel.bind (ext.Bindings).
+ * exists_one, existsOne, map, filter), the two-variable comprehensions (ext.TwoVarComprehensions),
+ * cel.bind (ext.Bindings), optMap / optFlatMap (cel.OptionalTypes) and sortBy (ext.Lists v3).
  */
 export const defaultMacros: ReadonlyMap<string, MacroExpander> = new Map<string, MacroExpander>([
   ...standardMacros,
@@ -206,4 +246,7 @@ export const defaultMacros: ReadonlyMap<string, MacroExpander> = new Map<string,
   [macroKey("transformMapEntry", 3, true), transformMapLike(true)],
   [macroKey("transformMapEntry", 4, true), transformMapLike(true)],
   [macroKey("bind", 3, true), celBind],
+  [macroKey("optMap", 2, true), optMapLike("optMap")],
+  [macroKey("optFlatMap", 2, true), optMapLike("optFlatMap")],
+  [macroKey("sortBy", 2, true), sortBy],
 ]);

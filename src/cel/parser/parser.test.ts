@@ -260,6 +260,34 @@ describe("macros", () => {
     expect(show(parse("other.bind(x, 1, x)").expr)).toBe("other#1.bind( x#3, 1#4, x#5 )#2");
   });
 
+  test("optMap / optFlatMap (cel-go's optional library: a cel.bind of the value, target copied)", () => {
+    expect(show(parse("a.optMap(x, x + 1)").expr)).toBe(
+      "_?_:_( a#1.hasValue()#7, optional.of( __comprehension__( // Variable #unused, // Target []#8, // Accumulator x, // Init a#9.value()#10, // LoopCondition false#11, // LoopStep x#12, // Result _+_( x#4, 1#6 )#5)#13 )#14, optional.none()#15 )#16",
+    );
+    expect(show(parse("a.?b.optFlatMap(x, x.?c)").expr)).toBe(
+      '_?_:_( _?._( a#1, "b"#2 )#3.hasValue()#9, __comprehension__( // Variable #unused, // Target []#10, // Accumulator x, // Init _?._( a#12, "b"#13 )#11.value()#14, // LoopCondition false#15, // LoopStep x#16, // Result _?._( x#6, "c"#7 )#8)#17, optional.none()#18 )#19',
+    );
+    // The copied target keeps the original nodes' positions; the new nodes sit at the call.
+    expect(located(parse("a.b.optMap(x, x)"))).toBe(
+      "_?_:_( a^#1[1,0]#.b^#2[1,1]#.hasValue()^#6[1,10]#, optional.of( __comprehension__( // Variable #unused, // Target []^#7[1,10]#, // Accumulator x, // Init a^#9[1,0]#.b^#8[1,1]#.value()^#10[1,10]#, // LoopCondition false^#11[1,10]#, // LoopStep x^#12[1,10]#, // Result x^#5[1,14]#)^#13[1,10]# )^#14[1,10]#, optional.none()^#15[1,10]# )^#16[1,10]#",
+    );
+    const p = parse("a.optMap(x, x)");
+    expect(p.macroCalls.get(p.expr.id)?.fn).toBe("optMap");
+    expect(show(parse("optMap(a, x, x)").expr)).toBe("optMap( a#2, x#3, x#4 )#1");
+    expect(show(parse("a.optMap(x)").expr)).toBe("a#1.optMap( x#3 )#2");
+  });
+
+  test("sortBy (ext lists: binds @__sortBy_input__, sorts by the mapped keys)", () => {
+    expect(show(parse("a.b.sortBy(e, e.x)").expr)).toBe(
+      "__comprehension__( // Variable #unused, // Target []#18, // Accumulator @__sortBy_input__, // Init a#1.b#2, // LoopCondition false#19, // LoopStep @__sortBy_input__#7, // Result @__sortBy_input__#16.@sortByAssociatedKeys( __comprehension__( // Variable e, // Target @__sortBy_input__#8, // Accumulator @result, // Init []#9, // LoopCondition true#10, // LoopStep _+_( @result#11, [ e#5.x#6 ]#12 )#13, // Result @result#14)#15 )#17)#20",
+    );
+    for (const target of ["[3, 1]", "l", "l.f", "f(l)", "l.map(x, x)"]) {
+      const e = parse(`${target}.sortBy(e, -e)`).expr;
+      expect(e.kind === "comprehension" && [e.accuVar, e.iterVar, e.loopStep.kind]).toEqual(["@__sortBy_input__", "#unused", "ident"]);
+    }
+    expect(show(parse("l.sortBy(e)").expr)).toBe("l#1.sortBy( e#3 )#2");
+  });
+
   test("only matching call style and argument count expand", () => {
     expect(show(parse("all(x, p)").expr)).toBe("all( x#2, p#3 )#1");
     expect(show(parse("m.has(x)").expr)).toBe("m#1.has( x#3 )#2");
@@ -297,6 +325,12 @@ describe("macros", () => {
     ["m.transformMap(k, v.w, v)", ["1:20: argument must be a simple name"]],
     ["m.exists(k, __result__, true)", ["1:13: iteration variable overwrites accumulator variable"]],
     ["cel.bind(a.b, 1, 2)", ["1:11: cel.bind() variable names must be simple identifiers"]],
+    ["x.optMap(y.z, y.z + 1)", ["1:11: optMap() variable name must be a simple identifier"]],
+    ["x.optFlatMap(1, 2)", ["1:14: optFlatMap() variable name must be a simple identifier"]],
+    ["1.sortBy(e, e)", ["1:1: sortBy can only be applied to a list, identifier, comprehension, call or select expression"]],
+    ["{'a': 1}.sortBy(e, e)", ["1:1: sortBy can only be applied to a list, identifier, comprehension, call or select expression"]],
+    ["l.sortBy(e.f, e)", ["1:11: argument is not an identifier"]],
+    ["l.sortBy(__result__, 1)", ["1:10: iteration variable overwrites accumulator variable"]],
     [
       "[1, 2, 3].map(var, var * var)",
       [

@@ -811,6 +811,69 @@ class Parser {
     return result;
   }
 
+  /**
+   * A copy of `e` with fresh ids, as cel-go's macro helper Copy: a node's id is taken before its
+   * children's, keeps the original node's position, and map entries / struct fields get ids at
+   * the macro call's position.
+   */
+  private copyExpr(e: Expr, at: number): Expr {
+    const id = this.newId(this.positions.get(e.id) ?? at);
+    switch (e.kind) {
+      case "const":
+        return { id, kind: "const", value: e.value };
+      case "ident":
+        return { id, kind: "ident", name: e.name };
+      case "select":
+        return { id, kind: "select", operand: this.copyExpr(e.operand, at), field: e.field, testOnly: e.testOnly };
+      case "call": {
+        const args = e.args.map((a) => this.copyExpr(a, at));
+        if (!e.target) return { id, kind: "call", fn: e.fn, args };
+        return { id, kind: "call", fn: e.fn, target: this.copyExpr(e.target, at), args };
+      }
+      case "list":
+        return { id, kind: "list", elements: e.elements.map((x) => this.copyExpr(x, at)), optionalIndices: [...e.optionalIndices] };
+      case "map":
+        return {
+          id,
+          kind: "map",
+          entries: e.entries.map((en) => {
+            const entryId = this.newId(at);
+            const key = this.copyExpr(en.key, at);
+            return { id: entryId, key, value: this.copyExpr(en.value, at), optional: en.optional };
+          }),
+        };
+      case "struct":
+        return {
+          id,
+          kind: "struct",
+          typeName: e.typeName,
+          fields: e.fields.map((f) => {
+            const fieldId = this.newId(at);
+            return { id: fieldId, name: f.name, value: this.copyExpr(f.value, at), optional: f.optional };
+          }),
+        };
+      case "comprehension": {
+        const iterRange = this.copyExpr(e.iterRange, at);
+        const accuInit = this.copyExpr(e.accuInit, at);
+        const loopCondition = this.copyExpr(e.loopCondition, at);
+        const loopStep = this.copyExpr(e.loopStep, at);
+        const result = this.copyExpr(e.result, at);
+        return {
+          id,
+          kind: "comprehension",
+          iterVar: e.iterVar,
+          ...(e.iterVar2 !== undefined ? { iterVar2: e.iterVar2 } : {}),
+          iterRange,
+          accuVar: e.accuVar,
+          accuInit,
+          loopCondition,
+          loopStep,
+          result,
+        };
+      }
+    }
+  }
+
   private macroHelper(at: number): MacroHelper {
     const id = () => this.newId(at);
     return {
@@ -818,6 +881,8 @@ class Parser {
       ident: (name) => ({ id: id(), kind: "ident", name }),
       accu: () => ({ id: id(), kind: "ident", name: accumulatorName }),
       call: (fn, ...args) => ({ id: id(), kind: "call", fn, args }),
+      member: (fn, target, ...args) => ({ id: id(), kind: "call", fn, target, args }),
+      copy: (e) => this.copyExpr(e, at),
       list: (...elements) => ({ id: id(), kind: "list", elements, optionalIndices: [] }),
       map: () => ({ id: id(), kind: "map", entries: [] }),
       presence: (operand, field) => ({ id: id(), kind: "select", operand, field, testOnly: true }),
