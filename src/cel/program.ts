@@ -15,7 +15,7 @@ import { parse } from "./parser/index.js";
 import type { CelType } from "./types.js";
 import type { CelValue } from "./value.js";
 
-export { CelCompileError } from "./source.js";
+export { CelCompileError, CelProgramError } from "./source.js";
 export { CelEvalError } from "./value.js";
 
 /** The variables an expression may read, with their types, and the libraries it may call. */

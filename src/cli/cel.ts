@@ -8,7 +8,7 @@ import { toCel, celLiteral } from "../cel/convert.js";
 import { staticEstimatedCostLimit } from "../cel/cost/constants.js";
 import { ruleCostExceeded } from "../cel/cost/messages.js";
 import { crdRuleEnvironment } from "../cel/environments.js";
-import { CelCompileError, CelEvalError, compileCel, type CelEnvironment } from "../cel/program.js";
+import { CelCompileError, CelEvalError, CelProgramError, compileCel, type CelEnvironment } from "../cel/program.js";
 import { selfTypeOf, type StructuralSchema } from "../cel/schema/index.js";
 import { formatType, DynType, type CelType } from "../cel/types.js";
 import type { CelValue } from "../cel/value.js";
@@ -82,6 +82,7 @@ export function runCel(args: string[], io: Io): number {
     return 0;
   } catch (e) {
     if (e instanceof CelCompileError) io.err(`${e.message}\n`);
+    else if (e instanceof CelProgramError) io.err(`program instantiation failed: ${e.message}\n`);
     else if (e instanceof CelEvalError) io.err(`evaluation error: ${e.message}\n`);
     else throw e;
     return 1;
