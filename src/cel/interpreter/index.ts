@@ -119,9 +119,10 @@ interface Candidate {
 
 function candidate(decl: OverloadDecl): Candidate {
   const checks: [number, OverloadDecl["params"][number]][] = [];
-  decl.params.forEach((p, i) => {
-    if (p.kind !== "dyn" && p.kind !== "typeParam" && p.kind !== "any") checks.push([i, p]);
-  });
+  if (decl.typeGuards !== false)
+    decl.params.forEach((p, i) => {
+      if (p.kind !== "dyn" && p.kind !== "typeParam" && p.kind !== "any") checks.push([i, p]);
+    });
   return { decl, cost: costOf(decl), checks };
 }
 
