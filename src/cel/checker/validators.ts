@@ -5,6 +5,8 @@ import type { Expr, ParsedExpr } from "../ast.js";
 import type { CelIssue } from "../source.js";
 import type { CelType } from "../types.js";
 import { compileRegex } from "../regex.js";
+import { validateFormatCall } from "../library/strings-format.js";
+import { runtimeTypeName } from "../stdlib/values.js";
 import type { CheckerEnv } from "./index.js";
 import { formatCheckerType, isExactType } from "./types.js";
 
@@ -21,6 +23,9 @@ export function runValidators(
     at(id, `expected type '${formatCheckerType(expected)}' but found '${formatCheckerType(actual)}'`);
   const unwrap = (t: CelType): CelType => (t.kind === "optional" ? t.of : t);
   const exempt = new Set(env.homogeneousExemptFunctions);
+  // ext.Strings (version ≥ 1) adds cel-go's string-format validator: a constant format string
+  // applied to a list literal is checked against the literal's element types.
+  const formatValidator = env.functions.get("format")?.overloads.some((o) => o.id === "string_format") ?? false;
 
   const walk = (e: Expr, exempted: boolean): void => {
     switch (e.kind) {
@@ -31,6 +36,7 @@ export function runValidators(
         return walk(e.operand, exempted);
       case "call": {
         if (env.validateLiterals) validateLiteralCall(e, env, at);
+        if (formatValidator) validateFormat(e, typeOf, at);
         const inner = exempted || exempt.has(e.fn);
         if (e.target) walk(e.target, inner);
         for (const a of e.args) walk(a, inner);
@@ -88,6 +94,16 @@ export function runValidators(
     }
   };
   walk(root, false);
+}
+
+/** cel-go's stringFormatValidator: `'<constant>'.format([<list literal>])`. */
+function validateFormat(e: Expr & { kind: "call" }, typeOf: (e: Expr) => CelType, at: (id: number, message: string) => void): void {
+  if (e.fn !== "format" || !e.target || e.target.kind !== "const" || typeof e.target.value !== "string") return;
+  const list = e.args.length === 1 ? e.args[0]! : undefined;
+  if (!list || list.kind !== "list") return;
+  const problem = validateFormatCall(e.target.value, list.elements.map(typeOf), runtimeTypeName);
+  if (!problem) return;
+  at(problem.argIndex === undefined ? e.id : list.elements[problem.argIndex]!.id, problem.message);
 }
 
 /**
