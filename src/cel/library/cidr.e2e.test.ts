@@ -41,6 +41,11 @@ describe("net.CIDR end to end", () => {
     ['cidr("0.0.0.0/0").prefixLength()', 0n],
     ['string(cidr("192.168.0.0/24"))', "192.168.0.0/24"],
     ['type(cidr("192.168.0.0/24")) == net.CIDR', true],
+    ['cidr("10.0.0.0/8").ip(1)', compileErr("found no matching overload for 'ip' applied to 'net.CIDR.(int)'")],
+    ['cidr("10.0.0.0/8").masked(1)', compileErr("found no matching overload for 'masked' applied to 'net.CIDR.(int)'")],
+    ['cidr("10.0.0.0/8").prefixLength(1)', compileErr("found no matching overload for 'prefixLength' applied to 'net.CIDR.(int)'")],
+    ['cidr("10.0.0.0/8").containsIP("not an ip")', evalErr('IP Address "not an ip" parse error during conversion from string: ParseAddr("not an ip"): unable to parse IP')],
+    ['cidr("10.0.0.0/8").containsIP(ip("::1"))', false],
     ['string(type(cidr("192.168.0.0/24")))', compileErr("found no matching overload for 'string' applied to '(type(net.CIDR))'")],
   ]);
 });

@@ -44,6 +44,15 @@ describe("net.IP end to end", () => {
     ['string(ip("192.168.0.1"))', "192.168.0.1"],
     ['string(ip("2001:DB8::68"))', "2001:db8::68"],
     ['type(ip("192.168.0.1")) == net.IP', true],
+    ['ip.isCanonical(1)', compileErr("found no matching overload for 'ip.isCanonical' applied to '(int)'")],
+    ['ip("::ffff:1.2.3.4")', evalErr('IPv4-mapped IPv6 address "::ffff:1.2.3.4" is not allowed')],
+    ['ip.isCanonical("::ffff:1.2.3.4")', evalErr('IPv4-mapped IPv6 address "::ffff:1.2.3.4" is not allowed')],
+    ['ip("1.2.3.4").isUnspecified(1)', compileErr("found no matching overload for 'isUnspecified' applied to 'net.IP.(int)'")],
+    ['ip("1.2.3.4").isLoopback(1)', compileErr("found no matching overload for 'isLoopback' applied to 'net.IP.(int)'")],
+    ['ip("1.2.3.4").isLinkLocalMulticast(1)', compileErr("found no matching overload for 'isLinkLocalMulticast' applied to 'net.IP.(int)'")],
+    ['ip("1.2.3.4").isLinkLocalUnicast(1)', compileErr("found no matching overload for 'isLinkLocalUnicast' applied to 'net.IP.(int)'")],
+    ['ip("1.2.3.4").isGlobalUnicast(1)', compileErr("found no matching overload for 'isGlobalUnicast' applied to 'net.IP.(int)'")],
+    ['ip("127.0.0.2").isLoopback()', true],
     ['string(type(ip("192.168.0.1")))', compileErr("found no matching overload for 'string' applied to '(type(net.IP))'")],
   ]);
 });

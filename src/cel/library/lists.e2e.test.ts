@@ -36,6 +36,9 @@ describe("kubernetes.lists end to end", () => {
     ["['a', 'b'].lastIndexOf('c')", -1n],
     ["[[1], [2], [1]].lastIndexOf([1])", 2n],
     ["[1].lastIndexOf('a')", compileErr("found no matching overload for 'lastIndexOf' applied to 'list(int).(string)'")],
+    ["[1].max(1)", compileErr("found no matching overload for 'max' applied to 'list(int).(int)'")],
+    ["[1].isSorted(1)", compileErr("found no matching overload for 'isSorted' applied to 'list(int).(int)'")],
+    ["'a'.sum()", compileErr("found no matching overload for 'sum' applied to 'string.()'")],
   ]);
 
   // dyn lists: mixed kinds order as upstream (only unorderable elements fail)
@@ -84,6 +87,8 @@ describe("cel.lib.ext.lists (version 3) end to end", () => {
     ["[duration('2s'), duration('1s')].sort()", [new CelDuration(1_000_000_000n), new CelDuration(2_000_000_000n)]],
     ["[dyn(1), dyn('b')].sort()", evalErr("list elements must have the same type")],
     ["[[2], [1]].sort()", compileErr("found no matching overload for 'sort' applied to 'list(list(int)).()'")],
+    ["[1].reverse(1)", compileErr("found no matching overload for 'reverse' applied to 'list(int).(int)'")],
+    ["lists.range(-2)", []],
     // the homogeneous-literal rule: mixed element types need dyn()
     ["[1, [2]].flatten()", compileErr("expected type 'int' but found 'list(int)'")],
     ["[dyn(1), 'b'].sort()", compileErr("expected type 'dyn' but found 'string'")],

@@ -61,5 +61,14 @@ describe("kubernetes.quantity end to end", () => {
     ['type(quantity("1")) == kubernetes.Quantity', compileErr("undeclared reference to 'kubernetes' (in container '')")],
     ['quantity("1") == 1', compileErr("found no matching overload for '_==_' applied to '(kubernetes.Quantity, int)'")],
     ['dyn(quantity("1")) == 1', false],
+    ['quantity("1").compareTo(1)', compileErr("found no matching overload for 'compareTo' applied to 'kubernetes.Quantity.(int)'")],
+    ['quantity("1").isGreaterThan("1")', compileErr("found no matching overload for 'isGreaterThan' applied to 'kubernetes.Quantity.(string)'")],
+    ['quantity("1").sub(1.5)', compileErr("found no matching overload for 'sub' applied to 'kubernetes.Quantity.(double)'")],
+    ['quantity("1").asInteger(1)', compileErr("found no matching overload for 'asInteger' applied to 'kubernetes.Quantity.(int)'")],
+    ['quantity("1").isInteger(1)', compileErr("found no matching overload for 'isInteger' applied to 'kubernetes.Quantity.(int)'")],
+    ['sign(1)', compileErr("found no matching overload for 'sign' applied to '(int)'")],
+    ['quantity("-0").sign() == 0', compileErr("found no matching overload for 'sign' applied to 'kubernetes.Quantity.()'")],
+    ['quantity("9223372036854775807").add(1).isInteger()', false],
+    ['quantity("1.5").asInteger()', evalErr("cannot convert value to integer")],
   ]);
 });

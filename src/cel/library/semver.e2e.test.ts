@@ -45,5 +45,11 @@ describe("kubernetes.Semver end to end", () => {
     ['semver("0.0.0").patch()', 0n],
     ['semver("1.2.3").major(1)', compileErr("found no matching overload for 'major' applied to 'kubernetes.Semver.(int)'")],
     ['type(semver("1.2.3")) == type(semver("2.0.0"))', true],
+    ['semver("1.0.0").isGreaterThan(1)', compileErr("found no matching overload for 'isGreaterThan' applied to 'kubernetes.Semver.(int)'")],
+    ['semver("1.0.0").compareTo("1.0.0")', compileErr("found no matching overload for 'compareTo' applied to 'kubernetes.Semver.(string)'")],
+    ['semver("1.0.0").minor(1)', compileErr("found no matching overload for 'minor' applied to 'kubernetes.Semver.(int)'")],
+    ['semver("1.0.0").patch(1)', compileErr("found no matching overload for 'patch' applied to 'kubernetes.Semver.(int)'")],
+    ['isSemver("1.0.0", 1)', compileErr("found no matching overload for 'isSemver' applied to '(string, int)'")],
+    ['semver("1.2.3-rc.1").patch()', 3n],
   ]);
 });

@@ -62,6 +62,7 @@ describe("cel.lib.ext.strings (version 2) end to end", () => {
     ["' \\ttrim\\n    '.trim()", "trim"],
     ["'\\u00a0\\u2000trim\\u3000'.trim()", "trim"],
     ["''.trim()", ""],
+    ["1.trim()", compileErr("found no matching overload for 'trim' applied to 'int.()'")],
     ["['x', 'y'].join()", "xy"],
     ["['x', 'y'].join('-')", "x-y"],
     ["[].join()", ""],

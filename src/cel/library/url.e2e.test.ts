@@ -38,5 +38,11 @@ describe("kubernetes.urls end to end", () => {
     ['url("https://example.com/").getQuery()["missing"]', evalErr("no such key: missing")],
     ['url("https://example.com/").getScheme(1)', compileErr("found no matching overload for 'getScheme' applied to 'kubernetes.URL.(int)'")],
     ['type(url("https://example.com/")) == type(url("/x"))', true],
+    ['url("/x").getHost(1)', compileErr("found no matching overload for 'getHost' applied to 'kubernetes.URL.(int)'")],
+    ['url("/x").getHostname(1)', compileErr("found no matching overload for 'getHostname' applied to 'kubernetes.URL.(int)'")],
+    ['url("/x").getPort(1)', compileErr("found no matching overload for 'getPort' applied to 'kubernetes.URL.(int)'")],
+    ['url("/x").getEscapedPath(1)', compileErr("found no matching overload for 'getEscapedPath' applied to 'kubernetes.URL.(int)'")],
+    ['url("/x").getQuery(1)', compileErr("found no matching overload for 'getQuery' applied to 'kubernetes.URL.(int)'")],
+    ['"x".getScheme()', compileErr("found no matching overload for 'getScheme' applied to 'string.()'")],
   ]);
 });
