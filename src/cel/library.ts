@@ -57,6 +57,11 @@ export interface OverloadDecl {
   readonly impl?: (args: readonly CelValue[], ctx: CallContext) => CelValue;
   /** Absent: the call costs 1 (estimate and runtime), as cel-go's default. */
   readonly cost?: OverloadCost;
+  /**
+   * false: the interpreter does not check the arguments' runtime types before calling `impl`
+   * (cel-go's decls.DisableTypeGuards); `impl` then checks them itself, with its own message.
+   */
+  readonly typeGuards?: boolean;
 }
 
 export interface FunctionDecl {
@@ -83,9 +88,10 @@ export function overload(
   params: readonly CelType[],
   result: CelType,
   impl?: OverloadDecl["impl"],
-  extra: { member?: boolean; typeParams?: readonly string[]; cost?: OverloadCost } = {},
+  extra: { member?: boolean; typeParams?: readonly string[]; cost?: OverloadCost; typeGuards?: boolean } = {},
 ): OverloadDecl {
-  return { id, member: extra.member ?? false, params, result, impl, typeParams: extra.typeParams, cost: extra.cost };
+  const decl: OverloadDecl = { id, member: extra.member ?? false, params, result, impl, typeParams: extra.typeParams, cost: extra.cost };
+  return extra.typeGuards === false ? { ...decl, typeGuards: false } : decl;
 }
 
 export function memberOverload(
@@ -93,7 +99,7 @@ export function memberOverload(
   params: readonly CelType[],
   result: CelType,
   impl?: OverloadDecl["impl"],
-  extra: { typeParams?: readonly string[]; cost?: OverloadCost } = {},
+  extra: { typeParams?: readonly string[]; cost?: OverloadCost; typeGuards?: boolean } = {},
 ): OverloadDecl {
   return overload(id, params, result, impl, { ...extra, member: true });
 }

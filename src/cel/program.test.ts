@@ -6,9 +6,9 @@ import { toCel } from "./convert.js";
 import { perCallLimit, staticEstimatedCostLimit } from "./cost/constants.js";
 import { ruleCostExceeded } from "./cost/messages.js";
 import { crdRuleEnvironment } from "./environments.js";
-import { CelCompileError, CelEvalError, compileCel, type CelEnvironment } from "./program.js";
+import { CelCompileError, CelEvalError, CelProgramError, compileCel, type CelEnvironment } from "./program.js";
 import { selfTypeOf, type StructuralSchema } from "./schema/index.js";
-import { DynType, IntType, listOf, formatType } from "./types.js";
+import { DynType, IntType, StringType, listOf, formatType } from "./types.js";
 
 function crdEnv(schema: StructuralSchema): CelEnvironment {
   return crdRuleEnvironment(selfTypeOf(schema, { isRoot: false })!);
@@ -131,6 +131,12 @@ describe("bad input ends in an error, never a crash or a hang", () => {
       expect(compileError(expression, dynEnv)).toMatch(message);
     });
   }
+
+  it("a bad constant find/findAll pattern fails when the program is made, with RE2's message", () => {
+    expect(() => compileCel("self.find('(')", { name: "regex", variables: { self: StringType } })).toThrow(
+      new CelProgramError("error parsing regexp: missing closing ): `(`"),
+    );
+  });
 
   const runtime: [string, unknown, string][] = [
     ["self / 0", 1, "division by zero"],

@@ -137,5 +137,5 @@ function storedKey(key: CelValue): StoredKey | undefined {
 export class CelEvalError extends Error {
   override readonly name = "CelEvalError";
   /** What the evaluation had cost when it failed (set by the interpreter), for budget accounting. */
-  cost?: number;
+  declare cost?: number;
 }

@@ -120,9 +120,10 @@ interface Candidate {
 
 function candidate(decl: OverloadDecl): Candidate {
   const checks: [number, OverloadDecl["params"][number]][] = [];
-  decl.params.forEach((p, i) => {
-    if (p.kind !== "dyn" && p.kind !== "typeParam" && p.kind !== "any") checks.push([i, p]);
-  });
+  if (decl.typeGuards !== false)
+    decl.params.forEach((p, i) => {
+      if (p.kind !== "dyn" && p.kind !== "typeParam" && p.kind !== "any") checks.push([i, p]);
+    });
   return { decl, cost: costOf(decl), checks };
 }
 
@@ -627,7 +628,8 @@ export function plan(ast: ParsedExpr | CheckedExpr, libraries: readonly CelLibra
       try {
         return { value: root(f), cost: f.cost };
       } catch (e) {
-        if (e instanceof CelEvalError) e.cost = f.cost;
+        // Not enumerable: the error stays equal to one made from its message alone.
+        if (e instanceof CelEvalError) Object.defineProperty(e, "cost", { value: f.cost, enumerable: false, configurable: true, writable: true });
         throw e;
       }
     },

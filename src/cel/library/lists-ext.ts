@@ -176,8 +176,9 @@ export const extListsLibrary: CelLibrary = {
         memberOverload("list_flatten", [listOf(listT)], listT, (a) => flatten(asList(a[0]!, "flatten()"), 1n), {
           typeParams: ["T"],
           cost: flattenCost,
+          typeGuards: false,
         }),
-        memberOverload("list_flatten_int", [listOf(DynType), IntType], listOf(DynType), (a) => flattenInt(a), { cost: flattenCost }),
+        memberOverload("list_flatten_int", [listOf(DynType), IntType], listOf(DynType), (a) => flattenInt(a), { cost: flattenCost, typeGuards: false }),
       ],
     },
     {

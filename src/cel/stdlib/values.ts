@@ -194,7 +194,9 @@ function compareNumeric(a: Num, b: Num): number {
 
 /** CEL `==`: heterogeneous numeric equality, deep for lists and maps, false across kinds. */
 export function celEquals(a: CelValue, b: CelValue): boolean {
-  if (a === b) return typeof a !== "number" || !Number.isNaN(a);
+  // The same library value on both sides still asks its own Equal, as cel-go does: upstream's
+  // authorizer values are not comparable at all, a quantity from add()/sub() is not equal to itself.
+  if (a === b && !(typeof a === "object" && a !== null && isOpaque(a as object))) return typeof a !== "number" || !Number.isNaN(a);
   const na = numeric(a);
   if (na !== undefined) {
     const nb = numeric(b);
