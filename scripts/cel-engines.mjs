@@ -20,7 +20,7 @@ import { toCel } from "../src/cel/convert.ts";
 import { DynType } from "../src/cel/types.ts";
 import { kubernetesLibraries } from "../src/cel/libraries.ts";
 import { parse as kapiParse } from "../src/cel/parser/index.ts";
-import { runConformance as kapiConformance } from "../src/cel/conformance/runner.ts";
+import { runConformance as kapiConformance } from "../src/cel/conformance/runner.testkit.ts";
 
 const args = new Set(process.argv.slice(2));
 const QUICK = args.has("--quick");

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "../parser/index.js";
 import { kubernetesLibraries } from "../libraries.js";
-import { loadCases, runCase } from "./runner.js";
+import { loadCases, runCase } from "./runner.testkit.js";
 
 /** Sections or tests not expected to pass, and why. */
 const skipped: readonly (readonly [prefix: string, reason: string])[] = [

@@ -19,7 +19,7 @@ import { MAX_U64 } from "./arith.js";
 import { staticEstimatedCostLimit } from "./constants.js";
 import { estimateCost, estimateCostExact, type CostEstimateOptions, type SizeNode } from "./estimate.js";
 import { exactCost } from "./std-costs.js";
-import { AstBuilder } from "./testing.js";
+import { AstBuilder } from "./cost-ast.testkit.js";
 
 const allTypes: ObjectType = {
   kind: "object",

@@ -3,7 +3,7 @@ import type { Expr } from "../ast.js";
 import { optionalLibrary, standardLibrary, twoVarComprehensionsLibrary } from "../stdlib/index.js";
 import { CelEvalError, CelMap, CelOptional, CelUint, type CelValue } from "../value.js";
 import { plan } from "./index.js";
-import { all, call, exists, filter, has, ident, lit, list, map, mapMacro, mcall, optList, parsed, sel, transformMap } from "./test-ast.js";
+import { all, call, exists, filter, has, ident, lit, list, map, mapMacro, mcall, optList, parsed, sel, transformMap } from "./ast-builder.testkit.js";
 
 const libs = [standardLibrary, optionalLibrary, twoVarComprehensionsLibrary];
 const run = (e: Expr, act: Record<string, CelValue> = {}, costLimit?: number) => plan(parsed(e), libs).eval(act, { costLimit });

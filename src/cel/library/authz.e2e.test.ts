@@ -11,7 +11,7 @@ import {
   type AuthorizationResult,
   type CelAuthorizer,
 } from "./authz.js";
-import { compileErr, evalErr, table, testEnv } from "./e2e-testutil.js";
+import { compileErr, evalErr, table, testEnv } from "./e2e.testkit.js";
 
 /** Allows reads of pods and /healthz, errors on secrets, denies the rest; records every check. */
 class FakeAuthorizer implements CelAuthorizer {

@@ -11,7 +11,7 @@ import {
   type AuthorizationAttributes,
   type CelAuthorizer,
 } from "./authz.js";
-import { actualCost, arg, caller, estimateCost } from "./lists-testutil.js";
+import { actualCost, arg, caller, estimateCost } from "./overloads.testkit.js";
 import type { CelLibrary } from "../library.js";
 
 const both: CelLibrary = { name: "authz", functions: [...authzLibrary.functions, ...authzSelectorsLibrary.functions] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CelValue } from "../value.js";
-import { callOverload, findOverload } from "./k8s-common.js";
+import { callOverload, findOverload } from "./overloads.testkit.js";
 import { cidrLibrary, parseCIDR } from "./cidr.js";
 import { parseIP } from "./ip.js";
 

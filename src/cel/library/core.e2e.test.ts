@@ -4,7 +4,7 @@
 import { describe } from "vitest";
 import { DynType, IntType, StringType, listOf, mapOf, optionalOf } from "../types.js";
 import { CelMap, CelOptional, CelUint } from "../value.js";
-import { compileErr, evalErr, table, testEnv } from "./e2e-testutil.js";
+import { compileErr, evalErr, table, testEnv } from "./e2e.testkit.js";
 
 const m = (rec: Record<string, unknown>) => CelMap.fromRecord(rec as never);
 

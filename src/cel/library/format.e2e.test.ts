@@ -1,6 +1,6 @@
 import { describe } from "vitest";
 import { CelOptional } from "../value.js";
-import { compileErr, table, type Case } from "./e2e-testutil.js";
+import { compileErr, table, type Case } from "./e2e.testkit.js";
 import { namedFormats } from "./format.js";
 
 const some = (...messages: string[]) => CelOptional.of(messages);

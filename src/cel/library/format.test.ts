@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CelOptional, type CelValue } from "../value.js";
-import { callOverload, findOverload, functionOf } from "./k8s-common.js";
+import { callOverload, findOverload, functionOf } from "./overloads.testkit.js";
 import { formatLibrary, NamedFormat, namedFormats } from "./format.js";
 
 const call = (id: string, ...args: CelValue[]) => callOverload(formatLibrary, id, ...args);

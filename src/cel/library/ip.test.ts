@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CelValue } from "../value.js";
-import { callOverload, findOverload } from "./k8s-common.js";
+import { callOverload, findOverload } from "./overloads.testkit.js";
 import { IP, ipLibrary, parseIP } from "./ip.js";
 
 const call = (id: string, ...args: CelValue[]) => callOverload(ipLibrary, id, ...args);

@@ -76,25 +76,3 @@ export function stringParseCost(index: number, estimateTraversal = false): Overl
   };
 }
 
-/** The overload with upstream id `id` in `lib` (for tests and the integrator). */
-export function findOverload(lib: CelLibrary, id: string): OverloadDecl {
-  for (const fn of lib.functions) {
-    for (const o of fn.overloads) if (o.id === id) return o;
-  }
-  throw new Error(`no overload ${id} in ${lib.name}`);
-}
-
-const noServices = { services: {} } as const;
-
-/** Calls an overload's implementation directly (receiver first for members). */
-export function callOverload(lib: CelLibrary, id: string, ...args: CelValue[]): CelValue {
-  const o = findOverload(lib, id);
-  if (!o.impl) throw new Error(`overload ${id} has no implementation`);
-  return o.impl(args, noServices);
-}
-
-/** The name of the function that declares overload `id` (tests check declarations). */
-export function functionOf(lib: CelLibrary, id: string): string {
-  for (const fn of lib.functions) if (fn.overloads.some((o) => o.id === id)) return fn.name;
-  throw new Error(`no overload ${id} in ${lib.name}`);
-}

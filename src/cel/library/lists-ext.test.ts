@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { IntType, StringType, listOf } from "../types.js";
 import { CelDuration, CelUint, type CelValue } from "../value.js";
 import { extListsLibrary } from "./lists-ext.js";
-import { actualCost, arg, caller, estimateCost } from "./lists-testutil.js";
+import { actualCost, arg, caller, estimateCost } from "./overloads.testkit.js";
 
 const call = caller(extListsLibrary);
 

@@ -1,7 +1,7 @@
 import { describe } from "vitest";
 import { DynType, IntType, StringType, listOf } from "../types.js";
 import { CelDuration, CelUint } from "../value.js";
-import { compileErr, evalErr, table, testEnv } from "./e2e-testutil.js";
+import { compileErr, evalErr, table, testEnv } from "./e2e.testkit.js";
 
 describe("kubernetes.lists end to end", () => {
   table([

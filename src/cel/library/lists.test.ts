@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { BytesType, DynType, IntType, StringType, listOf } from "../types.js";
 import { CelDuration, CelMap, CelTimestamp, CelUint, type CelValue } from "../value.js";
 import { listsLibrary } from "./lists.js";
-import { actualCost, arg, caller, estimateCost } from "./lists-testutil.js";
+import { actualCost, arg, caller, estimateCost } from "./overloads.testkit.js";
 
 const call = caller(listsLibrary);
 const u = (n: number) => new CelUint(BigInt(n));

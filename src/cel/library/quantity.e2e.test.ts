@@ -1,5 +1,5 @@
 import { describe } from "vitest";
-import { compileErr, evalErr, table } from "./e2e-testutil.js";
+import { compileErr, evalErr, table } from "./e2e.testkit.js";
 
 describe("kubernetes.quantity end to end", () => {
   table([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CelEvalError, type CelValue } from "../value.js";
-import { callOverload, findOverload, functionOf } from "./k8s-common.js";
+import { callOverload, findOverload, functionOf } from "./overloads.testkit.js";
 import { parseQuantity, Quantity, quantityLibrary } from "./quantity.js";
 
 const call = (id: string, ...args: CelValue[]) => callOverload(quantityLibrary, id, ...args);

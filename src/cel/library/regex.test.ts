@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { StringType } from "../types.js";
 import type { CelValue } from "../value.js";
 import { regexLibrary } from "./regex.js";
-import { actualCost, arg, caller, estimateCost } from "./lists-testutil.js";
+import { actualCost, arg, caller, estimateCost } from "./overloads.testkit.js";
 
 const call = caller(regexLibrary);
 

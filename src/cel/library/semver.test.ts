@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CelValue } from "../value.js";
-import { callOverload, findOverload } from "./k8s-common.js";
+import { callOverload, findOverload } from "./overloads.testkit.js";
 import { parseSemver, semverLibrary } from "./semver.js";
 
 const call = (id: string, ...args: CelValue[]) => callOverload(semverLibrary, id, ...args);

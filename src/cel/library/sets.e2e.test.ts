@@ -1,5 +1,5 @@
 import { describe } from "vitest";
-import { compileErr, table } from "./e2e-testutil.js";
+import { compileErr, table } from "./e2e.testkit.js";
 
 describe("cel.lib.ext.sets end to end", () => {
   table([

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { IntType, listOf } from "../types.js";
 import { CelUint, type CelValue } from "../value.js";
 import { setsLibrary } from "./sets.js";
-import { actualCost, arg, caller, estimateCost } from "./lists-testutil.js";
+import { actualCost, arg, caller, estimateCost } from "./overloads.testkit.js";
 
 const call = caller(setsLibrary);
 

@@ -1,6 +1,6 @@
 import { describe } from "vitest";
 import { DynType, StringType, listOf } from "../types.js";
-import { compileErr, evalErr, table, testEnv } from "./e2e-testutil.js";
+import { compileErr, evalErr, table, testEnv } from "./e2e.testkit.js";
 
 describe("cel.lib.ext.strings (version 2) end to end", () => {
   table([

@@ -3,7 +3,7 @@ import { IntType, StringType, listOf } from "../types.js";
 import { CelDuration, CelMap, CelTimestamp, CelTypeValue, CelUint, type CelValue } from "../value.js";
 import { stringsLibrary } from "./strings.js";
 import { validateFormatCall } from "./strings-format.js";
-import { actualCost, arg, caller, estimateCost } from "./lists-testutil.js";
+import { actualCost, arg, caller, estimateCost } from "./overloads.testkit.js";
 import { formatType } from "../types.js";
 
 const call = caller(stringsLibrary);

@@ -1,6 +1,6 @@
 import { describe } from "vitest";
 import { CelMap } from "../value.js";
-import { compileErr, evalErr, table } from "./e2e-testutil.js";
+import { compileErr, evalErr, table } from "./e2e.testkit.js";
 
 describe("kubernetes.urls end to end", () => {
   table([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CelMap, type CelValue } from "../value.js";
-import { callOverload, findOverload } from "./k8s-common.js";
+import { callOverload, findOverload } from "./overloads.testkit.js";
 import { parseCelURL, urlsLibrary, URLValue } from "./url.js";
 
 const call = (id: string, ...args: CelValue[]) => callOverload(urlsLibrary, id, ...args);
