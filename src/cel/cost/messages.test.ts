@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { goQuote } from "../../apimachinery/validation.js";
 import {
   TotalCost,
   contributedToTotalCost,
   costErrorMessage,
   expressionCost,
   formatFixed,
-  goQuote,
   maxCardinality,
   messageExpressionCallCostExceeded,
   messageExpressionCostExceeded,

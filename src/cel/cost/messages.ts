@@ -2,6 +2,7 @@
 // pkg/apis/apiextensions/validation/validation.go and cel_validation.go for the write-time
 // estimate checks, pkg/apiserver/schema/cel/validation.go for the runtime budget; cel-go
 // interpreter/runtimecost.go for the per-call limit), and the arithmetic those checks use.
+import { goQuote } from "../../apimachinery/validation.js";
 import {
   maxRequestSizeBytes,
   staticEstimatedCostLimit,
@@ -152,52 +153,4 @@ export function formatFixed(x: number, digits: number): string {
     s = `${s.slice(0, s.length - digits)}.${s.slice(s.length - digits)}`;
   }
   return negative ? `-${s}` : s;
-}
-
-/** Go's %q of a string (strconv.Quote): printable characters as they are, others escaped. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case "\\":
-        out += "\\\\";
-        continue;
-      case "\x07":
-        out += "\\a";
-        continue;
-      case "\b":
-        out += "\\b";
-        continue;
-      case "\f":
-        out += "\\f";
-        continue;
-      case "\n":
-        out += "\\n";
-        continue;
-      case "\r":
-        out += "\\r";
-        continue;
-      case "\t":
-        out += "\\t";
-        continue;
-      case "\v":
-        out += "\\v";
-        continue;
-    }
-    if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, "0")}`;
-    else if (c >= 0xd800 && c <= 0xdfff) out += "\ufffd"; // a lone surrogate reaches Go as U+FFFD
-    else if (isUnprintable(c)) out += c < 0x10000 ? `\\u${c.toString(16).padStart(4, "0")}` : `\\U${c.toString(16).padStart(8, "0")}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
-
-function isUnprintable(c: number): boolean {
-  // Go's IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
-  if (c < 0x80) return false;
-  return !/[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(String.fromCodePoint(c));
 }

@@ -3,7 +3,6 @@
 // equal across int, uint and double (cross-type numeric comparison); strings, bytes, booleans,
 // timestamps and durations order only within their own type; equality is CEL's heterogeneous
 // equality (values of different kinds are simply unequal, never an error).
-import { formatType } from "../types.js";
 import {
   CelDuration,
   CelEvalError,
@@ -15,8 +14,10 @@ import {
   type CelOpaque,
   type CelValue,
 } from "../value.js";
+import { celEquals, compareStrings, noSuchOverload } from "../stdlib/values.js";
 
-export const noSuchOverload = (): CelEvalError => new CelEvalError("no such overload");
+// Equality, string order and the overload error are the standard library's own.
+export { celEquals, compareStrings, noSuchOverload };
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -49,7 +50,7 @@ export function celCompare(a: CelValue, b: CelValue): -1 | 0 | 1 | undefined {
       if (b instanceof CelUint) return compareDoubleUint(a, b.value);
       return undefined;
     case "string":
-      return typeof b === "string" ? compareStrings(a, b) : undefined;
+      return typeof b === "string" ? (Math.sign(compareStrings(a, b)) as -1 | 0 | 1) : undefined;
     case "boolean":
       return typeof b === "boolean" ? (a === b ? 0 : a ? 1 : -1) : undefined;
   }
@@ -75,44 +76,6 @@ export function isComparable(v: CelValue): boolean {
       return true;
   }
   return v instanceof CelUint || v instanceof Uint8Array || v instanceof CelTimestamp || v instanceof CelDuration;
-}
-
-/** CEL's heterogeneous equality (`==`): numbers across kinds, lists and maps element-wise. */
-export function celEquals(a: CelValue, b: CelValue): boolean {
-  switch (typeof a) {
-    case "string":
-    case "boolean":
-      return a === b;
-    case "bigint":
-    case "number":
-      if (typeof b === "number" && Number.isNaN(b)) return false;
-      return (typeof b === "bigint" || typeof b === "number" || b instanceof CelUint) && celCompare(a, b) === 0;
-  }
-  if (a === null) return b === null;
-  if (a instanceof CelUint) return (typeof b === "bigint" || typeof b === "number" || b instanceof CelUint) && celEquals(b, a);
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!celEquals(a[i]!, b[i]!)) return false;
-    return true;
-  }
-  if (a instanceof CelMap) {
-    if (!(b instanceof CelMap) || a.size !== b.size) return false;
-    for (const [k, v] of a.entries()) {
-      const other = b.get(k);
-      if (other === undefined || !celEquals(v, other)) return false;
-    }
-    return true;
-  }
-  if (a instanceof Uint8Array) return b instanceof Uint8Array && compareBytes(a, b) === 0;
-  if (a instanceof CelTimestamp) return b instanceof CelTimestamp && a.nanos === b.nanos;
-  if (a instanceof CelDuration) return b instanceof CelDuration && a.nanos === b.nanos;
-  if (a instanceof CelOptional) {
-    if (!(b instanceof CelOptional) || a.hasValue !== b.hasValue) return false;
-    return !a.hasValue || celEquals(a.value, b.value);
-  }
-  if (a instanceof CelTypeValue) return b instanceof CelTypeValue && formatType(a.type) === formatType(b.type);
-  if (isOpaque(a)) return isOpaque(b) && a.celType.name === b.celType.name && a.equals(b);
-  return false;
 }
 
 /** Whether `list` holds a value equal to `v` (CEL's `in` on lists). */
@@ -202,22 +165,6 @@ export function checkDuration(n: bigint): CelDuration {
   return new CelDuration(n);
 }
 
-/** Go's string order: by UTF-8 bytes, i.e. by code points (UTF-16 units differ above U+FFFF). */
-export function compareStrings(a: string, b: string): -1 | 0 | 1 {
-  if (a === b) return 0;
-  if (!hasSurrogates(a) && !hasSurrogates(b)) return a < b ? -1 : 1;
-  const ia = a[Symbol.iterator]();
-  const ib = b[Symbol.iterator]();
-  for (;;) {
-    const x = ia.next();
-    const y = ib.next();
-    if (x.done) return y.done ? 0 : -1;
-    if (y.done) return 1;
-    const cx = x.value.codePointAt(0)!;
-    const cy = y.value.codePointAt(0)!;
-    if (cx !== cy) return cx < cy ? -1 : 1;
-  }
-}
 
 function cmp<T extends bigint | number | string>(a: T, b: T): -1 | 0 | 1 {
   return a < b ? -1 : a > b ? 1 : 0;
