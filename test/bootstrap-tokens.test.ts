@@ -1,7 +1,9 @@
 // Bootstrap tokens with real clients against a real kapi: a token Secret made with kubectl
 // authenticates `kubectl --token`, an expired one is refused (401, kubectl's "Unauthorized")
 // and deleted by the token cleaner, and cluster-info made with kubectl gets its signature.
+import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import * as k8s from "@kubernetes/client-node";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
@@ -123,6 +125,68 @@ describe.skipIf(!bin)("bootstrap tokens with kubectl 1.33", () => {
       await sleep(50);
     }
     expect(keys).toEqual(["jws-kubeconfig-signer", "kubeconfig"]);
+  });
+});
+
+const python = "/usr/bin/python3";
+const hasPythonClient = spawnSync(python, ["-c", "import kubernetes"], { timeout: 30_000 }).status === 0;
+const pythonScript = `
+import json, sys
+from kubernetes import client, config
+from kubernetes.client.rest import ApiException
+config.load_kube_config(config_file=sys.argv[1])
+out = {}
+for token in sys.argv[2:]:
+    cfg = client.Configuration.get_default_copy()
+    cfg.api_key = {"authorization": "Bearer " + token}
+    cfg.cert_file = None
+    cfg.key_file = None
+    api = client.CoreV1Api(client.ApiClient(cfg))
+    try:
+        out[token] = [n.metadata.name for n in api.list_namespace().items]
+    except ApiException as e:
+        out[token] = {"status": e.status, "body": json.loads(e.body)}
+print(json.dumps(out))
+`;
+
+describe("bootstrap tokens with the Python and client-node clients", () => {
+  let s: TestServer;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "kapi-bootstrap-clients-"));
+    s = await startTestServer({ dataDir: join(dir, "data"), options: { enableBootstrapTokenAuth: true } });
+    for (const [id, extra] of [["pyth0n", {}], ["client", { "auth-extra-groups": "system:bootstrappers:nodes" }]] as const) {
+      const r = await req(s, "POST", "/api/v1/namespaces/kube-system/secrets", {
+        body: { metadata: { name: `bootstrap-token-${id}` }, type: "bootstrap.kubernetes.io/token", stringData: { "token-id": id, "token-secret": "0123456789abcdef", "usage-bootstrap-authentication": "true", ...extra } },
+      });
+      expect(r.status).toBe(201);
+    }
+  });
+  afterAll(async () => s?.stop());
+
+  it.skipIf(!hasPythonClient)("python: a bootstrap token lists namespaces; a wrong one gets 401", async () => {
+    const out = await new Promise<any>((resolve, reject) =>
+      execFile(python, ["-c", pythonScript, s.kubeconfigPath!, "pyth0n.0123456789abcdef", "pyth0n.0123456789abcdeg"], { timeout: 60_000 }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(String(stdout).trim().split("\n").pop()!)),
+      ),
+    );
+    expect(out["pyth0n.0123456789abcdef"]).toContain("kube-system");
+    expect(out["pyth0n.0123456789abcdeg"]).toMatchObject({ status: 401, body: { kind: "Status", reason: "Unauthorized", code: 401 } });
+  });
+
+  it("client-node: SelfSubjectReview shows the bootstrap user", async () => {
+    const kc = new k8s.KubeConfig();
+    const admin = parse(s.kubeconfig);
+    kc.loadFromOptions({
+      clusters: [{ name: "kapi", server: s.url, caData: admin.clusters[0].cluster["certificate-authority-data"] }],
+      users: [{ name: "bootstrap", token: "client.0123456789abcdef" }],
+      contexts: [{ name: "bootstrap", cluster: "kapi", user: "bootstrap" }],
+      currentContext: "bootstrap",
+    });
+    const r = await kc.makeApiClient(k8s.AuthenticationV1Api).createSelfSubjectReview({ body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" } });
+    expect(r.status?.userInfo).toEqual({ username: "system:bootstrap:client", groups: ["system:bootstrappers", "system:bootstrappers:nodes", "system:authenticated"] });
+    kc.users[0] = { name: "bootstrap", token: "client.0123456789abcdeg" };
+    await expect(kc.makeApiClient(k8s.AuthenticationV1Api).createSelfSubjectReview({ body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" } })).rejects.toMatchObject({ code: 401 });
   });
 });
 
