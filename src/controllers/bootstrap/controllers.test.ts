@@ -31,6 +31,7 @@ function world(controllers?: string[], enableBootstrapTokenAuth = true) {
   const cmT = types.get("", "v1", "configmaps")!;
   return {
     store,
+    types,
     b,
     logs,
     addToken: (id: string, data: Record<string, string>, type = "bootstrap.kubernetes.io/token", ns = "kube-system") =>
@@ -93,6 +94,17 @@ describe("token cleaner", () => {
     await sleep(50);
     await w.setData("moved0", "expiration", inMs(200));
     await until(() => w.secret("moved0"), (s) => !s, "the Secret to go at its new expiration");
+  });
+
+  it("does not delete again a Secret already being deleted (finalizers pending)", async () => {
+    const w = world();
+    await w.addToken("final0", { expiration: inMs(200) });
+    const secretT = w.types.get("", "v1", "secrets")!;
+    await w.store.update(secretT, "kube-system", "bootstrap-token-final0", { subresource: "", createIfMissing: false, desired: (c) => ({ ...c!, metadata: { ...c!.metadata, finalizers: ["example.com/hold"] } }) }, { dryRun: false });
+    const deleting = await until(() => w.secret("final0"), (s) => Boolean(s?.metadata.deletionTimestamp), "the deletion to be requested");
+    await sleep(300);
+    // No further writes: the resourceVersion stayed.
+    expect((await w.secret("final0"))!.metadata.resourceVersion).toBe(deleting!.metadata.resourceVersion);
   });
 
   it("does not run when --controllers turns it off", async () => {

@@ -31,6 +31,7 @@ export function startTokenCleaner(d: TokenCleanerDeps): Controller {
   async function sync(name: string): Promise<void> {
     const secret = d.secrets.get(ns, name);
     if (!secret || !isTokenSecret(secret)) return; // gone, or no longer a token
+    if (secret.metadata.deletionTimestamp) return; // already being deleted (finalizers pending)
     const exp = getExpiration(secret, now());
     if (exp.expired) {
       const uid = secret.metadata.uid;
