@@ -2,6 +2,7 @@
 // `--name=false`. An unknown flag is an error that names it.
 import { parseGoDuration } from "../apimachinery/duration.js";
 import { defaultOptions, type ServerOptions } from "../server/options.js";
+import { controllersError, controllersFlagHelp, parseControllersFlag } from "../controllers/bootstrap/controllers-flag.js";
 
 type Apply = (o: ServerOptions, value: string) => void;
 
@@ -32,6 +33,14 @@ export const flagSpecs: FlagSpec[] = [
   { name: "cert-dir", kind: "string", default: "<data-dir>/pki", help: "The directory where generated TLS certificates are kept. Ignored for serving when --tls-cert-file and --tls-private-key-file are given.", apply: (o, v) => (o.certDir = v || undefined) },
   { name: "client-ca-file", kind: "string", default: "", help: "Client certificates signed by one of these authorities authenticate (CN is the user name, O the groups). The generated client CA is always trusted too.", apply: (o, v) => (o.clientCAFile = v || undefined) },
   { name: "token-auth-file", kind: "string", default: "", help: "CSV of static bearer tokens: token,user,uid,\"group1,group2\".", apply: (o, v) => (o.tokenAuthFile = v || undefined) },
+  // Bootstrap tokens (src/authn/bootstrap, src/controllers/bootstrap).
+  { name: "enable-bootstrap-token-auth", kind: "bool", default: "false", help: "Enable to allow secrets of type 'bootstrap.kubernetes.io/token' in the 'kube-system' namespace to be used for TLS bootstrapping authentication.", apply: (o, v) => (o.enableBootstrapTokenAuth = parseFlagBool("enable-bootstrap-token-auth", v)) },
+  { name: "controllers", kind: "list", default: "*", help: controllersFlagHelp, apply: (o, v) => {
+    const list = [...(o.controllers ?? []), ...parseControllersFlag(v)];
+    const err = controllersError(list);
+    if (err) throw new Error(err);
+    o.controllers = list;
+  } },
   { name: "anonymous-auth", kind: "bool", default: "true", help: "Requests with no credential are served as system:anonymous in group system:unauthenticated.", apply: (o, v) => (o.anonymousAuth = parseFlagBool("anonymous-auth", v)) },
   { name: "authentication-config", kind: "string", default: "", help: "AuthenticationConfiguration file (anonymous with path conditions; JWT not supported yet).", apply: (o, v) => (o.authenticationConfig = v || undefined) },
   { name: "authorization-mode", kind: "list", default: "AlwaysAllow", help: "Ordered list of authorization modes: AlwaysAllow, AlwaysDeny (RBAC, Node, Webhook, ABAC: not supported yet).", apply: (o, v) => (o.authorizationMode = v.split(",").map((s) => s.trim()).filter(Boolean)) },

@@ -10,6 +10,10 @@ export interface ServerOptions {
   clientCAFile?: string;
   tokenAuthFile?: string;
   anonymousAuth: boolean;
+  // Bootstrap tokens: --enable-bootstrap-token-auth (default false) and --controllers (default
+  // ["*"]: kapi's token cleaner and bootstrap signer both run; see src/controllers/bootstrap).
+  enableBootstrapTokenAuth?: boolean;
+  controllers?: string[];
   authenticationConfig?: string;
   authorizationMode: string[];
   runtimeConfig: string;

@@ -15,6 +15,7 @@ import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
 import { startGarbageCollector } from "../controllers/garbage-collector.js";
+import { startBootstrapTokens } from "../controllers/bootstrap/index.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
 import type { ServerParts } from "../handlers/context.js";
@@ -147,6 +148,11 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
 
   const authenticators: Authenticator[] = [x509Authenticator];
   if (o.tokenAuthFile) authenticators.push(tokenFileAuthenticator(o.tokenAuthFile));
+  // Bootstrap tokens: the authenticator (--enable-bootstrap-token-auth) and the token cleaner and
+  // bootstrap signer controllers (--controllers).
+  const bootstrapTokens = startBootstrapTokens(o, { store, types, informers, log: o.log });
+  authenticators.push(...bootstrapTokens.authenticators);
+  controllers.push(...bootstrapTokens.controllers);
   const anon = authnConfig?.anonymous
     ? anonymousAuthenticator({ enabled: authnConfig.anonymous.enabled, paths: authnConfig.anonymous.paths })
     : anonymousAuthenticator({ enabled: o.anonymousAuth });

@@ -1,0 +1,74 @@
+// --controllers, as kube-controller-manager reads it: a list of names where `*` turns on every
+// controller that is on by default, `foo` turns on foo and `-foo` turns it off; the first entry
+// naming a controller decides. Names are upstream's canonical names or their legacy aliases.
+// Only kapi's in-process controllers are known (others are refused with upstream's message).
+
+export interface ControllerDescriptor {
+  /** Upstream's canonical name (cmd/kube-controller-manager/names). */
+  name: string;
+  /** Legacy names --controllers still accepts. */
+  aliases: string[];
+  /** kapi's default (upstream's controller manager may differ; see the flag's help). */
+  onByDefault: boolean;
+}
+
+export const bootstrapSignerController = "bootstrap-signer-controller";
+export const tokenCleanerController = "token-cleaner-controller";
+
+/** The controllers --controllers switches in kapi. Both are off by default upstream; on in kapi. */
+export const switchableControllers: ControllerDescriptor[] = [
+  { name: bootstrapSignerController, aliases: ["bootstrapsigner"], onByDefault: true },
+  { name: tokenCleanerController, aliases: ["tokencleaner"], onByDefault: true },
+];
+
+export const defaultControllers = ["*"];
+
+export const controllersFlagHelp =
+  "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. " +
+  `kapi's switchable in-process controllers: ${switchableControllers.map((c) => `${c.name} (alias ${c.aliases.join(", ")})`).join(", ")}. ` +
+  "kapi runs both by default (the bootstrap token cleaner deletes expired bootstrap token Secrets; the bootstrap signer signs kube-public/cluster-info); " +
+  "kube-controller-manager has them off by default. The namespace controller and the garbage collector always run.";
+
+function canonical(name: string, known: readonly ControllerDescriptor[]): ControllerDescriptor | undefined {
+  return known.find((c) => c.name === name || c.aliases.includes(name));
+}
+
+/** Upstream's validation: each entry but `*` must name a known controller (after `-` and aliases). */
+export function validateControllers(list: readonly string[], known: readonly ControllerDescriptor[] = switchableControllers): string[] {
+  const errs: string[] = [];
+  for (const entry of list) {
+    if (entry === "*") continue;
+    const bare = entry.startsWith("-") ? entry.slice(1) : entry;
+    if (!canonical(bare, known)) errs.push(`${JSON.stringify(bare)} is not in the list of known controllers`);
+  }
+  return errs;
+}
+
+/** The errors of validateControllers as one message (upstream's aggregate: one, or "[a, b]"). */
+export function controllersError(list: readonly string[], known: readonly ControllerDescriptor[] = switchableControllers): string | undefined {
+  const errs = validateControllers(list, known);
+  if (errs.length === 0) return undefined;
+  return errs.length === 1 ? errs[0] : `[${errs.join(", ")}]`;
+}
+
+/** Parses one --controllers value (a comma list; the flag may be repeated, the lists add up). */
+export function parseControllersFlag(value: string): string[] {
+  return value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+/** Whether `name` runs under this --controllers list (first explicit mention wins, then `*`). */
+export function controllerEnabled(name: string, list: readonly string[] = defaultControllers, known: readonly ControllerDescriptor[] = switchableControllers): boolean {
+  const d = canonical(name, known);
+  if (!d) return false;
+  let star = false;
+  for (const entry of list) {
+    const off = entry.startsWith("-");
+    const bare = off ? entry.slice(1) : entry;
+    if (bare === "*" && !off) {
+      star = true;
+      continue;
+    }
+    if (canonical(bare, known) === d) return !off;
+  }
+  return star && d.onByDefault;
+}

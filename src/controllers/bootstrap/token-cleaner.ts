@@ -1,0 +1,58 @@
+// The token cleaner (upstream: pkg/controller/bootstrap/tokencleaner.go): every bootstrap token
+// Secret in kube-system (type bootstrap.kubernetes.io/token) is examined when it appears or
+// changes; one past its `expiration` (or with an expiration that does not parse) is deleted,
+// with its uid as precondition; one that expires later is examined again at its expiration.
+import type { ObjectInformer } from "../../registry/informer-factory.js";
+import type { KObject } from "../../registry/object.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import type { GenericStore } from "../../registry/store.js";
+import { getExpiration, tokenSecretNamespace, tokenSecretType } from "../../authn/bootstrap/token.js";
+import type { Controller } from "../namespace.js";
+import { KeyQueue } from "./work-queue.js";
+
+export interface TokenCleanerDeps {
+  store: Pick<GenericStore, "delete">;
+  secretsType: ResourceType;
+  /** The Secrets informer (full objects). */
+  secrets: ObjectInformer;
+  log?: (msg: string) => void;
+  now?: () => number;
+  /** After a delete that failed for another reason than conflict or not found. */
+  retryMs?: number;
+}
+
+const isTokenSecret = (s: KObject) => s.metadata.namespace === tokenSecretNamespace && (s as { type?: string }).type === tokenSecretType;
+
+export function startTokenCleaner(d: TokenCleanerDeps): Controller {
+  const log = d.log ?? (() => undefined);
+  const now = d.now ?? Date.now;
+  const ns = tokenSecretNamespace;
+
+  async function sync(name: string): Promise<void> {
+    const secret = d.secrets.get(ns, name);
+    if (!secret || !isTokenSecret(secret)) return; // gone, or no longer a token
+    if (secret.metadata.deletionTimestamp) return; // already being deleted (finalizers pending)
+    const exp = getExpiration(secret, now());
+    if (exp.expired) {
+      const uid = secret.metadata.uid;
+      await d.store.delete(d.secretsType, ns, name, { dryRun: false, ...(uid ? { preconditions: { uid } } : {}) }).catch((e) => {
+        const reason = (e as { reason?: string })?.reason;
+        if (reason === "NotFound" || reason === "Conflict") return; // already gone, or replaced
+        log(`token-cleaner-controller: error deleting secret ${ns}/${name}: ${(e as Error)?.message ?? String(e)}`);
+        queue.addAfter(name, d.retryMs ?? 1000);
+      });
+    } else if (exp.remainingMs > 0) {
+      queue.addAfter(name, exp.remainingMs);
+    }
+  }
+
+  const queue = new KeyQueue(sync);
+  const enqueue = (s: KObject) => isTokenSecret(s) && queue.add(s.metadata.name!);
+  const removeHandler = d.secrets.addHandler({ added: enqueue, updated: (_old, s) => enqueue(s) });
+  return {
+    stop() {
+      removeHandler();
+      queue.stop();
+    },
+  };
+}
