@@ -10,6 +10,7 @@ import type { Authenticator } from "../authn/authenticator.js";
 import { tokenFileAuthenticator } from "../authn/token-file.js";
 import { unionAuthenticator } from "../authn/union.js";
 import { x509Authenticator } from "../authn/x509.js";
+import { setupServiceAccounts } from "../authn/serviceaccount/setup.js";
 import { authorizerForModes } from "../authz/union.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
@@ -131,10 +132,12 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
       if (e?.reason !== "AlreadyExists") throw e;
     });
   };
+  // Service accounts: keys, authenticator, serviceaccounts/token, OIDC discovery, controllers.
+  const serviceAccounts = setupServiceAccounts(o, { store, types, informers, certDir, rootCA: tls.servingCA, log: o.log });
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
   await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
   bootstrapped = true;
-  const controllers = [startNamespaceController({ store, types, informers })];
+  const controllers = [startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers()];
   let gcTimer: NodeJS.Timeout | undefined;
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {
@@ -147,6 +150,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
 
   const authenticators: Authenticator[] = [x509Authenticator];
   if (o.tokenAuthFile) authenticators.push(tokenFileAuthenticator(o.tokenAuthFile));
+  authenticators.push(serviceAccounts.authenticator);
   const anon = authnConfig?.anonymous
     ? anonymousAuthenticator({ enabled: authnConfig.anonymous.enabled, paths: authnConfig.anonymous.paths })
     : anonymousAuthenticator({ enabled: o.anonymousAuth });
@@ -180,9 +184,9 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     flowControl: maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning),
     router: createRouter({
       parts,
-      nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts)],
+      nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts), ...serviceAccounts.nonResource],
       special,
-      declared: new Map([["scale", scaleHandlers]]),
+      declared: new Map([["scale", scaleHandlers], ["token", serviceAccounts.tokenHandlers]]),
     }),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, handle);
