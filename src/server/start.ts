@@ -93,6 +93,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   if (persistent || o.writeKubeconfig) mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const certDir = o.certDir ?? (persistent || o.writeKubeconfig ? join(o.dataDir, "pki") : undefined);
   const tls = await setupTls(o, certDir);
+  // Service accounts: keys, authenticator, serviceaccounts/token, OIDC discovery, controllers.
+  const serviceAccounts = setupServiceAccounts(o, { parts: () => ({ store, types, informers }), certDir, rootCA: tls.servingCA, log: o.log });
 
   const historyWindowMs = o.storageHistoryWindowMs;
   const storage: Storage = persistent ? SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs }) : new MemoryStorage({ historyWindowMs });
@@ -132,8 +134,6 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
       if (e?.reason !== "AlreadyExists") throw e;
     });
   };
-  // Service accounts: keys, authenticator, serviceaccounts/token, OIDC discovery, controllers.
-  const serviceAccounts = setupServiceAccounts(o, { store, types, informers, certDir, rootCA: tls.servingCA, log: o.log });
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
   await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
   bootstrapped = true;

@@ -26,9 +26,8 @@ export interface ServiceAccountSetup {
 }
 
 export interface ServiceAccountSetupDeps {
-  store: GenericStore;
-  types: TypeRegistry;
-  informers: InformerFactory;
+  /** The store, types and informers; read on first use (the setup runs before storage opens, so bad flags leave nothing open). */
+  parts(): { store: GenericStore; types: TypeRegistry; informers: InformerFactory };
   certDir: string | undefined;
   /** The serving CA bundle: ca.crt of legacy token Secrets. */
   rootCA: string;
@@ -37,14 +36,23 @@ export interface ServiceAccountSetupDeps {
 
 export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAccountSetupDeps): ServiceAccountSetup {
   const config = resolveServiceAccountConfig(flags, deps.certDir, deps.log);
-  const getter = storeGetter(deps.store, deps.types, deps.informers);
-  const authenticator = serviceAccountAuthenticator({
-    issuers: config.issuers,
-    publicKeys: config.publicKeys,
-    apiAudiences: config.apiAudiences,
-    lookup: config.lookup,
-    getter,
-  });
+  let inner: Authenticator | undefined;
+  const authenticator: Authenticator = {
+    name: "service-account",
+    authenticate(req) {
+      if (!inner) {
+        const { store, types, informers } = deps.parts();
+        inner = serviceAccountAuthenticator({
+          issuers: config.issuers,
+          publicKeys: config.publicKeys,
+          apiAudiences: config.apiAudiences,
+          lookup: config.lookup,
+          getter: storeGetter(store, types, informers),
+        });
+      }
+      return inner.authenticate(req);
+    },
+  };
   const nonResource = discoverable(config.issuers[0]) ? [openIdHandler(config.issuers[0], config.publicKeys)] : [];
   if (nonResource.length === 0) deps.log(`kapi: service-account issuer ${config.issuers[0]} is not an https URL: OIDC discovery is not served`);
   return {
@@ -53,8 +61,9 @@ export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAc
     tokenHandlers: tokenRequestHandlers(config),
     nonResource,
     startControllers() {
-      const c = [startServiceAccountsController(deps)];
-      if (config.signingKey) c.push(startTokensController({ ...deps, signingKey: config.signingKey }));
+      const parts = { ...deps.parts(), log: deps.log };
+      const c = [startServiceAccountsController(parts)];
+      if (config.signingKey) c.push(startTokensController({ ...parts, signingKey: config.signingKey, rootCA: deps.rootCA }));
       return c;
     },
   };
