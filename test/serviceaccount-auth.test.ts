@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as k8s from "@kubernetes/client-node";
 import { req, startTestServer, type TestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { runKapi } from "./support/cli.js";
+import { parseServeFlags } from "../src/cli/flags.js";
 
 const bin = kubectlBinary(33);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -246,5 +248,38 @@ describe("service-account flags", () => {
     await expect(start({ serviceAccountMaxTokenExpirationSeconds: 60 })).rejects.toThrow("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds");
     await expect(start({ serviceAccountIssuers: ["http://[::1]:namedport"] })).rejects.toThrow(`service-account-issuer "http://[::1]:namedport" contained a ':' but was not a valid URL: parse "http://[::1]:namedport": invalid port ":namedport" after host`);
     await expect(start({ serviceAccountKeyFiles: [join(dir, "missing.pem")] })).rejects.toThrow(/failed to parse key file/);
+  });
+});
+
+describe("service-account flags on the command line", () => {
+  it("parses the repeatable and list flags", () => {
+    const o = parseServeFlags([
+      "--service-account-key-file=a.pem",
+      "--service-account-key-file",
+      "b.pem",
+      "--service-account-signing-key-file=s.pem",
+      "--service-account-issuer=https://one",
+      "--service-account-issuer=https://two",
+      "--api-audiences=x,y",
+      "--api-audiences=z",
+      "--service-account-lookup=false",
+      "--service-account-max-token-expiration=2h",
+      "--service-account-extend-token-expiration=false",
+    ]);
+    expect(o).toMatchObject({
+      serviceAccountKeyFiles: ["a.pem", "b.pem"],
+      serviceAccountSigningKeyFile: "s.pem",
+      serviceAccountIssuers: ["https://one", "https://two"],
+      apiAudiences: ["x", "y", "z"],
+      serviceAccountLookup: false,
+      serviceAccountMaxTokenExpirationSeconds: 7200,
+      serviceAccountExtendTokenExpiration: false,
+    });
+    expect(parseServeFlags([])).toMatchObject({ serviceAccountLookup: true, serviceAccountExtendTokenExpiration: true, serviceAccountIssuers: [], apiAudiences: [] });
+  });
+
+  it("kapi serve refuses a bad max expiration with kube-apiserver's message", async () => {
+    const r = await runKapi(["serve", "--storage-backend=memory", "--secure-port=0", `--data-dir=${mkdtempSync(join(tmpdir(), "kapi-sa-cli-"))}`, "--service-account-max-token-expiration=1m"]);
+    expect(r.stderr).toContain("the service-account-max-token-expiration must be between 1 hour and 2^32 seconds");
   });
 });

@@ -62,8 +62,9 @@ export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAc
     nonResource,
     startControllers() {
       const parts = { ...deps.parts(), log: deps.log };
-      const c = [startServiceAccountsController(parts)];
-      if (config.signingKey) c.push(startTokensController({ ...parts, signingKey: config.signingKey, rootCA: deps.rootCA }));
+      const served = (...resources: string[]) => resources.every((r) => parts.types.get("", "v1", r));
+      const c = served("namespaces", "serviceaccounts") ? [startServiceAccountsController(parts)] : [];
+      if (config.signingKey && served("secrets", "serviceaccounts")) c.push(startTokensController({ ...parts, signingKey: config.signingKey, rootCA: deps.rootCA }));
       return c;
     },
   };
