@@ -32,6 +32,17 @@ export interface ServerOptions {
   serviceClusterIPRange: string;
   /** --service-node-port-range: where NodePorts come from. */
   serviceNodePortRange: string;
+  // Service accounts (src/authn/serviceaccount): --service-account-key-file (repeatable),
+  // --service-account-signing-key-file, --service-account-issuer (repeatable; empty: kapi's default
+  // issuer), --service-account-lookup, --api-audiences (empty: the issuers),
+  // --service-account-max-token-expiration (seconds, 0 = unset), --service-account-extend-token-expiration.
+  serviceAccountKeyFiles: string[];
+  serviceAccountSigningKeyFile?: string;
+  serviceAccountIssuers: string[];
+  serviceAccountLookup: boolean;
+  apiAudiences: string[];
+  serviceAccountMaxTokenExpirationSeconds: number;
+  serviceAccountExtendTokenExpiration: boolean;
   dataDir: string;
   storageBackend: "sqlite" | "memory";
   /** Write <dataDir>/admin.kubeconfig (the CLI does; memory-only library servers need no file). */
@@ -56,6 +67,13 @@ export function defaultOptions(): ServerOptions {
     maxMutatingRequestsInflight: 200,
     serviceClusterIPRange: "10.0.0.0/24",
     serviceNodePortRange: "30000-32767",
+    // Service accounts
+    serviceAccountKeyFiles: [],
+    serviceAccountIssuers: [],
+    serviceAccountLookup: true,
+    apiAudiences: [],
+    serviceAccountMaxTokenExpirationSeconds: 0,
+    serviceAccountExtendTokenExpiration: true,
     dataDir: "./.kapi",
     storageBackend: "sqlite",
     writeKubeconfig: true,

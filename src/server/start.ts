@@ -10,6 +10,7 @@ import type { Authenticator } from "../authn/authenticator.js";
 import { tokenFileAuthenticator } from "../authn/token-file.js";
 import { unionAuthenticator } from "../authn/union.js";
 import { x509Authenticator } from "../authn/x509.js";
+import { setupServiceAccounts } from "../authn/serviceaccount/setup.js";
 import { authorizerForModes } from "../authz/union.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
@@ -93,6 +94,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   if (persistent || o.writeKubeconfig) mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const certDir = o.certDir ?? (persistent || o.writeKubeconfig ? join(o.dataDir, "pki") : undefined);
   const tls = await setupTls(o, certDir);
+  // Service accounts: keys, authenticator, serviceaccounts/token, OIDC discovery, controllers.
+  const serviceAccounts = setupServiceAccounts(o, { parts: () => ({ store, types, informers }), certDir, rootCA: tls.servingCA, log: o.log });
 
   const historyWindowMs = o.storageHistoryWindowMs;
   const storage: Storage = persistent ? SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs }) : new MemoryStorage({ historyWindowMs });
@@ -135,7 +138,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
   await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
   bootstrapped = true;
-  const controllers = [startNamespaceController({ store, types, informers })];
+  const controllers = [startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers()];
   let gcTimer: NodeJS.Timeout | undefined;
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {
@@ -148,6 +151,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
 
   const authenticators: Authenticator[] = [x509Authenticator];
   if (o.tokenAuthFile) authenticators.push(tokenFileAuthenticator(o.tokenAuthFile));
+  authenticators.push(serviceAccounts.authenticator);
   // Bootstrap tokens: the authenticator (--enable-bootstrap-token-auth) and the token cleaner and
   // bootstrap signer controllers (--controllers).
   const bootstrapTokens = startBootstrapTokens(o, { store, types, informers, log: o.log });
@@ -186,9 +190,9 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     flowControl: maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning),
     router: createRouter({
       parts,
-      nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts)],
+      nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts), ...serviceAccounts.nonResource],
       special,
-      declared: new Map([["scale", scaleHandlers]]),
+      declared: new Map([["scale", scaleHandlers], ["token", serviceAccounts.tokenHandlers]]),
     }),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, handle);

@@ -1,0 +1,158 @@
+// The controller manager's service-account controllers, in process (upstream
+// pkg/controller/serviceaccount): the serviceaccount controller keeps a `default` ServiceAccount in
+// every namespace that is not terminating (made when missing, made again when deleted); the tokens
+// controller fills Secrets of type kubernetes.io/service-account-token with `token` (a legacy
+// token), `ca.crt` and `namespace`, and deletes those whose ServiceAccount is gone or has another
+// uid. Both hear of changes from the shared informers and re-read live objects before writing.
+import type { KeyObject } from "node:crypto";
+import type { Controller } from "../../controllers/namespace.js";
+import type { InformerFactory } from "../../registry/informer-factory.js";
+import type { KObject } from "../../registry/object.js";
+import type { GenericStore } from "../../registry/store.js";
+import type { TypeRegistry } from "../../registry/type-registry.js";
+import { legacyToken } from "./token-request.js";
+
+export const serviceAccountTokenType = "kubernetes.io/service-account-token";
+export const serviceAccountNameKey = "kubernetes.io/service-account.name";
+export const serviceAccountUidKey = "kubernetes.io/service-account.uid";
+export const defaultServiceAccountName = "default";
+const resyncMs = 5000;
+
+export interface ServiceAccountControllerDeps {
+  store: GenericStore;
+  types: TypeRegistry;
+  informers: InformerFactory;
+  log?: (m: string) => void;
+}
+
+/** A keyed work queue: one item at a time, each key once while queued. */
+function workQueue(work: (key: string) => Promise<void>) {
+  const queue = new Set<string>();
+  let working = false;
+  let stopped = false;
+  async function run() {
+    while (!stopped && queue.size > 0) {
+      const key = queue.values().next().value as string;
+      queue.delete(key);
+      await work(key).catch(() => undefined); // the next event or resync tries again
+    }
+    working = false;
+  }
+  return {
+    add(key: string) {
+      if (stopped) return;
+      queue.add(key);
+      if (working) return;
+      working = true;
+      setImmediate(run);
+    },
+    stop() {
+      stopped = true;
+    },
+  };
+}
+
+const isNotFound = (e: unknown) => (e as { reason?: string })?.reason === "NotFound";
+
+export function startServiceAccountsController({ store, types, informers }: ServiceAccountControllerDeps): Controller {
+  const nsType = types.get("", "v1", "namespaces")!;
+  const saType = types.get("", "v1", "serviceaccounts")!;
+  const namespaces = informers.metadataFor(nsType);
+  const accounts = informers.metadataFor(saType);
+  const q = workQueue(async (ns) => {
+    const namespace = await store.get(nsType, "", ns).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    if (!namespace || namespace.metadata.deletionTimestamp) return;
+    if (accounts.hasSynced() && accounts.get(ns, defaultServiceAccountName)) return;
+    const existing = await store.get(saType, ns, defaultServiceAccountName).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    if (existing) return;
+    await store.create(saType, ns, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: defaultServiceAccountName } } as KObject, { dryRun: false }).catch((e) => {
+      if (e?.reason !== "AlreadyExists" && e?.reason !== "Forbidden") throw e;
+    });
+  });
+  const offNs = namespaces.addHandler({
+    added: (ns) => q.add(ns.metadata.name!),
+    updated: (_o, ns) => q.add(ns.metadata.name!),
+  });
+  const offSa = accounts.addHandler({
+    deleted: (sa) => sa.metadata.name === defaultServiceAccountName && q.add(sa.metadata.namespace!),
+  });
+  const timer = setInterval(() => {
+    if (!namespaces.hasSynced() || !accounts.hasSynced()) return;
+    for (const ns of namespaces.list()) if (!ns.metadata.deletionTimestamp && !accounts.get(ns.metadata.name!, defaultServiceAccountName)) q.add(ns.metadata.name!);
+  }, resyncMs);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      offNs();
+      offSa();
+      q.stop();
+    },
+  };
+}
+
+export interface TokensControllerDeps extends ServiceAccountControllerDeps {
+  signingKey: KeyObject;
+  /** ca.crt of every token Secret (the serving CA bundle). */
+  rootCA: string;
+}
+
+const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+
+export function startTokensController({ store, types, informers, signingKey, rootCA }: TokensControllerDeps): Controller {
+  const secretType = types.get("", "v1", "secrets")!;
+  const saType = types.get("", "v1", "serviceaccounts")!;
+  const secrets = informers.forType(secretType);
+  const accounts = informers.metadataFor(saType);
+  const isToken = (s: KObject) => (s as { type?: string }).type === serviceAccountTokenType;
+
+  const q = workQueue(async (key) => {
+    const [ns, name] = key.split("/", 2) as [string, string];
+    const secret = await store.get(secretType, ns, name).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    if (!secret || !isToken(secret) || secret.metadata.deletionTimestamp) return;
+    const ann = secret.metadata.annotations ?? {};
+    const saName = ann[serviceAccountNameKey] ?? "";
+    const wantUid = ann[serviceAccountUidKey] ?? "";
+    const sa = saName ? await store.get(saType, ns, saName).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e))) : undefined;
+    if (!sa || (wantUid && wantUid !== sa.metadata.uid) || sa.metadata.deletionTimestamp) {
+      await store.delete(secretType, ns, name, { dryRun: false, preconditions: { uid: secret.metadata.uid } }).catch((e) => {
+        if (!isNotFound(e)) throw e;
+      });
+      return;
+    }
+    const data = ((secret as { data?: Record<string, string> }).data ?? {}) as Record<string, string>;
+    if (data["token"] && data["ca.crt"] !== undefined && data["namespace"] && wantUid) return;
+    await store.update(secretType, ns, name, {
+      subresource: "",
+      createIfMissing: false,
+      desired(stored) {
+        if (!stored || stored.metadata.uid !== secret.metadata.uid) throw Object.assign(new Error("gone"), { reason: "NotFound" });
+        const cur = structuredClone(stored) as KObject & { data?: Record<string, string> };
+        const d = { ...(cur.data ?? {}) };
+        if (!d["ca.crt"] && rootCA) d["ca.crt"] = b64(rootCA);
+        if (!d["namespace"]) d["namespace"] = b64(ns);
+        if (!d["token"]) d["token"] = b64(legacyToken(signingKey, { namespace: ns, name: sa.metadata.name!, uid: sa.metadata.uid! }, name));
+        cur.data = d;
+        cur.metadata.annotations = { ...(cur.metadata.annotations ?? {}), [serviceAccountNameKey]: sa.metadata.name!, [serviceAccountUidKey]: sa.metadata.uid! };
+        return cur;
+      },
+    }, { dryRun: false });
+  });
+
+  const keyOf = (o: KObject) => `${o.metadata.namespace}/${o.metadata.name}`;
+  const offSecrets = secrets.addHandler({
+    added: (s) => isToken(s) && q.add(keyOf(s)),
+    updated: (_o, s) => isToken(s) && q.add(keyOf(s)),
+  });
+  const referencing = (sa: KObject) => {
+    for (const s of secrets.list(sa.metadata.namespace!)) if (isToken(s) && s.metadata.annotations?.[serviceAccountNameKey] === sa.metadata.name) q.add(keyOf(s));
+  };
+  const offSa = accounts.addHandler({ deleted: referencing, updated: (_o, sa) => sa.metadata.deletionTimestamp && referencing(sa) });
+  return {
+    stop() {
+      offSecrets();
+      offSa();
+      q.stop();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+// Reads the objects a token names (ServiceAccount, Secret, Pod, Node) for the authenticator:
+// from the shared metadata informers when they have the object, else straight from the store (an
+// informer that has not caught up with a new object must not reject its fresh token). Never writes.
+import type { InformerFactory } from "../../registry/informer-factory.js";
+import type { KObject } from "../../registry/object.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import type { GenericStore } from "../../registry/store.js";
+import type { TypeRegistry } from "../../registry/type-registry.js";
+
+export interface TokenObjectGetter {
+  serviceAccount(namespace: string, name: string): Promise<KObject | undefined>;
+  pod(namespace: string, name: string): Promise<KObject | undefined>;
+  node(name: string): Promise<KObject | undefined>;
+  /** Whole Secret (the legacy check compares its data). */
+  secret(namespace: string, name: string): Promise<KObject | undefined>;
+}
+
+export function storeGetter(store: GenericStore, types: TypeRegistry, informers?: InformerFactory): TokenObjectGetter {
+  const type = (resource: string) => types.get("", "v1", resource);
+  const viaInformer = (t: ResourceType | undefined) => {
+    if (!t || !informers) return undefined;
+    try {
+      return informers.metadataFor(t);
+    } catch {
+      return undefined;
+    }
+  };
+  const live = async (t: ResourceType | undefined, ns: string, name: string): Promise<KObject | undefined> => {
+    if (!t || !name) return undefined;
+    try {
+      return await store.get(t, ns, name);
+    } catch (e) {
+      if ((e as { reason?: string }).reason === "NotFound") return undefined;
+      throw e;
+    }
+  };
+  const cached = (resource: string) => {
+    const t = type(resource);
+    const inf = viaInformer(t);
+    return async (ns: string, name: string) => {
+      const hit = inf?.hasSynced() ? inf.get(ns, name) : undefined;
+      return hit ?? live(t, ns, name);
+    };
+  };
+  const sa = cached("serviceaccounts");
+  const pod = cached("pods");
+  const node = cached("nodes");
+  return {
+    serviceAccount: sa,
+    pod,
+    node: (name) => node("", name),
+    secret: (ns, name) => live(type("secrets"), ns, name),
+  };
+}

@@ -1,0 +1,71 @@
+// Service-account authentication assembled for one server: the configuration from the flags
+// (keys loaded or generated), the authenticator, the serviceaccounts/token subresource, the
+// issuer's OIDC discovery documents and the two controllers. start.ts calls this once.
+import type { Controller } from "../../controllers/namespace.js";
+import type { ResourceHandler } from "../../handlers/context.js";
+import type { NonResourceHandler } from "../../http/context.js";
+import type { InformerFactory } from "../../registry/informer-factory.js";
+import type { GenericStore } from "../../registry/store.js";
+import type { TypeRegistry } from "../../registry/type-registry.js";
+import type { Authenticator } from "../authenticator.js";
+import { serviceAccountAuthenticator } from "./authenticator.js";
+import { resolveServiceAccountConfig, type ServiceAccountConfig, type ServiceAccountFlags } from "./config.js";
+import { startServiceAccountsController, startTokensController } from "./controllers.js";
+import { storeGetter } from "./getter.js";
+import { discoverable, openIdHandler } from "./openid.js";
+import { tokenRequestHandlers } from "./token-request.js";
+
+export interface ServiceAccountSetup {
+  config: ServiceAccountConfig;
+  authenticator: Authenticator;
+  /** The `token` subresource's verb handlers (empty without a signing key). */
+  tokenHandlers: Partial<Record<string, ResourceHandler>>;
+  nonResource: NonResourceHandler[];
+  /** Starts the serviceaccount and tokens controllers (after the bootstrap objects exist). */
+  startControllers(): Controller[];
+}
+
+export interface ServiceAccountSetupDeps {
+  /** The store, types and informers; read on first use (the setup runs before storage opens, so bad flags leave nothing open). */
+  parts(): { store: GenericStore; types: TypeRegistry; informers: InformerFactory };
+  certDir: string | undefined;
+  /** The serving CA bundle: ca.crt of legacy token Secrets. */
+  rootCA: string;
+  log: (m: string) => void;
+}
+
+export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAccountSetupDeps): ServiceAccountSetup {
+  const config = resolveServiceAccountConfig(flags, deps.certDir, deps.log);
+  let inner: Authenticator | undefined;
+  const authenticator: Authenticator = {
+    name: "service-account",
+    authenticate(req) {
+      if (!inner) {
+        const { store, types, informers } = deps.parts();
+        inner = serviceAccountAuthenticator({
+          issuers: config.issuers,
+          publicKeys: config.publicKeys,
+          apiAudiences: config.apiAudiences,
+          lookup: config.lookup,
+          getter: storeGetter(store, types, informers),
+        });
+      }
+      return inner.authenticate(req);
+    },
+  };
+  const nonResource = discoverable(config.issuers[0]) ? [openIdHandler(config.issuers[0], config.publicKeys)] : [];
+  if (nonResource.length === 0) deps.log(`kapi: service-account issuer ${config.issuers[0]} is not an https URL: OIDC discovery is not served`);
+  return {
+    config,
+    authenticator,
+    tokenHandlers: tokenRequestHandlers(config),
+    nonResource,
+    startControllers() {
+      const parts = { ...deps.parts(), log: deps.log };
+      const served = (...resources: string[]) => resources.every((r) => parts.types.get("", "v1", r));
+      const c = served("namespaces", "serviceaccounts") ? [startServiceAccountsController(parts)] : [];
+      if (config.signingKey && served("secrets", "serviceaccounts")) c.push(startTokensController({ ...parts, signingKey: config.signingKey, rootCA: deps.rootCA }));
+      return c;
+    },
+  };
+}
