@@ -9,7 +9,7 @@ import { loadAuthenticationConfig } from "../authn/authentication-config.js";
 import type { Authenticator } from "../authn/authenticator.js";
 import { tokenFileAuthenticator } from "../authn/token-file.js";
 import { unionAuthenticator } from "../authn/union.js";
-import { x509Authenticator } from "../authn/x509.js";
+import { authenticationMethods } from "../authn/methods.js";
 import { authorizerForModes } from "../authz/union.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
@@ -92,6 +92,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   if (persistent || o.writeKubeconfig) mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const certDir = o.certDir ?? (persistent || o.writeKubeconfig ? join(o.dataDir, "pki") : undefined);
   const tls = await setupTls(o, certDir);
+  // Request header, x509 and token webhook methods (their files are read and checked here).
+  const methods = authenticationMethods(o, tls.clientCA, { gates, log: o.log });
 
   const historyWindowMs = o.storageHistoryWindowMs;
   const storage: Storage = persistent ? SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs }) : new MemoryStorage({ historyWindowMs });
@@ -145,8 +147,10 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     cacher.stop();
   };
 
-  const authenticators: Authenticator[] = [x509Authenticator];
+  // Union order as upstream: request header, x509, token methods, the token webhook last.
+  const authenticators: Authenticator[] = [...methods.leading];
   if (o.tokenAuthFile) authenticators.push(tokenFileAuthenticator(o.tokenAuthFile));
+  authenticators.push(...methods.trailing);
   const anon = authnConfig?.anonymous
     ? anonymousAuthenticator({ enabled: authnConfig.anonymous.enabled, paths: authnConfig.anonymous.paths })
     : anonymousAuthenticator({ enabled: o.anonymousAuth });
@@ -185,7 +189,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
       declared: new Map([["scale", scaleHandlers]]),
     }),
   });
-  const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, handle);
+  const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: methods.tlsClientCA }, handle);
   try {
     await new Promise<void>((resolve, reject) => {
       listener.server.once("error", reject);
