@@ -1,30 +1,43 @@
 import type { X509Certificate } from "node:crypto";
 import type { UserInfo } from "./user.js";
 
-/** A client certificate the TLS layer verified against the client CAs. */
+/**
+ * The client certificate a connection presented. The TLS layer does not verify it: each method
+ * (x509, request header) verifies `chain` against its own CA pool.
+ */
 export interface ClientCertificate {
   /** The leaf's subject: CN and each O. */
   commonName: string;
   organizations: string[];
   /**
-   * The verified chain: the leaf first, then its issuer, and so on up to the trusted root (an
-   * authenticating proxy's authenticator checks the issuer against its own CA).
+   * What the handshake carried: the leaf first, then the certificates the client sent and those the
+   * TLS layer found among the trusted CAs (unverified; see src/authn/x509.ts verifyClientChain).
    */
   chain: X509Certificate[];
 }
 
-/** What an authenticator may look at: headers, path and the verified TLS peer. */
+/** What an authenticator may look at: headers, path and the TLS peer's certificate. */
 export interface AuthnRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
+  /**
+   * The headers as received, name/value alternating (Node's rawHeaders): repeated headers stay
+   * apart here (in `headers` Node joins them with ", "). Optional.
+   */
+  rawHeaders?: string[];
   peerCertificate?: ClientCertificate;
+  /**
+   * The audiences the credential must be valid for (upstream's request audiences: --api-audiences
+   * on normal requests, spec.audiences of a TokenReview). Absent: no audience check.
+   */
+  audiences?: string[];
 }
 
 /**
  * undefined: this method does not apply (try the next one).
  * { user }: authenticated. { error }: the credential was presented and is invalid (401).
  */
-export type AuthnResult = { user: UserInfo } | { error: string } | undefined;
+export type AuthnResult = { user: UserInfo; audiences?: string[] } | { error: string } | undefined;
 
 export interface Authenticator {
   name: string;

@@ -1,22 +1,55 @@
-// Tries each authenticator in order; the first that recognises the credential decides.
-// Anonymous is last. A presented-but-invalid credential stops the chain with 401 (as upstream:
-// a bad bearer token never falls back to anonymous).
-import type { Authenticator, AuthnRequest } from "./authenticator.js";
-import { withAuthenticatedGroup, type UserInfo } from "./user.js";
+// The union of authentication methods, as kube-apiserver assembles it (request header first, then
+// client certificates, then the bearer-token methods in the order start-up lists them):
+// - each method in order; the first that authenticates decides, even after an earlier method
+//   refused a credential it recognised;
+// - none authenticated: the errors of the methods that recognised a credential → 401 (a bearer
+//   token nobody recognised is "invalid bearer token"); anonymous is asked only when no method
+//   errored and no bearer token was sent, so a bad credential never falls back to anonymous;
+// - system:authenticated is added, once, to every user that is not already in it or in
+//   system:unauthenticated (upstream's AuthenticatedGroupAdder); anonymous gets nothing added;
+// - with --api-audiences, requests are audience-bound to them (upstream's filter), and an answer
+//   whose audiences miss them all is a 401.
+import { bearerToken, type Authenticator, type AuthnRequest } from "./authenticator.js";
+import { authenticatedGroup, unauthenticatedGroup, type UserInfo } from "./user.js";
 
-export type AuthnOutcome = { user: UserInfo } | { error: string };
+export type AuthnOutcome = { user: UserInfo; audiences?: string[] } | { error: string };
 
-export function unionAuthenticator(authenticators: Authenticator[], anonymous?: Authenticator) {
-  return async function authenticate(req: AuthnRequest): Promise<AuthnOutcome> {
+export interface UnionOptions {
+  /** --api-audiences: the audiences a request's credential is checked for when it names none. */
+  apiAudiences?: readonly string[];
+}
+
+function withAuthenticated(u: UserInfo): UserInfo {
+  if (u.groups.includes(authenticatedGroup) || u.groups.includes(unauthenticatedGroup)) return u;
+  return { ...u, groups: [...u.groups, authenticatedGroup] };
+}
+
+/** Go's utilerrors aggregate text: one error as is, several in brackets. */
+const aggregate = (errors: string[]) => (errors.length === 1 ? errors[0]! : `[${errors.join(", ")}]`);
+
+export function unionAuthenticator(authenticators: Authenticator[], anonymous?: Authenticator, options: UnionOptions = {}) {
+  const apiAudiences = options.apiAudiences ?? [];
+  return async function authenticate(request: AuthnRequest): Promise<AuthnOutcome> {
+    const req = request.audiences === undefined && apiAudiences.length > 0 ? { ...request, audiences: [...apiAudiences] } : request;
     const errors: string[] = [];
     for (const a of authenticators) {
-      const r = await a.authenticate(req);
+      let r;
+      try {
+        r = await a.authenticate(req);
+      } catch (e) {
+        r = { error: (e as Error)?.message ?? String(e) };
+      }
       if (!r) continue;
-      if ("user" in r) return { user: withAuthenticatedGroup(r.user) };
+      if ("user" in r) {
+        if (request.audiences === undefined && apiAudiences.length > 0 && r.audiences && r.audiences.length > 0 && !r.audiences.some((x) => apiAudiences.includes(x))) {
+          return { error: "unable to match the audience" };
+        }
+        return r.audiences ? { user: withAuthenticated(r.user), audiences: r.audiences } : { user: withAuthenticated(r.user) };
+      }
       errors.push(r.error);
     }
-    if (errors.length > 0) return { error: errors.join(", ") };
-    if (req.headers["authorization"]) return { error: "invalid bearer token" };
+    if (errors.length > 0) return { error: aggregate(errors) };
+    if (bearerToken(req) !== undefined) return { error: "invalid bearer token" };
     if (anonymous) {
       const r = await anonymous.authenticate(req);
       if (r && "user" in r) return { user: r.user };

@@ -41,6 +41,16 @@ export const flagSpecs: FlagSpec[] = [
     if (err) throw new Error(err);
     o.controllers = list;
   } },
+  // Token webhook and authenticating proxy (src/authn/webhook, src/authn/requestheader).
+  { name: "authentication-token-webhook-config-file", kind: "string", default: "", help: "File with webhook configuration for token authentication in kubeconfig format. The API server will query the remote service to determine authentication for bearer tokens.", apply: (o, v) => (o.authenticationTokenWebhookConfigFile = v || undefined) },
+  { name: "authentication-token-webhook-cache-ttl", kind: "duration", default: "2m0s", help: "The duration to cache responses from the webhook token authenticator.", apply: (o, v) => (o.authenticationTokenWebhookCacheTtlMs = durationFlag("authentication-token-webhook-cache-ttl", v)) },
+  { name: "authentication-token-webhook-version", kind: "string", default: "v1beta1", help: "The API version of the authentication.k8s.io TokenReview to send to and expect from the webhook.", apply: (o, v) => (o.authenticationTokenWebhookVersion = v) },
+  { name: "requestheader-client-ca-file", kind: "string", default: "", help: "Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.", apply: (o, v) => (o.requestheaderClientCAFile = v || undefined) },
+  { name: "requestheader-allowed-names", kind: "list", default: "", help: "List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.", apply: (o, v) => (o.requestheaderAllowedNames = [...(o.requestheaderAllowedNames ?? []), ...listFlag(v)]) },
+  { name: "requestheader-username-headers", kind: "list", default: "", help: "List of request headers to inspect for usernames. X-Remote-User is common.", apply: (o, v) => (o.requestheaderUsernameHeaders = [...(o.requestheaderUsernameHeaders ?? []), ...listFlag(v)]) },
+  { name: "requestheader-uid-headers", kind: "list", default: "", help: "List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.", apply: (o, v) => (o.requestheaderUIDHeaders = [...(o.requestheaderUIDHeaders ?? []), ...listFlag(v)]) },
+  { name: "requestheader-group-headers", kind: "list", default: "", help: "List of request headers to inspect for groups. X-Remote-Group is suggested.", apply: (o, v) => (o.requestheaderGroupHeaders = [...(o.requestheaderGroupHeaders ?? []), ...listFlag(v)]) },
+  { name: "requestheader-extra-headers-prefix", kind: "list", default: "", help: "List of request header prefixes to inspect. X-Remote-Extra- is suggested.", apply: (o, v) => (o.requestheaderExtraHeadersPrefix = [...(o.requestheaderExtraHeadersPrefix ?? []), ...listFlag(v)]) },
   { name: "anonymous-auth", kind: "bool", default: "true", help: "Requests with no credential are served as system:anonymous in group system:unauthenticated.", apply: (o, v) => (o.anonymousAuth = parseFlagBool("anonymous-auth", v)) },
   { name: "authentication-config", kind: "string", default: "", help: "AuthenticationConfiguration file (anonymous with path conditions; JWT not supported yet).", apply: (o, v) => (o.authenticationConfig = v || undefined) },
   { name: "authorization-mode", kind: "list", default: "AlwaysAllow", help: "Ordered list of authorization modes: AlwaysAllow, AlwaysDeny (RBAC, Node, Webhook, ABAC: not supported yet).", apply: (o, v) => (o.authorizationMode = v.split(",").map((s) => s.trim()).filter(Boolean)) },
@@ -65,6 +75,11 @@ export const flagSpecs: FlagSpec[] = [
   { name: "data-dir", kind: "string", default: "./.kapi", help: "kapi: where the SQLite store, generated certificates and admin.kubeconfig live.", apply: (o, v) => (o.dataDir = v) },
   { name: "storage-backend", kind: "string", default: "sqlite", help: "kapi: sqlite (durable, default) or memory.", apply: (o, v) => (o.storageBackend = storageBackendFlag(v)) },
 ];
+
+/** A pflag string slice: comma-separated; an empty value is an empty list. */
+function listFlag(v: string): string[] {
+  return v === "" ? [] : v.split(",");
+}
 
 function intFlag(name: string, v: string, min = -(2 ** 31), max = 2 ** 31 - 1): number {
   const n = Number(v);

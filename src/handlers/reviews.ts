@@ -11,10 +11,12 @@ import type { ResourceHandler, ResourceRequest } from "./context.js";
 import { readObject } from "./body.js";
 import { negotiateWrite, writeResult } from "./output.js";
 
+/** authentication.k8s.io UserInfo as Go writes it: every field omitted when empty. */
 function userInfoJson(u: UserInfo): Record<string, unknown> {
-  const out: Record<string, unknown> = { username: u.name };
+  const out: Record<string, unknown> = {};
+  if (u.name) out.username = u.name;
   if (u.uid) out.uid = u.uid;
-  out.groups = u.groups;
+  if (u.groups.length > 0) out.groups = u.groups;
   if (u.extra && Object.keys(u.extra).length > 0) out.extra = u.extra;
   return out;
 }
@@ -74,13 +76,24 @@ export function reviewHandlers(authorizer: Authorizer, authenticate: (req: Authn
       answer(r, body, { userInfo: userInfoJson(r.user) });
     },
   });
+  // TokenReview as upstream's REST storage: a request carrying nothing but the token goes through
+  // the server's authenticator (so only the bearer-token methods can answer it; a token nobody
+  // recognises is "invalid bearer token", never anonymous), audience-bound to spec.audiences
+  // (or, without them, the server's --api-audiences, applied by the union).
   m.set("authentication.k8s.io/tokenreviews/", {
     async create(r) {
       const body = await readObject(r);
-      const token = (body.spec as { token?: string } | undefined)?.token;
-      if (!token) throw invalid({ group: "authentication.k8s.io", kind: "TokenReview" }, "", [required("spec.token", "")]);
-      const out = await authenticate({ path: "/", headers: { authorization: `Bearer ${token}` } });
-      const status = "user" in out ? { authenticated: true, user: userInfoJson(out.user), audiences: (body.spec as any)?.audiences } : { authenticated: false, error: out.error };
+      const spec = (body.spec ?? {}) as { token?: unknown; audiences?: unknown };
+      if (typeof spec.token !== "string" || spec.token.length === 0) throw badRequest("token is required for TokenReview in authentication");
+      const wanted = Array.isArray(spec.audiences) ? spec.audiences.filter((a): a is string => typeof a === "string") : [];
+      const out = await authenticate({ path: "/", headers: { authorization: `Bearer ${spec.token}` }, ...(wanted.length > 0 ? { audiences: wanted } : {}) });
+      if ("user" in out && wanted.length > 0 && !(out.audiences ?? []).some((a) => wanted.includes(a))) {
+        // Upstream answers a fresh TokenReview carrying only the error.
+        answer(r, { metadata: {}, spec: {} } as KObject, { user: {}, error: "error validating audiences" });
+        return;
+      }
+      const status: Record<string, unknown> =
+        "user" in out ? { authenticated: true, user: userInfoJson(out.user), ...(out.audiences && out.audiences.length > 0 ? { audiences: out.audiences } : {}) } : { user: {}, error: out.error };
       answer(r, body, status);
     },
   });

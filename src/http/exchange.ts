@@ -12,6 +12,8 @@ export interface Exchange {
   path: string;
   query: URLSearchParams;
   headers: Headers;
+  /** The headers as received, name/value alternating; repeated headers stay apart (authentication reads them). */
+  rawHeaders?: string[];
   socket: TLSSocket;
   /** Reads the whole body, refusing more than `limit` bytes with 413. */
   body(limit: number): Promise<Buffer>;
@@ -58,7 +60,7 @@ function splitUrl(url: string): { path: string; query: URLSearchParams } {
   return q < 0 ? { path: url, query: new URLSearchParams() } : { path: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
 }
 
-export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers): Exchange {
+export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHeaders?: string[]): Exchange {
   const { path, query } = splitUrl(String(headers[":path"] ?? "/"));
   let sent = false;
   let status = 0;
@@ -67,6 +69,7 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers): Excha
     path,
     query,
     headers: headers as Headers,
+    rawHeaders,
     socket: stream.session?.socket as TLSSocket,
     body: (limit) => readBody(stream, headers["content-length"] as string | undefined, limit),
     head(code, h) {
@@ -115,6 +118,7 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse): Exchange 
     path,
     query,
     headers: req.headers as IncomingHttpHeaders as Headers,
+    rawHeaders: req.rawHeaders,
     socket: req.socket as TLSSocket,
     body: (limit) => readBody(req, req.headers["content-length"], limit),
     head(status, h) {

@@ -28,6 +28,9 @@ export class QuietableExchange implements Exchange {
   get headers(): Headers {
     return this.inner.headers;
   }
+  get rawHeaders(): string[] | undefined {
+    return this.inner.rawHeaders;
+  }
   get socket(): TLSSocket {
     return this.inner.socket;
   }

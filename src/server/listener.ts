@@ -7,7 +7,10 @@ import { h1Exchange, h2Exchange, type Exchange } from "../http/exchange.js";
 export interface TlsMaterial {
   cert: string;
   key: string;
-  /** Client CAs: certificates signed by them authenticate (x509). */
+  /**
+   * The CAs client certificates are asked for (--client-ca-file and --requestheader-client-ca-file
+   * together). The handshake only asks; each authenticator verifies against its own pool.
+   */
   clientCA?: string;
 }
 
@@ -25,7 +28,7 @@ export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promi
     key: tls.key,
     ca: tls.clientCA,
     requestCert: Boolean(tls.clientCA),
-    rejectUnauthorized: false, // unauthenticated clients continue as anonymous or with a token
+    rejectUnauthorized: false, // verified by the authenticators: a bad certificate is a 401, none is anonymous or a token
     allowHTTP1: true,
     minVersion: "TLSv1.2",
     ALPNProtocols: ["h2", "http/1.1"],
@@ -51,9 +54,9 @@ export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promi
     handle(ex).catch(() => undefined);
   };
 
-  server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+  server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders?: string[]) => {
     stream.on("error", () => undefined);
-    track(h2Exchange(stream, headers));
+    track(h2Exchange(stream, headers, rawHeaders));
   });
   // HTTP/1.1 connections arrive as 'request'. Adding a 'request' listener makes Node also attach
   // its compatibility 'stream' listener, which we remove again: h2 streams are ours alone.

@@ -9,6 +9,22 @@ export interface ServerOptions {
   certDir?: string;
   clientCAFile?: string;
   tokenAuthFile?: string;
+  // Token webhook (src/authn/webhook) and authenticating proxy (src/authn/requestheader).
+  /** --authentication-token-webhook-config-file: kubeconfig-format connection to the TokenReview service. */
+  authenticationTokenWebhookConfigFile?: string;
+  /** --authentication-token-webhook-cache-ttl in ms (default 2m). */
+  authenticationTokenWebhookCacheTtlMs?: number;
+  /** --authentication-token-webhook-version: v1beta1 (default) or v1. */
+  authenticationTokenWebhookVersion?: string;
+  /** --requestheader-client-ca-file: the front proxy's CA; the method is off without it. */
+  requestheaderClientCAFile?: string;
+  /** --requestheader-allowed-names: CNs allowed to assert identities (empty: any from the CA). */
+  requestheaderAllowedNames?: string[];
+  /** --requestheader-username-headers, -uid-headers, -group-headers, -extra-headers-prefix. */
+  requestheaderUsernameHeaders?: string[];
+  requestheaderUIDHeaders?: string[];
+  requestheaderGroupHeaders?: string[];
+  requestheaderExtraHeadersPrefix?: string[];
   anonymousAuth: boolean;
   // Bootstrap tokens: --enable-bootstrap-token-auth (default false) and --controllers (default
   // ["*"]: kapi's token cleaner and bootstrap signer both run; see src/controllers/bootstrap).

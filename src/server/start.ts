@@ -9,8 +9,8 @@ import { loadAuthenticationConfig } from "../authn/authentication-config.js";
 import type { Authenticator } from "../authn/authenticator.js";
 import { tokenFileAuthenticator } from "../authn/token-file.js";
 import { unionAuthenticator } from "../authn/union.js";
-import { x509Authenticator } from "../authn/x509.js";
 import { setupServiceAccounts } from "../authn/serviceaccount/setup.js";
+import { authenticationMethods } from "../authn/methods.js";
 import { authorizerForModes } from "../authz/union.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
@@ -96,6 +96,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const tls = await setupTls(o, certDir);
   // Service accounts: keys, authenticator, serviceaccounts/token, OIDC discovery, controllers.
   const serviceAccounts = setupServiceAccounts(o, { parts: () => ({ store, types, informers }), certDir, rootCA: tls.servingCA, log: o.log });
+  // Request header, x509 and token webhook methods (their files are read and checked here).
+  const methods = authenticationMethods(o, tls.clientCA, { gates, apiAudiences: serviceAccounts.config.apiAudiences, log: o.log });
 
   const historyWindowMs = o.storageHistoryWindowMs;
   const storage: Storage = persistent ? SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs }) : new MemoryStorage({ historyWindowMs });
@@ -149,7 +151,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     cacher.stop();
   };
 
-  const authenticators: Authenticator[] = [x509Authenticator];
+  // Union order as upstream: request header, x509, token methods, the token webhook last.
+  const authenticators: Authenticator[] = [...methods.leading];
   if (o.tokenAuthFile) authenticators.push(tokenFileAuthenticator(o.tokenAuthFile));
   authenticators.push(serviceAccounts.authenticator);
   // Bootstrap tokens: the authenticator (--enable-bootstrap-token-auth) and the token cleaner and
@@ -157,6 +160,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const bootstrapTokens = startBootstrapTokens(o, { store, types, informers, log: o.log });
   authenticators.push(...bootstrapTokens.authenticators);
   controllers.push(...bootstrapTokens.controllers);
+  authenticators.push(...methods.trailing);
   const anon = authnConfig?.anonymous
     ? anonymousAuthenticator({ enabled: authnConfig.anonymous.enabled, paths: authnConfig.anonymous.paths })
     : anonymousAuthenticator({ enabled: o.anonymousAuth });
@@ -177,7 +181,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     }
     return counts;
   });
-  const authenticate = unionAuthenticator(authenticators, anon);
+  const authenticate = unionAuthenticator(authenticators, anon, { apiAudiences: serviceAccounts.config.apiAudiences });
   const special = reviewHandlers(authorizer, authenticate);
   const handle = buildHandlerChain({
     toApiError,
@@ -195,7 +199,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
       declared: new Map([["scale", scaleHandlers], ["token", serviceAccounts.tokenHandlers]]),
     }),
   });
-  const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: tls.clientCA }, handle);
+  const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: methods.tlsClientCA }, handle);
   try {
     await new Promise<void>((resolve, reject) => {
       listener.server.once("error", reject);

@@ -11,7 +11,7 @@ export type Authenticate = (req: AuthnRequest) => Promise<AuthnOutcome>;
 export function authenticationFilter(authenticate: Authenticate): Filter {
   return async (ctx, next) => {
     const ex = ctx.ex;
-    const outcome = await authenticate({ path: ex.path, headers: ex.headers, peerCertificate: clientCertificate(ex.socket) });
+    const outcome = await authenticate({ path: ex.path, headers: ex.headers, ...(ex.rawHeaders ? { rawHeaders: ex.rawHeaders } : {}), peerCertificate: clientCertificate(ex.socket) });
     if ("error" in outcome) throw unauthorized();
     ctx.user = outcome.user;
     return next();

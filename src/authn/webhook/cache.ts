@@ -1,0 +1,83 @@
+// The token webhook's answer cache, as kube-apiserver's token cache in front of the webhook: keyed
+// by an HMAC-SHA256 (random per-process key) of the token and the audiences, so tokens are not kept
+// in memory; an authenticated answer and a "not authenticated" answer (no error) are cached for
+// their TTLs (kube-apiserver uses --authentication-token-webhook-cache-ttl for both); an error
+// (status.error, the webhook failing or unreachable) is never cached. Concurrent look-ups of one
+// key share one webhook call.
+import { createHmac, randomBytes } from "node:crypto";
+
+export interface CacheOptions {
+  successTtlMs: number;
+  failureTtlMs: number;
+  /** Entries kept at most (the oldest go first). Upstream: 32 stripes of 1024. */
+  maxEntries?: number;
+  now?: () => number;
+}
+
+/** What a look-up settled on: cacheable answers, and errors (never cached). */
+export type Lookup<T> = { ok: true; value: T } | { ok: false } | { error: string };
+
+export class TokenCache<T> {
+  private readonly key = randomBytes(32);
+  private readonly entries = new Map<string, { value: Lookup<T>; expires: number }>();
+  private readonly inFlight = new Map<string, Promise<Lookup<T>>>();
+  private readonly now: () => number;
+  private readonly max: number;
+
+  constructor(private readonly o: CacheOptions) {
+    this.now = o.now ?? Date.now;
+    this.max = o.maxEntries ?? 32 * 1024;
+  }
+
+  /** The cache key: length-prefixed token, count of audiences, each length-prefixed. */
+  keyOf(token: string, audiences: readonly string[] | undefined): string {
+    const h = createHmac("sha256", this.key);
+    const len = (n: number) => {
+      const b = Buffer.alloc(4);
+      b.writeUInt32BE(n >>> 0);
+      h.update(b);
+    };
+    const str = (s: string) => {
+      const b = Buffer.from(s, "utf8");
+      len(b.length);
+      h.update(b);
+    };
+    str(token);
+    const auds = audiences ?? [];
+    len(auds.length);
+    for (const a of auds) str(a);
+    return h.digest("base64");
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  async lookup(token: string, audiences: readonly string[] | undefined, fetch: () => Promise<Lookup<T>>): Promise<Lookup<T>> {
+    const k = this.keyOf(token, audiences);
+    const hit = this.entries.get(k);
+    if (hit) {
+      if (hit.expires > this.now()) return hit.value;
+      this.entries.delete(k);
+    }
+    const pending = this.inFlight.get(k);
+    if (pending) return pending;
+    const p = (async () => {
+      try {
+        const r = await fetch();
+        const ttl = "error" in r ? 0 : r.ok ? this.o.successTtlMs : this.o.failureTtlMs;
+        if (ttl > 0) {
+          if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+          this.entries.set(k, { value: r, expires: this.now() + ttl });
+        }
+        return r;
+      } catch (e) {
+        return { error: (e as Error)?.message ?? String(e) };
+      } finally {
+        this.inFlight.delete(k);
+      }
+    })();
+    this.inFlight.set(k, p);
+    return p;
+  }
+}

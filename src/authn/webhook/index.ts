@@ -1,0 +1,268 @@
+// Token webhook (--authentication-token-webhook-config-file, -cache-ttl, -version): a bearer token
+// is sent to the remote service in a TokenReview (authentication.k8s.io v1beta1 by default, or
+// v1) and its `status` is honoured as kube-apiserver honours it:
+// - audiences: when the request is audience-bound (a TokenReview's spec.audiences, or
+//   --api-audiences), they go in spec.audiences; the answer's status.audiences (or, when it has
+//   none, the server's own audiences) must intersect them, else the token is not this method's;
+// - authenticated: false → with status.error an error (401), without one not this method's (the
+//   union then answers "invalid bearer token");
+// - authenticated: true → status.user (username, uid, groups, extra) as is.
+// A failing call (network error, non-2xx) is an error; 500, 504, 429, a Retry-After and a reset
+// connection are retried with upstream's backoff (500ms ×1.5, jitter 0.2, 5 attempts).
+// Answers are cached (./cache.ts) for the TTL; errors are not.
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { bearerToken, type Authenticator } from "../authenticator.js";
+import type { UserInfo } from "../user.js";
+import { TokenCache, type Lookup } from "./cache.js";
+import { loadWebhookKubeconfig, type WebhookConnection } from "./kubeconfig.js";
+
+export type WebhookVersion = "v1" | "v1beta1";
+
+export interface Backoff {
+  durationMs: number;
+  factor: number;
+  jitter: number;
+  steps: number;
+}
+
+export const defaultBackoff: Backoff = { durationMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
+/** client-go's timeout for webhook calls (kubeconfigs cannot set one). */
+const requestTimeoutMs = 30_000;
+const maxResponseBytes = 10 * 1024 * 1024;
+
+export interface WebhookOptions {
+  connection: WebhookConnection;
+  version: WebhookVersion;
+  cacheTtlMs: number;
+  /** The server's own audiences (--api-audiences): assumed when the answer names none. */
+  implicitAudiences?: readonly string[];
+  backoff?: Backoff;
+  log?: (msg: string) => void;
+}
+
+export function checkWebhookVersion(version: string): WebhookVersion {
+  if (version === "v1" || version === "v1beta1") return version;
+  throw new Error(`unsupported authentication webhook version "${version}", supported versions are "v1", "v1beta1"`);
+}
+
+interface ReviewStatus {
+  authenticated?: boolean;
+  user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  audiences?: string[];
+  error?: string;
+}
+
+class CallError extends Error {
+  constructor(
+    message: string,
+    readonly retry: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** client-go's message for a non-2xx answer that is not a Status object. */
+function genericMessage(code: number, text: string | undefined): string {
+  switch (code) {
+    case 409:
+      return "the server reported a conflict";
+    case 404:
+      return "the server could not find the requested resource";
+    case 400:
+      return "the server rejected our request for an unknown reason";
+    case 401:
+      return "the server has asked for the client to provide credentials";
+    case 403:
+      return "the server does not allow access to the requested resource";
+    case 405:
+      return "the server does not allow this method on the requested resource";
+    case 406:
+    case 415:
+      return "the server was unable to respond with a content type that the client supports";
+    case 422:
+      return "the server rejected our request due to an error in our request";
+    case 503:
+      return "the server is currently unable to handle the request";
+    case 504:
+      return "the server was unable to return a response in the time allotted, but may still be processing the request";
+    case 429:
+      return "the server has received too many requests and has asked us to try again later";
+  }
+  if (code >= 500) return `an error on the server (${JSON.stringify(text ?? "unknown")}) has prevented the request from succeeding`;
+  return `the server responded with the status code ${code} but did not return more information`;
+}
+
+function post(conn: WebhookConnection, body: Buffer): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
+  const tls = conn.server.protocol === "https:";
+  const headers: Record<string, string | number> = {
+    "content-type": "application/json",
+    accept: "application/json, */*",
+    "content-length": body.length,
+    "user-agent": "kapi/authentication-webhook",
+  };
+  if (conn.token) headers.authorization = `Bearer ${conn.token}`;
+  const options = {
+    method: "POST",
+    hostname: conn.server.hostname.replace(/^\[|\]$/g, ""),
+    port: conn.server.port || (tls ? 443 : 80),
+    path: conn.server.pathname + conn.server.search,
+    headers,
+    timeout: requestTimeoutMs,
+    ...(tls ? { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecureSkipTLSVerify, servername: conn.serverName, agent: false as const } : { agent: false as const }),
+  };
+  return new Promise((resolve, reject) => {
+    const req = (tls ? httpsRequest : httpRequest)(options, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (c: Buffer) => {
+        size += c.length;
+        if (size > maxResponseBytes) {
+          req.destroy(new CallError("the webhook's answer is too large", false));
+          return;
+        }
+        chunks.push(c);
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new CallError(`Post "${conn.server.href}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, false)));
+    req.on("error", (e: NodeJS.ErrnoException) => {
+      if (e instanceof CallError) return reject(e);
+      const reset = e.code === "ECONNRESET" || e.code === "EPIPE";
+      const msg = e.code === "ECONNREFUSED" ? `dial tcp ${conn.server.host}: connect: connection refused` : reset ? "read: connection reset by peer" : e.message;
+      reject(new CallError(`Post "${conn.server.href}": ${msg}`, reset));
+    });
+    req.end(body);
+  });
+}
+
+async function callOnce(conn: WebhookConnection, version: WebhookVersion, token: string, audiences: readonly string[] | undefined): Promise<ReviewStatus> {
+  const apiVersion = `authentication.k8s.io/${version}`;
+  const spec: Record<string, unknown> = { token };
+  if (audiences && audiences.length > 0) spec.audiences = audiences;
+  const payload = Buffer.from(JSON.stringify({ kind: "TokenReview", apiVersion, metadata: { creationTimestamp: null }, spec, status: { user: {} } }));
+  const res = await post(conn, payload);
+  const text = res.body.toString("utf8");
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = undefined;
+  }
+  const retryAfter = res.headers["retry-after"] !== undefined;
+  if (res.status < 200 || res.status > 299) {
+    const retry = res.status === 500 || res.status === 504 || res.status === 429 || retryAfter;
+    if (json && json.kind === "Status" && typeof json.message === "string") throw new CallError(json.message, retry);
+    const isText = /^text\//.test(String(res.headers["content-type"] ?? ""));
+    throw new CallError(genericMessage(res.status, isText ? text.trim().slice(0, 1024) : undefined), retry);
+  }
+  if (!json || typeof json !== "object" || Array.isArray(json)) throw new CallError(`couldn't decode the webhook's answer: ${text.length === 0 ? "empty body" : "not a JSON object"}`, false);
+  if (json.apiVersion !== undefined && json.apiVersion !== apiVersion) {
+    throw new CallError(`the webhook answered with apiVersion ${JSON.stringify(json.apiVersion)}, expected ${JSON.stringify(apiVersion)}`, false);
+  }
+  if (json.kind !== undefined && json.kind !== "TokenReview") throw new CallError(`the webhook answered with kind ${JSON.stringify(json.kind)}, expected "TokenReview"`, false);
+  const status = (json.status ?? {}) as ReviewStatus;
+  if (typeof status !== "object" || Array.isArray(status)) throw new CallError("the webhook's answer has a malformed status", false);
+  return status;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** upstream's WithExponentialBackoff: retry while the error is a transient one, at most `steps` calls. */
+async function withBackoff<T>(b: Backoff, fn: () => Promise<T>): Promise<T> {
+  let delay = b.durationMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof CallError) || !e.retry || attempt >= b.steps) throw e;
+      await sleep(delay * (1 + Math.random() * b.jitter));
+      delay *= b.factor;
+    }
+  }
+}
+
+const intersect = (a: readonly string[], b: readonly string[]) => a.filter((x) => b.includes(x));
+
+interface Answer {
+  user: UserInfo;
+  audiences?: string[];
+}
+
+function checkStrings(v: unknown, what: string): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) throw new CallError(`the webhook's answer has a malformed ${what}`, false);
+  return v as string[];
+}
+
+export function webhookTokenAuthenticator(o: WebhookOptions): Authenticator & { cache: TokenCache<Answer> } {
+  const cache = new TokenCache<Answer>({ successTtlMs: o.cacheTtlMs, failureTtlMs: o.cacheTtlMs });
+  const implicit = o.implicitAudiences ?? [];
+  const backoff = o.backoff ?? defaultBackoff;
+  const review = async (token: string, wanted: readonly string[] | undefined): Promise<Lookup<Answer>> => {
+    let status: ReviewStatus;
+    try {
+      status = await withBackoff(backoff, () => callOnce(o.connection, o.version, token, wanted));
+    } catch (e) {
+      o.log?.(`Failed to make webhook authenticator request: ${(e as Error).message}`);
+      return { error: (e as Error).message };
+    }
+    let auds: string[] | undefined;
+    try {
+      if (wanted && wanted.length > 0) {
+        const got = checkStrings(status.audiences, "status.audiences") ?? [];
+        auds = intersect(wanted, got.length > 0 ? got : implicit);
+        if (auds.length === 0) return { ok: false };
+      }
+      if (status.authenticated !== true) return status.error ? { error: String(status.error) } : { ok: false };
+      const u = status.user ?? {};
+      const groups = checkStrings(u.groups, "status.user.groups") ?? [];
+      let extra: Record<string, string[]> | undefined;
+      if (u.extra !== undefined && u.extra !== null) {
+        if (typeof u.extra !== "object" || Array.isArray(u.extra)) throw new CallError("the webhook's answer has a malformed status.user.extra", false);
+        extra = {};
+        for (const [k, v] of Object.entries(u.extra)) extra[k] = checkStrings(v, "status.user.extra") ?? [];
+      }
+      const user: UserInfo = { name: String(u.username ?? ""), groups, ...(u.uid ? { uid: String(u.uid) } : {}), ...(extra ? { extra } : {}) };
+      return { ok: true, value: { user, ...(auds ? { audiences: auds } : {}) } };
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  };
+  return {
+    name: "webhook",
+    cache,
+    async authenticate(req) {
+      const token = bearerToken(req);
+      if (!token) return undefined;
+      const wanted = req.audiences && req.audiences.length > 0 ? req.audiences : undefined;
+      const r = await cache.lookup(token, wanted, () => review(token, wanted));
+      if ("error" in r) return { error: r.error };
+      if (!r.ok) return undefined;
+      const { user, audiences } = r.value;
+      const copy: UserInfo = { ...user, groups: [...user.groups], ...(user.extra ? { extra: Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) } : {}) };
+      return audiences ? { user: copy, audiences: [...audiences] } : { user: copy };
+    },
+  };
+}
+
+/** The --authentication-token-webhook-* flags. */
+export interface WebhookFlags {
+  authenticationTokenWebhookConfigFile?: string;
+  /** ms; default 2m. */
+  authenticationTokenWebhookCacheTtlMs?: number;
+  authenticationTokenWebhookVersion?: string;
+}
+
+export function webhookFromFlags(f: WebhookFlags, implicitAudiences: readonly string[] = [], log?: (msg: string) => void): Authenticator | undefined {
+  const version = checkWebhookVersion(f.authenticationTokenWebhookVersion ?? "v1beta1");
+  if (!f.authenticationTokenWebhookConfigFile) return undefined;
+  return webhookTokenAuthenticator({
+    connection: loadWebhookKubeconfig(f.authenticationTokenWebhookConfigFile),
+    version,
+    cacheTtlMs: f.authenticationTokenWebhookCacheTtlMs ?? 120_000,
+    implicitAudiences,
+    log,
+  });
+}
