@@ -180,7 +180,12 @@ describe("token webhook, authenticating proxy and client certificates (real serv
       const post = (b: unknown) => req(s, "POST", "/apis/authentication.k8s.io/v1/tokenreviews", { body: b });
       const ok = await post(review("webhook-token"));
       expect(ok.status).toBe(201);
-      expect(ok.json.status).toEqual({ authenticated: true, user: { username: "wanda", uid: "w-1", groups: ["devs", "system:authenticated"], extra: { "example.com/team": ["blue"] } } });
+      // No spec.audiences: the review is made for the API audiences (the service-account issuer), and says so.
+      expect(ok.json.status).toEqual({
+        authenticated: true,
+        user: { username: "wanda", uid: "w-1", groups: ["devs", "system:authenticated"], extra: { "example.com/team": ["blue"] } },
+        audiences: ["https://kubernetes.default.svc.cluster.local"],
+      });
       expect(ok.json.spec.token).toBe("webhook-token");
       expect((await post(review("static-token"))).json.status.user).toEqual({ username: "sam", uid: "s-1", groups: ["g1", "g2", "system:authenticated"] });
       expect((await post(review("expired-token"))).json.status).toEqual({ user: {}, error: "token has expired" });
