@@ -2,7 +2,7 @@
 // `--name=false`. An unknown flag is an error that names it.
 import { parseGoDuration } from "../apimachinery/duration.js";
 import { defaultOptions, type ServerOptions } from "../server/options.js";
-import { controllersError, controllersFlagHelp, parseControllersFlag } from "../controllers/bootstrap/controllers-flag.js";
+import { controllersError, controllersFlagHelp, parseControllersFlag } from "../controllers/controllers-flag.js";
 
 type Apply = (o: ServerOptions, value: string) => void;
 

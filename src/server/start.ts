@@ -10,6 +10,7 @@ import type { Authenticator } from "../authn/authenticator.js";
 import { tokenFileAuthenticator } from "../authn/token-file.js";
 import { unionAuthenticator } from "../authn/union.js";
 import { setupServiceAccounts } from "../authn/serviceaccount/setup.js";
+import { defaultControllers } from "../controllers/controllers-flag.js";
 import { authenticationMethods } from "../authn/methods.js";
 import { authorizerForModes } from "../authz/union.js";
 import { FeatureGates } from "../cli/feature-gates.js";
@@ -140,7 +141,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
   await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
   bootstrapped = true;
-  const controllers = [startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers()];
+  const controllers = [startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers)];
   let gcTimer: NodeJS.Timeout | undefined;
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {

@@ -14,6 +14,7 @@ import { startServiceAccountsController, startTokensController } from "./control
 import { storeGetter } from "./getter.js";
 import { discoverable, openIdHandler } from "./openid.js";
 import { tokenRequestHandlers } from "./token-request.js";
+import { controllerEnabled, serviceAccountController, serviceAccountTokenController } from "../../controllers/controllers-flag.js";
 
 export interface ServiceAccountSetup {
   config: ServiceAccountConfig;
@@ -21,8 +22,8 @@ export interface ServiceAccountSetup {
   /** The `token` subresource's verb handlers (empty without a signing key). */
   tokenHandlers: Partial<Record<string, ResourceHandler>>;
   nonResource: NonResourceHandler[];
-  /** Starts the serviceaccount and tokens controllers (after the bootstrap objects exist). */
-  startControllers(): Controller[];
+  /** Starts the serviceaccount and tokens controllers --controllers enables (after the bootstrap objects exist). */
+  startControllers(enabled: readonly string[]): Controller[];
 }
 
 export interface ServiceAccountSetupDeps {
@@ -60,11 +61,14 @@ export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAc
     authenticator,
     tokenHandlers: tokenRequestHandlers(config),
     nonResource,
-    startControllers() {
+    startControllers(enabled) {
       const parts = { ...deps.parts(), log: deps.log };
       const served = (...resources: string[]) => resources.every((r) => parts.types.get("", "v1", r));
-      const c = served("namespaces", "serviceaccounts") ? [startServiceAccountsController(parts)] : [];
-      if (config.signingKey && served("secrets", "serviceaccounts")) c.push(startTokensController({ ...parts, signingKey: config.signingKey, rootCA: deps.rootCA }));
+      const c: Controller[] = [];
+      if (served("namespaces", "serviceaccounts") && controllerEnabled(serviceAccountController, enabled)) c.push(startServiceAccountsController(parts));
+      if (config.signingKey && served("secrets", "serviceaccounts") && controllerEnabled(serviceAccountTokenController, enabled)) {
+        c.push(startTokensController({ ...parts, signingKey: config.signingKey, rootCA: deps.rootCA }));
+      }
       return c;
     },
   };

@@ -14,11 +14,18 @@ export interface ControllerDescriptor {
 
 export const bootstrapSignerController = "bootstrap-signer-controller";
 export const tokenCleanerController = "token-cleaner-controller";
+export const serviceAccountController = "serviceaccount-controller";
+export const serviceAccountTokenController = "serviceaccount-token-controller";
 
-/** The controllers --controllers switches in kapi. Both are off by default upstream; on in kapi. */
+/**
+ * The controllers --controllers switches in kapi. The bootstrap ones are off by default
+ * upstream and on in kapi; the service-account ones are on in both.
+ */
 export const switchableControllers: ControllerDescriptor[] = [
   { name: bootstrapSignerController, aliases: ["bootstrapsigner"], onByDefault: true },
   { name: tokenCleanerController, aliases: ["tokencleaner"], onByDefault: true },
+  { name: serviceAccountController, aliases: ["serviceaccount"], onByDefault: true },
+  { name: serviceAccountTokenController, aliases: ["serviceaccount-token"], onByDefault: true },
 ];
 
 export const defaultControllers = ["*"];
@@ -26,8 +33,9 @@ export const defaultControllers = ["*"];
 export const controllersFlagHelp =
   "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. " +
   `kapi's switchable in-process controllers: ${switchableControllers.map((c) => `${c.name} (alias ${c.aliases.join(", ")})`).join(", ")}. ` +
-  "kapi runs both by default (the bootstrap token cleaner deletes expired bootstrap token Secrets; the bootstrap signer signs kube-public/cluster-info); " +
-  "kube-controller-manager has them off by default. The namespace controller and the garbage collector always run.";
+  "kapi runs all of them by default: the bootstrap token cleaner deletes expired bootstrap token Secrets and the bootstrap signer signs kube-public/cluster-info " +
+  "(both off by default in kube-controller-manager), the serviceaccount controller gives every namespace its default ServiceAccount and the serviceaccount-token controller fills legacy token Secrets. " +
+  "The namespace controller and the garbage collector always run.";
 
 function canonical(name: string, known: readonly ControllerDescriptor[]): ControllerDescriptor | undefined {
   return known.find((c) => c.name === name || c.aliases.includes(name));

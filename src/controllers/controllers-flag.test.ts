@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseServeFlags } from "../../cli/flags.js";
+import { parseServeFlags } from "../cli/flags.js";
 import { controllerEnabled, controllersError } from "./controllers-flag.js";
 
 describe("--controllers", () => {
@@ -14,6 +14,12 @@ describe("--controllers", () => {
     expect(on(["bootstrapsigner", "-bootstrap-signer-controller"])).toEqual(["bootstrap-signer-controller"]);
     expect(on(["tokencleaner"])).toEqual(["token-cleaner-controller"]);
     expect(on([])).toEqual([]);
+  });
+  it("switches the service-account controllers by their upstream names and aliases", () => {
+    expect(controllerEnabled("serviceaccount-controller", ["*"])).toBe(true);
+    expect(controllerEnabled("serviceaccount-token-controller", ["*", "-serviceaccount-token"])).toBe(false);
+    expect(controllerEnabled("serviceaccount-controller", ["*", "-serviceaccount"])).toBe(false);
+    expect(controllerEnabled("serviceaccount-controller", ["tokencleaner"])).toBe(false);
   });
   it("refuses unknown names with upstream's message", () => {
     expect(controllersError(["*", "-bootstrapsigner", "tokencleaner"])).toBeUndefined();
