@@ -1,5 +1,14 @@
 import type { UserInfo } from "../authn/user.js";
 
+/** A selector of a list/watch/deletecollection, as AuthorizeWithSelectors passes it along. */
+export interface SelectorAttributes<R> {
+  /** As the request wrote it. */
+  raw: string;
+  /** Parsed; absent when it did not parse (then `error` says why). */
+  requirements?: R[];
+  error?: string;
+}
+
 export interface Attributes {
   user: UserInfo;
   verb: string;
@@ -11,6 +20,10 @@ export interface Attributes {
   resource: string;
   subresource: string;
   name: string;
+  /** With AuthorizeWithSelectors: the request's field selector (list, watch, deletecollection). */
+  fieldSelector?: SelectorAttributes<import("../apimachinery/fields.js").FieldRequirement>;
+  /** With AuthorizeWithSelectors: the request's label selector. */
+  labelSelector?: SelectorAttributes<import("../apimachinery/labels.js").LabelRequirement>;
 }
 
 export type Decision = "allow" | "deny" | "no-opinion";
@@ -18,6 +31,8 @@ export type Decision = "allow" | "deny" | "no-opinion";
 export interface AuthzResult {
   decision: Decision;
   reason: string;
+  /** An evaluation error (a webhook that failed, a rule that could not be resolved); reported in access reviews. */
+  error?: string;
 }
 
 export interface Authorizer extends Partial<RuleResolver> {
