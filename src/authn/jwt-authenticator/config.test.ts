@@ -18,7 +18,7 @@ const withMappings = (claimMappings: Partial<JwtAuthenticatorSpec["claimMappings
 describe("jwt authenticator validation (upstream's rules and words)", () => {
   const table: [string, JwtAuthenticatorSpec[] | [JwtAuthenticatorSpec[], string[]], string][] = [
     ["a valid entry", [ok()], ""],
-    ["too many", [Array.from({ length: 65 }, (_, i) => withIssuer({ url: `https://i${i}.example` }))], "jwt: Too many: 65: must have at most 64 items"],
+    ["too many", Array.from({ length: 65 }, (_, i) => withIssuer({ url: `https://i${i}.example` })), "jwt: Too many: 65: must have at most 64 items"],
     ["url required", [withIssuer({ url: "" })], "jwt[0].issuer.url: Required value"],
     ["url not https", [withIssuer({ url: "http://issuer.example" })], 'jwt[0].issuer.url: Invalid value: "http://issuer.example": URL scheme must be https'],
     ["url with user", [withIssuer({ url: "https://u:p@issuer.example" })], 'jwt[0].issuer.url: Invalid value: "https://u:p@issuer.example": URL must not contain a username or password'],
