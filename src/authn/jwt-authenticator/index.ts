@@ -215,6 +215,8 @@ export function jwtAuthentication(o: ServerOptions & OidcFlagOptions & JwtTuning
   let tracked = config.data;
   let running: Promise<void> | undefined;
   let again = false;
+  // A valid file whose issuers could not be reached is tried again, but not on every poll.
+  let unreachable: { data: string; at: number } | undefined;
 
   const check = async (): Promise<void> => {
     let data: string;
@@ -226,6 +228,7 @@ export function jwtAuthentication(o: ServerOptions & OidcFlagOptions & JwtTuning
       return; // may resolve later: keep retrying
     }
     if (data === tracked) return;
+    if (unreachable?.data === data && Date.now() - unreachable.at < 30_000) return;
     let next: AuthenticationConfig;
     try {
       next = parseAuthenticationConfig(data, file);
@@ -262,6 +265,7 @@ export function jwtAuthentication(o: ServerOptions & OidcFlagOptions & JwtTuning
       if (!stopped) {
         o.log("kapi: failed to update authentication config: a jwt authenticator could not be initialized");
         metrics.record("failure");
+        unreachable = { data, at: Date.now() };
       }
       return;
     }
