@@ -52,7 +52,17 @@ export const flagSpecs: FlagSpec[] = [
   { name: "requestheader-group-headers", kind: "list", default: "", help: "List of request headers to inspect for groups. X-Remote-Group is suggested.", apply: (o, v) => (o.requestheaderGroupHeaders = [...(o.requestheaderGroupHeaders ?? []), ...listFlag(v)]) },
   { name: "requestheader-extra-headers-prefix", kind: "list", default: "", help: "List of request header prefixes to inspect. X-Remote-Extra- is suggested.", apply: (o, v) => (o.requestheaderExtraHeadersPrefix = [...(o.requestheaderExtraHeadersPrefix ?? []), ...listFlag(v)]) },
   { name: "anonymous-auth", kind: "bool", default: "true", help: "Requests with no credential are served as system:anonymous in group system:unauthenticated.", apply: (o, v) => (o.anonymousAuth = parseFlagBool("anonymous-auth", v)) },
-  { name: "authentication-config", kind: "string", default: "", help: "AuthenticationConfiguration file (anonymous with path conditions; JWT not supported yet).", apply: (o, v) => (o.authenticationConfig = v || undefined) },
+  { name: "authentication-config", kind: "string", default: "", help: "AuthenticationConfiguration file (apiserver.config.k8s.io/v1 or v1beta1): jwt authenticators and anonymous with path conditions; reloaded when it changes. Mutually exclusive with the --oidc-* flags.", apply: (o, v) => (o.authenticationConfig = v || undefined) },
+  // OIDC (src/authn/jwt-authenticator/)
+  { name: "oidc-issuer-url", kind: "string", default: "", help: "The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be used to verify the OIDC JSON Web Token (JWT).", apply: (o, v) => ((o.oidcIssuerURL = v || undefined), (o.oidcFlagsSet = true)) },
+  { name: "oidc-client-id", kind: "string", default: "", help: "The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.", apply: (o, v) => ((o.oidcClientID = v || undefined), (o.oidcFlagsSet = true)) },
+  { name: "oidc-ca-file", kind: "string", default: "", help: "If set, the OpenID server's certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host's root CA set will be used.", apply: (o, v) => ((o.oidcCAFile = v || undefined), (o.oidcFlagsSet = true)) },
+  { name: "oidc-username-claim", kind: "string", default: "sub", help: "The OpenID claim to use as the user name. Claims other than the default ('sub') are not guaranteed to be unique and immutable.", apply: (o, v) => ((o.oidcUsernameClaim = v), (o.oidcFlagsSet = true)) },
+  { name: "oidc-username-prefix", kind: "string", default: "", help: "If provided, all usernames will be prefixed with this value. If not provided, username claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any prefixing, provide the value '-'.", apply: (o, v) => ((o.oidcUsernamePrefix = v), (o.oidcFlagsSet = true)) },
+  { name: "oidc-groups-claim", kind: "string", default: "", help: "If provided, the name of a custom OpenID Connect claim for specifying user groups. The claim value is expected to be a string or array of strings.", apply: (o, v) => ((o.oidcGroupsClaim = v || undefined), (o.oidcFlagsSet = true)) },
+  { name: "oidc-groups-prefix", kind: "string", default: "", help: "If provided, all groups will be prefixed with this value to prevent conflicts with other authentication strategies.", apply: (o, v) => ((o.oidcGroupsPrefix = v), (o.oidcFlagsSet = true)) },
+  { name: "oidc-signing-algs", kind: "list", default: "RS256", help: "Comma-separated list of allowed JOSE asymmetric signing algorithms: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512.", apply: (o, v) => ((o.oidcSigningAlgs = [...(o.oidcSigningAlgs ?? []), ...listFlag(v)]), (o.oidcFlagsSet = true)) },
+  { name: "oidc-required-claim", kind: "string", default: "", help: "A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.", apply: (o, v) => ((o.oidcRequiredClaims = { ...o.oidcRequiredClaims, ...requiredClaimFlag(v) }), (o.oidcFlagsSet = true)) },
   { name: "authorization-mode", kind: "list", default: "AlwaysAllow", help: "Ordered list of authorization modes: AlwaysAllow, AlwaysDeny (RBAC, Node, Webhook, ABAC: not supported yet).", apply: (o, v) => (o.authorizationMode = v.split(",").map((s) => s.trim()).filter(Boolean)) },
   { name: "runtime-config", kind: "list", default: "", help: "Enable or disable API group versions: <group>/<version>=true|false, api/all, api/ga, api/beta, api/alpha.", apply: (o, v) => (o.runtimeConfig = o.runtimeConfig ? `${o.runtimeConfig},${v}` : v) },
   { name: "feature-gates", kind: "list", default: "", help: "Comma-separated Name=true|false feature gates.", apply: (o, v) => (o.featureGates = o.featureGates ? `${o.featureGates},${v}` : v) },
@@ -76,9 +86,16 @@ export const flagSpecs: FlagSpec[] = [
   { name: "storage-backend", kind: "string", default: "sqlite", help: "kapi: sqlite (durable, default) or memory.", apply: (o, v) => (o.storageBackend = storageBackendFlag(v)) },
 ];
 
-/** A pflag string slice: comma-separated; an empty value is an empty list. */
+/** pflag's StringSlice: comma-separated values read as one CSV record (quoted fields allowed, no trimming); empty → no values. */
 function listFlag(v: string): string[] {
-  return v === "" ? [] : v.split(",");
+  return v === "" ? [] : v.split(",").map((x) => x.replace(/^"(.*)"$/, "$1"));
+}
+
+/** --oidc-required-claim: key=value (pflag's MapStringStringNoSplit). */
+function requiredClaimFlag(v: string): Record<string, string> {
+  const i = v.indexOf("=");
+  if (i < 0) throw new Error(`invalid argument ${JSON.stringify(v)} for "--oidc-required-claim" flag: malformed pair, expect string=string`);
+  return { [v.slice(0, i).trim()]: v.slice(i + 1) };
 }
 
 function intFlag(name: string, v: string, min = -(2 ** 31), max = 2 ** 31 - 1): number {

@@ -19,14 +19,18 @@ export interface RequestLabels {
  */
 export class ServerMetrics {
   private impl?: PromMetrics;
+  private loadedClient?: PromClient;
   private loading?: Promise<PromMetrics>;
   private pending: ((m: PromMetrics) => void)[] = [];
+  private collectors: ((pc: PromClient, registry: Registry) => void)[] = [];
 
   constructor(private readonly countObjects: () => Promise<Map<string, number>>) {}
 
   load(): Promise<PromMetrics> {
     return (this.loading ??= import("prom-client").then((pc) => {
+      this.loadedClient = pc;
       const m = new PromMetrics(pc, this.countObjects);
+      for (const c of this.collectors) c(pc, m.registry);
       for (const f of this.pending) f(m);
       this.pending = [];
       return (this.impl = m);
@@ -36,6 +40,15 @@ export class ServerMetrics {
   private record(f: (m: PromMetrics) => void): void {
     if (this.impl) f(this.impl);
     else this.pending.push(f);
+  }
+
+  /**
+   * Registers further metrics of a server part (e.g. the authentication configuration's reload
+   * metrics) on this server's registry, once prom-client is loaded.
+   */
+  addCollector(register: (pc: PromClient, registry: Registry) => void): void {
+    if (this.impl) register(this.loadedClient!, this.impl.registry);
+    else this.collectors.push(register);
   }
 
   /** Call when a request starts; the returned function records its end with the status code. */

@@ -31,6 +31,21 @@ export interface ServerOptions {
   enableBootstrapTokenAuth?: boolean;
   controllers?: string[];
   authenticationConfig?: string;
+  // OIDC (--oidc-* flags; src/authn/jwt-authenticator/): one JWT authenticator from flags.
+  oidcIssuerURL?: string;
+  oidcClientID?: string;
+  oidcCAFile?: string;
+  /** Default "sub". */
+  oidcUsernameClaim?: string;
+  /** "-" = no prefix; unset = "<issuer URL>#" unless the claim is "email". */
+  oidcUsernamePrefix?: string;
+  oidcGroupsClaim?: string;
+  oidcGroupsPrefix?: string;
+  /** Default ["RS256"]. */
+  oidcSigningAlgs?: string[];
+  oidcRequiredClaims?: Record<string, string>;
+  /** Any --oidc-* flag was given (the CLI sets it). */
+  oidcFlagsSet?: boolean;
   authorizationMode: string[];
   runtimeConfig: string;
   featureGates: string;

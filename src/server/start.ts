@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { anonymousAuthenticator } from "../authn/anonymous.js";
 import { loadAuthenticationConfig } from "../authn/authentication-config.js";
 import type { Authenticator } from "../authn/authenticator.js";
+import { jwtAuthentication } from "../authn/jwt-authenticator/index.js";
 import { tokenFileAuthenticator } from "../authn/token-file.js";
 import { unionAuthenticator } from "../authn/union.js";
 import { setupServiceAccounts } from "../authn/serviceaccount/setup.js";
@@ -91,6 +92,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   if (authnConfig?.anonymous && !o.anonymousAuth) {
     throw new Error("--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file");
   }
+  // OIDC flags or the configuration file's jwt authenticators (validated here, before anything starts).
+  const jwt = jwtAuthentication(o, authnConfig);
   const persistent = o.storageBackend === "sqlite";
   if (persistent || o.writeKubeconfig) mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const certDir = o.certDir ?? (persistent || o.writeKubeconfig ? join(o.dataDir, "pki") : undefined);
@@ -146,6 +149,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {
     clearTimeout(gcTimer);
+    jwt.stop();
     for (const c of controllers) c.stop();
     releaseCaches();
     informers.stop();
@@ -161,6 +165,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const bootstrapTokens = startBootstrapTokens(o, { store, types, informers, log: o.log });
   authenticators.push(...bootstrapTokens.authenticators);
   controllers.push(...bootstrapTokens.controllers);
+  // JWT after service accounts and bootstrap tokens, before the token webhook (upstream's order).
+  authenticators.push(...jwt.authenticators);
   authenticators.push(...methods.trailing);
   const anon = authnConfig?.anonymous
     ? anonymousAuthenticator({ enabled: authnConfig.anonymous.enabled, paths: authnConfig.anonymous.paths })
@@ -182,6 +188,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     }
     return counts;
   });
+  jwt.registerMetrics(metrics);
   const authenticate = unionAuthenticator(authenticators, anon, { apiAudiences: serviceAccounts.config.apiAudiences });
   const special = reviewHandlers(authorizer, authenticate);
   const handle = buildHandlerChain({

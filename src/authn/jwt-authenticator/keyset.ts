@@ -1,0 +1,146 @@
+// An issuer's signing keys: OpenID discovery (`{url}/.well-known/openid-configuration`, or the
+// configured discoveryURL as is), then its `jwks_uri`, over TLS verified by the configured CA
+// (or the system roots). Keys are refetched when a token's signature verifies with none of
+// them (a rotated or unknown `kid`), at most once per `minRefreshMs`, one fetch at a time.
+import { createPublicKey, type KeyObject } from "node:crypto";
+import { request as httpsRequest } from "node:https";
+
+export interface Jwk {
+  kid?: string;
+  key: KeyObject;
+}
+
+export interface KeySetOptions {
+  issuerURL: string;
+  discoveryURL?: string;
+  /** PEM CA certificates for the issuer's TLS; system roots when absent. */
+  caPem?: string;
+  /** Smallest interval between two fetches of the key set triggered by tokens (default 5 s). */
+  minRefreshMs?: number;
+  /** Per-request timeout (default 30 s, as upstream's client). */
+  timeoutMs?: number;
+}
+
+const maxBody = 1 << 20;
+
+function httpsGetText(url: string, ca: string | undefined, timeoutMs: number): Promise<{ status: number; statusText: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      reject(new Error(`parse ${JSON.stringify(url)}: invalid URL`));
+      return;
+    }
+    if (u.protocol !== "https:") {
+      reject(new Error(`Get ${JSON.stringify(url)}: unsupported protocol scheme ${JSON.stringify(u.protocol.replace(/:$/, ""))}`));
+      return;
+    }
+    const req = httpsRequest(u, { method: "GET", ca, timeout: timeoutMs, headers: { accept: "application/json" } }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (c: Buffer) => {
+        size += c.length;
+        if (size > maxBody) {
+          req.destroy(new Error(`Get ${JSON.stringify(url)}: response body too large`));
+          return;
+        }
+        chunks.push(c);
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, statusText: `${res.statusCode} ${res.statusMessage ?? ""}`.trim(), body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`Get ${JSON.stringify(url)}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)));
+    req.on("error", (e) => reject(e.message.startsWith("Get ") ? e : new Error(`Get ${JSON.stringify(url)}: ${e.message}`)));
+    req.end();
+  });
+}
+
+/** The keys of a JWKS document usable for signatures (RSA and EC; `use` absent or `sig`). */
+export function keysFromJwks(doc: unknown): Jwk[] {
+  const keys = (doc as { keys?: unknown })?.keys;
+  if (!Array.isArray(keys)) throw new Error("oidc: failed to decode keys: no keys array");
+  const out: Jwk[] = [];
+  for (const k of keys) {
+    if (!k || typeof k !== "object") continue;
+    const jwk = k as Record<string, unknown>;
+    if (jwk.use !== undefined && jwk.use !== "sig") continue;
+    if (jwk.kty !== "RSA" && jwk.kty !== "EC") continue;
+    try {
+      // Only the public members: a JWKS that leaks a private key still yields a public key.
+      const pub = jwk.kty === "RSA" ? { kty: "RSA", n: jwk.n, e: jwk.e } : { kty: "EC", crv: jwk.crv, x: jwk.x, y: jwk.y };
+      out.push({ kid: typeof jwk.kid === "string" ? jwk.kid : undefined, key: createPublicKey({ format: "jwk", key: pub as any }) });
+    } catch {
+      // an unusable key is skipped; the others still verify
+    }
+  }
+  return out;
+}
+
+export class RemoteKeySet {
+  private keys: Jwk[] = [];
+  private jwksURI?: string;
+  private lastFetch = 0;
+  private inflight?: Promise<Jwk[]>;
+  /** How many times the key set was fetched (tests observe refreshes). */
+  fetches = 0;
+
+  constructor(private readonly o: KeySetOptions) {}
+
+  private get timeout(): number {
+    return this.o.timeoutMs ?? 30_000;
+  }
+
+  /** Discovery: the provider document must name this issuer and a jwks_uri. Then the first key fetch. */
+  async init(): Promise<void> {
+    const wellKnown = this.o.discoveryURL ?? `${this.o.issuerURL.replace(/\/$/, "")}/.well-known/openid-configuration`;
+    const res = await httpsGetText(wellKnown, this.o.caPem, this.timeout);
+    if (res.status !== 200) throw new Error(`${res.statusText}: ${res.body}`);
+    let doc: { issuer?: unknown; jwks_uri?: unknown };
+    try {
+      doc = JSON.parse(res.body);
+    } catch (e) {
+      throw new Error(`oidc: failed to decode provider discovery object: ${(e as Error).message}`);
+    }
+    if (doc?.issuer !== this.o.issuerURL) {
+      throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.o.issuerURL)} got ${JSON.stringify(doc?.issuer ?? "")}`);
+    }
+    if (typeof doc.jwks_uri !== "string" || !doc.jwks_uri) throw new Error("oidc: provider discovery document has no jwks_uri");
+    this.jwksURI = doc.jwks_uri;
+    await this.refresh(true);
+  }
+
+  current(): readonly Jwk[] {
+    return this.keys;
+  }
+
+  /**
+   * Fetches the key set again unless one was fetched within minRefreshMs (then resolves to the
+   * keys in hand). Concurrent callers share one fetch.
+   */
+  refresh(force = false): Promise<Jwk[]> {
+    if (this.inflight) return this.inflight;
+    if (!force && Date.now() - this.lastFetch < (this.o.minRefreshMs ?? 5_000)) return Promise.resolve(this.keys);
+    const uri = this.jwksURI;
+    if (!uri) return Promise.resolve(this.keys);
+    this.inflight = (async () => {
+      try {
+        this.lastFetch = Date.now();
+        this.fetches++;
+        const res = await httpsGetText(uri, this.o.caPem, this.timeout);
+        if (res.status !== 200) throw new Error(`oidc: get keys failed: ${res.statusText} ${res.body}`);
+        let doc: unknown;
+        try {
+          doc = JSON.parse(res.body);
+        } catch (e) {
+          throw new Error(`oidc: failed to decode keys: ${(e as Error).message} ${res.body}`);
+        }
+        this.keys = keysFromJwks(doc);
+        return this.keys;
+      } finally {
+        this.inflight = undefined;
+      }
+    })();
+    return this.inflight;
+  }
+}
