@@ -151,9 +151,18 @@ describe("service accounts", () => {
     expect(r.json).toMatchObject({ kind: "Status", reason: "Unauthorized", code: 401 });
   });
 
-  it("a wrong audience is 401", async () => {
+  it("a wrong audience is 401; a TokenReview for that audience accepts it and names it", async () => {
     const token = (await tokenRequest(s, "ns1", "default", { audiences: ["elsewhere"] })).json.status.token;
     expect((await whoami(s, token)).status).toBe(401);
+    const review = (audiences?: string[]) =>
+      req(s, "POST", "/apis/authentication.k8s.io/v1/tokenreviews", { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token, ...(audiences ? { audiences } : {}) } } });
+    const ok = (await review(["elsewhere", "other"])).json.status;
+    expect(ok.authenticated).toBe(true);
+    expect(ok.user.username).toBe("system:serviceaccount:ns1:default");
+    expect(ok.audiences).toEqual(["elsewhere"]);
+    const refused = (await review()).json.status;
+    expect(refused.authenticated).toBeUndefined();
+    expect(refused.error).toContain("is invalid for the target audiences");
   });
 
   it("fills legacy token Secrets, which authenticate, and deletes them with their ServiceAccount", async () => {

@@ -158,14 +158,15 @@ export function serviceAccountAuthenticator(o: ServiceAccountAuthenticatorOption
       let tokenAudiences = audiencesOf(claims);
       if (!tokenAudiences) return { error: "go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience" };
       if (tokenAudiences.length === 0) tokenAudiences = [...o.apiAudiences];
-      const requested = o.apiAudiences;
+      // A TokenReview's spec.audiences, else the API audiences.
+      const requested = req.audiences ?? o.apiAudiences;
       const auds = tokenAudiences.filter((a) => requested.includes(a));
       if (auds.length === 0 && requested.length !== 0) {
         return { error: `token audiences ${goQuoteList(tokenAudiences)} is invalid for the target audiences ${goQuoteList(requested)}` };
       }
       const r = legacy ? await validateLegacy(token, claims) : await validateBound(claims);
       if (typeof r === "string") return { error: r };
-      return { user: userInfoOf(r) };
+      return { user: userInfoOf(r), audiences: auds };
     },
   };
 }
