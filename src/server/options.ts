@@ -1,6 +1,11 @@
 // Everything a server instance is configured with. The CLI fills it from kube-apiserver-style
-// flags; the library fills it from startServer()'s options. No process-global state.
-export interface ServerOptions {
+// flags; the library fills it from startServer()'s options. No process-global state. Each
+// authentication method declares its own flags beside its code; ServerOptions carries them all.
+import type { OidcFlagOptions } from "../authn/jwt-authenticator/index.js";
+import type { RequestHeaderFlags } from "../authn/requestheader/index.js";
+import type { ServiceAccountFlags } from "../authn/serviceaccount/config.js";
+
+export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, OidcFlagOptions {
   bindAddress: string;
   securePort: number;
   tlsCertFile?: string;
@@ -9,43 +14,19 @@ export interface ServerOptions {
   certDir?: string;
   clientCAFile?: string;
   tokenAuthFile?: string;
-  // Token webhook (src/authn/webhook) and authenticating proxy (src/authn/requestheader).
+  // Token webhook (src/authn/webhook).
   /** --authentication-token-webhook-config-file: kubeconfig-format connection to the TokenReview service. */
   authenticationTokenWebhookConfigFile?: string;
   /** --authentication-token-webhook-cache-ttl in ms (default 2m). */
   authenticationTokenWebhookCacheTtlMs?: number;
   /** --authentication-token-webhook-version: v1beta1 (default) or v1. */
   authenticationTokenWebhookVersion?: string;
-  /** --requestheader-client-ca-file: the front proxy's CA; the method is off without it. */
-  requestheaderClientCAFile?: string;
-  /** --requestheader-allowed-names: CNs allowed to assert identities (empty: any from the CA). */
-  requestheaderAllowedNames?: string[];
-  /** --requestheader-username-headers, -uid-headers, -group-headers, -extra-headers-prefix. */
-  requestheaderUsernameHeaders?: string[];
-  requestheaderUIDHeaders?: string[];
-  requestheaderGroupHeaders?: string[];
-  requestheaderExtraHeadersPrefix?: string[];
   anonymousAuth: boolean;
   // Bootstrap tokens: --enable-bootstrap-token-auth (default false) and --controllers (default
   // ["*"]: kapi's token cleaner and bootstrap signer both run; see src/controllers/bootstrap).
   enableBootstrapTokenAuth?: boolean;
   controllers?: string[];
   authenticationConfig?: string;
-  // OIDC (--oidc-* flags; src/authn/jwt-authenticator/): one JWT authenticator from flags.
-  oidcIssuerURL?: string;
-  oidcClientID?: string;
-  oidcCAFile?: string;
-  /** Default "sub". */
-  oidcUsernameClaim?: string;
-  /** "-" = no prefix; unset = "<issuer URL>#" unless the claim is "email". */
-  oidcUsernamePrefix?: string;
-  oidcGroupsClaim?: string;
-  oidcGroupsPrefix?: string;
-  /** Default ["RS256"]. */
-  oidcSigningAlgs?: string[];
-  oidcRequiredClaims?: Record<string, string>;
-  /** Any --oidc-* flag was given (the CLI sets it). */
-  oidcFlagsSet?: boolean;
   authorizationMode: string[];
   runtimeConfig: string;
   featureGates: string;
@@ -63,17 +44,6 @@ export interface ServerOptions {
   serviceClusterIPRange: string;
   /** --service-node-port-range: where NodePorts come from. */
   serviceNodePortRange: string;
-  // Service accounts (src/authn/serviceaccount): --service-account-key-file (repeatable),
-  // --service-account-signing-key-file, --service-account-issuer (repeatable; empty: kapi's default
-  // issuer), --service-account-lookup, --api-audiences (empty: the issuers),
-  // --service-account-max-token-expiration (seconds, 0 = unset), --service-account-extend-token-expiration.
-  serviceAccountKeyFiles: string[];
-  serviceAccountSigningKeyFile?: string;
-  serviceAccountIssuers: string[];
-  serviceAccountLookup: boolean;
-  apiAudiences: string[];
-  serviceAccountMaxTokenExpirationSeconds: number;
-  serviceAccountExtendTokenExpiration: boolean;
   dataDir: string;
   storageBackend: "sqlite" | "memory";
   /** Write <dataDir>/admin.kubeconfig (the CLI does; memory-only library servers need no file). */
