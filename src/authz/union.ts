@@ -3,21 +3,7 @@
 import { mastersGroup } from "../authn/user.js";
 import type { Attributes, Authorizer, AuthzResult, RulesResult } from "./authorizer.js";
 import type { UserInfo } from "../authn/user.js";
-import { allRules, alwaysAllow, alwaysDeny } from "./always.js";
-
-export const supportedModes = ["AlwaysAllow", "AlwaysDeny"] as const;
-const knownUpstreamModes = ["ABAC", "RBAC", "Node", "Webhook"];
-
-export function authorizerForModes(modes: string[]): Authorizer {
-  const chain: Authorizer[] = modes.map((m) => {
-    if (m === "AlwaysAllow") return alwaysAllow;
-    if (m === "AlwaysDeny") return alwaysDeny;
-    if (knownUpstreamModes.includes(m)) throw new Error(`--authorization-mode: ${m} is not supported yet by kapi (supported: ${supportedModes.join(", ")})`);
-    throw new Error(`--authorization-mode: unknown authorization mode "${m}"`);
-  });
-  if (new Set(modes).size !== modes.length) throw new Error(`--authorization-mode: authorization modes may not be repeated: ${modes.join(",")}`);
-  return unionAuthorizer(chain);
-}
+import { allRules } from "./always.js";
 
 export function unionAuthorizer(chain: Authorizer[]): Authorizer {
   return {

@@ -256,6 +256,7 @@ export function webhookAuthorizer(o: WebhookAuthorizerOptions): Authorizer & { c
 
   return {
     cacheSize: () => cache.size,
+    rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: "webhook authorizer does not support user rule resolution" }),
     async authorize(a: Attributes): Promise<AuthzResult> {
       const spec = reviewSpec(a, o.authorizeWithSelectors);
       const m = matches(spec);
