@@ -129,3 +129,32 @@ describe("authorization flags", () => {
     expect(() => setupAuthorization({ authorizationMode: ["RBAC"] }, {}, { ...env, log: () => undefined })).toThrow(/RBAC is not supported yet/);
   });
 });
+
+describe("configuration reload rules", () => {
+  const doc = (...a: string[]) => `apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n${a.join("")}`;
+  it("RBAC, Node and ABAC can be neither dropped nor added by a reload; the previous chain stays", async () => {
+    const file = join(dir, "reload.yaml");
+    writeFileSync(file, doc("- {type: RBAC, name: rbac}\n"));
+    const logs: string[] = [];
+    const s = setupAuthorization({ authorizationConfig: file }, { rbac: () => alwaysAllow }, { ...env, log: (m) => logs.push(m), reloadIntervalMs: 3_600_000 });
+    try {
+      const ask = () => s.authorizer.authorize(attributes({ user: { name: "x", groups: [] }, resource: "pods" }));
+      expect((await ask()).decision).toBe("allow");
+      writeFileSync(file, doc("- {type: AlwaysDeny, name: alwaysdeny}\n"));
+      s.checkFile();
+      expect(logs.at(-1)).toMatch(/missing required types: \[RBAC\]/);
+      writeFileSync(file, doc("- {type: Node, name: node}\n- {type: RBAC, name: rbac}\n"));
+      s.checkFile();
+      expect(logs.at(-1)).toMatch(/authorizer type Node is not allowed if it was not enabled at initial server startup/);
+      expect((await ask()).decision).toBe("allow");
+      writeFileSync(file, doc("- {type: AlwaysDeny, name: alwaysdeny}\n- {type: RBAC, name: rbac}\n"));
+      s.checkFile();
+      expect((await ask()).decision).toBe("deny");
+      expect(s.metrics.text()).toMatch(/automatic_reloads_total\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="failure"\} 2/);
+      expect(s.metrics.text()).toMatch(/automatic_reloads_total\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="success"\} 1/);
+      expect(s.metrics.text()).toMatch(/apiserver_authorization_config_controller_last_config_info\{apiserver_id_hash="sha256:[0-9a-f]{64}",hash="sha256:[0-9a-f]{64}"\} 1/);
+    } finally {
+      s.stop();
+    }
+  });
+});
