@@ -195,10 +195,13 @@ describe("--authorization-config reloaded while serving", () => {
     expect(await status("tok-bob")).toBe(200);
   });
 
-  it("failurePolicy: Deny stops the chain when the webhook fails; NoOpinion falls through", async () => {
+  it("failurePolicy: Deny stops the chain when the webhook fails (500, as upstream); NoOpinion falls through", async () => {
     hook.reply = () => ({ status: 400, body: "down" }); // not retried (a 500 would be, with backoff)
     writeFileSync(file, doc(hookEntry("Deny"), alwaysAllow));
-    await waitFor(async () => (await status("tok-alice")) === 403);
+    // Deny with the webhook's error: upstream's filter answers 500 with the error.
+    await waitFor(async () => (await status("tok-alice")) === 500);
+    const r = await req(s, "GET", "/api/v1/namespaces/default/configmaps", { creds: s.as("tok-alice") });
+    expect(r.json).toMatchObject({ reason: "InternalError", message: expect.stringMatching(/^Internal error occurred: /) });
     writeFileSync(file, doc(hookEntry("NoOpinion"), alwaysAllow));
     await waitFor(async () => (await status("tok-alice")) === 200);
     expect((await req(s, "GET", "/metrics")).body.toString()).toMatch(/apiserver_authorization_webhook_evaluations_fail_open_total\{name="hook",result="error"\} \d+/);

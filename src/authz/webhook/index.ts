@@ -1,7 +1,7 @@
 // Webhook authorizer: each request's attributes go to a remote service as a SubjectAccessReview
 // (authorization.k8s.io v1beta1 — groups in spec.group — or v1 — spec.groups), and its status
 // decides: allowed → allow, denied → deny (both → deny with an error), neither → no opinion, with
-// status.reason as the reason (status.evaluationError is reported as the evaluation error).
+// status.reason as the reason (status.evaluationError is informational and ignored, as upstream).
 // A webhook that cannot be reached or fails (non-2xx, a malformed answer, the timeout) gives the
 // failure policy's decision (NoOpinion or Deny) with the error; 500, 504, 429, a Retry-After and
 // a reset connection are retried with upstream's backoff. Answers are cached by the review's spec
@@ -294,12 +294,12 @@ export function webhookAuthorizer(o: WebhookAuthorizerOptions): Authorizer & { c
         }
         if (shouldCache(a)) cache.set(key, status, status.allowed ? o.authorizedTtlMs : o.unauthorizedTtlMs);
       }
+      // status.evaluationError is informational: as upstream, only allowed/denied/reason decide.
       const reason = status.reason ?? "";
-      const withEval = (r: AuthzResult): AuthzResult => (status!.evaluationError ? { ...r, error: r.error ? `${r.error}; ${status!.evaluationError}` : status!.evaluationError } : r);
-      if (status.denied && status.allowed) return withEval({ decision: "deny", reason, error: "webhook subject access review returned both allow and deny response" });
-      if (status.denied) return withEval({ decision: "deny", reason });
-      if (status.allowed) return withEval({ decision: "allow", reason });
-      return withEval({ decision: "no-opinion", reason });
+      if (status.denied && status.allowed) return { decision: "deny", reason, error: "webhook subject access review returned both allow and deny response" };
+      if (status.denied) return { decision: "deny", reason };
+      if (status.allowed) return { decision: "allow", reason };
+      return { decision: "no-opinion", reason };
     },
   };
 }
