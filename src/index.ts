@@ -14,6 +14,13 @@ export interface StartOptions {
   /** 0 (default) picks a free port. */
   port?: number;
   bindAddress?: string;
+  /**
+   * --authorization-mode: default AlwaysAllow (kube-apiserver's default); `["Node", "RBAC"]` for the
+   * secure setup `npm start` uses. The admin kubeconfig is in system:masters, allowed by every mode.
+   */
+  authorizationMode?: string[];
+  /** --authorization-config: an AuthorizationConfiguration file, instead of `authorizationMode`. */
+  authorizationConfig?: string;
   /** Any other kube-apiserver option. */
   options?: Partial<ServerOptions>;
   /** In-process admission plugins, run after the built-in ones on every write. */
@@ -41,6 +48,8 @@ export async function startServer(opts: StartOptions = {}): Promise<KapiServer> 
     storageBackend: storage,
     dataDir: opts.dataDir ?? tempDir ?? "",
     writeKubeconfig: Boolean(opts.dataDir ?? tempDir),
+    ...(opts.authorizationMode ? { authorizationMode: opts.authorizationMode } : {}),
+    ...(opts.authorizationConfig ? { authorizationConfig: opts.authorizationConfig } : {}),
     ...opts.options,
   };
   const s = await startApiServer({ ...o, admissionPlugins: opts.admissionPlugins });

@@ -3,33 +3,24 @@
 import { mastersGroup } from "../authn/user.js";
 import type { Attributes, Authorizer, AuthzResult, RulesResult } from "./authorizer.js";
 import type { UserInfo } from "../authn/user.js";
-import { allRules, alwaysAllow, alwaysDeny } from "./always.js";
-
-export const supportedModes = ["AlwaysAllow", "AlwaysDeny"] as const;
-const knownUpstreamModes = ["ABAC", "RBAC", "Node", "Webhook"];
-
-export function authorizerForModes(modes: string[]): Authorizer {
-  const chain: Authorizer[] = modes.map((m) => {
-    if (m === "AlwaysAllow") return alwaysAllow;
-    if (m === "AlwaysDeny") return alwaysDeny;
-    if (knownUpstreamModes.includes(m)) throw new Error(`--authorization-mode: ${m} is not supported yet by kapi (supported: ${supportedModes.join(", ")})`);
-    throw new Error(`--authorization-mode: unknown authorization mode "${m}"`);
-  });
-  if (new Set(modes).size !== modes.length) throw new Error(`--authorization-mode: authorization modes may not be repeated: ${modes.join(",")}`);
-  return unionAuthorizer(chain);
-}
+import { allRules } from "./always.js";
 
 export function unionAuthorizer(chain: Authorizer[]): Authorizer {
   return {
     async authorize(a: Attributes): Promise<AuthzResult> {
       if (a.user.groups.includes(mastersGroup)) return { decision: "allow", reason: "" };
       const reasons: string[] = [];
+      const errors: string[] = [];
       for (const z of chain) {
         const r = await z.authorize(a);
         if (r.decision !== "no-opinion") return r;
         if (r.reason) reasons.push(r.reason);
+        if (r.error) errors.push(r.error);
       }
-      return { decision: "deny", reason: reasons.join("\n") };
+      const out: AuthzResult = { decision: "deny", reason: reasons.join("\n") };
+      const error = aggregateErrors(errors);
+      if (error) out.error = error;
+      return out;
     },
     async rulesFor(user: UserInfo, namespace: string): Promise<RulesResult> {
       if (user.groups.includes(mastersGroup)) return allRules();
@@ -48,4 +39,12 @@ export function unionAuthorizer(chain: Authorizer[]): Authorizer {
       return out;
     },
   };
+}
+
+/** Errors joined as upstream's error aggregate prints them (one: itself; several: "[a, b]", duplicates once). */
+export function aggregateErrors(errors: string[]): string {
+  const seen = [...new Set(errors.filter((e) => e !== ""))];
+  if (seen.length === 0) return "";
+  if (seen.length === 1) return seen[0]!;
+  return `[${seen.join(", ")}]`;
 }

@@ -7,6 +7,7 @@ import type { KObject } from "../registry/object.js";
 import { ownershipOptions } from "../registry/field-ownership.js";
 import { checkNameMatches, type WriteOptions, type WriteResult } from "../registry/store.js";
 import type { ResourceRequest } from "./context.js";
+import { createAuthorization } from "../authz/create-on-update.js";
 
 export interface ApplyOptions extends WriteOptions {
   force: boolean;
@@ -21,6 +22,7 @@ export async function applyConfiguration(r: ResourceRequest, config: KObject, op
   return r.parts.store.update(r.type, ns, name, {
     subresource: sub,
     createIfMissing: true,
+    authorizeCreate: createAuthorization(r),
     desired(live) {
       const body = live ? config : { ...config, metadata: { ...(config.metadata ?? {}), name } };
       return applyPatch(live, body, manager, undefined, engine).object as KObject;

@@ -20,6 +20,8 @@ export interface ServerParts {
   gates: FeatureGates;
   /** Active streams (watches) to end on shutdown. */
   streams: Set<{ stop(): void }>;
+  /** The server's authorizer chain (create-on-update is authorized as `create`). */
+  authorizer?: import("../authz/authorizer.js").Authorizer;
   /** --min-request-timeout: a watch without timeoutSeconds lasts this to twice this (default 1800). */
   minRequestTimeoutSeconds?: number;
 }

@@ -6,6 +6,7 @@ import { parseDryRun } from "./options.js";
 import { resolveFieldManager } from "./field-manager.js";
 import { negotiateWrite, writeWritten } from "./output.js";
 import { writeOptions } from "./write-options.js";
+import { createAuthorization } from "../authz/create-on-update.js";
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   const n = negotiateWrite(r);
@@ -27,7 +28,7 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
     r.type,
     r.info.namespace,
     r.info.name,
-    { subresource: sub, createIfMissing: r.type.strategy.allowCreateOnUpdate, desired: () => body },
+    { subresource: sub, createIfMissing: r.type.strategy.allowCreateOnUpdate, desired: () => body, authorizeCreate: createAuthorization(r) },
     writeOptions(r, { dryRun, fieldManager }),
   );
   writeWritten(r, n, result);

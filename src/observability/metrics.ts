@@ -61,9 +61,16 @@ export class ServerMetrics {
     };
   }
 
+  /** Metrics other modules render themselves (Prometheus text), appended to the registry's. */
+  private readonly extraSources: (() => string)[] = [];
+  addTextSource(render: () => string): void {
+    this.extraSources.push(render);
+  }
+
   async text(): Promise<{ body: string; contentType: string }> {
     const m = await this.load();
-    return { body: await m.registry.metrics(), contentType: m.registry.contentType };
+    const extra = this.extraSources.map((f) => f()).join("");
+    return { body: (await m.registry.metrics()) + extra, contentType: m.registry.contentType };
   }
 }
 

@@ -65,6 +65,8 @@ export interface UpdateSpec {
   desired(current: KObject | undefined): KObject | Promise<KObject>;
   /** A missing object is created (apply; PUT of types that allow it). Never for subresources. */
   createIfMissing: boolean;
+  /** Before such a create: may the requester create it? (upstream authorizes create-on-update as `create`). Throws to refuse. */
+  authorizeCreate?: () => Promise<void>;
 }
 
 /** How long a read of a future resourceVersion waits before 504. */
@@ -205,6 +207,7 @@ export class GenericStore {
       desired.metadata.name = name;
       if (!current) {
         if (subresource || !spec.createIfMissing) throw notFound(t.gr, name);
+        await spec.authorizeCreate?.();
         try {
           return await this.create(t, ns, desired, opts);
         } catch (e) {

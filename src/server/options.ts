@@ -27,7 +27,17 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   enableBootstrapTokenAuth?: boolean;
   controllers?: string[];
   authenticationConfig?: string;
+  // Authorization (src/authz/modes.ts): --authorization-mode (empty: AlwaysAllow, unless
+  // --authorization-config), --authorization-policy-file (ABAC), --authorization-webhook-config-file,
+  // -version (v1beta1), -cache-authorized-ttl (5m) and -cache-unauthorized-ttl (30s), in ms;
+  // --authorization-config (AuthorizationConfiguration file, reloaded on change).
   authorizationMode: string[];
+  authorizationPolicyFile?: string;
+  authorizationWebhookConfigFile?: string;
+  authorizationWebhookVersion?: string;
+  authorizationWebhookCacheAuthorizedTtlMs?: number;
+  authorizationWebhookCacheUnauthorizedTtlMs?: number;
+  authorizationConfig?: string;
   runtimeConfig: string;
   featureGates: string;
   livezGracePeriodMs: number;
@@ -57,7 +67,7 @@ export function defaultOptions(): ServerOptions {
     bindAddress: "0.0.0.0",
     securePort: 6443,
     anonymousAuth: true,
-    authorizationMode: ["AlwaysAllow"],
+    authorizationMode: [],
     runtimeConfig: "",
     featureGates: "",
     livezGracePeriodMs: 0,

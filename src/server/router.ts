@@ -54,6 +54,8 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
   const { parts } = cfg;
   const type = parts.types.get(info.apiGroup, info.apiVersion, info.resource);
   if (!type || info.parts.length > 3) throw notFoundPath();
+  // The deprecated verb-in-path forms: only GET /watch/... is served (no /proxy/... paths).
+  if (info.verbViaPath && (info.verb !== "watch" || (ctx.ex.method !== "GET" && ctx.ex.method !== "HEAD"))) throw notFoundPath();
   const r: ResourceRequest = {
     ctx,
     ex: ctx.ex,

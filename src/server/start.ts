@@ -13,7 +13,7 @@ import { unionAuthenticator } from "../authn/union.js";
 import { setupServiceAccounts } from "../authn/serviceaccount/setup.js";
 import { defaultControllers } from "../controllers/controllers-flag.js";
 import { authenticationMethods } from "../authn/methods.js";
-import { authorizerForModes } from "../authz/union.js";
+import { checkAuthorizationFlags, setupAuthorization, type AuthorizationSetup, type ModeFactories } from "../authz/modes.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
@@ -83,11 +83,17 @@ export interface EmbeddingOptions extends CacheTuning {
   admissionPlugins?: AdmissionPlugin[];
 }
 
+/** The modes other modules provide (RBAC, Node): each added here by its module. */
+function authorizationModeFactories(): ModeFactories {
+  return {};
+}
+
 export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promise<RunningServer> {
   const t0 = Date.now();
   const gates = FeatureGates.parse(o.featureGates);
   const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
-  const authorizer = authorizerForModes(o.authorizationMode);
+  // Authorization flags are checked before anything is opened; the chain is built below.
+  checkAuthorizationFlags(o);
   const authnConfig = o.authenticationConfig ? loadAuthenticationConfig(o.authenticationConfig) : undefined;
   if (authnConfig?.anonymous && !o.anonymousAuth) {
     throw new Error("--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file");
@@ -111,6 +117,18 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const ranges = serviceRanges(o.serviceClusterIPRange, o.serviceNodePortRange); // validates the flags
   const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
+  // Authorization (src/authz/modes.ts): the chain from the flags or --authorization-config; RBAC
+  // and Node plug in through their factories (src/authz/rbac, src/authz/node).
+  let authz: AuthorizationSetup;
+  try {
+    authz = setupAuthorization(o, authorizationModeFactories(), { authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"), log: o.log });
+  } catch (e) {
+    informers.stop();
+    cacher.stop();
+    await storage.close();
+    throw e;
+  }
+  const authorizer = authz.authorizer;
   const nsInformer = informers.metadataFor(nsType);
   // A namespace the informer lacks (not synced yet, or newer than it) is read live through the
   // store (declared next): start-up does not wait for the informer.
@@ -129,6 +147,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     codecs: new CodecSet([jsonCodec, yamlCodec, ...extraCodecs()]),
     streams: new Set(),
     minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
+    authorizer,
   };
 
   // A group-resource that stops being served (or changes shape) takes its watch cache with it.
@@ -150,6 +169,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const stopBackground = () => {
     clearTimeout(gcTimer);
     jwt.stop();
+    authz.stop();
     for (const c of controllers) c.stop();
     releaseCaches();
     informers.stop();
@@ -199,6 +219,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     isLongRunning,
     authenticate,
     authorizer,
+    authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"),
     flowControl: maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning),
     router: createRouter({
       parts,
@@ -232,6 +253,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     kubeconfigPath = join(o.dataDir, "admin.kubeconfig");
     writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });
   }
+  metrics.addTextSource(() => authz.metrics.text());
   setImmediate(() => void metrics.load()); // off the start-up path
   o.log(`kapi: serving on ${url} (storage ${o.storageBackend}${persistent ? ` in ${o.dataDir}` : ""}) in ${Date.now() - t0} ms`);
   if (kubeconfigPath) o.log(`kapi: admin kubeconfig: ${kubeconfigPath}`);

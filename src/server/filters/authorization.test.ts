@@ -53,4 +53,19 @@ describe("authorization filter", () => {
       message: 'forbidden: User "jane" cannot get path "/x&lt;y&gt;&amp;z"',
     });
   });
+
+  it("not allowed because an authorizer failed → 500 with the error (upstream); allowed despite an error → served", async () => {
+    const failing: Authorizer = { authorize: () => ({ decision: "deny", reason: "", error: "webhook unreachable" }) };
+    const { ctx } = recordingContext({ method: "GET", path: "/api/v1/pods", user });
+    ctx.audit = { auditID: "x", annotations: {} };
+    await expect(authorizationFilter(failing)(ctx, async () => undefined)).rejects.toMatchObject({ code: 500, reason: "InternalError", message: "Internal error occurred: webhook unreachable" });
+    expect(ctx.audit.annotations).toEqual({ "authorization.k8s.io/reason": "internal error" });
+    const allowing: Authorizer = { authorize: () => ({ decision: "allow", reason: "ok", error: "one of them failed" }) };
+    const next = vi.fn(async () => undefined);
+    const c2 = recordingContext({ method: "GET", path: "/api/v1/pods", user }).ctx;
+    c2.audit = { auditID: "y", annotations: {} };
+    await authorizationFilter(allowing)(c2, next);
+    expect(next).toHaveBeenCalledOnce();
+    expect(c2.audit.annotations).toEqual({ "authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": "ok" });
+  });
 });

@@ -1,9 +1,10 @@
 // May this user do this? The authorizer decides on the request's attributes; anything but allow
 // is 403 with upstream's wording.
-import { ApiError, forbidden } from "../../apimachinery/errors.js";
+import { ApiError, forbidden, internalError } from "../../apimachinery/errors.js";
 import type { UserInfo } from "../../authn/user.js";
+import { attributesFor } from "../../authz/attributes.js";
 import type { Authorizer } from "../../authz/authorizer.js";
-import { requestInfoOf, userOf } from "../../http/context.js";
+import { requestInfoOf, userOf, type RequestContext } from "../../http/context.js";
 import type { RequestInfo } from "../../http/request-info.js";
 import type { Filter } from "./filter.js";
 
@@ -11,21 +12,28 @@ export function authorizationFilter(authorizer: Authorizer): Filter {
   return async (ctx, next) => {
     const info = requestInfoOf(ctx);
     const user = userOf(ctx);
-    const decision = await authorizer.authorize({
-      user,
-      verb: info.verb,
-      isResourceRequest: info.isResourceRequest,
-      path: info.path,
-      namespace: info.namespace,
-      apiGroup: info.apiGroup,
-      apiVersion: info.apiVersion,
-      resource: info.resource,
-      subresource: info.subresource,
-      name: info.name,
-    });
-    if (decision.decision !== "allow") throw forbiddenFor(user, info, decision.reason);
-    return next();
+    const decision = await authorizer.authorize(attributesFor(user, info));
+    // Allowed even with an evaluation error (an authorizer may err and another still allow).
+    if (decision.decision === "allow") {
+      annotate(ctx, "allow", decision.reason);
+      return next();
+    }
+    // Not allowed because an authorizer failed: upstream answers 500 with the error.
+    if (decision.error) {
+      annotate(ctx, undefined, "internal error");
+      throw internalError(new Error(decision.error));
+    }
+    annotate(ctx, "forbid", decision.reason);
+    throw forbiddenFor(user, info, decision.reason);
   };
+}
+
+/** The audit annotations upstream's filter adds (authorization.k8s.io/decision and /reason). */
+function annotate(ctx: RequestContext, decision: "allow" | "forbid" | undefined, reason: string): void {
+  const a = ctx.audit?.annotations;
+  if (!a) return;
+  if (decision) a["authorization.k8s.io/decision"] = decision;
+  a["authorization.k8s.io/reason"] = reason;
 }
 
 /** Upstream's 403: the message names resource/subresource; the Status details name the resource. */
