@@ -5,13 +5,19 @@ import type { Attributes, Authorizer, AuthzResult, RulesResult } from "./authori
 import type { UserInfo } from "../authn/user.js";
 import { allRules, alwaysAllow, alwaysDeny } from "./always.js";
 
-export const supportedModes = ["AlwaysAllow", "AlwaysDeny"] as const;
-const knownUpstreamModes = ["ABAC", "RBAC", "Node", "Webhook"];
+export const supportedModes = ["AlwaysAllow", "AlwaysDeny", "RBAC"] as const;
+const knownUpstreamModes = ["ABAC", "Node", "Webhook"];
 
-export function authorizerForModes(modes: string[]): Authorizer {
+/** Authorizers built by the server's assembly (RBAC needs its informers). */
+export interface ModeAuthorizers {
+  rbac?: Authorizer;
+}
+
+export function authorizerForModes(modes: string[], built: ModeAuthorizers = {}): Authorizer {
   const chain: Authorizer[] = modes.map((m) => {
     if (m === "AlwaysAllow") return alwaysAllow;
     if (m === "AlwaysDeny") return alwaysDeny;
+    if (m === "RBAC" && built.rbac) return built.rbac;
     if (knownUpstreamModes.includes(m)) throw new Error(`--authorization-mode: ${m} is not supported yet by kapi (supported: ${supportedModes.join(", ")})`);
     throw new Error(`--authorization-mode: unknown authorization mode "${m}"`);
   });
