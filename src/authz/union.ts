@@ -35,7 +35,7 @@ export function unionAuthorizer(chain: Authorizer[]): Authorizer {
         if (r.decision !== "no-opinion") return r;
         if (r.reason) reasons.push(r.reason);
       }
-      return { decision: "deny", reason: reasons.join("\n") };
+      return { decision: "deny", reason: reasons.join("\n"), defaultDeny: true };
     },
     async rulesFor(user: UserInfo, namespace: string): Promise<RulesResult> {
       if (user.groups.includes(mastersGroup)) return allRules();
