@@ -142,6 +142,11 @@ describe("RBAC with real clients", () => {
       // the dangling binding shows in zed's no-opinion reason, as upstream's rule resolver reports it
       const sar = await post("/apis/authorization.k8s.io/v1/subjectaccessreviews", { spec: { user: "zed", resourceAttributes: { namespace: "team", verb: "get", resource: "pods" } } });
       expect(sar.json.status).toEqual({ allowed: false, reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "no-such-role" not found' });
+      // …and as the evaluationError of zed's rules review (through impersonation)
+      const ssrr = await req(s, "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", { body: { spec: { namespace: "team" } }, headers: { "Impersonate-User": "zed" } });
+      expect(ssrr.status).toBe(201);
+      expect(ssrr.json).toMatchObject({ kind: "SelfSubjectRulesReview", apiVersion: "authorization.k8s.io/v1", metadata: { creationTimestamp: null }, spec: {} });
+      expect(ssrr.json.status).toMatchObject({ incomplete: false, evaluationError: 'clusterrole.rbac.authorization.k8s.io "no-such-role" not found' });
     });
   });
 
