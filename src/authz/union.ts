@@ -30,12 +30,17 @@ export function unionAuthorizer(chain: Authorizer[]): Authorizer {
     async authorize(a: Attributes): Promise<AuthzResult> {
       if (a.user.groups.includes(mastersGroup)) return { decision: "allow", reason: "" };
       const reasons: string[] = [];
+      const errors: string[] = [];
       for (const z of chain) {
         const r = await z.authorize(a);
         if (r.decision !== "no-opinion") return r;
         if (r.reason) reasons.push(r.reason);
+        if (r.error) errors.push(r.error);
       }
-      return { decision: "deny", reason: reasons.join("\n"), defaultDeny: true };
+      const out: AuthzResult = { decision: "deny", reason: reasons.join("\n"), defaultDeny: true };
+      const error = aggregateErrors(errors);
+      if (error) out.error = error;
+      return out;
     },
     async rulesFor(user: UserInfo, namespace: string): Promise<RulesResult> {
       if (user.groups.includes(mastersGroup)) return allRules();
@@ -54,4 +59,12 @@ export function unionAuthorizer(chain: Authorizer[]): Authorizer {
       return out;
     },
   };
+}
+
+/** Errors joined as upstream's error aggregate prints them (one: itself; several: "[a, b]", duplicates once). */
+export function aggregateErrors(errors: string[]): string {
+  const seen = [...new Set(errors.filter((e) => e !== ""))];
+  if (seen.length === 0) return "";
+  if (seen.length === 1) return seen[0]!;
+  return `[${seen.join(", ")}]`;
 }

@@ -265,9 +265,10 @@ export class RbacIndex {
   }
 }
 
-/** Upstream's utilerrors.NewAggregate message: one error as is, several as "[a, b]". */
+/** Upstream's utilerrors.NewAggregate message: one error as is, several as "[a, b]", duplicates once. */
 export function aggregateMessage(errors: readonly string[]): string {
-  return errors.length === 1 ? errors[0]! : `[${errors.join(", ")}]`;
+  const seen = [...new Set(errors)];
+  return seen.length === 1 ? seen[0]! : `[${seen.join(", ")}]`;
 }
 
 /** The four informers (one absent when its type is not served: nothing of it is indexed). */

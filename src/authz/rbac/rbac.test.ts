@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Attributes, Authorizer } from "../authorizer.js";
-import { unionAuthorizer } from "../union.js";
+import type { Attributes } from "../authorizer.js";
+import { authorizerConformance } from "../conformance.testkit.js";
 import type { KObject } from "../../registry/object.js";
 import { decide, rulesFromIndex } from "./authorizer.js";
 import { conformancePolicy, rbacConformanceCases } from "./conformance-cases.js";
@@ -13,29 +13,13 @@ const full = (a: Partial<Attributes> & { user: Attributes["user"] }): Attributes
   verb: "get", isResourceRequest: true, path: "", namespace: "", apiGroup: "", apiVersion: "v1", resource: "", subresource: "", name: "", ...a,
 });
 
-// Same shape as src/authz/conformance.testkit.ts (switch to authorizerConformance once it is on main).
-describe("RBAC: conformance table", () => {
-  const ix = conformancePolicy();
-  const z: Authorizer = { authorize: (a) => decide(ix, a) };
-  for (const c of rbacConformanceCases) {
-    it(`${c.decision}: ${c.title}`, async () => {
-      const a = full(c.attributes);
-      const r = await z.authorize(a);
-      expect(r.decision).toBe(c.decision);
-      if (typeof c.reasonMatches === "string") expect(r.reason).toContain(c.reasonMatches);
-      else if (c.reasonMatches) expect(r.reason).toMatch(c.reasonMatches);
-      if (c.error === false) expect(r.error ?? "").toBe("");
-      let asked = 0;
-      const u = await unionAuthorizer([z, { authorize: () => (asked++, { decision: "allow", reason: "next" }) }]).authorize(a);
-      if (c.decision === "no-opinion") {
-        expect(asked).toBe(1);
-        expect(u.decision).toBe("allow");
-      } else {
-        expect(asked).toBe(0);
-        expect(u).toMatchObject({ decision: c.decision, reason: r.reason });
-      }
-    });
-  }
+authorizerConformance({
+  name: "RBAC",
+  make: () => {
+    const ix = conformancePolicy();
+    return { authorize: (a) => decide(ix, a), rulesFor: (u, ns) => rulesFromIndex(ix, u, ns) };
+  },
+  cases: rbacConformanceCases,
 });
 
 describe("RBAC: index follows changes", () => {
