@@ -17,7 +17,7 @@ authorizerConformance({
   name: "AlwaysDeny",
   make: () => alwaysDeny,
   cases: [
-    { title: "a resource request", attributes: { user: alice, verb: "get", resource: "pods", namespace: "default" }, decision: "deny", reasonMatches: "Everything is forbidden." },
-    { title: "a non-resource request", attributes: { user: alice, verb: "get", isResourceRequest: false, path: "/version" }, decision: "deny", reasonMatches: "Everything is forbidden." },
+    { title: "a resource request", attributes: { user: alice, verb: "get", resource: "pods", namespace: "default" }, decision: "no-opinion", reasonMatches: "Everything is forbidden." },
+    { title: "a non-resource request", attributes: { user: alice, verb: "get", isResourceRequest: false, path: "/version" }, decision: "no-opinion", reasonMatches: "Everything is forbidden." },
   ],
 });

@@ -8,7 +8,8 @@ export const allRules = (): RulesResult => ({
 });
 
 export const alwaysAllow: Authorizer = { authorize: () => ({ decision: "allow", reason: "" }), rulesFor: allRules };
+// As upstream: no opinion (so a later mode may still allow), with the reason the 403 carries.
 export const alwaysDeny: Authorizer = {
-  authorize: () => ({ decision: "deny", reason: "Everything is forbidden." }),
+  authorize: () => ({ decision: "no-opinion", reason: "Everything is forbidden." }),
   rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
 };

@@ -34,6 +34,8 @@ connectionInfo:
 matchConditions:
 - expression: has(request.resourceAttributes)`;
 
+const noOpinion = { authorize: () => ({ decision: "no-opinion" as const, reason: "" }) };
+
 describe("authorization configuration file", () => {
   it("loads v1 and v1beta1 with defaults", () => {
     const c = loadAuthorizationConfiguration(webhook(good), env);
@@ -136,20 +138,21 @@ describe("configuration reload rules", () => {
     const file = join(dir, "reload.yaml");
     writeFileSync(file, doc("- {type: RBAC, name: rbac}\n"));
     const logs: string[] = [];
-    const s = setupAuthorization({ authorizationConfig: file }, { rbac: () => alwaysAllow }, { ...env, log: (m) => logs.push(m), reloadIntervalMs: 3_600_000 });
+    const s = setupAuthorization({ authorizationConfig: file }, { rbac: () => noOpinion }, { ...env, log: (m) => logs.push(m), reloadIntervalMs: 3_600_000 });
     try {
       const ask = () => s.authorizer.authorize(attributes({ user: { name: "x", groups: [] }, resource: "pods" }));
-      expect((await ask()).decision).toBe("allow");
+      // The stand-in for RBAC has no opinion: all no-opinion is a deny.
+      expect((await ask()).decision).toBe("deny");
       writeFileSync(file, doc("- {type: AlwaysDeny, name: alwaysdeny}\n"));
       s.checkFile();
       expect(logs.at(-1)).toMatch(/missing required types: \[RBAC\]/);
       writeFileSync(file, doc("- {type: Node, name: node}\n- {type: RBAC, name: rbac}\n"));
       s.checkFile();
       expect(logs.at(-1)).toMatch(/authorizer type Node is not allowed if it was not enabled at initial server startup/);
-      expect((await ask()).decision).toBe("allow");
-      writeFileSync(file, doc("- {type: AlwaysDeny, name: alwaysdeny}\n- {type: RBAC, name: rbac}\n"));
-      s.checkFile();
       expect((await ask()).decision).toBe("deny");
+      writeFileSync(file, doc("- {type: AlwaysAllow, name: alwaysallow}\n- {type: RBAC, name: rbac}\n"));
+      s.checkFile();
+      expect((await ask()).decision).toBe("allow");
       expect(s.metrics.text()).toMatch(/automatic_reloads_total\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="failure"\} 2/);
       expect(s.metrics.text()).toMatch(/automatic_reloads_total\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="success"\} 1/);
       expect(s.metrics.text()).toMatch(/apiserver_authorization_config_controller_last_config_info\{apiserver_id_hash="sha256:[0-9a-f]{64}",hash="sha256:[0-9a-f]{64}"\} 1/);

@@ -17,7 +17,7 @@ export function unionAuthorizer(chain: Authorizer[]): Authorizer {
         if (r.reason) reasons.push(r.reason);
         if (r.error) errors.push(r.error);
       }
-      const out: AuthzResult = { decision: "deny", reason: reasons.join("\n") };
+      const out: AuthzResult = { decision: "deny", reason: reasons.join("\n"), defaultDeny: true };
       const error = aggregateErrors(errors);
       if (error) out.error = error;
       return out;

@@ -14,6 +14,7 @@ import { setupServiceAccounts } from "../authn/serviceaccount/setup.js";
 import { defaultControllers } from "../controllers/controllers-flag.js";
 import { authenticationMethods } from "../authn/methods.js";
 import { checkAuthorizationFlags, setupAuthorization, type AuthorizationSetup, type ModeFactories } from "../authz/modes.js";
+import { setupRbac, type RbacSetup } from "../authz/rbac/setup.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
@@ -84,8 +85,9 @@ export interface EmbeddingOptions extends CacheTuning {
 }
 
 /** The modes other modules provide (RBAC, Node): each added here by its module. */
-function authorizationModeFactories(): ModeFactories {
-  return {};
+/** The modes built from this server's own parts (their informers); the others need only flags. */
+function authorizationModeFactories(rbac: RbacSetup): ModeFactories {
+  return { rbac: () => rbac.authorizer };
 }
 
 export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promise<RunningServer> {
@@ -94,6 +96,13 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
   // Authorization flags are checked before anything is opened; the chain is built below.
   checkAuthorizationFlags(o);
+  // RBAC: authorizer (index over its informers), escalation guard (in every mode, as upstream),
+  // aggregation controller.
+  const rbac = setupRbac({
+    parts: () => ({ store, types, informers }),
+    log: o.log,
+    prewarm: o.authorizationMode.includes("RBAC") || o.authorizationConfig !== undefined,
+  });
   const authnConfig = o.authenticationConfig ? loadAuthenticationConfig(o.authenticationConfig) : undefined;
   if (authnConfig?.anonymous && !o.anonymousAuth) {
     throw new Error("--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file");
@@ -121,7 +130,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   // and Node plug in through their factories (src/authz/rbac, src/authz/node).
   let authz: AuthorizationSetup;
   try {
-    authz = setupAuthorization(o, authorizationModeFactories(), { authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"), log: o.log });
+    authz = setupAuthorization(o, authorizationModeFactories(rbac), { authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"), log: o.log });
   } catch (e) {
     informers.stop();
     cacher.stop();
@@ -134,7 +143,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   // store (declared next): start-up does not wait for the informer.
   const namespaces: NamespaceStates = new NamespaceStates(nsInformer, { get: (t, ns, name) => store.get(t, ns, name) }, nsType);
   // The admission chain every write passes; NamespaceLifecycle is its first built-in plugin.
-  const admission = admissionChain([namespaceLifecycle((ns) => namespaces.get(ns)), ...(o.admissionPlugins ?? [])]);
+  const admission = admissionChain([namespaceLifecycle((ns) => namespaces.get(ns)), rbac.escalationGuard(() => authorizer), ...(o.admissionPlugins ?? [])]);
   const store: GenericStore = new GenericStore(storage, admission, {
     serviceClusterIPRange: o.serviceClusterIPRange,
     serviceNodePortRange: o.serviceNodePortRange,
@@ -163,7 +172,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
   await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
   bootstrapped = true;
-  const controllers = [startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers)];
+  const controllers = [startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers)];
   let gcTimer: NodeJS.Timeout | undefined;
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {
