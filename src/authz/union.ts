@@ -8,10 +8,15 @@ import { allRules, alwaysAllow, alwaysDeny } from "./always.js";
 export const supportedModes = ["AlwaysAllow", "AlwaysDeny"] as const;
 const knownUpstreamModes = ["ABAC", "RBAC", "Node", "Webhook"];
 
-export function authorizerForModes(modes: string[]): Authorizer {
+/** Modes built from server parts (informers…), given by the server: `Node` today. */
+export type ModeFactories = Partial<Record<string, () => Authorizer>>;
+
+export function authorizerForModes(modes: string[], factories: ModeFactories = {}): Authorizer {
   const chain: Authorizer[] = modes.map((m) => {
     if (m === "AlwaysAllow") return alwaysAllow;
     if (m === "AlwaysDeny") return alwaysDeny;
+    const make = factories[m];
+    if (make) return make();
     if (knownUpstreamModes.includes(m)) throw new Error(`--authorization-mode: ${m} is not supported yet by kapi (supported: ${supportedModes.join(", ")})`);
     throw new Error(`--authorization-mode: unknown authorization mode "${m}"`);
   });

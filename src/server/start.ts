@@ -13,6 +13,7 @@ import { setupServiceAccounts } from "../authn/serviceaccount/setup.js";
 import { defaultControllers } from "../controllers/controllers-flag.js";
 import { authenticationMethods } from "../authn/methods.js";
 import { authorizerForModes } from "../authz/union.js";
+import { deferredNodeAuthorizer } from "../authz/node/index.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
@@ -86,7 +87,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const t0 = Date.now();
   const gates = FeatureGates.parse(o.featureGates);
   const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
-  const authorizer = authorizerForModes(o.authorizationMode);
+  const nodeAuthz = deferredNodeAuthorizer(); // Node mode: its graph starts once the informers exist
+  const authorizer = authorizerForModes(o.authorizationMode, { Node: () => nodeAuthz.use() });
   const authnConfig = o.authenticationConfig ? loadAuthenticationConfig(o.authenticationConfig) : undefined;
   if (authnConfig?.anonymous && !o.anonymousAuth) {
     throw new Error("--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file");
@@ -108,6 +110,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const ranges = serviceRanges(o.serviceClusterIPRange, o.serviceNodePortRange); // validates the flags
   const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
+  nodeAuthz.start({ informers, types, gates });
   const nsInformer = informers.metadataFor(nsType);
   // A namespace the informer lacks (not synced yet, or newer than it) is read live through the
   // store (declared next): start-up does not wait for the informer.
@@ -148,6 +151,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     clearTimeout(gcTimer);
     for (const c of controllers) c.stop();
     releaseCaches();
+    nodeAuthz.stop();
     informers.stop();
     cacher.stop();
   };
