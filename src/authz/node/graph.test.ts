@@ -144,8 +144,8 @@ describe("pod and PV references", () => {
     };
     const r = podReferences(pod);
     expect(r.serviceAccount).toBe("runner");
-    expect(r.secrets.sort()).toEqual(["csi-secret", "eph", "init-env", "proj-secret", "pull", "sec-env", "sec-key", "vol-secret"]);
-    expect(r.configMaps.sort()).toEqual(["cm-env", "cm-key", "proj-cm", "vol-cm"]);
+    expect([...r.secrets].sort()).toEqual(["csi-secret", "eph", "init-env", "proj-secret", "pull", "sec-env", "sec-key", "vol-secret"]);
+    expect([...r.configMaps].sort()).toEqual(["cm-env", "cm-key", "proj-cm", "vol-cm"]);
     expect(r.pvcs).toEqual(["data", "web-scratch"]);
     expect(r.resourceClaims).toEqual(["gpu-claim", "web-tpl-abc"]);
   });
