@@ -15,6 +15,8 @@ import { defaultControllers } from "../controllers/controllers-flag.js";
 import { authenticationMethods } from "../authn/methods.js";
 import { checkAuthorizationFlags, setupAuthorization, type AuthorizationSetup, type ModeFactories } from "../authz/modes.js";
 import { setupRbac, type RbacSetup } from "../authz/rbac/setup.js";
+import { createNodeAuthorizer, type RunningNodeAuthorizer } from "../authz/node/index.js";
+import type { Authorizer } from "../authz/authorizer.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
@@ -86,8 +88,8 @@ export interface EmbeddingOptions extends CacheTuning {
 
 /** The modes other modules provide (RBAC, Node): each added here by its module. */
 /** The modes built from this server's own parts (their informers); the others need only flags. */
-function authorizationModeFactories(rbac: RbacSetup): ModeFactories {
-  return { rbac: () => rbac.authorizer };
+function authorizationModeFactories(rbac: RbacSetup, node: () => Authorizer): ModeFactories {
+  return { rbac: () => rbac.authorizer, node };
 }
 
 export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promise<RunningServer> {
@@ -129,8 +131,10 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   // Authorization (src/authz/modes.ts): the chain from the flags or --authorization-config; RBAC
   // and Node plug in through their factories (src/authz/rbac, src/authz/node).
   let authz: AuthorizationSetup;
+  // The Node authorizer keeps a graph over its informers: made only when a mode asks for it.
+  let nodeAuthorizer: RunningNodeAuthorizer | undefined;
   try {
-    authz = setupAuthorization(o, authorizationModeFactories(rbac), { authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"), log: o.log });
+    authz = setupAuthorization(o, authorizationModeFactories(rbac, () => (nodeAuthorizer = createNodeAuthorizer({ informers, types, gates }))), { authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"), log: o.log });
   } catch (e) {
     informers.stop();
     cacher.stop();
@@ -181,6 +185,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     authz.stop();
     for (const c of controllers) c.stop();
     releaseCaches();
+    nodeAuthorizer?.stop();
     informers.stop();
     cacher.stop();
   };
