@@ -8,9 +8,8 @@ import { pod } from "../fixtures.js";
 
 export const getPath = "/api/v1/namespaces/default/pods/bench-get";
 
-/** kapi with one stored pod, and the bare server primed with kapi's exact response for it. */
-export async function kapiAndBare(ctx: BenchContext): Promise<{ kapi: ServerHandle; bare: ServerHandle; bytes: number }> {
-  const kapi = await ctx.startKapi();
+/** Store the pod at getPath (with its owner and status) as the admin; kapi's response to GET it. */
+export async function storeGetPod(ctx: BenchContext, kapi: ServerHandle): Promise<{ body: Uint8Array; contentType: string }> {
   const owner = await ctx.ensureOwner(kapi.target, "default");
   for (const [method, path] of [["POST", "/api/v1/namespaces/default/pods"], ["PUT", `${getPath}/status`]]) {
     const c = await ctx.client.request({ target: kapi.target, method, path, body: JSON.stringify(pod("bench-get", "default", "0", owner)) });
@@ -18,6 +17,13 @@ export async function kapiAndBare(ctx: BenchContext): Promise<{ kapi: ServerHand
   }
   const g = await ctx.client.request({ target: kapi.target, method: "GET", path: getPath });
   if (g.status !== 200) throw new Error(`get: HTTP ${g.status}`);
+  return g;
+}
+
+/** kapi with one stored pod, and the bare server primed with kapi's exact response for it. */
+export async function kapiAndBare(ctx: BenchContext): Promise<{ kapi: ServerHandle; bare: ServerHandle; bytes: number }> {
+  const kapi = await ctx.startKapi();
+  const g = await storeGetPod(ctx, kapi);
   const bare = await ctx.startAnchor("servers/bare.ts", { body: g.body, contentType: g.contentType });
   return { kapi, bare, bytes: g.body.length };
 }

@@ -1,6 +1,7 @@
 // Every benchmark, in the order they run (get-h2 before p99: p99 reuses its rate; create before
 // update: update's goal is relative to create's ratio).
 import type { BenchCase } from "../core/types.js";
+import { getAuthz } from "./authz.js";
 import { getH1, getH2 } from "./get.js";
 import { list } from "./list.js";
 import { memory } from "./memory.js";
@@ -9,4 +10,4 @@ import { startup10k, startupEmpty } from "./startup.js";
 import { watch } from "./watch.js";
 import { create, update } from "./writes.js";
 
-export const allCases: BenchCase[] = [getH2, getH1, create, update, list, watch, startupEmpty, startup10k, memory, p99];
+export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, list, watch, startupEmpty, startup10k, memory, p99];

@@ -6,6 +6,12 @@ export interface Target {
   ca: string;
   cert: string;
   key: string;
+  /**
+   * Authenticate with `authorization: Bearer <token>` instead of the client certificate: when set,
+   * cert and key are NOT presented (an admin certificate would make every request system:masters,
+   * and x509 is tried before tokens).
+   */
+  bearerToken?: string;
 }
 
 export type Proto = "h1" | "h2";
@@ -139,6 +145,20 @@ export interface RawRequest {
   method: string;
   path: string;
   body?: string;
+}
+
+/** Many one-off requests (set-up fixtures) over one HTTP/2 connection, `concurrency` in flight. */
+export interface BatchJob {
+  target: Target;
+  requests: { method: string; path: string; body?: string }[];
+  concurrency: number;
+}
+
+export interface BatchResult {
+  /** Count of responses per HTTP status. */
+  statuses: Record<string, number>;
+  /** The first response with a status of 300 or more (or the first transport error). */
+  firstError?: string;
 }
 
 export interface RawResponse {

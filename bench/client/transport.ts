@@ -20,25 +20,38 @@ export interface Conn {
 /** Large flow-control windows so a busy connection is never throttled by the client's side. */
 const windowBytes = 32 * 1024 * 1024;
 
+/** TLS client options: the client certificate, unless the target authenticates by bearer token. */
+function tlsCreds(t: Target): { ca: string; cert?: string; key?: string } {
+  return t.bearerToken === undefined ? { ca: t.ca, cert: t.cert, key: t.key } : { ca: t.ca };
+}
+
+/** Headers every request to the target carries besides its own (the bearer token, if any). */
+function authHeaders(t: Target): Record<string, string> {
+  return t.bearerToken === undefined ? {} : { authorization: `Bearer ${t.bearerToken}` };
+}
+
 class H2Conn implements Conn {
-  private constructor(private s: ClientHttp2Session) {}
+  private constructor(
+    private s: ClientHttp2Session,
+    private auth: Record<string, string>,
+  ) {}
 
   static open(t: Target): Promise<H2Conn> {
     return new Promise((resolve, reject) => {
-      const s = connect(t.url, { ca: t.ca, cert: t.cert, key: t.key, settings: { initialWindowSize: 4 * 1024 * 1024 } });
+      const s = connect(t.url, { ...tlsCreds(t), settings: { initialWindowSize: 4 * 1024 * 1024 } });
       s.once("error", reject);
       s.once("connect", () => {
         s.setLocalWindowSize(windowBytes);
         s.removeListener("error", reject);
         s.on("error", () => undefined);
-        resolve(new H2Conn(s));
+        resolve(new H2Conn(s, authHeaders(t)));
       });
     });
   }
 
   request(method: string, path: string, body?: Buffer, wantBody = false): Promise<Response> {
     return new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { ":method": method, ":path": path, accept: "application/json" };
+      const headers: Record<string, string> = { ":method": method, ":path": path, accept: "application/json", ...this.auth };
       if (body) headers["content-type"] = "application/json";
       const st = this.s.request(headers, { endStream: !body });
       let status = 0;
@@ -62,7 +75,7 @@ class H2Conn implements Conn {
   /** A long-lived GET (watch): calls onData per chunk, resolves when headers arrive. */
   stream(path: string, onData: (c: Buffer) => void, onEnd: () => void): Promise<number> {
     return new Promise((resolve, reject) => {
-      const st = this.s.request({ ":method": "GET", ":path": path, accept: "application/json" }, { endStream: true });
+      const st = this.s.request({ ":method": "GET", ":path": path, accept: "application/json", ...this.auth }, { endStream: true });
       st.on("response", (h) => resolve(Number(h[":status"])));
       st.on("data", onData);
       st.on("close", onEnd);
@@ -82,13 +95,13 @@ class H1Conn implements Conn {
   private url: URL;
 
   constructor(private t: Target) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: 1, ca: t.ca, cert: t.cert, key: t.key });
+    this.agent = new Agent({ keepAlive: true, maxSockets: 1, ...tlsCreds(t) });
     this.url = new URL(t.url);
   }
 
   request(method: string, path: string, body?: Buffer, wantBody = false): Promise<Response> {
     return new Promise((resolve, reject) => {
-      const headers: Record<string, string | number> = { accept: "application/json" };
+      const headers: Record<string, string | number> = { accept: "application/json", ...authHeaders(this.t) };
       if (body) {
         headers["content-type"] = "application/json";
         headers["content-length"] = body.length;

@@ -8,6 +8,7 @@ import type { Target } from "../client/protocol.js";
 import { Child, cpuPct, repoRoot } from "./child.js";
 import { replicaSet } from "../fixtures.js";
 import { clientCredsFromKubeconfig } from "./tls.js";
+import type { KapiStart } from "../servers/kapi.js";
 import type { BenchResult, Measurement } from "./types.js";
 
 export interface BenchOptions {
@@ -96,10 +97,14 @@ export class BenchContext {
     };
   }
 
-  /** kapi in its own process (sqlite unless told otherwise), with a fresh data dir. */
-  async startKapi(storage = this.opts.storage, dataDir = this.dir("kapi")): Promise<ServerHandle> {
+  /**
+   * kapi in its own process (sqlite unless told otherwise), with a fresh data dir. `options`: more
+   * ServerOptions fields (plain data: they cross IPC), e.g. `{ authorizationMode: ["Node", "RBAC"] }`.
+   */
+  async startKapi(storage = this.opts.storage, dataDir = this.dir("kapi"), options?: KapiStart["options"]): Promise<ServerHandle> {
     const child = Child.start("servers/kapi.ts", [], ["--expose-gc"]);
-    const info = await child.call<{ url: string; kubeconfig: string }>("start", { kapiRoot: this.opts.kapiRoot, storage, dataDir, certDir: this.certDir });
+    const start: KapiStart = { kapiRoot: this.opts.kapiRoot, storage, dataDir, certDir: this.certDir, ...(options ? { options } : {}) };
+    const info = await child.call<{ url: string; kubeconfig: string }>("start", start);
     this.creds ??= clientCredsFromKubeconfig(info.kubeconfig);
     return this.handle(child, { url: info.url, ...clientCredsFromKubeconfig(info.kubeconfig) });
   }

@@ -4,7 +4,7 @@
 // with the same harness: `--kapi-root /path/to/other/kapi`.
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { KapiServer, startServer as StartServer } from "../../src/index.js";
+import type { KapiServer, ServerOptions, startServer as StartServer } from "../../src/index.js";
 import { serveIpc } from "../core/child.js";
 
 export interface KapiStart {
@@ -14,6 +14,8 @@ export interface KapiStart {
   dataDir: string;
   /** Shared across servers so certificates are generated once per bench run, not per server. */
   certDir: string;
+  /** More ServerOptions (plain data), e.g. authorizationMode and tokenAuthFile for get-authz. */
+  options?: Partial<ServerOptions>;
 }
 
 let server: KapiServer | undefined;
@@ -22,7 +24,7 @@ serveIpc(
   {
     async start(o: KapiStart) {
       const { startServer } = (await import(pathToFileURL(join(o.kapiRoot, "src/index.ts")).href)) as { startServer: typeof StartServer };
-      server = await startServer({ storage: o.storage, dataDir: o.dataDir, port: 0, options: { certDir: o.certDir } });
+      server = await startServer({ storage: o.storage, dataDir: o.dataDir, port: 0, options: { ...o.options, certDir: o.certDir } });
       return { url: server.url, kubeconfig: server.kubeconfig };
     },
   },
