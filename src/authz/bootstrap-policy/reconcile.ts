@@ -1,0 +1,194 @@
+// Reconciliation of the default RBAC objects at start (upstream: pkg/registry/rbac/reconciliation
+// and the "rbac/bootstrap-roles" post-start hook). Each default object is created when missing;
+// when present, its missing rules and subjects are added back and labels/annotations merged (what
+// it has beyond the defaults is kept), unless it is annotated autoupdate "false". Aggregated
+// ClusterRoles only get their aggregationRule reconciled: their rules are the aggregation
+// controller's. A binding whose roleRef changed is deleted and created again (roleRef is
+// immutable). All reads are four range reads; all writes go out together (one storage batch).
+import type { KObject } from "../../registry/object.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import type { GenericStore, WriteOptions } from "../../registry/store.js";
+import { decodeFromStorage } from "../../registry/codec.js";
+import { covers } from "./covers.js";
+import { autoUpdateAnnotation, rbacGroup, type BindingObject, type PolicyRule, type RoleObject, type Subject } from "./rules.js";
+
+export interface TypeLookup {
+  get(group: string, version: string, resource: string): ResourceType | undefined;
+}
+
+export interface ReconcileDeps {
+  store: GenericStore;
+  types: TypeLookup;
+  log: (msg: string) => void;
+}
+
+export interface DefaultObjects {
+  clusterRoles: RoleObject[];
+  clusterRoleBindings: BindingObject[];
+  roles: RoleObject[];
+  roleBindings: BindingObject[];
+}
+
+export interface ReconcileSummary {
+  created: number;
+  updated: number;
+  recreated: number;
+  protected: number;
+  unchanged: number;
+}
+
+type Outcome = { op: "none" } | { op: "create"; obj: KObject } | { op: "update"; obj: KObject } | { op: "recreate"; obj: KObject } | { op: "protected"; what: string };
+
+const isProtected = (o: KObject) => o.metadata.annotations?.[autoUpdateAnnotation] === "false";
+const json = (x: unknown) => JSON.stringify(x);
+
+/** Expected first, existing on top (the existing object's values win), as upstream merges. */
+function mergeMaps(expected: Record<string, string> | undefined, existing: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!expected && !existing) return undefined;
+  return { ...(expected ?? {}), ...(existing ?? {}) };
+}
+
+function reconcileMeta(expected: KObject, existing: KObject, out: KObject): boolean {
+  let changed = false;
+  for (const key of ["labels", "annotations"] as const) {
+    const merged = mergeMaps(expected.metadata[key] as Record<string, string> | undefined, existing.metadata[key] as Record<string, string> | undefined);
+    if (json(merged) !== json(existing.metadata[key])) {
+      out.metadata[key] = merged;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/** The reconciled role for `existing`, or undefined when nothing needs writing. */
+export function reconcileRole(expected: RoleObject, existing: RoleObject): { role?: RoleObject; missing: PolicyRule[]; protected: boolean } {
+  const out = structuredClone(existing) as RoleObject;
+  let changed = reconcileMeta(expected, existing, out);
+  if (expected.aggregationRule) {
+    const want = expected.aggregationRule.clusterRoleSelectors;
+    const have = existing.aggregationRule?.clusterRoleSelectors;
+    if (!have) {
+      out.aggregationRule = structuredClone(expected.aggregationRule);
+      changed = true;
+    } else {
+      const add = want.filter((w) => !have.some((h) => json(h) === json(w)));
+      if (add.length) {
+        out.aggregationRule = { clusterRoleSelectors: [...have, ...structuredClone(add)] };
+        changed = true;
+      }
+    }
+  }
+  // An aggregated role expects no rules of its own: nothing is missing from it.
+  const { missing } = covers(existing.rules ?? [], expected.rules ?? []);
+  if (missing.length) {
+    out.rules = [...(existing.rules ?? []), ...missing];
+    changed = true;
+  }
+  return { role: changed ? out : undefined, missing, protected: isProtected(existing) };
+}
+
+const subjectKey = (s: Subject) => json([s.kind, s.apiGroup ?? (s.kind === "ServiceAccount" ? "" : rbacGroup), s.name, s.namespace ?? ""]);
+
+export function reconcileBinding(expected: BindingObject, existing: BindingObject): { binding?: BindingObject; recreate: boolean; missing: Subject[]; protected: boolean } {
+  const prot = isProtected(existing);
+  if (json(expected.roleRef) !== json({ apiGroup: existing.roleRef?.apiGroup, kind: existing.roleRef?.kind, name: existing.roleRef?.name })) {
+    // roleRef cannot change: the expected binding replaces it, keeping its labels and annotations
+    const out = structuredClone(expected);
+    reconcileMeta(expected, existing, out);
+    return { binding: out, recreate: true, missing: expected.subjects ?? [], protected: prot };
+  }
+  const out = structuredClone(existing) as BindingObject;
+  let changed = reconcileMeta(expected, existing, out);
+  const have = new Set((existing.subjects ?? []).map(subjectKey));
+  const missing = (expected.subjects ?? []).filter((s) => !have.has(subjectKey(s)));
+  if (missing.length) {
+    out.subjects = [...(existing.subjects ?? []), ...structuredClone(missing)];
+    changed = true;
+  }
+  return { binding: changed ? out : undefined, recreate: false, missing, protected: prot };
+}
+
+const kindLabel = (t: ResourceType) => `${t.resource}.${t.group}`;
+const keyOf = (o: KObject) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+
+async function existingObjects(store: GenericStore, t: ResourceType): Promise<Map<string, KObject>> {
+  const { items } = await store.range(t.keyPrefix);
+  const out = new Map<string, KObject>();
+  for (const kv of items) {
+    const obj = decodeFromStorage(kv, t);
+    out.set(keyOf(obj), obj);
+  }
+  return out;
+}
+
+/** Creates or reconciles every default object; throws when a write fails (a start-up error, as upstream's hook). */
+export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObjects): Promise<ReconcileSummary> {
+  const { store, types, log } = deps;
+  const summary: ReconcileSummary = { created: 0, updated: 0, recreated: 0, protected: 0, unchanged: 0 };
+  const groups: [ResourceType | undefined, KObject[], "role" | "binding"][] = [
+    [types.get(rbacGroup, "v1", "clusterroles"), objects.clusterRoles, "role"],
+    [types.get(rbacGroup, "v1", "clusterrolebindings"), objects.clusterRoleBindings, "binding"],
+    [types.get(rbacGroup, "v1", "roles"), objects.roles, "role"],
+    [types.get(rbacGroup, "v1", "rolebindings"), objects.roleBindings, "binding"],
+  ];
+  const served = groups.filter((g): g is [ResourceType, KObject[], "role" | "binding"] => g[0] !== undefined);
+  const existing = await Promise.all(served.map(([t]) => existingObjects(store, t)));
+  const opts: WriteOptions = { dryRun: false, fieldManager: "kube-apiserver" };
+  const writes: Promise<unknown>[] = [];
+  const failures: string[] = [];
+  served.forEach(([t, expectedList, shape], i) => {
+    for (const expected of expectedList) {
+      const ns = expected.metadata.namespace ?? "";
+      const name = expected.metadata.name!;
+      const current = existing[i].get(keyOf(expected));
+      const outcome = decide(shape, expected, current);
+      const what = `${kindLabel(t)}/${ns ? `${ns}/` : ""}${name}`;
+      if (outcome.op === "none") summary.unchanged++;
+      else if (outcome.op === "protected") {
+        summary.protected++;
+        log(`kapi: skipped reconcile-protected ${what} (${outcome.what})`);
+      } else {
+        const write = async () => {
+          if (outcome.op === "create") {
+            await store.create(t, ns, outcome.obj, opts);
+            summary.created++;
+          } else if (outcome.op === "recreate") {
+            await store.delete(t, ns, name, { dryRun: false });
+            await store.create(t, ns, outcome.obj, opts);
+            summary.recreated++;
+          } else {
+            // recomputed from the stored object, should it have changed since it was read
+            await store.update(t, ns, name, {
+              subresource: "",
+              createIfMissing: false,
+              desired: (cur) => {
+                if (!cur) return outcome.obj;
+                const again = decide(shape, expected, cur);
+                return again.op === "update" ? again.obj : cur;
+              },
+            }, opts);
+            summary.updated++;
+          }
+        };
+        writes.push(write().catch((e: Error) => void failures.push(`${what}: ${e?.message ?? String(e)}`)));
+      }
+    }
+  });
+  await Promise.all(writes);
+  if (failures.length) throw new Error(`unable to initialize RBAC bootstrap policy: ${failures.join("; ")}`);
+  return summary;
+}
+
+function decide(shape: "role" | "binding", expected: KObject, current: KObject | undefined): Outcome {
+  if (!current) return { op: "create", obj: structuredClone(expected) };
+  if (shape === "role") {
+    const r = reconcileRole(expected as RoleObject, current as RoleObject);
+    if (!r.role) return { op: "none" };
+    if (r.protected) return { op: "protected", what: r.missing.length ? `missing ${r.missing.length} permission(s)` : "labels, annotations or aggregation differ" };
+    return { op: "update", obj: r.role };
+  }
+  const b = reconcileBinding(expected as BindingObject, current as BindingObject);
+  if (!b.binding) return { op: "none" };
+  if (b.protected) return { op: "protected", what: b.recreate ? "roleRef differs" : `missing ${b.missing.length} subject(s)` };
+  return b.recreate ? { op: "recreate", obj: b.binding } : { op: "update", obj: b.binding };
+}
