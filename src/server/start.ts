@@ -13,6 +13,7 @@ import { setupServiceAccounts } from "../authn/serviceaccount/setup.js";
 import { defaultControllers } from "../controllers/controllers-flag.js";
 import { authenticationMethods } from "../authn/methods.js";
 import { authorizerForModes } from "../authz/union.js";
+import { reconcileBootstrapPolicy } from "../authz/bootstrap-policy/index.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
@@ -139,7 +140,11 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     });
   };
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
-  await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
+  await Promise.all([
+    ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject),
+    // The default RBAC objects, whenever the RBAC API is served (whatever the authorization modes).
+    reconcileBootstrapPolicy({ store, types, log: o.log, gates }),
+  ]);
   bootstrapped = true;
   const controllers = [startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers)];
   let gcTimer: NodeJS.Timeout | undefined;

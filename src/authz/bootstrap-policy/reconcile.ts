@@ -48,43 +48,45 @@ function mergeMaps(expected: Record<string, string> | undefined, existing: Recor
   return { ...(expected ?? {}), ...(existing ?? {}) };
 }
 
-function reconcileMeta(expected: KObject, existing: KObject, out: KObject): boolean {
-  let changed = false;
+/** Labels and annotations after the merge, or undefined when the existing ones already hold the expected. */
+function reconciledMeta(expected: KObject, existing: KObject): { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined {
+  let out: { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined;
   for (const key of ["labels", "annotations"] as const) {
-    const merged = mergeMaps(expected.metadata[key] as Record<string, string> | undefined, existing.metadata[key] as Record<string, string> | undefined);
-    if (json(merged) !== json(existing.metadata[key])) {
-      out.metadata[key] = merged;
-      changed = true;
-    }
+    const want = expected.metadata[key] as Record<string, string> | undefined;
+    const have = existing.metadata[key] as Record<string, string> | undefined;
+    if (want && Object.keys(want).some((k) => have?.[k] === undefined)) (out ??= {})[key] = mergeMaps(want, have);
   }
-  return changed;
+  return out;
+}
+
+function reconcileMeta(expected: KObject, existing: KObject, out: KObject): boolean {
+  const merged = reconciledMeta(expected, existing);
+  if (merged) Object.assign(out.metadata, merged);
+  return merged !== undefined;
 }
 
 /** The reconciled role for `existing`, or undefined when nothing needs writing. */
 export function reconcileRole(expected: RoleObject, existing: RoleObject): { role?: RoleObject; missing: PolicyRule[]; protected: boolean } {
-  const out = structuredClone(existing) as RoleObject;
-  let changed = reconcileMeta(expected, existing, out);
+  const meta = reconciledMeta(expected, existing);
+  let aggregationRule: RoleObject["aggregationRule"];
   if (expected.aggregationRule) {
     const want = expected.aggregationRule.clusterRoleSelectors;
     const have = existing.aggregationRule?.clusterRoleSelectors;
-    if (!have) {
-      out.aggregationRule = structuredClone(expected.aggregationRule);
-      changed = true;
-    } else {
+    if (!have) aggregationRule = structuredClone(expected.aggregationRule);
+    else {
       const add = want.filter((w) => !have.some((h) => json(h) === json(w)));
-      if (add.length) {
-        out.aggregationRule = { clusterRoleSelectors: [...have, ...structuredClone(add)] };
-        changed = true;
-      }
+      if (add.length) aggregationRule = { clusterRoleSelectors: [...have, ...structuredClone(add)] };
     }
   }
   // An aggregated role expects no rules of its own: nothing is missing from it.
   const { missing } = covers(existing.rules ?? [], expected.rules ?? []);
-  if (missing.length) {
-    out.rules = [...(existing.rules ?? []), ...missing];
-    changed = true;
-  }
-  return { role: changed ? out : undefined, missing, protected: isProtected(existing) };
+  const prot = isProtected(existing);
+  if (!meta && !aggregationRule && missing.length === 0) return { missing, protected: prot };
+  const out = structuredClone(existing) as RoleObject;
+  if (meta) Object.assign(out.metadata, meta);
+  if (aggregationRule) out.aggregationRule = aggregationRule;
+  if (missing.length) out.rules = [...(existing.rules ?? []), ...missing];
+  return { role: out, missing, protected: prot };
 }
 
 const subjectKey = (s: Subject) => json([s.kind, s.apiGroup ?? (s.kind === "ServiceAccount" ? "" : rbacGroup), s.name, s.namespace ?? ""]);
@@ -97,15 +99,14 @@ export function reconcileBinding(expected: BindingObject, existing: BindingObjec
     reconcileMeta(expected, existing, out);
     return { binding: out, recreate: true, missing: expected.subjects ?? [], protected: prot };
   }
-  const out = structuredClone(existing) as BindingObject;
-  let changed = reconcileMeta(expected, existing, out);
+  const meta = reconciledMeta(expected, existing);
   const have = new Set((existing.subjects ?? []).map(subjectKey));
   const missing = (expected.subjects ?? []).filter((s) => !have.has(subjectKey(s)));
-  if (missing.length) {
-    out.subjects = [...(existing.subjects ?? []), ...structuredClone(missing)];
-    changed = true;
-  }
-  return { binding: changed ? out : undefined, recreate: false, missing, protected: prot };
+  if (!meta && missing.length === 0) return { recreate: false, missing, protected: prot };
+  const out = structuredClone(existing) as BindingObject;
+  if (meta) Object.assign(out.metadata, meta);
+  if (missing.length) out.subjects = [...(existing.subjects ?? []), ...structuredClone(missing)];
+  return { binding: out, recreate: false, missing, protected: prot };
 }
 
 const kindLabel = (t: ResourceType) => `${t.resource}.${t.group}`;
@@ -133,7 +134,7 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
   ];
   const served = groups.filter((g): g is [ResourceType, KObject[], "role" | "binding"] => g[0] !== undefined);
   const existing = await Promise.all(served.map(([t]) => existingObjects(store, t)));
-  const opts: WriteOptions = { dryRun: false, fieldManager: "kube-apiserver" };
+  const opts: WriteOptions = { dryRun: false };
   const writes: Promise<unknown>[] = [];
   const failures: string[] = [];
   served.forEach(([t, expectedList, shape], i) => {
