@@ -108,7 +108,7 @@ describe("AlwaysDeny for a non-master user", () => {
 
 describe("start-up errors", () => {
   it("refuses modes that are not built yet, unknown gates and bad runtime-config", async () => {
-    await expect(startTestServer({ storage: "memory", options: { authorizationMode: ["RBAC"] } })).rejects.toThrow(/RBAC is not supported yet/);
+    await expect(startTestServer({ storage: "memory", options: { authorizationMode: ["ABAC"] } })).rejects.toThrow(/ABAC is not supported yet/);
     await expect(startTestServer({ storage: "memory", options: { featureGates: "NoSuchGate=true" } })).rejects.toThrow(/unrecognized feature gate: NoSuchGate/);
     await expect(startTestServer({ storage: "memory", options: { featureGates: "WatchList=maybe" } })).rejects.toThrow(/invalid value of WatchList=maybe/);
     await expect(startTestServer({ storage: "memory", options: { runtimeConfig: "nope.io/v1=false" } })).rejects.toThrow(/unknown api groupVersion/);

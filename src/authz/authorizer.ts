@@ -33,6 +33,11 @@ export interface AuthzResult {
   reason: string;
   /** An evaluation error (a webhook that failed, a rule that could not be resolved); reported in access reviews. */
   error?: string;
+  /**
+   * Set by the union on its default deny, when every authorizer had no opinion (upstream's union
+   * then answers NoOpinion): access reviews report `denied` only for an authorizer's real Deny.
+   */
+  defaultDeny?: boolean;
 }
 
 export interface Authorizer extends Partial<RuleResolver> {

@@ -5,13 +5,19 @@ import type { Attributes, Authorizer, AuthzResult, RulesResult } from "./authori
 import type { UserInfo } from "../authn/user.js";
 import { allRules, alwaysAllow, alwaysDeny } from "./always.js";
 
-export const supportedModes = ["AlwaysAllow", "AlwaysDeny"] as const;
-const knownUpstreamModes = ["ABAC", "RBAC", "Node", "Webhook"];
+export const supportedModes = ["AlwaysAllow", "AlwaysDeny", "RBAC"] as const;
+const knownUpstreamModes = ["ABAC", "Node", "Webhook"];
 
-export function authorizerForModes(modes: string[]): Authorizer {
+/** Authorizers built by the server's assembly (RBAC needs its informers). */
+export interface ModeAuthorizers {
+  rbac?: Authorizer;
+}
+
+export function authorizerForModes(modes: string[], built: ModeAuthorizers = {}): Authorizer {
   const chain: Authorizer[] = modes.map((m) => {
     if (m === "AlwaysAllow") return alwaysAllow;
     if (m === "AlwaysDeny") return alwaysDeny;
+    if (m === "RBAC" && built.rbac) return built.rbac;
     if (knownUpstreamModes.includes(m)) throw new Error(`--authorization-mode: ${m} is not supported yet by kapi (supported: ${supportedModes.join(", ")})`);
     throw new Error(`--authorization-mode: unknown authorization mode "${m}"`);
   });
@@ -24,12 +30,17 @@ export function unionAuthorizer(chain: Authorizer[]): Authorizer {
     async authorize(a: Attributes): Promise<AuthzResult> {
       if (a.user.groups.includes(mastersGroup)) return { decision: "allow", reason: "" };
       const reasons: string[] = [];
+      const errors: string[] = [];
       for (const z of chain) {
         const r = await z.authorize(a);
         if (r.decision !== "no-opinion") return r;
         if (r.reason) reasons.push(r.reason);
+        if (r.error) errors.push(r.error);
       }
-      return { decision: "deny", reason: reasons.join("\n") };
+      const out: AuthzResult = { decision: "deny", reason: reasons.join("\n"), defaultDeny: true };
+      const error = aggregateErrors(errors);
+      if (error) out.error = error;
+      return out;
     },
     async rulesFor(user: UserInfo, namespace: string): Promise<RulesResult> {
       if (user.groups.includes(mastersGroup)) return allRules();
@@ -48,4 +59,12 @@ export function unionAuthorizer(chain: Authorizer[]): Authorizer {
       return out;
     },
   };
+}
+
+/** Errors joined as upstream's error aggregate prints them (one: itself; several: "[a, b]", duplicates once). */
+export function aggregateErrors(errors: string[]): string {
+  const seen = [...new Set(errors.filter((e) => e !== ""))];
+  if (seen.length === 0) return "";
+  if (seen.length === 1) return seen[0]!;
+  return `[${seen.join(", ")}]`;
 }

@@ -16,6 +16,7 @@ export const bootstrapSignerController = "bootstrap-signer-controller";
 export const tokenCleanerController = "token-cleaner-controller";
 export const serviceAccountController = "serviceaccount-controller";
 export const serviceAccountTokenController = "serviceaccount-token-controller";
+export const clusterRoleAggregationController = "clusterrole-aggregation-controller";
 
 /**
  * The controllers --controllers switches in kapi. The bootstrap ones are off by default
@@ -26,6 +27,7 @@ export const switchableControllers: ControllerDescriptor[] = [
   { name: tokenCleanerController, aliases: ["tokencleaner"], onByDefault: true },
   { name: serviceAccountController, aliases: ["serviceaccount"], onByDefault: true },
   { name: serviceAccountTokenController, aliases: ["serviceaccount-token"], onByDefault: true },
+  { name: clusterRoleAggregationController, aliases: ["clusterrole-aggregation"], onByDefault: true },
 ];
 
 export const defaultControllers = ["*"];
@@ -34,7 +36,7 @@ export const controllersFlagHelp =
   "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. " +
   `kapi's switchable in-process controllers: ${switchableControllers.map((c) => `${c.name} (alias ${c.aliases.join(", ")})`).join(", ")}. ` +
   "kapi runs all of them by default: the bootstrap token cleaner deletes expired bootstrap token Secrets and the bootstrap signer signs kube-public/cluster-info " +
-  "(both off by default in kube-controller-manager), the serviceaccount controller gives every namespace its default ServiceAccount and the serviceaccount-token controller fills legacy token Secrets. " +
+  "(both off by default in kube-controller-manager), the serviceaccount controller gives every namespace its default ServiceAccount and the serviceaccount-token controller fills legacy token Secrets, the clusterrole-aggregation controller fills the rules of aggregated ClusterRoles. " +
   "The namespace controller and the garbage collector always run.";
 
 function canonical(name: string, known: readonly ControllerDescriptor[]): ControllerDescriptor | undefined {

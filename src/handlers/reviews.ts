@@ -1,11 +1,11 @@
 // Virtual resources answered from the request alone: SelfSubjectReview, TokenReview and the
 // access reviews, decided by the configured authenticator and authorizer. Nothing is stored.
 import { badRequest, invalid } from "../apimachinery/errors.js";
-import { required, type FieldError } from "../apimachinery/validation.js";
+import { invalid as invalidField, type FieldError } from "../apimachinery/validation.js";
 import type { AuthnRequest } from "../authn/authenticator.js";
 import type { AuthnOutcome } from "../authn/union.js";
 import type { UserInfo } from "../authn/user.js";
-import type { Authorizer } from "../authz/authorizer.js";
+import type { Attributes, Authorizer, ResourceRule, RulesResult } from "../authz/authorizer.js";
 import type { KObject } from "../registry/object.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
 import { readObject } from "./body.js";
@@ -28,8 +28,8 @@ function answer(r: ResourceRequest, body: KObject, status: Record<string, unknow
 }
 
 interface AccessSpec {
-  resourceAttributes?: Record<string, string>;
-  nonResourceAttributes?: { path?: string; verb?: string };
+  resourceAttributes?: Record<string, string> | null;
+  nonResourceAttributes?: { path?: string; verb?: string } | null;
   user?: string;
   groups?: string[];
   group?: string[];
@@ -37,35 +37,75 @@ interface AccessSpec {
   extra?: Record<string, string[]>;
 }
 
-function validateAccessSpec(kind: string, spec: AccessSpec, needsUser: boolean): void {
+type ReviewKind = "SubjectAccessReview" | "SelfSubjectAccessReview" | "LocalSubjectAccessReview";
+
+/** Upstream pkg/apis/authorization/validation: one message per rule, every one an Invalid. */
+function validateAccessReview(kind: ReviewKind, body: KObject, spec: AccessSpec): void {
   const errs: FieldError[] = [];
   const hasRes = spec.resourceAttributes !== undefined && spec.resourceAttributes !== null;
   const hasNonRes = spec.nonResourceAttributes !== undefined && spec.nonResourceAttributes !== null;
-  if (hasRes && hasNonRes) errs.push({ type: "FieldValueInvalid", field: "spec.nonResourceAttributes", message: "cannot be specified in combination with resourceAttributes", badValue: spec.nonResourceAttributes });
-  if (!hasRes && !hasNonRes) errs.push(required("spec.resourceAttributes", "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
-  if (needsUser && !spec.user && !(spec.groups ?? spec.group ?? []).length) errs.push(required("spec.user", "at least one of user or group must be specified"));
+  if (hasRes && hasNonRes) errs.push(invalidField("spec.nonResourceAttributes", spec.nonResourceAttributes, "cannot be specified in combination with resourceAttributes"));
+  if (!hasRes && !hasNonRes) errs.push(invalidField("spec.resourceAttributes", spec.nonResourceAttributes ?? null, "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
+  if (kind !== "SelfSubjectAccessReview" && !spec.user && !(spec.groups ?? spec.group ?? []).length) errs.push(invalidField("spec.user", spec.user ?? "", "at least one of user or group must be specified"));
+  // metadata must be empty (a LocalSubjectAccessReview's namespace aside); managedFields and a
+  // null creationTimestamp (what clients send for an empty ObjectMeta) do not count.
+  const meta = { ...((body.metadata ?? {}) as Record<string, unknown>) };
+  delete meta.managedFields;
+  if (meta.creationTimestamp === null) delete meta.creationTimestamp;
+  if (kind === "LocalSubjectAccessReview") delete meta.namespace;
+  if (Object.values(meta).some((v) => v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0) && !(typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0))) {
+    errs.push(invalidField("metadata", body.metadata, kind === "LocalSubjectAccessReview" ? "must be empty except for namespace" : "must be empty"));
+  }
+  if (kind === "LocalSubjectAccessReview") {
+    const ns = body.metadata?.namespace ?? "";
+    if (hasRes && (spec.resourceAttributes!.namespace ?? "") !== ns) errs.push(invalidField("spec.resourceAttributes.namespace", spec.resourceAttributes!.namespace ?? "", "must match metadata.namespace"));
+    if (hasNonRes) errs.push(invalidField("spec.nonResourceAttributes", spec.nonResourceAttributes, "disallowed on this kind of request"));
+  }
   if (errs.length > 0) throw invalid({ group: "authorization.k8s.io", kind }, "", errs);
 }
 
-async function decide(authorizer: Authorizer, user: UserInfo, spec: AccessSpec): Promise<Record<string, unknown>> {
+/** The attributes a review asks about (upstream authorizationutil.ResourceAttributesFrom / NonResourceAttributesFrom). */
+export function reviewAttributes(user: UserInfo, spec: AccessSpec): Attributes {
   const ra = spec.resourceAttributes;
-  const na = spec.nonResourceAttributes;
-  const res = await authorizer.authorize({
-    user,
-    verb: ra ? (ra.verb ?? "") : (na?.verb ?? ""),
-    isResourceRequest: Boolean(ra),
-    path: na?.path ?? "",
-    namespace: ra?.namespace ?? "",
-    apiGroup: ra?.group ?? "",
-    apiVersion: ra?.version ?? "",
-    resource: ra?.resource ?? "",
-    subresource: ra?.subresource ?? "",
-    name: ra?.name ?? "",
-  });
+  if (ra) {
+    return {
+      user,
+      verb: ra.verb ?? "",
+      isResourceRequest: true,
+      path: "",
+      namespace: ra.namespace ?? "",
+      apiGroup: ra.group ?? "",
+      apiVersion: ra.version || "*",
+      resource: ra.resource ?? "",
+      subresource: ra.subresource ?? "",
+      name: ra.name ?? "",
+    };
+  }
+  const na = spec.nonResourceAttributes ?? {};
+  return { user, verb: na.verb ?? "", isResourceRequest: false, path: na.path ?? "", namespace: "", apiGroup: "", apiVersion: "", resource: "", subresource: "", name: "" };
+}
+
+/**
+ * The review's status from the server's authorizer chain: allowed, denied (an authorizer's
+ * explicit Deny only — when every authorizer had no opinion upstream's union answers
+ * NoOpinion, so `denied` stays absent), reason and evaluationError.
+ */
+async function decide(authorizer: Authorizer, a: Attributes): Promise<Record<string, unknown>> {
+  const res = await authorizer.authorize(a);
   const status: Record<string, unknown> = { allowed: res.decision === "allow" };
-  if (res.decision === "deny" && res.reason) status.denied = true;
+  if (res.decision === "deny" && !res.defaultDeny) status.denied = true;
   if (res.reason) status.reason = res.reason;
+  if (res.error) status.evaluationError = res.error;
   return status;
+}
+
+/** authorization/v1 ResourceRule as Go writes it: verbs always, the other lists when not empty. */
+function resourceRuleJson(x: ResourceRule): Record<string, unknown> {
+  const out: Record<string, unknown> = { verbs: x.verbs ?? [] };
+  if (x.apiGroups?.length) out.apiGroups = x.apiGroups;
+  if (x.resources?.length) out.resources = x.resources;
+  if (x.resourceNames?.length) out.resourceNames = x.resourceNames;
+  return out;
 }
 
 export function reviewHandlers(authorizer: Authorizer, authenticate: (req: AuthnRequest) => Promise<AuthnOutcome>): Map<string, Partial<Record<string, ResourceHandler>>> {
@@ -97,28 +137,45 @@ export function reviewHandlers(authorizer: Authorizer, authenticate: (req: Authn
       answer(r, body, status);
     },
   });
-  const sar = (kind: string, self: boolean, local: boolean): Partial<Record<string, ResourceHandler>> => ({
+  const sar = (kind: ReviewKind): Partial<Record<string, ResourceHandler>> => ({
     async create(r) {
       const body = await readObject(r);
-      const spec = (body.spec ?? {}) as AccessSpec;
-      validateAccessSpec(kind, spec, !self);
-      if (local) {
-        const ns = spec.resourceAttributes?.namespace ?? "";
-        if (ns !== r.info.namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${r.info.namespace}`);
+      body.metadata ??= {};
+      if (kind === "LocalSubjectAccessReview") {
+        // As every namespaced create: the object's namespace is the path's (filled when absent).
+        const ns = r.info.namespace ?? "";
+        if (!ns) throw badRequest(`namespace is required on this type: ${ns}`);
+        if (body.metadata.namespace && body.metadata.namespace !== ns) throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+        body.metadata.namespace = ns;
+      } else if (body.metadata.namespace) {
+        delete body.metadata.namespace; // cluster-scoped: the namespace is cleared
       }
-      const subject: UserInfo = self ? r.user : { name: spec.user ?? "", uid: spec.uid, groups: spec.groups ?? spec.group ?? [], extra: spec.extra };
-      answer(r, body, await decide(authorizer, subject, spec));
+      const spec = (body.spec ?? {}) as AccessSpec;
+      validateAccessReview(kind, body, spec);
+      const subject: UserInfo =
+        kind === "SelfSubjectAccessReview" ? r.user : { name: spec.user ?? "", uid: spec.uid, groups: spec.groups ?? spec.group ?? [], extra: spec.extra };
+      answer(r, body, await decide(authorizer, reviewAttributes(subject, spec)));
     },
   });
-  m.set("authorization.k8s.io/selfsubjectaccessreviews/", sar("SelfSubjectAccessReview", true, false));
-  m.set("authorization.k8s.io/subjectaccessreviews/", sar("SubjectAccessReview", false, false));
-  m.set("authorization.k8s.io/localsubjectaccessreviews/", sar("LocalSubjectAccessReview", false, true));
+  m.set("authorization.k8s.io/selfsubjectaccessreviews/", sar("SelfSubjectAccessReview"));
+  m.set("authorization.k8s.io/subjectaccessreviews/", sar("SubjectAccessReview"));
+  m.set("authorization.k8s.io/localsubjectaccessreviews/", sar("LocalSubjectAccessReview"));
+  // SelfSubjectRulesReview (upstream pkg/registry/authorization/selfsubjectrulesreview): the
+  // chain's rules for the requesting user in spec.namespace; `incomplete` when an authorizer
+  // cannot list its rules; the answer carries only the status.
   m.set("authorization.k8s.io/selfsubjectrulesreviews/", {
     async create(r) {
       const body = await readObject(r);
-      const ns = (body.spec as { namespace?: string } | undefined)?.namespace ?? "";
-      const rules = authorizer.rulesFor ? await authorizer.rulesFor(r.user, ns) : { resourceRules: [], nonResourceRules: [], incomplete: true };
-      answer(r, body, rules as unknown as Record<string, unknown>);
+      const ns = (body.spec as { namespace?: unknown } | undefined)?.namespace;
+      if (typeof ns !== "string" || ns === "") throw badRequest("no namespace on request");
+      const rules: RulesResult = authorizer.rulesFor ? await authorizer.rulesFor(r.user, ns) : { resourceRules: [], nonResourceRules: [], incomplete: true };
+      const status: Record<string, unknown> = {
+        resourceRules: rules.resourceRules.map(resourceRuleJson),
+        nonResourceRules: rules.nonResourceRules.map((x) => ({ verbs: x.verbs ?? [], ...(x.nonResourceURLs?.length ? { nonResourceURLs: x.nonResourceURLs } : {}) })),
+        incomplete: rules.incomplete,
+      };
+      if (rules.evaluationError) status.evaluationError = rules.evaluationError;
+      answer(r, { metadata: {}, spec: {} } as KObject, status);
     },
   });
   return m;

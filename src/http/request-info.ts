@@ -13,7 +13,16 @@ export interface RequestInfo {
   subresource: string;
   name: string;
   parts: string[];
+  /** The verb came from a /watch/ or /proxy/ path prefix (deprecated forms). */
+  verbViaPath?: boolean;
+  /** With AuthorizeWithSelectors, list/watch/deletecollection: the raw `fieldSelector` query parameter. */
+  fieldSelector?: string;
+  /** With AuthorizeWithSelectors, list/watch/deletecollection: the raw `labelSelector` query parameter. */
+  labelSelector?: string;
 }
+
+import { parseFieldSelector } from "../apimachinery/fields.js";
+import { parseLabelSelector } from "../apimachinery/labels.js";
 
 const namespaceSubresources = new Set(["status", "finalize"]);
 
@@ -32,7 +41,22 @@ function decodeSegment(s: string): string {
   }
 }
 
-export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+export interface RequestInfoOptions {
+  /** AuthorizeWithSelectors: keep the raw selectors of list/watch/deletecollection for the authorizers. */
+  authorizeWithSelectors?: boolean;
+}
+
+/** Verbs whose requests carry selectors the authorizers see (upstream's verbsWithSelectors). */
+const verbsWithSelectors = new Set(["list", "watch", "deletecollection"]);
+/** Path prefixes naming the verb (deprecated): /api/v1/watch/..., /api/v1/proxy/... */
+const specialVerbs = new Set(["proxy", "watch"]);
+
+/**
+ * Upstream's RequestInfoFactory: a path is a resource request only with at least
+ * /api/{version}/{resource} or /apis/{group}/{version}/{resource}; everything else is a
+ * non-resource request whose verb is the lowercased method.
+ */
+export function parseRequestInfo(method: string, path: string, query: URLSearchParams, opts: RequestInfoOptions = {}): RequestInfo {
   const info: RequestInfo = {
     isResourceRequest: false,
     path,
@@ -47,83 +71,87 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     parts: [],
   };
   let parts = splitPath(path);
-  if (parts.length === 0 || (parts[0] !== "api" && parts[0] !== "apis")) return info;
-  info.apiPrefix = parts[0];
+  if (parts.length < 3 || (parts[0] !== "api" && parts[0] !== "apis")) return info;
+  const prefix = parts[0]!;
   parts = parts.slice(1);
-  if (info.apiPrefix === "apis") {
-    if (parts.length < 2) return info; // /apis or /apis/{group}: discovery
-    info.apiGroup = parts[0];
+  if (prefix === "apis") {
+    if (parts.length < 3) return info; // /apis/{group}/{version}: discovery
+    info.apiPrefix = prefix;
+    info.apiGroup = parts[0]!;
     parts = parts.slice(1);
-  } else if (parts.length < 1) {
-    return info; // /api
   }
-  info.apiVersion = parts[0];
-  parts = parts.slice(1);
-  if (parts.length === 0) return info; // /api/v1 or /apis/g/v: discovery
-
+  info.apiPrefix = prefix;
   info.isResourceRequest = true;
-  let watchPrefix = false;
-  if (parts[0] === "watch") {
-    // deprecated /watch/ path form
-    watchPrefix = true;
+  info.apiVersion = parts[0]!;
+  parts = parts.slice(1);
+
+  let verbViaPath = false;
+  if (specialVerbs.has(parts[0]!)) {
+    if (parts.length < 2) throw new MalformedPathError(`unable to determine kind and namespace from url, ${path}`);
+    info.verb = parts[0]!;
+    verbViaPath = true;
+    info.verbViaPath = true;
     parts = parts.slice(1);
+  } else {
+    info.verb = methodVerbs[method] ?? "";
   }
-  switch (method) {
-    case "POST":
-      info.verb = "create";
-      break;
-    case "GET":
-    case "HEAD":
-      info.verb = "get";
-      break;
-    case "PUT":
-      info.verb = "update";
-      break;
-    case "PATCH":
-      info.verb = "patch";
-      break;
-    case "DELETE":
-      info.verb = "delete";
-      break;
-    default:
-      info.verb = "";
-  }
-  if (parts[0] === "namespaces") {
-    if (parts.length > 1) {
-      info.namespace = parts[1];
-      // /namespaces/{ns}/{resource}... ; but /namespaces/{name}[/status|/finalize] is the namespace itself
-      if (parts.length > 2 && !namespaceSubresources.has(parts[2])) {
-        parts = parts.slice(2);
-      }
-    }
+  if (parts[0] === "namespaces" && parts.length > 1) {
+    info.namespace = parts[1]!;
+    // /namespaces/{ns}/{resource}... ; but /namespaces/{name}[/status|/finalize] is the namespace itself
+    if (parts.length > 2 && !namespaceSubresources.has(parts[2]!)) parts = parts.slice(2);
   }
   info.parts = parts;
-  if (parts.length >= 3) info.subresource = parts[2];
-  if (parts.length >= 2) info.name = parts[1];
-  if (parts.length >= 1) info.resource = parts[0];
-  if (info.resource === "namespaces" && info.name) info.namespace = info.name;
+  if (parts.length >= 3 && info.verb !== "proxy") info.subresource = parts[2]!;
+  if (parts.length >= 2) info.name = parts[1]!;
+  if (parts.length >= 1) info.resource = parts[0]!;
 
-  if (parts.length < 2 && info.verb === "get") {
-    info.verb = isWatch(query) ? "watch" : "list";
+  if (info.name === "" && info.verb === "get") {
+    const decoded = decodeListOptions(query);
+    info.verb = decoded.watch ? "watch" : "list";
     // A collection request narrowed to one name is authorized as that name (upstream does the same).
-    const fieldName = nameFromFieldSelector(query.get("fieldSelector"));
-    if (fieldName) info.name = fieldName;
+    if (decoded.name !== undefined && validPathSegmentName(decoded.name)) info.name = decoded.name;
   }
-  if (watchPrefix && (info.verb === "get" || info.verb === "list")) info.verb = "watch";
-  if (parts.length < 2 && info.verb === "delete") info.verb = "deletecollection";
+  if (info.name === "" && info.verb === "delete") info.verb = "deletecollection";
+
+  if (opts.authorizeWithSelectors && !verbViaPath && verbsWithSelectors.has(info.verb)) {
+    const field = query.get("fieldSelector");
+    const label = query.get("labelSelector");
+    if (field !== null) info.fieldSelector = field;
+    if (label !== null) info.labelSelector = label;
+  }
   return info;
 }
 
-function isWatch(query: URLSearchParams): boolean {
-  const w = query.get("watch");
-  return w !== null && w !== "" && w !== "0" && w !== "false";
+const methodVerbs: Record<string, string> = { POST: "create", GET: "get", HEAD: "get", PUT: "update", PATCH: "patch", DELETE: "delete" };
+
+/**
+ * The parts of ListOptions the verb depends on. When the options do not decode (a selector that
+ * does not parse, a limit that is not a number) upstream falls back to the raw `watch` value and
+ * sets no name.
+ */
+function decodeListOptions(query: URLSearchParams): { watch: boolean; name?: string } {
+  const watch = goBool(query.get("watch"));
+  try {
+    for (const k of ["limit", "timeoutSeconds"]) {
+      const v = query.get(k);
+      if (v !== null && v !== "" && !/^[+-]?[0-9]+$/.test(v)) return { watch };
+    }
+    const field = query.get("fieldSelector");
+    parseLabelSelector(query.get("labelSelector") ?? "");
+    const name = field ? parseFieldSelector(field).requiresExactMatch("metadata.name") : undefined;
+    return name === undefined ? { watch } : { watch, name };
+  } catch {
+    return { watch };
+  }
 }
 
-function nameFromFieldSelector(sel: string | null): string {
-  if (!sel) return "";
-  for (const term of sel.split(",")) {
-    const m = /^\s*metadata\.name\s*==?\s*([^,]*?)\s*$/.exec(term);
-    if (m && m[1] && !m[1].includes("/") && m[1] !== "." && m[1] !== "..") return m[1];
-  }
-  return "";
+/** Query booleans as upstream converts them: absent, "0" or "false" (any case) are false; anything else (even "") is true. */
+function goBool(v: string | null): boolean {
+  if (v === null) return false;
+  return !(v === "0" || v.toLowerCase() === "false");
+}
+
+/** Upstream path.IsValidPathSegmentName. */
+function validPathSegmentName(name: string): boolean {
+  return name !== "." && name !== ".." && !name.includes("/") && !name.includes("%");
 }

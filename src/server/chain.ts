@@ -31,6 +31,8 @@ export interface ChainConfig {
   /** The audit stage; a no-op until audit is built. */
   audit?: Filter;
   authorizer: Authorizer;
+  /** AuthorizeWithSelectors: list/watch/deletecollection selectors reach the authorizers. */
+  authorizeWithSelectors?: boolean;
   /** Flow control: max-in-flight today, priority and fairness one day. */
   flowControl: Filter;
   /** The last stage: routes to the non-resource, subresource or verb handler. */
@@ -41,7 +43,7 @@ export function buildHandlerChain(c: ChainConfig): (ex: Exchange) => Promise<voi
   const handle = compose(
     [
       recoveryFilter({ toApiError: c.toApiError, codecs: c.codecs }), // any throw → Status, never a crash
-      requestInfoFilter(), //                                            verb, resource, namespace, name
+      requestInfoFilter({ authorizeWithSelectors: c.authorizeWithSelectors ?? false }), // verb, resource, namespace, name
       c.metrics ? metricsFilter(c.metrics) : passThrough, //             counted with the status sent
       deadlineFilter({ requestTimeoutMs: c.requestTimeoutMs, isLongRunning: c.isLongRunning }), // 504
       authenticationFilter(c.authenticate), //                           who: 401 when no one

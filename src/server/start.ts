@@ -14,6 +14,7 @@ import { defaultControllers } from "../controllers/controllers-flag.js";
 import { authenticationMethods } from "../authn/methods.js";
 import { authorizerForModes } from "../authz/union.js";
 import { reconcileBootstrapPolicy } from "../authz/bootstrap-policy/index.js";
+import { setupRbac } from "../authz/rbac/setup.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
@@ -87,7 +88,9 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const t0 = Date.now();
   const gates = FeatureGates.parse(o.featureGates);
   const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
-  const authorizer = authorizerForModes(o.authorizationMode);
+  // RBAC: authorizer (index over its informers), escalation guard, aggregation controller.
+  const rbac = setupRbac({ parts: () => ({ store, types, informers }), log: o.log });
+  const authorizer = authorizerForModes(o.authorizationMode, { rbac: rbac.authorizer });
   const authnConfig = o.authenticationConfig ? loadAuthenticationConfig(o.authenticationConfig) : undefined;
   if (authnConfig?.anonymous && !o.anonymousAuth) {
     throw new Error("--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file");
@@ -114,7 +117,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   // store (declared next): start-up does not wait for the informer.
   const namespaces: NamespaceStates = new NamespaceStates(nsInformer, { get: (t, ns, name) => store.get(t, ns, name) }, nsType);
   // The admission chain every write passes; NamespaceLifecycle is its first built-in plugin.
-  const admission = admissionChain([namespaceLifecycle((ns) => namespaces.get(ns)), ...(o.admissionPlugins ?? [])]);
+  const admission = admissionChain([namespaceLifecycle((ns) => namespaces.get(ns)), rbac.escalationGuard(() => authorizer), ...(o.admissionPlugins ?? [])]);
   const store: GenericStore = new GenericStore(storage, admission, {
     serviceClusterIPRange: o.serviceClusterIPRange,
     serviceNodePortRange: o.serviceNodePortRange,
@@ -146,7 +149,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     reconcileBootstrapPolicy({ store, types, log: o.log, gates }),
   ]);
   bootstrapped = true;
-  const controllers = [startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers)];
+  const controllers = [startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers)];
   let gcTimer: NodeJS.Timeout | undefined;
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {

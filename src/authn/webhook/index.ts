@@ -10,26 +10,15 @@
 // A failing call (network error, non-2xx) is an error; 500, 504, 429, a Retry-After and a reset
 // connection are retried with upstream's backoff (500ms ×1.5, jitter 0.2, 5 attempts).
 // Answers are cached (./cache.ts) for the TTL; errors are not.
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
 import { bearerToken, type Authenticator } from "../authenticator.js";
 import type { UserInfo } from "../user.js";
 import { TokenCache, type Lookup } from "./cache.js";
 import { loadWebhookKubeconfig, type WebhookConnection } from "./kubeconfig.js";
+import { CallError, defaultBackoff, genericMessage, post, withBackoff, type Backoff } from "../../webhook/client.js";
+
+export { defaultBackoff, type Backoff };
 
 export type WebhookVersion = "v1" | "v1beta1";
-
-export interface Backoff {
-  durationMs: number;
-  factor: number;
-  jitter: number;
-  steps: number;
-}
-
-export const defaultBackoff: Backoff = { durationMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
-/** client-go's timeout for webhook calls (kubeconfigs cannot set one). */
-const requestTimeoutMs = 30_000;
-const maxResponseBytes = 10 * 1024 * 1024;
 
 export interface WebhookOptions {
   connection: WebhookConnection;
@@ -51,90 +40,6 @@ interface ReviewStatus {
   user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
   audiences?: string[];
   error?: string;
-}
-
-class CallError extends Error {
-  constructor(
-    message: string,
-    readonly retry: boolean,
-  ) {
-    super(message);
-  }
-}
-
-/** client-go's message for a non-2xx answer that is not a Status object. */
-function genericMessage(code: number, text: string | undefined): string {
-  switch (code) {
-    case 409:
-      return "the server reported a conflict";
-    case 404:
-      return "the server could not find the requested resource";
-    case 400:
-      return "the server rejected our request for an unknown reason";
-    case 401:
-      return "the server has asked for the client to provide credentials";
-    case 403:
-      return "the server does not allow access to the requested resource";
-    case 405:
-      return "the server does not allow this method on the requested resource";
-    case 406:
-    case 415:
-      return "the server was unable to respond with a content type that the client supports";
-    case 422:
-      return "the server rejected our request due to an error in our request";
-    case 503:
-      return "the server is currently unable to handle the request";
-    case 504:
-      return "the server was unable to return a response in the time allotted, but may still be processing the request";
-    case 429:
-      return "the server has received too many requests and has asked us to try again later";
-  }
-  if (code >= 500) return `an error on the server (${JSON.stringify(text ?? "unknown")}) has prevented the request from succeeding`;
-  return `the server responded with the status code ${code} but did not return more information`;
-}
-
-function post(conn: WebhookConnection, body: Buffer): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
-  const tls = conn.server.protocol === "https:";
-  const headers: Record<string, string | number> = {
-    "content-type": "application/json",
-    accept: "application/json, */*",
-    "content-length": body.length,
-    "user-agent": "kapi/authentication-webhook",
-  };
-  if (conn.token) headers.authorization = `Bearer ${conn.token}`;
-  const options = {
-    method: "POST",
-    hostname: conn.server.hostname.replace(/^\[|\]$/g, ""),
-    port: conn.server.port || (tls ? 443 : 80),
-    path: conn.server.pathname + conn.server.search,
-    headers,
-    timeout: requestTimeoutMs,
-    ...(tls ? { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecureSkipTLSVerify, servername: conn.serverName, agent: false as const } : { agent: false as const }),
-  };
-  return new Promise((resolve, reject) => {
-    const req = (tls ? httpsRequest : httpRequest)(options, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on("data", (c: Buffer) => {
-        size += c.length;
-        if (size > maxResponseBytes) {
-          req.destroy(new CallError("the webhook's answer is too large", false));
-          return;
-        }
-        chunks.push(c);
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on("error", reject);
-    });
-    req.on("timeout", () => req.destroy(new CallError(`Post "${conn.server.href}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, false)));
-    req.on("error", (e: NodeJS.ErrnoException) => {
-      if (e instanceof CallError) return reject(e);
-      const reset = e.code === "ECONNRESET" || e.code === "EPIPE";
-      const msg = e.code === "ECONNREFUSED" ? `dial tcp ${conn.server.host}: connect: connection refused` : reset ? "read: connection reset by peer" : e.message;
-      reject(new CallError(`Post "${conn.server.href}": ${msg}`, reset));
-    });
-    req.end(body);
-  });
 }
 
 async function callOnce(conn: WebhookConnection, version: WebhookVersion, token: string, audiences: readonly string[] | undefined): Promise<ReviewStatus> {
@@ -165,22 +70,6 @@ async function callOnce(conn: WebhookConnection, version: WebhookVersion, token:
   const status = (json.status ?? {}) as ReviewStatus;
   if (typeof status !== "object" || Array.isArray(status)) throw new CallError("the webhook's answer has a malformed status", false);
   return status;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** upstream's WithExponentialBackoff: retry while the error is a transient one, at most `steps` calls. */
-async function withBackoff<T>(b: Backoff, fn: () => Promise<T>): Promise<T> {
-  let delay = b.durationMs;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (!(e instanceof CallError) || !e.retry || attempt >= b.steps) throw e;
-      await sleep(delay * (1 + Math.random() * b.jitter));
-      delay *= b.factor;
-    }
-  }
 }
 
 const intersect = (a: readonly string[], b: readonly string[]) => a.filter((x) => b.includes(x));

@@ -2,6 +2,7 @@
 // is 403 with upstream's wording.
 import { ApiError, forbidden } from "../../apimachinery/errors.js";
 import type { UserInfo } from "../../authn/user.js";
+import { attributesFor } from "../../authz/attributes.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import { requestInfoOf, userOf } from "../../http/context.js";
 import type { RequestInfo } from "../../http/request-info.js";
@@ -11,18 +12,7 @@ export function authorizationFilter(authorizer: Authorizer): Filter {
   return async (ctx, next) => {
     const info = requestInfoOf(ctx);
     const user = userOf(ctx);
-    const decision = await authorizer.authorize({
-      user,
-      verb: info.verb,
-      isResourceRequest: info.isResourceRequest,
-      path: info.path,
-      namespace: info.namespace,
-      apiGroup: info.apiGroup,
-      apiVersion: info.apiVersion,
-      resource: info.resource,
-      subresource: info.subresource,
-      name: info.name,
-    });
+    const decision = await authorizer.authorize(attributesFor(user, info));
     if (decision.decision !== "allow") throw forbiddenFor(user, info, decision.reason);
     return next();
   };

@@ -3,6 +3,7 @@ import { invalid, isValidPathSegmentName, notSupported, required, type FieldErro
 import { arr, index, isObj, obj, str, type Obj } from "./helpers.js";
 import { deepEqual } from "../../apimachinery/json-value.js";
 import { isDNS1123Subdomain } from "../../apimachinery/validation.js";
+import { labelSelectorFromObject, validateLabelSelector, type LabelSelectorObject } from "../../apimachinery/labels.js";
 
 const rbacGroup = "rbac.authorization.k8s.io";
 
@@ -27,6 +28,21 @@ function validateRule(rule: Obj, namespaced: boolean, path: string): FieldError[
 export function validateRole(o: Obj, namespaced: boolean): FieldError[] {
   const errs: FieldError[] = [];
   arr(o.rules).forEach((r, i) => errs.push(...validateRule(obj(r), namespaced, index("rules", i))));
+  if (!namespaced && o.aggregationRule !== undefined && o.aggregationRule !== null) {
+    // Upstream ValidateClusterRole: at least one selector, each a valid label selector.
+    const selectors = arr(obj(o.aggregationRule).clusterRoleSelectors);
+    if (selectors.length === 0) errs.push(required("aggregationRule.clusterRoleSelectors", "at least one clusterRoleSelector required if aggregationRule is non-nil"));
+    selectors.forEach((sel, i) => {
+      const path = index("aggregationRule.clusterRoleSelectors", i);
+      const s = (isObj(sel) ? sel : {}) as LabelSelectorObject;
+      errs.push(...validateLabelSelector(s, path));
+      try {
+        labelSelectorFromObject(s);
+      } catch {
+        errs.push(invalid(path, sel, "invalid label selector."));
+      }
+    });
+  }
   return errs;
 }
 

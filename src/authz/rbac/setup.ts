@@ -1,0 +1,72 @@
+// RBAC in one call from the server's assembly: the authorizer (index over the four informers,
+// started on first use), the escalation guard (a validating admission plugin, installed in
+// every mode as upstream's RBAC storage always checks) and the ClusterRole aggregation
+// controller (--controllers name clusterrole-aggregation-controller).
+import type { AdmissionPlugin } from "../../admission/interface.js";
+import { clusterRoleAggregationController, controllerEnabled, defaultControllers } from "../../controllers/controllers-flag.js";
+import type { Controller } from "../../controllers/namespace.js";
+import type { InformerFactory } from "../../registry/informer-factory.js";
+import type { KObject } from "../../registry/object.js";
+import type { GenericStore } from "../../registry/store.js";
+import type { TypeRegistry } from "../../registry/type-registry.js";
+import type { Authorizer } from "../authorizer.js";
+import { startClusterRoleAggregation } from "./aggregation.js";
+import { createRbacAuthorizer, type RbacAuthorizer } from "./authorizer.js";
+import { rbacEscalationGuard } from "./escalation.js";
+import type { RbacInformers } from "./index.js";
+
+export const rbacGroup = "rbac.authorization.k8s.io";
+
+export interface RbacParts {
+  store: GenericStore;
+  types: TypeRegistry;
+  informers: InformerFactory;
+}
+
+export interface RbacSetup {
+  /** The RBAC authorizer, for the mode list ("RBAC"). */
+  authorizer: RbacAuthorizer;
+  /** The escalation guard, asking `chain` (the server's whole authorizer) for escalate and bind. */
+  escalationGuard(chain: () => Authorizer): AdmissionPlugin;
+  /** The aggregation controller when --controllers enables it. */
+  startControllers(controllers?: readonly string[]): Controller[];
+}
+
+/** The informers of the four types (a type not served is left out). */
+export function rbacInformers(p: Pick<RbacParts, "types" | "informers">): RbacInformers {
+  const inf = (r: string) => {
+    const t = p.types.get(rbacGroup, "v1", r);
+    return t ? p.informers.forType(t) : undefined;
+  };
+  return { roles: inf("roles"), clusterRoles: inf("clusterroles"), roleBindings: inf("rolebindings"), clusterRoleBindings: inf("clusterrolebindings") };
+}
+
+export function setupRbac(d: { parts(): RbacParts; log?: (msg: string) => void }): RbacSetup {
+  const authorizer = createRbacAuthorizer({ informers: () => rbacInformers(d.parts()) });
+  return {
+    authorizer,
+    escalationGuard: (chain) =>
+      rbacEscalationGuard({
+        authorizer: chain,
+        index: async () => {
+          await authorizer.ready();
+          return authorizer.index;
+        },
+        getRole: async (kind, ns, name) => {
+          const { store, types } = d.parts();
+          const t = types.get(rbacGroup, "v1", kind === "Role" ? "roles" : "clusterroles");
+          if (!t || !name) return undefined;
+          return store.get(t, ns, name).catch((e: { reason?: string }) => {
+            if (e?.reason === "NotFound") return undefined;
+            throw e;
+          }) as Promise<KObject | undefined>;
+        },
+      }),
+    startControllers(list = defaultControllers) {
+      const { store, types, informers } = d.parts();
+      const t = types.get(rbacGroup, "v1", "clusterroles");
+      if (!t || !controllerEnabled(clusterRoleAggregationController, list)) return [];
+      return [startClusterRoleAggregation({ store, clusterRolesType: t, clusterRoles: informers.forType(t), log: d.log })];
+    },
+  };
+}

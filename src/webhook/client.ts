@@ -1,0 +1,119 @@
+// An HTTPS client for webhooks (TokenReview, SubjectAccessReview): one POST of a JSON body with
+// the kubeconfig's credentials, client-go's error texts, a bounded answer, and upstream's retry
+// with exponential backoff on transient failures.
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { WebhookConnection } from "./kubeconfig.js";
+
+export interface Backoff {
+  durationMs: number;
+  factor: number;
+  jitter: number;
+  steps: number;
+}
+
+export const defaultBackoff: Backoff = { durationMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
+/** client-go's timeout for webhook calls (kubeconfigs cannot set one). */
+export const defaultRequestTimeoutMs = 30_000;
+export const maxResponseBytes = 10 * 1024 * 1024;
+
+export class CallError extends Error {
+  constructor(
+    message: string,
+    readonly retry: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** client-go's message for a non-2xx answer that is not a Status object. */
+export function genericMessage(code: number, text: string | undefined): string {
+  switch (code) {
+    case 409:
+      return "the server reported a conflict";
+    case 404:
+      return "the server could not find the requested resource";
+    case 400:
+      return "the server rejected our request for an unknown reason";
+    case 401:
+      return "the server has asked for the client to provide credentials";
+    case 403:
+      return "the server does not allow access to the requested resource";
+    case 405:
+      return "the server does not allow this method on the requested resource";
+    case 406:
+    case 415:
+      return "the server was unable to respond with a content type that the client supports";
+    case 422:
+      return "the server rejected our request due to an error in our request";
+    case 503:
+      return "the server is currently unable to handle the request";
+    case 504:
+      return "the server was unable to return a response in the time allotted, but may still be processing the request";
+    case 429:
+      return "the server has received too many requests and has asked us to try again later";
+  }
+  if (code >= 500) return `an error on the server (${JSON.stringify(text ?? "unknown")}) has prevented the request from succeeding`;
+  return `the server responded with the status code ${code} but did not return more information`;
+}
+
+export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: number; userAgent?: string; signal?: AbortSignal } = {}): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
+  const tls = conn.server.protocol === "https:";
+  const headers: Record<string, string | number> = {
+    "content-type": "application/json",
+    accept: "application/json, */*",
+    "content-length": body.length,
+    "user-agent": opts.userAgent ?? "kapi/authentication-webhook",
+  };
+  if (conn.token) headers.authorization = `Bearer ${conn.token}`;
+  const options = {
+    method: "POST",
+    hostname: conn.server.hostname.replace(/^\[|\]$/g, ""),
+    port: conn.server.port || (tls ? 443 : 80),
+    path: conn.server.pathname + conn.server.search,
+    headers,
+    timeout: opts.timeoutMs ?? defaultRequestTimeoutMs,
+    ...(tls ? { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecureSkipTLSVerify, servername: conn.serverName, agent: false as const } : { agent: false as const }),
+  };
+  return new Promise((resolve, reject) => {
+    const req = (tls ? httpsRequest : httpRequest)(options, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (c: Buffer) => {
+        size += c.length;
+        if (size > maxResponseBytes) {
+          req.destroy(new CallError("the webhook's answer is too large", false));
+          return;
+        }
+        chunks.push(c);
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new CallError(`Post "${conn.server.href}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, false)));
+    req.on("error", (e: NodeJS.ErrnoException) => {
+      if (e instanceof CallError) return reject(e);
+      const reset = e.code === "ECONNRESET" || e.code === "EPIPE";
+      const msg = e.code === "ECONNREFUSED" ? `dial tcp ${conn.server.host}: connect: connection refused` : reset ? "read: connection reset by peer" : e.message;
+      reject(new CallError(`Post "${conn.server.href}": ${msg}`, reset));
+    });
+    req.end(body);
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** upstream's WithExponentialBackoff: retry while the error is a transient one, at most `steps` calls. */
+export async function withBackoff<T>(b: Backoff, fn: () => Promise<T>): Promise<T> {
+  let delay = b.durationMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof CallError) || !e.retry || attempt >= b.steps) throw e;
+      await sleep(delay * (1 + Math.random() * b.jitter));
+      delay *= b.factor;
+    }
+  }
+}
+
