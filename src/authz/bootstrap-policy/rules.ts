@@ -1,5 +1,5 @@
-// Building blocks of the bootstrap policy: a policy-rule builder (verbs, resources, names and
-// URLs kept sorted, API groups in the order given, as upstream's builder does) and the object
+// Building blocks of the bootstrap policy: a policy-rule builder (verbs, groups, resources, names
+// and URLs sorted and deduplicated, as upstream's builder does) and the object
 // constructors that stamp every default object with upstream's label and annotation.
 import type { KObject } from "../../registry/object.js";
 
@@ -77,7 +77,7 @@ export class RuleBuilder {
       return { verbs: sorted(this.v), nonResourceURLs: sorted(this.u) };
     }
     if (this.g.length === 0 || this.r.length === 0) throw new Error("bootstrap policy: a resource rule needs groups and resources");
-    const out: PolicyRule = { verbs: sorted(this.v), apiGroups: [...this.g], resources: sorted(this.r) };
+    const out: PolicyRule = { verbs: sorted(this.v), apiGroups: sorted(this.g), resources: sorted(this.r) };
     if (this.n.length) out.resourceNames = sorted(this.n);
     return out;
   }
