@@ -89,7 +89,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const gates = FeatureGates.parse(o.featureGates);
   const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
   // RBAC: authorizer (index over its informers), escalation guard, aggregation controller.
-  const rbac = setupRbac({ parts: () => ({ store, types, informers }), log: o.log });
+  const rbac = setupRbac({ parts: () => ({ store, types, informers }), log: o.log, prewarm: o.authorizationMode.includes("RBAC") });
   const authorizer = authorizerForModes(o.authorizationMode, { rbac: rbac.authorizer });
   const authnConfig = o.authenticationConfig ? loadAuthenticationConfig(o.authenticationConfig) : undefined;
   if (authnConfig?.anonymous && !o.anonymousAuth) {

@@ -41,7 +41,7 @@ export function rbacInformers(p: Pick<RbacParts, "types" | "informers">): RbacIn
   return { roles: inf("roles"), clusterRoles: inf("clusterroles"), roleBindings: inf("rolebindings"), clusterRoleBindings: inf("clusterrolebindings") };
 }
 
-export function setupRbac(d: { parts(): RbacParts; log?: (msg: string) => void }): RbacSetup {
+export function setupRbac(d: { parts(): RbacParts; log?: (msg: string) => void; /** RBAC is an authorization mode: build the index at start. */ prewarm?: boolean }): RbacSetup {
   const authorizer = createRbacAuthorizer({ informers: () => rbacInformers(d.parts()) });
   return {
     authorizer,
@@ -64,6 +64,7 @@ export function setupRbac(d: { parts(): RbacParts; log?: (msg: string) => void }
       }),
     startControllers(list = defaultControllers) {
       const { store, types, informers } = d.parts();
+      if (d.prewarm) void authorizer.ready(); // the first request need not wait for the index
       const t = types.get(rbacGroup, "v1", "clusterroles");
       if (!t || !controllerEnabled(clusterRoleAggregationController, list)) return [];
       return [startClusterRoleAggregation({ store, clusterRolesType: t, clusterRoles: informers.forType(t), log: d.log })];
