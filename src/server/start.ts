@@ -17,6 +17,7 @@ import { checkAuthorizationFlags, setupAuthorization, type AuthorizationSetup, t
 import { setupRbac, type RbacSetup } from "../authz/rbac/setup.js";
 import { createNodeAuthorizer, type RunningNodeAuthorizer } from "../authz/node/index.js";
 import type { Authorizer } from "../authz/authorizer.js";
+import { reconcileBootstrapPolicy } from "../authz/bootstrap-policy/index.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
@@ -174,7 +175,11 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     });
   };
   await Promise.all(defaultNamespaces.map((name) => ensure(nsType, "", { metadata: { name } } as KObject)));
-  await ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject);
+  await Promise.all([
+    ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject),
+    // The default RBAC objects, whenever the RBAC API is served (whatever the authorization modes).
+    reconcileBootstrapPolicy({ store, types, log: o.log, gates }),
+  ]);
   bootstrapped = true;
   const controllers = [startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers)];
   let gcTimer: NodeJS.Timeout | undefined;

@@ -1,0 +1,195 @@
+// Reconciliation of the default RBAC objects at start (upstream: pkg/registry/rbac/reconciliation
+// and the "rbac/bootstrap-roles" post-start hook). Each default object is created when missing;
+// when present, its missing rules and subjects are added back and labels/annotations merged (what
+// it has beyond the defaults is kept), unless it is annotated autoupdate "false". Aggregated
+// ClusterRoles only get their aggregationRule reconciled: their rules are the aggregation
+// controller's. A binding whose roleRef changed is deleted and created again (roleRef is
+// immutable). All reads are four range reads; all writes go out together (one storage batch).
+import type { KObject } from "../../registry/object.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import type { GenericStore, WriteOptions } from "../../registry/store.js";
+import { decodeFromStorage } from "../../registry/codec.js";
+import { covers } from "./covers.js";
+import { autoUpdateAnnotation, rbacGroup, type BindingObject, type PolicyRule, type RoleObject, type Subject } from "./rules.js";
+
+export interface TypeLookup {
+  get(group: string, version: string, resource: string): ResourceType | undefined;
+}
+
+export interface ReconcileDeps {
+  store: GenericStore;
+  types: TypeLookup;
+  log: (msg: string) => void;
+}
+
+export interface DefaultObjects {
+  clusterRoles: RoleObject[];
+  clusterRoleBindings: BindingObject[];
+  roles: RoleObject[];
+  roleBindings: BindingObject[];
+}
+
+export interface ReconcileSummary {
+  created: number;
+  updated: number;
+  recreated: number;
+  protected: number;
+  unchanged: number;
+}
+
+type Outcome = { op: "none" } | { op: "create"; obj: KObject } | { op: "update"; obj: KObject } | { op: "recreate"; obj: KObject } | { op: "protected"; what: string };
+
+const isProtected = (o: KObject) => o.metadata.annotations?.[autoUpdateAnnotation] === "false";
+const json = (x: unknown) => JSON.stringify(x);
+
+/** Expected first, existing on top (the existing object's values win), as upstream merges. */
+function mergeMaps(expected: Record<string, string> | undefined, existing: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!expected && !existing) return undefined;
+  return { ...(expected ?? {}), ...(existing ?? {}) };
+}
+
+/** Labels and annotations after the merge, or undefined when the existing ones already hold the expected. */
+function reconciledMeta(expected: KObject, existing: KObject): { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined {
+  let out: { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined;
+  for (const key of ["labels", "annotations"] as const) {
+    const want = expected.metadata[key] as Record<string, string> | undefined;
+    const have = existing.metadata[key] as Record<string, string> | undefined;
+    if (want && Object.keys(want).some((k) => have?.[k] === undefined)) (out ??= {})[key] = mergeMaps(want, have);
+  }
+  return out;
+}
+
+function reconcileMeta(expected: KObject, existing: KObject, out: KObject): boolean {
+  const merged = reconciledMeta(expected, existing);
+  if (merged) Object.assign(out.metadata, merged);
+  return merged !== undefined;
+}
+
+/** The reconciled role for `existing`, or undefined when nothing needs writing. */
+export function reconcileRole(expected: RoleObject, existing: RoleObject): { role?: RoleObject; missing: PolicyRule[]; protected: boolean } {
+  const meta = reconciledMeta(expected, existing);
+  let aggregationRule: RoleObject["aggregationRule"];
+  if (expected.aggregationRule) {
+    const want = expected.aggregationRule.clusterRoleSelectors;
+    const have = existing.aggregationRule?.clusterRoleSelectors;
+    if (!have) aggregationRule = structuredClone(expected.aggregationRule);
+    else {
+      const add = want.filter((w) => !have.some((h) => json(h) === json(w)));
+      if (add.length) aggregationRule = { clusterRoleSelectors: [...have, ...structuredClone(add)] };
+    }
+  }
+  // An aggregated role expects no rules of its own: nothing is missing from it.
+  const { missing } = covers(existing.rules ?? [], expected.rules ?? []);
+  const prot = isProtected(existing);
+  if (!meta && !aggregationRule && missing.length === 0) return { missing, protected: prot };
+  const out = structuredClone(existing) as RoleObject;
+  if (meta) Object.assign(out.metadata, meta);
+  if (aggregationRule) out.aggregationRule = aggregationRule;
+  if (missing.length) out.rules = [...(existing.rules ?? []), ...missing];
+  return { role: out, missing, protected: prot };
+}
+
+const subjectKey = (s: Subject) => json([s.kind, s.apiGroup ?? (s.kind === "ServiceAccount" ? "" : rbacGroup), s.name, s.namespace ?? ""]);
+
+export function reconcileBinding(expected: BindingObject, existing: BindingObject): { binding?: BindingObject; recreate: boolean; missing: Subject[]; protected: boolean } {
+  const prot = isProtected(existing);
+  if (json(expected.roleRef) !== json({ apiGroup: existing.roleRef?.apiGroup, kind: existing.roleRef?.kind, name: existing.roleRef?.name })) {
+    // roleRef cannot change: the expected binding replaces it, keeping its labels and annotations
+    const out = structuredClone(expected);
+    reconcileMeta(expected, existing, out);
+    return { binding: out, recreate: true, missing: expected.subjects ?? [], protected: prot };
+  }
+  const meta = reconciledMeta(expected, existing);
+  const have = new Set((existing.subjects ?? []).map(subjectKey));
+  const missing = (expected.subjects ?? []).filter((s) => !have.has(subjectKey(s)));
+  if (!meta && missing.length === 0) return { recreate: false, missing, protected: prot };
+  const out = structuredClone(existing) as BindingObject;
+  if (meta) Object.assign(out.metadata, meta);
+  if (missing.length) out.subjects = [...(existing.subjects ?? []), ...structuredClone(missing)];
+  return { binding: out, recreate: false, missing, protected: prot };
+}
+
+const kindLabel = (t: ResourceType) => `${t.resource}.${t.group}`;
+const keyOf = (o: KObject) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+
+async function existingObjects(store: GenericStore, t: ResourceType): Promise<Map<string, KObject>> {
+  const { items } = await store.range(t.keyPrefix);
+  const out = new Map<string, KObject>();
+  for (const kv of items) {
+    const obj = decodeFromStorage(kv, t);
+    out.set(keyOf(obj), obj);
+  }
+  return out;
+}
+
+/** Creates or reconciles every default object; throws when a write fails (a start-up error, as upstream's hook). */
+export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObjects): Promise<ReconcileSummary> {
+  const { store, types, log } = deps;
+  const summary: ReconcileSummary = { created: 0, updated: 0, recreated: 0, protected: 0, unchanged: 0 };
+  const groups: [ResourceType | undefined, KObject[], "role" | "binding"][] = [
+    [types.get(rbacGroup, "v1", "clusterroles"), objects.clusterRoles, "role"],
+    [types.get(rbacGroup, "v1", "clusterrolebindings"), objects.clusterRoleBindings, "binding"],
+    [types.get(rbacGroup, "v1", "roles"), objects.roles, "role"],
+    [types.get(rbacGroup, "v1", "rolebindings"), objects.roleBindings, "binding"],
+  ];
+  const served = groups.filter((g): g is [ResourceType, KObject[], "role" | "binding"] => g[0] !== undefined);
+  const existing = await Promise.all(served.map(([t]) => existingObjects(store, t)));
+  const opts: WriteOptions = { dryRun: false };
+  const writes: Promise<unknown>[] = [];
+  const failures: string[] = [];
+  served.forEach(([t, expectedList, shape], i) => {
+    for (const expected of expectedList) {
+      const ns = expected.metadata.namespace ?? "";
+      const name = expected.metadata.name!;
+      const current = existing[i].get(keyOf(expected));
+      const outcome = decide(shape, expected, current);
+      const what = `${kindLabel(t)}/${ns ? `${ns}/` : ""}${name}`;
+      if (outcome.op === "none") summary.unchanged++;
+      else if (outcome.op === "protected") {
+        summary.protected++;
+        log(`kapi: skipped reconcile-protected ${what} (${outcome.what})`);
+      } else {
+        const write = async () => {
+          if (outcome.op === "create") {
+            await store.create(t, ns, outcome.obj, opts);
+            summary.created++;
+          } else if (outcome.op === "recreate") {
+            await store.delete(t, ns, name, { dryRun: false });
+            await store.create(t, ns, outcome.obj, opts);
+            summary.recreated++;
+          } else {
+            // recomputed from the stored object, should it have changed since it was read
+            await store.update(t, ns, name, {
+              subresource: "",
+              createIfMissing: false,
+              desired: (cur) => {
+                if (!cur) return outcome.obj;
+                const again = decide(shape, expected, cur);
+                return again.op === "update" ? again.obj : cur;
+              },
+            }, opts);
+            summary.updated++;
+          }
+        };
+        writes.push(write().catch((e: Error) => void failures.push(`${what}: ${e?.message ?? String(e)}`)));
+      }
+    }
+  });
+  await Promise.all(writes);
+  if (failures.length) throw new Error(`unable to initialize RBAC bootstrap policy: ${failures.join("; ")}`);
+  return summary;
+}
+
+function decide(shape: "role" | "binding", expected: KObject, current: KObject | undefined): Outcome {
+  if (!current) return { op: "create", obj: structuredClone(expected) };
+  if (shape === "role") {
+    const r = reconcileRole(expected as RoleObject, current as RoleObject);
+    if (!r.role) return { op: "none" };
+    if (r.protected) return { op: "protected", what: r.missing.length ? `missing ${r.missing.length} permission(s)` : "labels, annotations or aggregation differ" };
+    return { op: "update", obj: r.role };
+  }
+  const b = reconcileBinding(expected as BindingObject, current as BindingObject);
+  if (!b.binding) return { op: "none" };
+  if (b.protected) return { op: "protected", what: b.recreate ? "roleRef differs" : `missing ${b.missing.length} subject(s)` };
+  return b.recreate ? { op: "recreate", obj: b.binding } : { op: "update", obj: b.binding };
+}
