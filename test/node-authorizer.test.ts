@@ -141,7 +141,7 @@ describe.skipIf(!bin)("Node authorizer (--authorization-mode=Node), kubectl as t
   });
 
   it("SubjectAccessReviews about a node, asked by the admin", async () => {
-    const sar = async (attrs: Record<string, string>) => {
+    const sar = async (attrs: Record<string, unknown>) => {
       const r = await req(s, "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", {
         body: { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec: { user: "system:node:a", groups: ["system:nodes"], resourceAttributes: attrs } },
       });
@@ -158,7 +158,11 @@ describe.skipIf(!bin)("Node authorizer (--authorization-mode=Node), kubectl as t
     expect(await sar({ verb: "get", resource: "secrets", namespace: "ns", name: "secret-b" })).toMatchObject({ allowed: false, reason: "no relationship found between node 'a' and this object" });
     expect(await sar({ verb: "delete", resource: "nodes", name: "a" })).toMatchObject({ allowed: false });
     expect(await sar({ verb: "create", group: "authentication.k8s.io", resource: "tokenreviews" })).toMatchObject({ allowed: true });
-
+    // The review's selectors reach the authorizer (AuthorizeWithSelectors), raw or as requirements.
+    expect(await sar({ verb: "list", resource: "pods", fieldSelector: { rawSelector: "spec.nodeName=a" } })).toMatchObject({ allowed: true });
+    expect(await sar({ verb: "list", resource: "pods", fieldSelector: { requirements: [{ key: "spec.nodeName", operator: "In", values: ["a"] }] } })).toMatchObject({ allowed: true });
+    expect(await sar({ verb: "list", resource: "pods", fieldSelector: { rawSelector: "spec.nodeName=b" } })).toMatchObject({ allowed: false });
+    expect(await sar({ verb: "list", resource: "pods" })).toMatchObject({ allowed: false });
   });
 
   it("deleting the pod takes node a's access away; the pod recreated on b moves it to b", async () => {

@@ -6,6 +6,7 @@ import type { AuthnRequest } from "../authn/authenticator.js";
 import type { AuthnOutcome } from "../authn/union.js";
 import type { UserInfo } from "../authn/user.js";
 import type { Attributes, Authorizer, ResourceRule, RulesResult } from "../authz/authorizer.js";
+import { reviewSelectors, type ReviewSelector } from "../authz/attributes.js";
 import type { KObject } from "../registry/object.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
 import { readObject } from "./body.js";
@@ -28,7 +29,7 @@ function answer(r: ResourceRequest, body: KObject, status: Record<string, unknow
 }
 
 interface AccessSpec {
-  resourceAttributes?: Record<string, string> | null;
+  resourceAttributes?: (Record<string, string | undefined> & { fieldSelector?: ReviewSelector; labelSelector?: ReviewSelector }) | null;
   nonResourceAttributes?: { path?: string; verb?: string } | null;
   user?: string;
   groups?: string[];
@@ -79,6 +80,8 @@ export function reviewAttributes(user: UserInfo, spec: AccessSpec): Attributes {
       resource: ra.resource ?? "",
       subresource: ra.subresource ?? "",
       name: ra.name ?? "",
+      // AuthorizeWithSelectors is GA and locked on in 1.34.
+      ...reviewSelectors(ra.fieldSelector, ra.labelSelector),
     };
   }
   const na = spec.nonResourceAttributes ?? {};
