@@ -4,8 +4,9 @@
 import type { OidcFlagOptions } from "../authn/jwt-authenticator/index.js";
 import type { RequestHeaderFlags } from "../authn/requestheader/index.js";
 import type { ServiceAccountFlags } from "../authn/serviceaccount/config.js";
+import type { AuthorizationFlags } from "../authz/config.js";
 
-export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, OidcFlagOptions {
+export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, OidcFlagOptions, AuthorizationFlags {
   bindAddress: string;
   securePort: number;
   tlsCertFile?: string;
@@ -27,17 +28,8 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   enableBootstrapTokenAuth?: boolean;
   controllers?: string[];
   authenticationConfig?: string;
-  // Authorization (src/authz/modes.ts): --authorization-mode (empty: AlwaysAllow, unless
-  // --authorization-config), --authorization-policy-file (ABAC), --authorization-webhook-config-file,
-  // -version (v1beta1), -cache-authorized-ttl (5m) and -cache-unauthorized-ttl (30s), in ms;
-  // --authorization-config (AuthorizationConfiguration file, reloaded on change).
+  /** --authorization-mode (empty: AlwaysAllow, unless --authorization-config); the other authorization flags: AuthorizationFlags. */
   authorizationMode: string[];
-  authorizationPolicyFile?: string;
-  authorizationWebhookConfigFile?: string;
-  authorizationWebhookVersion?: string;
-  authorizationWebhookCacheAuthorizedTtlMs?: number;
-  authorizationWebhookCacheUnauthorizedTtlMs?: number;
-  authorizationConfig?: string;
   runtimeConfig: string;
   featureGates: string;
   livezGracePeriodMs: number;

@@ -117,3 +117,43 @@ export async function withBackoff<T>(b: Backoff, fn: () => Promise<T>): Promise<
   }
 }
 
+
+/**
+ * One review round trip (TokenReview, SubjectAccessReview, ConversionReview, …): POSTs the review
+ * and returns the answer's `status` object. A non-2xx answer is a CallError carrying the
+ * server's Status message (or client-go's generic text) and whether it may be retried (500,
+ * 504, 429 or a Retry-After); an answer that is not the expected kind and version is an error.
+ */
+export async function postReview(
+  conn: WebhookConnection,
+  review: { apiVersion: string; kind: string; spec: unknown; status: unknown },
+  opts: { timeoutMs?: number; userAgent?: string } = {},
+): Promise<Record<string, unknown>> {
+  const payload = Buffer.from(JSON.stringify({ kind: review.kind, apiVersion: review.apiVersion, metadata: { creationTimestamp: null }, spec: review.spec, status: review.status }));
+  const res = await post(conn, payload, opts);
+  const text = res.body.toString("utf8");
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = undefined;
+  }
+  if (res.status < 200 || res.status > 299) {
+    const retry = res.status === 500 || res.status === 504 || res.status === 429 || res.headers["retry-after"] !== undefined;
+    const isText = /^text\//.test(String(res.headers["content-type"] ?? ""));
+    const e =
+      json && json.kind === "Status" && typeof json.message === "string"
+        ? new CallError(json.message, retry)
+        : new CallError(genericMessage(res.status, isText ? text.trim().slice(0, 1024) : undefined), retry);
+    (e as CallError & { statusCode?: number }).statusCode = res.status;
+    throw e;
+  }
+  if (!json || typeof json !== "object" || Array.isArray(json)) throw new CallError(`couldn't decode the webhook's answer: ${text.length === 0 ? "empty body" : "not a JSON object"}`, false);
+  if (json.apiVersion !== undefined && json.apiVersion !== review.apiVersion) {
+    throw new CallError(`the webhook answered with apiVersion ${JSON.stringify(json.apiVersion)}, expected ${JSON.stringify(review.apiVersion)}`, false);
+  }
+  if (json.kind !== undefined && json.kind !== review.kind) throw new CallError(`the webhook answered with kind ${JSON.stringify(json.kind)}, expected ${JSON.stringify(review.kind)}`, false);
+  const status = json.status ?? {};
+  if (typeof status !== "object" || status === null || Array.isArray(status)) throw new CallError("the webhook's answer has a malformed status", false);
+  return status as Record<string, unknown>;
+}

@@ -14,7 +14,7 @@ import { bearerToken, type Authenticator } from "../authenticator.js";
 import type { UserInfo } from "../user.js";
 import { TokenCache, type Lookup } from "./cache.js";
 import { loadWebhookKubeconfig, type WebhookConnection } from "./kubeconfig.js";
-import { CallError, defaultBackoff, genericMessage, post, withBackoff, type Backoff } from "../../webhook/client.js";
+import { CallError, defaultBackoff, postReview, withBackoff, type Backoff } from "../../webhook/client.js";
 
 export { defaultBackoff, type Backoff };
 
@@ -43,33 +43,9 @@ interface ReviewStatus {
 }
 
 async function callOnce(conn: WebhookConnection, version: WebhookVersion, token: string, audiences: readonly string[] | undefined): Promise<ReviewStatus> {
-  const apiVersion = `authentication.k8s.io/${version}`;
   const spec: Record<string, unknown> = { token };
   if (audiences && audiences.length > 0) spec.audiences = audiences;
-  const payload = Buffer.from(JSON.stringify({ kind: "TokenReview", apiVersion, metadata: { creationTimestamp: null }, spec, status: { user: {} } }));
-  const res = await post(conn, payload);
-  const text = res.body.toString("utf8");
-  let json: Record<string, unknown> | undefined;
-  try {
-    json = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    json = undefined;
-  }
-  const retryAfter = res.headers["retry-after"] !== undefined;
-  if (res.status < 200 || res.status > 299) {
-    const retry = res.status === 500 || res.status === 504 || res.status === 429 || retryAfter;
-    if (json && json.kind === "Status" && typeof json.message === "string") throw new CallError(json.message, retry);
-    const isText = /^text\//.test(String(res.headers["content-type"] ?? ""));
-    throw new CallError(genericMessage(res.status, isText ? text.trim().slice(0, 1024) : undefined), retry);
-  }
-  if (!json || typeof json !== "object" || Array.isArray(json)) throw new CallError(`couldn't decode the webhook's answer: ${text.length === 0 ? "empty body" : "not a JSON object"}`, false);
-  if (json.apiVersion !== undefined && json.apiVersion !== apiVersion) {
-    throw new CallError(`the webhook answered with apiVersion ${JSON.stringify(json.apiVersion)}, expected ${JSON.stringify(apiVersion)}`, false);
-  }
-  if (json.kind !== undefined && json.kind !== "TokenReview") throw new CallError(`the webhook answered with kind ${JSON.stringify(json.kind)}, expected "TokenReview"`, false);
-  const status = (json.status ?? {}) as ReviewStatus;
-  if (typeof status !== "object" || Array.isArray(status)) throw new CallError("the webhook's answer has a malformed status", false);
-  return status;
+  return (await postReview(conn, { kind: "TokenReview", apiVersion: `authentication.k8s.io/${version}`, spec, status: { user: {} } })) as ReviewStatus;
 }
 
 const intersect = (a: readonly string[], b: readonly string[]) => a.filter((x) => b.includes(x));

@@ -2,19 +2,14 @@
 // and URLs sorted and deduplicated, as upstream's builder does) and the object
 // constructors that stamp every default object with upstream's label and annotation.
 import type { KObject } from "../../registry/object.js";
+import type { PolicyRule } from "../rbac/rules.js";
 
 export const rbacGroup = "rbac.authorization.k8s.io";
 export const bootstrapLabel = "kubernetes.io/bootstrapping";
 export const bootstrapLabelValue = "rbac-defaults";
 export const autoUpdateAnnotation = "rbac.authorization.kubernetes.io/autoupdate";
 
-export interface PolicyRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
+export type { PolicyRule };
 
 export interface Subject {
   kind: "User" | "Group" | "ServiceAccount";

@@ -15,7 +15,7 @@ import { compileCel, type CelProgram } from "../../cel/program.js";
 import { toCel } from "../../cel/convert.js";
 import { authorizationMatchEnvironment, subjectAccessReviewSpecType } from "../../cel/environments.js";
 import type { CelEnvironment } from "../../cel/program.js";
-import { CallError, defaultBackoff, genericMessage, post, withBackoff, type Backoff } from "../../webhook/client.js";
+import { CallError, defaultBackoff, postReview, withBackoff, type Backoff } from "../../webhook/client.js";
 import type { WebhookConnection } from "../../webhook/kubeconfig.js";
 import type { Attributes, Authorizer, AuthzResult, Decision } from "../authorizer.js";
 import type { FieldRequirement } from "../../apimachinery/fields.js";
@@ -158,30 +158,11 @@ interface ReviewStatus {
 }
 
 async function callOnce(o: WebhookAuthorizerOptions, spec: Record<string, unknown>): Promise<ReviewStatus> {
-  const apiVersion = `authorization.k8s.io/${o.version}`;
-  const payload = Buffer.from(JSON.stringify({ kind: "SubjectAccessReview", apiVersion, metadata: { creationTimestamp: null }, spec: wireSpec(spec, o.version), status: { allowed: false } }));
-  const res = await post(o.connection, payload, { timeoutMs: o.timeoutMs, userAgent: "kapi/authorization-webhook" });
-  const text = res.body.toString("utf8");
-  let json: Record<string, unknown> | undefined;
-  try {
-    json = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    json = undefined;
-  }
-  if (res.status < 200 || res.status > 299) {
-    const retry = res.status === 500 || res.status === 504 || res.status === 429 || res.headers["retry-after"] !== undefined;
-    const e =
-      json && json.kind === "Status" && typeof json.message === "string"
-        ? new CallError(json.message, retry)
-        : new CallError(genericMessage(res.status, /^text\//.test(String(res.headers["content-type"] ?? "")) ? text.trim().slice(0, 1024) : undefined), retry);
-    (e as CallError & { statusCode?: number }).statusCode = res.status;
-    throw e;
-  }
-  if (!json || typeof json !== "object" || Array.isArray(json)) throw new CallError(`couldn't decode the webhook's answer: ${text.length === 0 ? "empty body" : "not a JSON object"}`, false);
-  if (json.apiVersion !== undefined && json.apiVersion !== apiVersion) throw new CallError(`the webhook answered with apiVersion ${JSON.stringify(json.apiVersion)}, expected ${JSON.stringify(apiVersion)}`, false);
-  if (json.kind !== undefined && json.kind !== "SubjectAccessReview") throw new CallError(`the webhook answered with kind ${JSON.stringify(json.kind)}, expected "SubjectAccessReview"`, false);
-  const s = (json.status ?? {}) as Record<string, unknown>;
-  if (typeof s !== "object" || Array.isArray(s)) throw new CallError("the webhook's answer has a malformed status", false);
+  const s = await postReview(
+    o.connection,
+    { kind: "SubjectAccessReview", apiVersion: `authorization.k8s.io/${o.version}`, spec: wireSpec(spec, o.version), status: { allowed: false } },
+    { timeoutMs: o.timeoutMs, userAgent: "kapi/authorization-webhook" },
+  );
   const bool = (k: string) => {
     const v = s[k];
     if (v !== undefined && v !== null && typeof v !== "boolean") throw new CallError(`the webhook's answer has a malformed status.${k}`, false);
