@@ -3,6 +3,7 @@
 // with exponential backoff on transient failures.
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
+import type { LookupFunction } from "node:net";
 import type { WebhookConnection } from "./kubeconfig.js";
 
 export interface Backoff {
@@ -57,7 +58,7 @@ export function genericMessage(code: number, text: string | undefined): string {
   return `the server responded with the status code ${code} but did not return more information`;
 }
 
-export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: number; userAgent?: string; signal?: AbortSignal } = {}): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
+export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: number; userAgent?: string; signal?: AbortSignal; lookup?: LookupFunction } = {}): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
   const tls = conn.server.protocol === "https:";
   const headers: Record<string, string | number> = {
     "content-type": "application/json",
@@ -73,6 +74,7 @@ export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: 
     path: conn.server.pathname + conn.server.search,
     headers,
     timeout: opts.timeoutMs ?? defaultRequestTimeoutMs,
+    ...(opts.lookup ? { lookup: opts.lookup } : {}),
     ...(tls ? { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecureSkipTLSVerify, servername: conn.serverName, agent: false as const } : { agent: false as const }),
   };
   return new Promise((resolve, reject) => {
