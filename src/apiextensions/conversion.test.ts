@@ -226,7 +226,7 @@ describe("Webhook", () => {
 
   it("refuses a server its caBundle does not trust", async () => {
     const m = await failure(createConverter(webhookCRD({ caBundle: null })).convert([cronTab("a")], "v2"));
-    expect(m).toMatch(new RegExp(`^conversion webhook for stable\\.example\\.com/v1, Kind=CronTab failed: Post "https://127\\.0\\.0\\.1:${hook.port}/convert\\?timeout=30s": `));
+    expect(m).toBe(`conversion webhook for ${gvk} failed: Post "https://127.0.0.1:${hook.port}/convert?timeout=30s": tls: failed to verify certificate: x509: certificate signed by unknown authority`);
   });
 
   it("connection refused", async () => {
@@ -253,6 +253,13 @@ describe("Webhook", () => {
     ])("%s service", async (name, err) => {
       const conv = createConverter(webhookCRD({ service: { namespace: "hooks", name, path: "/convert", port: hook.port } }), { resolveService });
       expect(await failure(conv.convert([cronTab("a")], "v2"))).toBe(`conversion webhook for ${gvk} failed: Post "https://${name}.hooks.svc:${hook.port}/convert?timeout=30s": ${err}`);
+    });
+    it("a serving certificate without the service's DNS name", async () => {
+      services["hooks/other"] = services["hooks/conv"]!;
+      const conv = createConverter(webhookCRD({ service: { namespace: "hooks", name: "other", path: "/convert", port: hook.port } }), { resolveService });
+      expect(await failure(conv.convert([cronTab("a")], "v2"))).toBe(
+        `conversion webhook for ${gvk} failed: Post "https://other.hooks.svc:${hook.port}/convert?timeout=30s": tls: failed to verify certificate: x509: certificate is valid for localhost, conv.hooks.svc, 127.0.0.1, not other.hooks.svc`,
+      );
     });
     it("a port the service does not have", async () => {
       const conv = createConverter(webhookCRD({ service: { namespace: "hooks", name: "conv", port: 1234 } }), { resolveService });

@@ -96,11 +96,24 @@ export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: 
     req.on("error", (e: NodeJS.ErrnoException) => {
       if (e instanceof CallError) return reject(e);
       const reset = e.code === "ECONNRESET" || e.code === "EPIPE";
-      const msg = e.code === "ECONNREFUSED" ? `dial tcp ${conn.server.host}: connect: connection refused` : reset ? "read: connection reset by peer" : e.message;
+      const msg = e.code === "ECONNREFUSED" ? `dial tcp ${conn.server.host}: connect: connection refused` : reset ? "read: connection reset by peer" : (goTLSError(e) ?? e.message);
       reject(new CallError(`Post "${conn.server.href}": ${msg}`, reset));
     });
     req.end(body);
   });
+}
+
+const unknownAuthority = new Set(["UNABLE_TO_VERIFY_LEAF_SIGNATURE", "SELF_SIGNED_CERT_IN_CHAIN", "DEPTH_ZERO_SELF_SIGNED_CERT", "UNABLE_TO_GET_ISSUER_CERT", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY"]);
+
+/** Go's crypto/tls text for Node's certificate verification failures (as client-go reports them). */
+function goTLSError(e: NodeJS.ErrnoException & { host?: string; cert?: { subjectaltname?: string } }): string | undefined {
+  if (e.code && unknownAuthority.has(e.code)) return "tls: failed to verify certificate: x509: certificate signed by unknown authority";
+  if (e.code === "CERT_HAS_EXPIRED" || e.code === "CERT_NOT_YET_VALID") return "tls: failed to verify certificate: x509: certificate has expired or is not yet valid";
+  if (e.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
+    const names = (e.cert?.subjectaltname ?? "").split(", ").map((n) => n.replace(/^(DNS|IP Address):/, "")).filter(Boolean);
+    return `tls: failed to verify certificate: x509: certificate is valid for ${names.join(", ")}, not ${e.host ?? ""}`;
+  }
+  return undefined;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
