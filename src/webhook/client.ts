@@ -3,6 +3,7 @@
 // with exponential backoff on transient failures.
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
+import type { LookupFunction } from "node:net";
 import type { WebhookConnection } from "./kubeconfig.js";
 
 export interface Backoff {
@@ -57,7 +58,7 @@ export function genericMessage(code: number, text: string | undefined): string {
   return `the server responded with the status code ${code} but did not return more information`;
 }
 
-export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: number; userAgent?: string; signal?: AbortSignal } = {}): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
+export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: number; userAgent?: string; signal?: AbortSignal; lookup?: LookupFunction } = {}): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
   const tls = conn.server.protocol === "https:";
   const headers: Record<string, string | number> = {
     "content-type": "application/json",
@@ -73,6 +74,7 @@ export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: 
     path: conn.server.pathname + conn.server.search,
     headers,
     timeout: opts.timeoutMs ?? defaultRequestTimeoutMs,
+    ...(opts.lookup ? { lookup: opts.lookup } : {}),
     ...(tls ? { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecureSkipTLSVerify, servername: conn.serverName, agent: false as const } : { agent: false as const }),
   };
   return new Promise((resolve, reject) => {
@@ -94,11 +96,24 @@ export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: 
     req.on("error", (e: NodeJS.ErrnoException) => {
       if (e instanceof CallError) return reject(e);
       const reset = e.code === "ECONNRESET" || e.code === "EPIPE";
-      const msg = e.code === "ECONNREFUSED" ? `dial tcp ${conn.server.host}: connect: connection refused` : reset ? "read: connection reset by peer" : e.message;
+      const msg = e.code === "ECONNREFUSED" ? `dial tcp ${conn.server.host}: connect: connection refused` : reset ? "read: connection reset by peer" : (goTLSError(e) ?? e.message);
       reject(new CallError(`Post "${conn.server.href}": ${msg}`, reset));
     });
     req.end(body);
   });
+}
+
+const unknownAuthority = new Set(["UNABLE_TO_VERIFY_LEAF_SIGNATURE", "SELF_SIGNED_CERT_IN_CHAIN", "DEPTH_ZERO_SELF_SIGNED_CERT", "UNABLE_TO_GET_ISSUER_CERT", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY"]);
+
+/** Go's crypto/tls text for Node's certificate verification failures (as client-go reports them). */
+function goTLSError(e: NodeJS.ErrnoException & { host?: string; cert?: { subjectaltname?: string } }): string | undefined {
+  if (e.code && unknownAuthority.has(e.code)) return "tls: failed to verify certificate: x509: certificate signed by unknown authority";
+  if (e.code === "CERT_HAS_EXPIRED" || e.code === "CERT_NOT_YET_VALID") return "tls: failed to verify certificate: x509: certificate has expired or is not yet valid";
+  if (e.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
+    const names = (e.cert?.subjectaltname ?? "").split(", ").map((n) => n.replace(/^(DNS|IP Address):/, "")).filter(Boolean);
+    return `tls: failed to verify certificate: x509: certificate is valid for ${names.join(", ")}, not ${e.host ?? ""}`;
+  }
+  return undefined;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
