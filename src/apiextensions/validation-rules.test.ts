@@ -137,12 +137,12 @@ describe("write time: estimated cost", () => {
     const l = { type: "array", maxItems: 500, items: { type: "string", maxLength: 64 } };
     const rules = Array.from({ length: 20 }, (_, i) => ({ rule: `self.l.all(x, self.l.all(y, x != y || ${i} == ${i}))` }));
     const r = compileValidationRules(specWith(rules, { l }), { path: P });
-    const t = texts(r.errors);
-    expect(t.filter((e) => e.startsWith(`${SPEC}.x-kubernetes-validations[`) && e.includes("rule: Forbidden: estimated rule cost"))).toEqual([]);
-    expect(t.filter((e) => e.endsWith("contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"))).toHaveLength(4);
-    expect(t.at(-1)).toMatch(
-      /^spec\.versions\[0\]\.schema\.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of \d+\.\d+x \(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared\)$/,
-    );
+    expect(texts(r.errors)).toEqual([
+      ...[0, 1, 2, 3].map(
+        (i) => `${SPEC}.x-kubernetes-validations[${i}].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema`,
+      ),
+      `${P}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 1.6x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`,
+    ]);
   });
 
   it("compiles once per schema object", () => {
