@@ -1,0 +1,21 @@
+// Adapters from CRD validation to the modules of the schema and cel-rules helpers (merged):
+//   structuralErrors → validateStructural(schema, path)             (./schema)
+//   celRuleErrors    → compileValidationRules(schema, { path }).errors (./validation-rules.ts)
+// (upstream's suppression of per-expression costs for unchanged schemas on update is not passed
+// through: compileValidationRules has no such option yet.)
+import type { FieldError } from "../apimachinery/validation.js";
+import { newStructuralError, validateStructural, type JSONSchemaProps } from "./schema/index.js";
+import { compileValidationRules } from "./validation-rules.js";
+
+/**
+ * `init`: the schema cannot be made structural at all (upstream NewStructural's error), shown only
+ * when the OpenAPI checks found nothing; `errors`: the structural rules.
+ */
+export function structuralErrors(schema: Record<string, unknown>, path: string): { init: FieldError[]; errors: FieldError[] } {
+  const errs = validateStructural(schema as JSONSchemaProps, path);
+  return newStructuralError(schema as JSONSchemaProps) ? { init: errs, errors: [] } : { init: [], errors: errs };
+}
+
+export function celRuleErrors(schema: Record<string, unknown>, path: string, _opts: { suppressPerExpressionCost: boolean }): FieldError[] {
+  return compileValidationRules(schema as Parameters<typeof compileValidationRules>[0], { path }).errors;
+}
