@@ -10,6 +10,7 @@ import { CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
 import { req } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { sleep, startTuned, type PartsServer } from "./support/list-watch.js";
+import { crontabCRD } from "./support/crd.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
 const aggregated = { accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" };
@@ -35,56 +36,6 @@ let cacheN = 0;
 /** kubectl with a fresh discovery cache each call (the API changes between calls). */
 function k(args: string[], stdin?: string) {
   return kubectl(kubectlBin!, join(dir, "kubeconfig"), [`--cache-dir=${join(dir, `cache${cacheN++}`)}`, ...args], stdin);
-}
-
-export function crontabCRD(group = "stable.example.com", plural = "crontabs", kind = "CronTab", extra: Record<string, unknown> = {}) {
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      scope: "Namespaced",
-      names: { plural, singular: kind.toLowerCase(), kind, shortNames: [`${plural.slice(0, 2)}x`], categories: ["all", "kapi"] },
-      versions: [
-        {
-          name: "v1",
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: "object",
-              description: `${kind} runs a command on a schedule.`,
-              properties: {
-                spec: {
-                  type: "object",
-                  description: "The desired schedule.",
-                  required: ["cronSpec"],
-                  properties: {
-                    cronSpec: { type: "string", pattern: "^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$", description: "When to run." },
-                    image: { type: "string", maxLength: 20 },
-                    replicas: { type: "integer", minimum: 1, maximum: 10, default: 1 },
-                    color: { type: "string", enum: ["red", "blue"] },
-                    tags: { type: "array", items: { type: "string" } },
-                  },
-                },
-                status: { type: "object", properties: { replicas: { type: "integer" }, selector: { type: "string" } } },
-              },
-            },
-          },
-          subresources: { status: {}, scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas", labelSelectorPath: ".status.selector" } },
-          additionalPrinterColumns: [
-            { name: "Spec", type: "string", jsonPath: ".spec.cronSpec", description: "The cron spec." },
-            { name: "Replicas", type: "integer", jsonPath: ".spec.replicas" },
-            { name: "Image", type: "string", jsonPath: ".spec.image", priority: 1 },
-            { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
-          ],
-          selectableFields: [{ jsonPath: ".spec.color" }],
-        },
-      ],
-      ...extra,
-    },
-  };
 }
 
 /** Resolves when `fn` stops throwing (polling), with the time it took. */
