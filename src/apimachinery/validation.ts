@@ -19,7 +19,8 @@ export type FieldErrorType =
   | "FieldValueNotSupported"
   | "FieldValueForbidden"
   | "FieldValueTooLong"
-  | "FieldValueTooMany";
+  | "FieldValueTooMany"
+  | "FieldValueTypeInvalid";
 
 /**
  * One field-level validation error (upstream field.Error). `message` is upstream's `Detail`.
@@ -42,6 +43,7 @@ const typeText: Record<FieldErrorType, string> = {
   FieldValueForbidden: "Forbidden",
   FieldValueTooLong: "Too long",
   FieldValueTooMany: "Too many",
+  FieldValueTypeInvalid: "Invalid value",
 };
 
 /** The error text without the field prefix (upstream ErrorBody), used as StatusCause.message. */
@@ -88,6 +90,10 @@ export function notFound(field: string, badValue: unknown): FieldError {
 
 export function duplicate(field: string, badValue: unknown): FieldError {
   return { type: "FieldValueDuplicate", field, message: "", badValue };
+}
+/** Upstream field.TypeInvalid (a value of the wrong JSON type; printed as `Invalid value`). */
+export function typeInvalid(field: string, badValue: unknown, message: string): FieldError {
+  return { type: "FieldValueTypeInvalid", field, message, badValue };
 }
 /** Upstream field.NotSupported: detail `supported values: "a", "b"` (omitted when none). */
 export function notSupported(field: string, badValue: unknown, validValues: readonly string[]): FieldError {
