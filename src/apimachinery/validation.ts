@@ -66,7 +66,16 @@ export function formatFieldError(e: FieldError): string {
   return `${e.field}: ${fieldErrorBody(e)}`;
 }
 
+/**
+ * A bad value Go prints with `%#v` (a struct of an internal type, as upstream's field.Error falls
+ * back to for values that are neither simple nor Stringers): `text` is that rendering.
+ */
+export class GoSyntaxValue {
+  constructor(readonly text: string) {}
+}
+
 function renderBadValue(v: unknown): string {
+  if (v instanceof GoSyntaxValue) return v.text;
   if (typeof v === "string") return goQuote(v);
   if (typeof v === "boolean") return v ? "true" : "false";
   if (typeof v === "number") return goNumber(v);
