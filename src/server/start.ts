@@ -21,6 +21,7 @@ import { reconcileBootstrapPolicy } from "../authz/bootstrap-policy/index.js";
 import { FeatureGates } from "../cli/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
+import { startCRDControllers } from "../controllers/crd/index.js";
 import { startGarbageCollector } from "../controllers/garbage-collector.js";
 import { startBootstrapTokens } from "../controllers/bootstrap/index.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
@@ -183,7 +184,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   ]);
   bootstrapped = true;
   // Custom resources: every established CRD is served (src/apiextensions/serving.ts).
-  const controllers = [startCrdServing({ types, informers, log: o.log }), startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers)];
+  const controllers = [startCrdServing({ types, informers, log: o.log }), startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers), ...startCRDControllers({ store, types, informers, log: o.log }, o.controllers ?? defaultControllers)];
   let gcTimer: NodeJS.Timeout | undefined;
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {

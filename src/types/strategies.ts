@@ -63,6 +63,7 @@ import {
 import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from "./allocation/service.js";
 import { isObj, type Obj } from "./validation/helpers.js";
 import { deepEqual } from "../apimachinery/json-value.js";
+import { crdStrategy } from "../apiextensions/crd-strategy.js";
 
 const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
 
@@ -366,6 +367,7 @@ const overrides: Record<string, Strategy> = {
   "rolebindings.rbac.authorization.k8s.io": rbacBinding(true),
   "clusterrolebindings.rbac.authorization.k8s.io": rbacBinding(false),
   "flowschemas.flowcontrol.apiserver.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultFlowSchema }),
+  "customresourcedefinitions.apiextensions.k8s.io": crdStrategy,
   "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": kind(
     { tracksGeneration: true },
     { defaults: defaultPriorityLevelConfiguration, validate: (o) => validatePriorityLevelConfiguration(o) },
@@ -374,7 +376,7 @@ const overrides: Record<string, Strategy> = {
 
 // Types whose objects carry a spec that users change: generation tracks it.
 const specTypes = new Set([
-  "customresourcedefinitions.apiextensions.k8s.io", "resourcequotas", "validatingadmissionpolicies.admissionregistration.k8s.io",
+  "resourcequotas", "validatingadmissionpolicies.admissionregistration.k8s.io",
 ]);
 
 const withSpec = strategy({ tracksGeneration: true });
