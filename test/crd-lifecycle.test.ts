@@ -149,7 +149,7 @@ print(json.dumps(out))
       got: "s1",
       patched: "py",
       listed: ["s1"],
-      invalid: [422, ["spec.cronSpec", "spec.replicas"]],
+      invalid: [422, ["spec.replicas", "spec.cronSpec"]],
       after: 0,
     });
   });

@@ -5,13 +5,12 @@
 import type { FieldError } from "../apimachinery/validation.js";
 import type { KObject } from "../registry/object.js";
 import { strategy, type Strategy } from "../registry/strategy.js";
+import type { RulesValidator } from "./validation-rules.js";
 import { applyDefaults, validateObject, type JSONSchemaProps } from "./custom-resource-schema.js";
 import { findValues, parseJsonPath } from "./custom-resource-printer.js";
 
-/** What evaluates x-kubernetes-validations (the cel-rules helper's RulesValidator). */
-export interface RulesValidator {
-  validate(obj: unknown, old: unknown | undefined): FieldError[];
-}
+/** What evaluates x-kubernetes-validations (src/apiextensions/validation-rules.ts). */
+export type { RulesValidator };
 
 export interface CustomResourceStrategyOptions {
   schema?: JSONSchemaProps;
@@ -39,7 +38,7 @@ const sameJSON = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
 export function customResourceStrategy(o: CustomResourceStrategyOptions): Strategy {
   const schema = o.schema;
   const check = (obj: KObject, old: KObject | undefined): FieldError[] => {
-    const errs = schema ? validateObject(obj, schema) : [];
+    const errs = schema ? validateObject(obj, schema, { isResourceRoot: true }) : [];
     if (o.rules) errs.push(...o.rules.validate(obj, old));
     return errs;
   };

@@ -6,7 +6,18 @@ import type { ResourceType } from "../registry/resource-type.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { KObject } from "../registry/object.js";
-import { customResourceTypes, type CustomResourceDefinition, type VersionHooks } from "./custom-resource-type.js";
+import { customResourceTypes, type CRDVersion, type CustomResourceDefinition, type VersionHooks } from "./custom-resource-type.js";
+import { compileValidationRules, type RulesSchema } from "./validation-rules.js";
+
+/** CEL rules of a version, compiled once per schema object (the compiler caches by schema). */
+export const celRulesHooks: VersionHooks = {
+  rules(v: CRDVersion) {
+    const schema = v.schema?.openAPIV3Schema;
+    if (!schema) return undefined;
+    const { validator } = compileValidationRules(schema as unknown as RulesSchema, { path: "openAPIV3Schema" });
+    return validator.hasRules ? validator : undefined;
+  },
+};
 
 export interface CrdServingDeps {
   types: TypeRegistry;
@@ -21,21 +32,14 @@ export interface CrdServing {
   stop(): void;
 }
 
-/**
- * Established: the establishing controller's condition when it has set one; a CRD without
- * conditions yet (no controller) is served as soon as it is stored.
- */
+/** Served once the establishing controller set Established (src/controllers/crd/). */
 export function isEstablished(crd: CustomResourceDefinition): boolean {
-  const conds = crd.status?.conditions ?? [];
-  const est = conds.find((c) => c.type === "Established");
-  if (est) return est.status === "True";
-  const names = conds.find((c) => c.type === "NamesAccepted");
-  return !names || names.status === "True";
+  return (crd.status?.conditions ?? []).some((c) => c.type === "Established" && c.status === "True");
 }
 
 const gvrKey = (t: ResourceType) => `${t.group}/${t.version}/${t.resource}`;
 
-export function startCrdServing({ types, informers, log = () => undefined, hooks }: CrdServingDeps): CrdServing {
+export function startCrdServing({ types, informers, log = () => undefined, hooks = celRulesHooks }: CrdServingDeps): CrdServing {
   const crdType = types.get("apiextensions.k8s.io", "v1", "customresourcedefinitions");
   const served = new Map<string, ResourceType[]>();
   if (!crdType) return { served: () => served, stop() {} };
