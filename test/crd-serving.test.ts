@@ -123,3 +123,75 @@ describe("a CRD created through the API", () => {
     expect(unknown.status).toBe(400);
   });
 });
+
+describe("widening", () => {
+  const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  const served = (path: string) => eventually(async () => {
+    const r = await req(s, "GET", path);
+    if (r.status !== 200) throw new Error(`status ${r.status}`);
+  });
+
+  it("evaluates CEL rules (x-kubernetes-validations) with oldSelf on update", async () => {
+    const crd = crontabCRD("cel.example.com", "rules", "Rule");
+    const spec = (crd.spec.versions[0].schema.openAPIV3Schema.properties as any).spec;
+    spec["x-kubernetes-validations"] = [
+      { rule: "self.replicas <= 5", message: "at most five" },
+      { rule: "self.cronSpec == oldSelf.cronSpec", message: "cronSpec is immutable" },
+    ];
+    expect((await req(s, "POST", crdPath, { body: crd })).status).toBe(201);
+    const path = "/apis/cel.example.com/v1/namespaces/default/rules";
+    await served(path);
+    const body = { apiVersion: "cel.example.com/v1", kind: "Rule", metadata: { name: "r1" }, spec: { cronSpec: "* * * * *", replicas: 6 } };
+    const bad = await req(s, "POST", path, { body });
+    expect(bad.status).toBe(422);
+    expect(bad.json.message).toBe('Rule.cel.example.com "r1" is invalid: spec: Invalid value: "object": at most five');
+    const ok = await req(s, "POST", path, { body: { ...body, spec: { cronSpec: "* * * * *", replicas: 2 } } });
+    expect(ok.status).toBe(201);
+    const upd = await req(s, "PUT", `${path}/r1`, { body: { ...ok.json, spec: { ...ok.json.spec, cronSpec: "1 * * * *" } } });
+    expect(upd.status).toBe(422);
+    expect(upd.json.message).toContain("cronSpec is immutable");
+  });
+
+  it("serves every served version, answering in the requested apiVersion", async () => {
+    const crd = crontabCRD("multi.example.com", "multis", "Multi");
+    const v1 = crd.spec.versions[0];
+    crd.spec.versions = [{ ...v1, name: "v1beta1", storage: false }, v1];
+    expect((await req(s, "POST", crdPath, { body: crd })).status).toBe(201);
+    await served("/apis/multi.example.com/v1beta1/multis");
+    await served("/apis/multi.example.com/v1/multis");
+    const made = await req(s, "POST", "/apis/multi.example.com/v1beta1/namespaces/default/multis", { body: { apiVersion: "multi.example.com/v1beta1", kind: "Multi", metadata: { name: "m1" }, spec: { cronSpec: "* * * * *" } } });
+    expect(made.status).toBe(201);
+    expect((await req(s, "GET", "/apis/multi.example.com/v1/namespaces/default/multis/m1")).json.apiVersion).toBe("multi.example.com/v1");
+    expect((await req(s, "GET", "/apis/multi.example.com")).json.preferredVersion.version).toBe("v1");
+  });
+
+  it("server-side apply: lists atomic by default, merged by key with x-kubernetes-list-type map", async () => {
+    const crd = crontabCRD("ssa.example.com", "appliers", "Applier");
+    const props = (crd.spec.versions[0].schema.openAPIV3Schema.properties as any).spec.properties;
+    props.ports = { type: "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"], items: { type: "object", required: ["name"], properties: { name: { type: "string" }, port: { type: "integer" } } } };
+    expect((await req(s, "POST", crdPath, { body: crd })).status).toBe(201);
+    const path = "/apis/ssa.example.com/v1/namespaces/default/appliers";
+    await served(path);
+    const apply = (manager: string, spec: unknown) =>
+      req(s, "PATCH", `${path}/a1?fieldManager=${manager}`, { body: { apiVersion: "ssa.example.com/v1", kind: "Applier", metadata: { name: "a1" }, spec }, headers: { "content-type": "application/apply-patch+yaml" } });
+    expect((await apply("one", { cronSpec: "* * * * *", tags: ["a"], ports: [{ name: "http", port: 80 }] })).status).toBe(201);
+    const second = await apply("two", { tags: ["b"], ports: [{ name: "https", port: 443 }] });
+    expect(second.status).toBe(409); // tags is atomic: owned by "one"
+    const forced = await req(s, "PATCH", `${path}/a1?fieldManager=two&force=true`, { body: { apiVersion: "ssa.example.com/v1", kind: "Applier", metadata: { name: "a1" }, spec: { tags: ["b"], ports: [{ name: "https", port: 443 }] } }, headers: { "content-type": "application/apply-patch+yaml" } });
+    expect(forced.status).toBe(200);
+    expect(forced.json.spec.tags).toEqual(["b"]);
+    expect(forced.json.spec.ports).toEqual([{ name: "http", port: 80 }, { name: "https", port: 443 }]);
+  });
+
+  it("deleting the CRD deletes its objects, then its API", async () => {
+    expect((await req(s, "DELETE", `${crdPath}/multis.multi.example.com`)).status).toBe(200);
+    await eventually(async () => {
+      if ((await req(s, "GET", "/apis/multi.example.com/v1/multis")).status !== 404) throw new Error("still served");
+    });
+    expect((await req(s, "GET", "/apis/multi.example.com")).status).toBe(404);
+    const crd = crontabCRD("multi.example.com", "multis", "Multi");
+    expect((await req(s, "POST", crdPath, { body: crd })).status).toBe(201);
+    await served("/apis/multi.example.com/v1/multis");
+    expect((await req(s, "GET", "/apis/multi.example.com/v1/multis")).json.items).toEqual([]);
+  });
+});
