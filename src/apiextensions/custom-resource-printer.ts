@@ -77,6 +77,12 @@ export function findValues(obj: unknown, steps: readonly Step[]): unknown[] {
   return cur;
 }
 
+function sortedKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedKeys);
+  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedKeys((v as Record<string, unknown>)[k])]));
+  return v;
+}
+
 function cellFor(type: string, value: unknown, now: Date): unknown {
   switch (type) {
     case "integer":
@@ -86,7 +92,9 @@ function cellFor(type: string, value: unknown, now: Date): unknown {
     case "boolean":
       return typeof value === "boolean" ? value : null;
     case "string":
-      return typeof value === "string" ? value : value === null || value === undefined ? null : JSON.stringify(value);
+      // As kubectl's JSONPath printer: scalars as text, maps and lists as JSON (keys sorted, as Go's encoder).
+      if (value === null || value === undefined) return null;
+      return typeof value === "object" ? JSON.stringify(sortedKeys(value)) : String(value);
     case "date": {
       if (typeof value !== "string") return null;
       const ms = Date.parse(value);
