@@ -422,9 +422,11 @@ function validateValidation(validation: Obj | undefined, statusEnabled: boolean,
 
   // Structural schema (always required in v1: preserveUnknownFields is false).
   const structural = structuralErrors(schema, sp);
-  errs.push(...structural);
+  errs.push(...structural.errors);
   const schemaErrs = validateOpenAPISchema(schema, sp, { allowDefaults: true, insideMeta: false, requireValidPropertyType: opts.requireValidPropertyType }, true);
   errs.push(...schemaErrs);
+  // NewStructural's errors overlap the OpenAPI checks: shown only when those found nothing.
+  if (errs.length === 0) errs.push(...structural.init);
   // CEL rules are compiled only when the schema is otherwise valid (upstream's order of checks).
   if (errs.length === 0) errs.push(...celRuleErrors(schema, sp, { suppressPerExpressionCost: opts.suppressCost }));
   return errs;
