@@ -74,11 +74,14 @@ function acceptsAnything(ref: string | undefined): boolean {
 export interface DecodeTarget {
   node: SchemaNode | undefined;
   lookup: DefinitionLookup;
+  /** Set for schemas that prune rather than decode (custom resources, see TypeSchema.prune). */
+  prune?: (value: unknown) => string[];
 }
 
 /** The decode target of objects of `apiVersion`/`kind` under a type's schema. */
 export function decodeTarget(schema: TypeSchema, tm: { apiVersion: string; kind: string }): DecodeTarget {
-  return { node: definitionOf(schema, tm.apiVersion, tm.kind), lookup: schema.definition };
+  const prune = schema.prune;
+  return { node: definitionOf(schema, tm.apiVersion, tm.kind), lookup: schema.definition, ...(prune ? { prune: (v: unknown) => prune(v, tm.apiVersion, tm.kind) } : {}) };
 }
 
 /**
@@ -87,6 +90,7 @@ export function decodeTarget(schema: TypeSchema, tm: { apiVersion: string; kind:
  * walk stops, as Go's decoder reports one).
  */
 export function decodeAgainstSchema(value: unknown, target: DecodeTarget): DecodeFindings {
+  if (target.prune) return { unknown: target.prune(value) };
   const found: DecodeFindings = { unknown: [] };
   walk(value, target.node, "", "", found, target.lookup);
   return found;

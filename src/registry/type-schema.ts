@@ -12,6 +12,11 @@ export interface TypeSchema {
   readonly definition: DefinitionLookup;
   /** Name of the definition of a group-version-kind (the type's kind, its list, subresource kinds). */
   nameOf(group: string, version: string, kind: string): string | undefined;
+  /**
+   * Custom resources: unknown fields are pruned by the structural schema (no typed decoding, so no
+   * type mismatch at decode time); returns the removed paths ("spec.foo"). Absent: decode by definitions.
+   */
+  readonly prune?: (obj: unknown, apiVersion: string, kind: string) => string[];
 }
 
 /** A type without definitions: everything is accepted as sent (unknown fields are not pruned). */

@@ -58,6 +58,7 @@ import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
 import { reviewHandlers } from "../handlers/reviews.js";
 import { scaleHandlers } from "../handlers/scale.js";
 import { toApiError } from "../handlers/errors.js";
+import { startCrdServing } from "../apiextensions/serving.js";
 
 export interface RunningServer {
   url: string;
@@ -182,7 +183,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     reconcileBootstrapPolicy({ store, types, log: o.log, gates }),
   ]);
   bootstrapped = true;
-  const controllers = [startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers), ...startCRDControllers({ store, types, informers, log: o.log }, o.controllers ?? defaultControllers)];
+  // Custom resources: every established CRD is served (src/apiextensions/serving.ts).
+  const controllers = [startCrdServing({ types, informers, log: o.log }), startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers), ...startCRDControllers({ store, types, informers, log: o.log }, o.controllers ?? defaultControllers)];
   let gcTimer: NodeJS.Timeout | undefined;
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {

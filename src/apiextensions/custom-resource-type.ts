@@ -1,0 +1,176 @@
+// The ResourceType of every served version of a CustomResourceDefinition: names (accepted names
+// when the naming controller has set them), scope, verbs, subresources (status, scale with its
+// paths), printer columns, selectable fields, JSON/YAML only (no protobuf, no strategic merge
+// patch), and a schema of its own over the built-in ObjectMeta for field validation, apply and
+// OpenAPI v3 (kubectl explain).
+import type { SchemaNode } from "../apimachinery/schema.js";
+import { defineResourceType, type ResourceType, type SubresourceDeclaration } from "../registry/resource-type.js";
+import { layeredSchema, type TypeSchema } from "../registry/type-schema.js";
+import { builtinSchema } from "../types/register.js";
+import { customResourcePrinter, type PrinterColumn } from "./custom-resource-printer.js";
+import { prune, type JSONSchemaProps } from "./custom-resource-schema.js";
+import { customResourceStrategy, type RulesValidator } from "./custom-resource-strategy.js";
+
+export interface CRDNames {
+  plural: string;
+  singular?: string;
+  kind: string;
+  listKind?: string;
+  shortNames?: string[];
+  categories?: string[];
+}
+
+export interface CRDVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  deprecated?: boolean;
+  deprecationWarning?: string;
+  schema?: { openAPIV3Schema?: JSONSchemaProps };
+  subresources?: { status?: object; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string } };
+  additionalPrinterColumns?: PrinterColumn[];
+  selectableFields?: { jsonPath: string }[];
+}
+
+export interface CustomResourceDefinition {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name?: string; uid?: string; deletionTimestamp?: string; resourceVersion?: string; generation?: number };
+  spec: { group: string; names: CRDNames; scope: "Namespaced" | "Cluster"; versions: CRDVersion[]; conversion?: unknown; preserveUnknownFields?: boolean };
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[]; acceptedNames?: CRDNames; storedVersions?: string[] };
+}
+
+export const customResourceVerbs = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"] as const;
+
+/** "stable.example.com" → "com.example.stable" (definition names as upstream's OpenAPI). */
+export function reversedGroup(group: string): string {
+  return group.split(".").reverse().join(".");
+}
+
+/** Kube-aware version order (v2 > v1 > v1beta2 > v1beta1 > v1alpha1 > others alphabetically). */
+export function compareKubeVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return undefined;
+    return { major: Number(m[1]), stage: m[2] === undefined ? 2 : m[2] === "beta" ? 1 : 0, minor: m[3] === undefined ? 0 : Number(m[3]) };
+  };
+  const pa = parse(a);
+  const pb = parse(b);
+  if (pa && !pb) return -1;
+  if (!pa && pb) return 1;
+  if (!pa || !pb) return a < b ? -1 : a > b ? 1 : 0;
+  if (pa.stage !== pb.stage) return pb.stage - pa.stage;
+  if (pa.major !== pb.major) return pb.major - pa.major;
+  return pb.minor - pa.minor;
+}
+
+const metaPrefix = "io.k8s.apimachinery.pkg.apis.meta.v1.";
+
+/** The schema node of a CRD schema node, for decode/apply/OpenAPI (embedded resources keep their type fields). */
+function toSchemaNode(s: JSONSchemaProps): SchemaNode {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === "properties" && v && typeof v === "object") {
+      out.properties = Object.fromEntries(Object.entries(v as Record<string, JSONSchemaProps>).map(([pk, pv]) => [pk, toSchemaNode(pv)]));
+    } else if ((k === "items" || k === "additionalProperties") && v && typeof v === "object" && !Array.isArray(v)) {
+      out[k] = toSchemaNode(v as JSONSchemaProps);
+    } else if ((k === "allOf" || k === "anyOf" || k === "oneOf") && Array.isArray(v)) {
+      out[k] = v.map((x) => toSchemaNode(x as JSONSchemaProps));
+    } else if (k === "not" && v && typeof v === "object") {
+      out[k] = toSchemaNode(v as JSONSchemaProps);
+    } else out[k] = v;
+  }
+  if (s["x-kubernetes-embedded-resource"]) {
+    out.properties = { apiVersion: { type: "string" }, kind: { type: "string" }, metadata: { type: "object", "x-kubernetes-preserve-unknown-fields": true }, ...((out.properties as object) ?? {}) };
+  }
+  return out as SchemaNode;
+}
+
+/** The definitions of one version: the kind (over ObjectMeta) and its list. */
+function versionSchema(group: string, version: string, names: CRDNames, schema: JSONSchemaProps | undefined): TypeSchema {
+  const base = `${reversedGroup(group)}.${version}.`;
+  const listKind = names.listKind ?? `${names.kind}List`;
+  const kindDef = base + names.kind;
+  const listDef = base + listKind;
+  const root = schema ? toSchemaNode(schema) : ({ type: "object", "x-kubernetes-preserve-unknown-fields": true } as SchemaNode);
+  const kindNode = {
+    ...root,
+    type: "object",
+    properties: {
+      ...(root.properties ?? {}),
+      apiVersion: { type: "string", description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources" },
+      kind: { type: "string", description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds" },
+      metadata: { $ref: `${metaPrefix}ObjectMeta`, description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata" },
+    },
+    "x-kubernetes-group-version-kind": [{ group, version, kind: names.kind }],
+  } as SchemaNode;
+  const listNode = {
+    type: "object",
+    description: `${listKind} is a list of ${names.kind}`,
+    required: ["items"],
+    properties: {
+      apiVersion: { type: "string" },
+      items: { type: "array", description: `List of ${names.plural}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`, items: { $ref: kindDef } },
+      kind: { type: "string" },
+      metadata: { $ref: `${metaPrefix}ListMeta` },
+    },
+    "x-kubernetes-group-version-kind": [{ group, version, kind: listKind }],
+  } as SchemaNode;
+  const layered = layeredSchema({ [kindDef]: kindNode, [listDef]: listNode }, { [`${group}/${version}/${names.kind}`]: kindDef, [`${group}/${version}/${listKind}`]: listDef }, builtinSchema);
+  const pruneSchema = schema;
+  return {
+    ...layered,
+    prune: (obj) => (pruneSchema ? prune(obj, pruneSchema, { isResourceRoot: true }).map((p) => p.replace(/^\./, "")) : []),
+  };
+}
+
+/** The names served: the accepted names once the naming controller set them, else the spec's. */
+export function servedNames(crd: CustomResourceDefinition): CRDNames {
+  const accepted = crd.status?.acceptedNames;
+  return accepted && accepted.plural && accepted.kind ? accepted : crd.spec.names;
+}
+
+/** Hooks the other modules provide per version (CEL rules). */
+export interface VersionHooks {
+  rules?(version: CRDVersion): RulesValidator | undefined;
+}
+
+/** One ResourceType per served version. */
+export function customResourceTypes(crd: CustomResourceDefinition, hooks: VersionHooks = {}): ResourceType[] {
+  const { group, scope } = crd.spec;
+  const names = servedNames(crd);
+  const served = crd.spec.versions.filter((v) => v.served);
+  const storage = crd.spec.versions.find((v) => v.storage) ?? served[0];
+  const preferred = [...served].sort((a, b) => compareKubeVersions(a.name, b.name))[0]?.name;
+  return served.map((v) => {
+    const schema = v.schema?.openAPIV3Schema;
+    const subresources: SubresourceDeclaration[] = [];
+    if (v.subresources?.status) subresources.push({ name: "status", kind: names.kind, verbs: ["get", "patch", "update"] });
+    const scale = v.subresources?.scale;
+    const selectable = (v.selectableFields ?? []).map((f) => f.jsonPath);
+    const strategy = customResourceStrategy({ schema, hasStatus: !!v.subresources?.status, rules: hooks.rules?.(v), selectableFields: selectable });
+    return defineResourceType({
+      group,
+      version: v.name,
+      resource: names.plural,
+      kind: names.kind,
+      listKind: names.listKind ?? `${names.kind}List`,
+      namespaced: scope === "Namespaced",
+      verbs: customResourceVerbs,
+      singularName: names.singular || names.kind.toLowerCase(),
+      shortNames: names.shortNames ?? [],
+      categories: names.categories ?? [],
+      subresources,
+      scale: scale ? { specReplicasPath: scale.specReplicasPath, statusReplicasPath: scale.statusReplicasPath, labelSelectorPath: scale.labelSelectorPath } : undefined,
+      preferredVersion: preferred,
+      storageVersion: storage ? { group, version: storage.name, kind: names.kind } : undefined,
+      strategy,
+      schema: versionSchema(group, v.name, names, schema),
+      printer: customResourcePrinter(v.additionalPrinterColumns),
+      selectableFields: selectable.length > 0 ? strategy.selectableFields : undefined,
+      protobuf: false,
+      strategicMergePatch: false,
+      keyPrefix: `/registry/${group}/${crd.spec.names.plural}/`,
+    });
+  });
+}

@@ -1,0 +1,98 @@
+// Serves custom resources: an informer on customresourcedefinitions turns every established CRD
+// into one ResourceType per served version in the TypeRegistry (added, updated in place when the
+// CRD changes, removed when a version stops being served or the CRD goes). Discovery, OpenAPI v3,
+// the watch caches and the garbage collector follow the registry's events.
+import type { ResourceType } from "../registry/resource-type.js";
+import type { TypeRegistry } from "../registry/type-registry.js";
+import type { InformerFactory } from "../registry/informer-factory.js";
+import type { KObject } from "../registry/object.js";
+import { customResourceTypes, type CRDVersion, type CustomResourceDefinition, type VersionHooks } from "./custom-resource-type.js";
+import { compileValidationRules, type RulesSchema } from "./validation-rules.js";
+
+/** CEL rules of a version, compiled once per schema object (the compiler caches by schema). */
+export const celRulesHooks: VersionHooks = {
+  rules(v: CRDVersion) {
+    const schema = v.schema?.openAPIV3Schema;
+    if (!schema) return undefined;
+    const { validator } = compileValidationRules(schema as unknown as RulesSchema, { path: "openAPIV3Schema" });
+    return validator.hasRules ? validator : undefined;
+  },
+};
+
+export interface CrdServingDeps {
+  types: TypeRegistry;
+  informers: InformerFactory;
+  log?: (msg: string) => void;
+  hooks?: VersionHooks;
+}
+
+export interface CrdServing {
+  /** CRD name → the group/version/resources it serves. */
+  served(): Map<string, ResourceType[]>;
+  stop(): void;
+}
+
+/** Served once the establishing controller set Established (src/controllers/crd/). */
+export function isEstablished(crd: CustomResourceDefinition): boolean {
+  return (crd.status?.conditions ?? []).some((c) => c.type === "Established" && c.status === "True");
+}
+
+const gvrKey = (t: ResourceType) => `${t.group}/${t.version}/${t.resource}`;
+
+export function startCrdServing({ types, informers, log = () => undefined, hooks = celRulesHooks }: CrdServingDeps): CrdServing {
+  const crdType = types.get("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+  const served = new Map<string, ResourceType[]>();
+  if (!crdType) return { served: () => served, stop() {} };
+  /** Types this module registered (by group/version/resource): never touch a built-in. */
+  const ours = new Set<string>();
+
+  function reconcile(name: string, crd: CustomResourceDefinition | undefined): void {
+    let desired: ResourceType[] = [];
+    if (crd && isEstablished(crd)) {
+      try {
+        desired = customResourceTypes(crd, hooks);
+      } catch (e) {
+        log(`kapi: custom resource ${name} cannot be served: ${(e as Error).message}`);
+        desired = [];
+      }
+    }
+    const previous = served.get(name) ?? [];
+    const keep = new Set(desired.map(gvrKey));
+    for (const t of previous) {
+      if (keep.has(gvrKey(t))) continue;
+      ours.delete(gvrKey(t));
+      types.remove(t.group, t.version, t.resource);
+    }
+    const now: ResourceType[] = [];
+    for (const t of desired) {
+      const key = gvrKey(t);
+      const existing = types.get(t.group, t.version, t.resource);
+      if (existing && !ours.has(key)) {
+        log(`kapi: custom resource ${name}: ${key} is already served; not serving it again`);
+        continue;
+      }
+      if (existing && previous.some((p) => gvrKey(p) === key)) types.update(t);
+      else if (existing) continue; // another CRD serves it
+      else {
+        types.add(t);
+        ours.add(key);
+      }
+      now.push(t);
+    }
+    if (now.length > 0) served.set(name, now);
+    else served.delete(name);
+  }
+
+  const informer = informers.forType(crdType);
+  const unsubscribe = informer.addHandler({
+    added: (o: KObject) => reconcile(o.metadata.name!, o as unknown as CustomResourceDefinition),
+    updated: (_old: KObject, o: KObject) => reconcile(o.metadata.name!, o as unknown as CustomResourceDefinition),
+    deleted: (o: KObject) => reconcile(o.metadata.name!, undefined),
+  });
+  return {
+    served: () => served,
+    stop() {
+      unsubscribe();
+    },
+  };
+}
