@@ -2,6 +2,7 @@
 // update: update's goal is relative to create's ratio).
 import type { BenchCase } from "../core/types.js";
 import { getAuthz } from "./authz.js";
+import { createCrCel } from "./crd.js";
 import { getH1, getH2 } from "./get.js";
 import { list } from "./list.js";
 import { memory } from "./memory.js";
@@ -10,4 +11,4 @@ import { startup10k, startupEmpty } from "./startup.js";
 import { watch } from "./watch.js";
 import { create, update } from "./writes.js";
 
-export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, list, watch, startupEmpty, startup10k, memory, p99];
+export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, list, watch, startupEmpty, startup10k, memory, p99];

@@ -25,7 +25,12 @@ export type RequestSpec =
    */
   | { op: "create"; namespace: string; ownerUid: string; prefix: string; withStatus?: boolean }
   /** Each slot first creates its own pod (untimed), then PUTs it with the last resourceVersion. */
-  | { op: "update"; namespace: string; ownerUid: string; prefix: string };
+  | { op: "update"; namespace: string; ownerUid: string; prefix: string }
+  /**
+   * POST `template` (any object, serialized, with the fixtures' NAME and SEQ placeholders once each)
+   * to the collection `path`, named <prefix>-<slot>-<seq>: creates of kinds other than pods.
+   */
+  | { op: "post"; path: string; template: string; prefix: string };
 
 export interface LatencySummary {
   p50: number;

@@ -47,6 +47,12 @@ export function generator(spec: RequestSpec): Generator {
           : undefined,
       };
     }
+    case "post":
+      return {
+        async prepare() {},
+        next: (slot, seq) => ({ method: "POST", path: spec.path, body: Buffer.from(fillTemplate(spec.template, `${spec.prefix}-${slot}-${seq}`, String(seq))), wantBody: false }),
+        onResponse: () => undefined,
+      };
     case "update": {
       const collection = `/api/v1/namespaces/${spec.namespace}/pods`;
       const p = pod(NAME, spec.namespace, SEQ, spec.ownerUid);
