@@ -3,7 +3,8 @@
 // validation rules (x-kubernetes-validations), against POSTs of ConfigMaps with a request body of
 // the same size, on the SAME kapi server (sqlite, durable) in the same run, with the `create`
 // case's load shape (HTTP/2, ctx.opts.connections connections, one request in flight each).
-// Informational: there is no goal to meet (the goal line is ≥ 0, always met); the ratio is printed.
+// The goal, half a ConfigMap create's rate, is kapi's own bar (the issue sets none): five CEL rules,
+// schema validation, pruning and defaulting should not cost more than the write itself.
 import type { Target } from "../client/protocol.js";
 import { measured, type BenchContext, type ServerHandle } from "../core/context.js";
 import type { BenchCase, Session } from "../core/types.js";
@@ -187,7 +188,6 @@ export const createCrCel: BenchCase = {
   anchorTitle: "ConfigMap creates of the same request size on the same kapi server",
   unit: "writes/s",
   better: "higher",
-  // No goal to meet: the ratio is reported. ≥ 0 keeps the report's pass mark defined (always ✓).
-  goal: { op: ">=", value: 0, text: "none (reported)" },
+  goal: { op: ">=", value: 0.5, text: "≥ 0.5" },
   setup,
 };
