@@ -19,6 +19,7 @@ import type { ResourceRequest } from "./context.js";
 import { negotiateRead } from "./output.js";
 import { tableRow } from "./table.js";
 import { toApiError } from "./errors.js";
+import { warningHeader } from "../http/respond.js";
 
 /** Upstream --min-request-timeout default: watches without timeoutSeconds last 1800–3600 s. */
 const defaultMinRequestTimeoutSeconds = 1800;
@@ -59,7 +60,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     active?.stop();
     r.parts.streams.delete(handle);
   });
-  ex.head(200, { "content-type": contentType, "cache-control": "no-cache, private" });
+  ex.head(200, { "content-type": contentType, "cache-control": "no-cache, private", ...(r.warnings.length > 0 ? { warning: warningHeader(r.warnings) } : {}) });
   // Flush the head now (upstream flushes too): clients wait for it before reading events.
   ex.write("");
 
