@@ -165,6 +165,15 @@ describe("conversion strategy Webhook (loopback HTTPS webhook with caBundle)", (
     expect(three1).toMatchObject({ type: "ADDED", object: { apiVersion: `${webhookGroup}/v1`, spec: { cronSpec: "1 * * * *" } } });
   });
 
+  it("deletecollection in v2 answers the deleted objects in v2", async () => {
+    const c = await req(s, "POST", v1, { body: { apiVersion: `${webhookGroup}/v1`, kind: "CronTab", metadata: { name: "five", labels: { gone: "yes" } }, spec: { cronSpec: "9 * * * *" } } });
+    expect(c.status).toBe(201);
+    const d = await req(s, "DELETE", `${v2}?labelSelector=gone%3Dyes`);
+    expect(d.status, JSON.stringify(d.json)).toBe(200);
+    expect(d.json.items.map((i: any) => [i.metadata.name, i.apiVersion, i.spec])).toEqual([["five", `${webhookGroup}/v2`, { schedule: "9 * * * *" }]]);
+    expect((await req(s, "GET", `${v1}/five`)).status).toBe(404);
+  });
+
   it("a webhook that is down: 500 InternalError with upstream's message, on get, list and create", async () => {
     await hook.close();
     const got = await req(s, "GET", `${v2}/one`);
@@ -177,6 +186,9 @@ describe("conversion strategy Webhook (loopback HTTPS webhook with caBundle)", (
     const created = await req(s, "POST", v2, { body: { apiVersion: `${webhookGroup}/v2`, kind: "CronTab", metadata: { name: "four" }, spec: { schedule: "0 * * * *" } } });
     expect(created.status).toBe(500);
     expect(created.json.message).toContain(`conversion webhook for ${webhookGroup}/v2, Kind=CronTab failed`);
+    // A watch in v2 gets an ERROR event carrying the same Status, then its stream ends.
+    const evs = await watchEvents(s, `${v2}?watch=1&resourceVersion=0`, (e) => e.some((x) => x.type === "ERROR"), 5000);
+    expect(evs.at(-1)).toMatchObject({ type: "ERROR", object: { kind: "Status", code: 500, reason: "InternalError" } });
     // The storage version itself needs no webhook.
     expect((await req(s, "GET", `${v1}/one`)).status).toBe(200);
   });
