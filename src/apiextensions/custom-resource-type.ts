@@ -10,6 +10,10 @@ import { builtinSchema } from "../types/register.js";
 import { customResourcePrinter, type PrinterColumn } from "./custom-resource-printer.js";
 import { prune, type JSONSchemaProps } from "./custom-resource-schema.js";
 import { customResourceStrategy, type RulesValidator } from "./custom-resource-strategy.js";
+import type { VersionConversion } from "../registry/resource-type.js";
+import type { KObject } from "../registry/object.js";
+import { ConversionError, conversionStatusError, createConverter, type Converter, type ConverterOptions } from "./conversion.js";
+import { apiVersionOf, deprecationWarning, type CRDLike } from "./versions.js";
 
 export interface CRDNames {
   plural: string;
@@ -133,6 +137,33 @@ export function servedNames(crd: CustomResourceDefinition): CRDNames {
 /** Hooks the other modules provide per version (CEL rules). */
 export interface VersionHooks {
   rules?(version: CRDVersion): RulesValidator | undefined;
+  /** Options of the CRD's converter (service resolution, timeout). */
+  converterOptions?: ConverterOptions;
+}
+
+/**
+ * The conversion every served version of one CRD revision shares: one converter, built from this
+ * revision's spec.conversion (a CRD update builds a new one). Failures answer upstream's 500.
+ */
+export function crdConversion(crd: CustomResourceDefinition, storage: string, options: ConverterOptions = {}): VersionConversion {
+  let converter: Converter;
+  try {
+    converter = createConverter(crd as unknown as CRDLike, options);
+  } catch (e) {
+    const err = e instanceof Error ? e : new ConversionError(String(e));
+    converter = { strategy: "Webhook", convert: () => Promise.reject(err) };
+  }
+  return {
+    strategy: converter.strategy,
+    storageApiVersion: apiVersionOf(crd.spec.group, storage),
+    async convert(objects: readonly KObject[], toVersion: string): Promise<KObject[]> {
+      try {
+        return await converter.convert(objects, toVersion);
+      } catch (e) {
+        throw conversionStatusError(e);
+      }
+    },
+  };
 }
 
 /** One ResourceType per served version. */
@@ -142,6 +173,7 @@ export function customResourceTypes(crd: CustomResourceDefinition, hooks: Versio
   const served = crd.spec.versions.filter((v) => v.served);
   const storage = crd.spec.versions.find((v) => v.storage) ?? served[0];
   const preferred = [...served].sort((a, b) => compareKubeVersions(a.name, b.name))[0]?.name;
+  const conversion = storage ? crdConversion(crd, storage.name, hooks.converterOptions) : undefined;
   return served.map((v) => {
     const schema = v.schema?.openAPIV3Schema;
     const subresources: SubresourceDeclaration[] = [];
@@ -171,6 +203,8 @@ export function customResourceTypes(crd: CustomResourceDefinition, hooks: Versio
       protobuf: false,
       strategicMergePatch: false,
       keyPrefix: `/registry/${group}/${crd.spec.names.plural}/`,
+      conversion,
+      deprecationWarning: deprecationWarning(crd as unknown as CRDLike, v.name),
     });
   });
 }

@@ -8,6 +8,8 @@ import type { InformerFactory } from "../registry/informer-factory.js";
 import type { KObject } from "../registry/object.js";
 import { customResourceTypes, type CRDVersion, type CustomResourceDefinition, type VersionHooks } from "./custom-resource-type.js";
 import { compileValidationRules, type RulesSchema } from "./validation-rules.js";
+import type { GenericStore } from "../registry/store.js";
+import { clusterIPServiceResolver, type ServiceResolver } from "./conversion.js";
 
 /** CEL rules of a version, compiled once per schema object (the compiler caches by schema). */
 export const celRulesHooks: VersionHooks = {
@@ -24,6 +26,8 @@ export interface CrdServingDeps {
   informers: InformerFactory;
   log?: (msg: string) => void;
   hooks?: VersionHooks;
+  /** Reads Services for conversion webhooks given as a service reference. */
+  store?: GenericStore;
 }
 
 export interface CrdServing {
@@ -39,8 +43,22 @@ export function isEstablished(crd: CustomResourceDefinition): boolean {
 
 const gvrKey = (t: ResourceType) => `${t.group}/${t.version}/${t.resource}`;
 
-export function startCrdServing({ types, informers, log = () => undefined, hooks = celRulesHooks }: CrdServingDeps): CrdServing {
+export function startCrdServing({ types, informers, log = () => undefined, hooks: given = celRulesHooks, store }: CrdServingDeps): CrdServing {
   const crdType = types.get("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+  // Conversion webhooks named by a service reference dial the Service's cluster IP, read from storage.
+  const resolveService: ServiceResolver | undefined = store
+    ? clusterIPServiceResolver(async (namespace, name) => {
+        const svcType = types.get("", "v1", "services");
+        if (!svcType) return undefined;
+        try {
+          return await store.get(svcType, namespace, name);
+        } catch (e) {
+          if ((e as { code?: number }).code === 404) return undefined;
+          throw e;
+        }
+      })
+    : undefined;
+  const hooks: VersionHooks = { ...given, converterOptions: { ...(given.converterOptions ?? {}), ...(resolveService ? { resolveService } : {}) } };
   const served = new Map<string, ResourceType[]>();
   if (!crdType) return { served: () => served, stop() {} };
   /** Types this module registered (by group/version/resource): never touch a built-in. */

@@ -25,7 +25,7 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
   if (!n.target && !r.pretty && n.codec.mediaType === "application/json") {
     // The hot path: plain JSON straight from the stored bytes.
     const got = await r.parts.store.getJson(r.type, r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv));
-    if ("json" in got) writeBytes(r.ex, 200, Buffer.from(got.json + "\n"), "application/json");
+    if ("json" in got) writeBytes(r.ex, 200, Buffer.from(got.json + "\n"), "application/json", { warnings: r.warnings });
     else writeOne(r, n, 200, got.obj);
     return;
   }
@@ -40,7 +40,7 @@ export async function handleList(r: ResourceRequest): Promise<void> {
   validateListOptions(opts, watchList);
   const list = await listObjects(r.parts.store, r.type, r.info.namespace, opts, r.parts.cacher, signalIfWaiting(r, opts.resourceVersion));
   if (list.entries && !n.target && !r.pretty && n.codec.mediaType === "application/json") {
-    writeBytes(r.ex, 200, jsonListBytes(r.type, list, list.entries), "application/json");
+    writeBytes(r.ex, 200, jsonListBytes(r.type, list, list.entries), "application/json", { warnings: r.warnings });
     return;
   }
   writeList(r, n, list);

@@ -11,13 +11,15 @@ import type { Codec } from "../encoding/codec.js";
 import { applyListDefaults, parseListOptions, validateListOptions } from "../registry/list-options.js";
 import { servedObject } from "../registry/list.js";
 import type { KObject } from "../registry/object.js";
-import type { ResourceType } from "../registry/resource-type.js";
+import { convertsOnRead, type ResourceType } from "../registry/resource-type.js";
+import { servedOne } from "../registry/conversion.js";
 import { bookmarkObject, initialEventsEndAnnotation, prepareWatch, type ActiveWatch } from "../registry/watch.js";
 import type { Delivery } from "../storage/cacher/types.js";
 import type { ResourceRequest } from "./context.js";
 import { negotiateRead } from "./output.js";
 import { tableRow } from "./table.js";
 import { toApiError } from "./errors.js";
+import { warningHeader } from "../http/respond.js";
 
 /** Upstream --min-request-timeout default: watches without timeoutSeconds last 1800–3600 s. */
 const defaultMinRequestTimeoutSeconds = 1800;
@@ -58,34 +60,80 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     active?.stop();
     r.parts.streams.delete(handle);
   });
-  ex.head(200, { "content-type": contentType, "cache-control": "no-cache, private" });
+  ex.head(200, { "content-type": contentType, "cache-control": "no-cache, private", ...(r.warnings.length > 0 ? { warning: warningHeader(r.warnings) } : {}) });
   // Flush the head now (upstream flushes too): clients wait for it before reading events.
   ex.write("");
 
+  // The memo is per delivery, shared by every watcher of the group-resource: keys carry the
+  // apiVersion, so each version's object (converted once per version) and bytes are made once.
   const memoKey = `${n.codec.mediaType}|${t.apiVersion}`;
-  const bytesOf = (d: Delivery<KObject>): Buffer => {
+  const bytesOf = (d: Delivery<KObject>, converted?: KObject): Buffer => {
     if (table && d.type !== "BOOKMARK") {
-      const row = tableRow(r, table.version, servedObject(t, d.entry!.object, d.revision), firstTableEvent);
+      const row = tableRow(r, table.version, converted ?? servedObject(t, d.entry!.object, d.revision), firstTableEvent);
       firstTableEvent = false;
       return n.codec.encodeWatchEvent(d.type, row);
     }
     let b = d.memo.get(memoKey) as Buffer | undefined;
     if (!b) {
-      b = encodeDelivery(n.codec, t, d);
+      b = encodeDelivery(n.codec, t, d, converted);
       d.memo.set(memoKey, b);
     }
     return b;
   };
+  const writeOut = (bytes: Buffer): boolean => {
+    const ok = ex.write(bytes);
+    if (ok || waitingForDrain) return ok;
+    waitingForDrain = true;
+    void ex.drained().then(() => {
+      waitingForDrain = false;
+      if (!ended && pending === 0) active?.resume();
+    });
+    return false;
+  };
+  // Webhook-converted types: events are converted (once per delivery and version, see
+  // convertedOf) and written in order through a chain; the cache watcher pauses while conversions
+  // are pending beyond a bound, as it does for a response that does not drain.
+  const converting = convertsOnRead(t);
+  const convKey = `converted|${t.apiVersion}`;
+  const convertedOf = (d: Delivery<KObject>): Promise<KObject> => {
+    let p = d.memo.get(convKey) as Promise<KObject> | undefined;
+    if (!p) {
+      p = servedOne(t, servedObject(t, d.entry!.object, d.revision));
+      p.catch(() => undefined);
+      d.memo.set(convKey, p);
+    }
+    return p;
+  };
+  let chain: Promise<void> = Promise.resolve();
+  let pending = 0;
+  let pausedForConversion = false;
+  const maxPendingConversions = 64;
   const result = prepared.begin({
     send(d) {
       if (ended) return true;
-      const ok = ex.write(bytesOf(d));
-      if (ok || waitingForDrain) return ok;
-      waitingForDrain = true;
-      void ex.drained().then(() => {
-        waitingForDrain = false;
-        if (!ended) active?.resume();
+      if (!converting || (d.type === "BOOKMARK" && pending === 0)) return writeOut(bytesOf(d));
+      pending++;
+      const conversion = d.type === "BOOKMARK" ? undefined : convertedOf(d);
+      chain = chain.then(async () => {
+        let obj: KObject | undefined;
+        try {
+          obj = conversion ? await conversion : undefined;
+        } catch (e) {
+          pending--;
+          if (!ended) ex.write(n.codec.encodeWatchEvent("ERROR", toApiError(e).toStatus()));
+          end();
+          return;
+        }
+        pending--;
+        if (ended) return;
+        writeOut(bytesOf(d, obj));
+        if (pausedForConversion && pending === 0 && !waitingForDrain) {
+          pausedForConversion = false;
+          active?.resume();
+        }
       });
+      if (pending < maxPendingConversions && !waitingForDrain) return true;
+      pausedForConversion = true;
       return false;
     },
     closed: (reason) => {
@@ -116,11 +164,11 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   }
 }
 
-function encodeDelivery(codec: Codec, t: ResourceType, d: Delivery<KObject>): Buffer {
+function encodeDelivery(codec: Codec, t: ResourceType, d: Delivery<KObject>, converted?: KObject): Buffer {
   if (d.type === "BOOKMARK") {
     return codec.encodeWatchEvent("BOOKMARK", bookmarkObject(t, d.revision, d.initialEventsEnd ? { [initialEventsEndAnnotation]: "true" } : undefined));
   }
-  return codec.encodeWatchEvent(d.type, servedObject(t, d.entry!.object, d.revision));
+  return codec.encodeWatchEvent(d.type, converted ?? servedObject(t, d.entry!.object, d.revision));
 }
 
 function slowWatcherStatus(): Record<string, unknown> {

@@ -2,7 +2,7 @@
 // filled in on every read (as upstream's etcd3 store does).
 import type { KeyValue } from "../storage/interface.js";
 import type { KObject } from "./object.js";
-import type { ResourceType } from "./resource-type.js";
+import { convertsOnRead, type ResourceType } from "./resource-type.js";
 
 export function encodeForStorage(obj: KObject): string {
   const rv = obj.metadata.resourceVersion;
@@ -17,7 +17,8 @@ export function encodeForStorage(obj: KObject): string {
 
 export function decodeFromStorage(kv: KeyValue, t: ResourceType): KObject {
   const obj = JSON.parse(kv.value) as KObject;
-  obj.apiVersion = t.apiVersion;
+  // Webhook-converted types keep the stored apiVersion: the converter needs it (see conversion.ts).
+  if (!convertsOnRead(t)) obj.apiVersion = t.apiVersion;
   obj.kind = t.kind;
   obj.metadata.resourceVersion = String(kv.modRevision);
   return obj;

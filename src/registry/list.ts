@@ -12,7 +12,8 @@ import { decodeFromStorage } from "./codec.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
 import { tooLargeError, tooOldError, type ListOptions } from "./list-options.js";
 import type { KObject } from "./object.js";
-import { storagePrefix, type ResourceType } from "./resource-type.js";
+import { convertsOnRead, storagePrefix, type ResourceType } from "./resource-type.js";
+import { servedVersionOf } from "./conversion.js";
 import { parseResourceVersion } from "./resource-version.js";
 import type { GenericStore } from "./store.js";
 
@@ -80,7 +81,8 @@ export function predicateFor(t: ResourceType, ns: string, opts: ListOptions): Pr
 
 /** The object as a given version serves it, stamped with `rv` (the cached object is shared: copy). */
 export function servedObject(t: ResourceType, obj: KObject, rv: number): KObject {
-  return { ...obj, apiVersion: t.apiVersion, kind: t.kind, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
+  // Webhook-converted types: still in the stored version; the caller converts (servedObjects).
+  return { ...obj, apiVersion: convertsOnRead(t) ? obj.apiVersion : t.apiVersion, kind: t.kind, metadata: { ...obj.metadata, resourceVersion: String(rv) } };
 }
 
 const compactedContinueMessage =
@@ -103,6 +105,16 @@ class ExpiredContinue extends ApiError {
  * watch cache cannot serve the read (toApiError maps it).
  */
 export async function listObjects(store: GenericStore, t: ResourceType, ns: string, opts: ListOptions, cacher?: ObjectCacher, signal?: AbortSignal): Promise<ListResult> {
+  const res = await listStored(store, t, ns, opts, cacher, signal);
+  if (!convertsOnRead(t) || !res.entries) return res;
+  // From the cache, still in the stored version: one conversion call for the page, and no
+  // memoised per-entry JSON (that is for lists in the stored version).
+  const items = await servedVersionOf(t, res.items);
+  const { entries: _e, items: _i, ...rest } = res;
+  return { ...rest, items };
+}
+
+async function listStored(store: GenericStore, t: ResourceType, ns: string, opts: ListOptions, cacher?: ObjectCacher, signal?: AbortSignal): Promise<ListResult> {
   checkFieldSelector(t, opts);
   const prefix = storagePrefix(t, ns);
   const rv = parseResourceVersion(opts.resourceVersion);
@@ -197,9 +209,10 @@ async function listFromStorage(store: GenericStore, t: ResourceType, prefix: str
     revision = res.revision;
     readAt = res.revision; // every further page reads the same snapshot
     let stoppedEarly = false;
+    const decoded = await servedVersionOf(t, res.items.map((kv) => decodeFromStorage(kv, t)));
     for (let i = 0; i < res.items.length; i++) {
       const kv: KeyValue = res.items[i]!;
-      const obj = decodeFromStorage(kv, t);
+      const obj = decoded[i]!;
       lastKey = kv.key;
       if (!filtering || matchesSelectors(t, opts, obj)) items.push(obj);
       if (opts.limit > 0 && items.length >= opts.limit) {

@@ -35,6 +35,20 @@ export interface ScaleDeclaration {
   readonly labelSelectorPath?: string;
 }
 
+/**
+ * Conversion between the versions of a group-resource whose versions differ in more than their
+ * apiVersion (custom resources): objects are stored in `storageVersion` and served in the
+ * requested version through `convert`. Absent for built-ins (an apiVersion rewrite).
+ */
+export interface VersionConversion {
+  /** "Webhook": stored objects keep their apiVersion until converted; "None": an apiVersion rewrite. */
+  readonly strategy: "None" | "Webhook";
+  /** The apiVersion (`group/version`) objects are written in. */
+  readonly storageApiVersion: string;
+  /** The objects (each in its own apiVersion) in version `toVersion`; throws the ApiError to answer. */
+  convert(objects: readonly KObject[], toVersion: string): Promise<KObject[]>;
+}
+
 /** Graceful deletion (pods): the grace period (seconds; 0 = now) given what a DELETE asked for. */
 export type GracePeriodPolicy = (obj: KObject, requested: number | undefined) => number;
 
@@ -86,6 +100,10 @@ export interface ResourceType {
   protobuf: boolean;
   /** application/strategic-merge-patch+json is accepted (built-ins; never for custom resources). */
   strategicMergePatch: boolean;
+  /** Storage-version conversion (custom resources). */
+  conversion?: VersionConversion;
+  /** The Warning every request to this version gets (deprecated custom resource versions). */
+  deprecationWarning?: string;
 }
 
 /** What a type module (built-ins) or a definition (custom resources) says; the rest is derived. */
@@ -121,6 +139,8 @@ export interface ResourceTypeDeclaration {
   gracePeriod?: GracePeriodPolicy;
   /** Default: /registry/<group>/<resource>/ (core: /registry/<resource>/). */
   keyPrefix?: string;
+  conversion?: VersionConversion;
+  deprecationWarning?: string;
 }
 
 /** The /scale subresource as upstream serves it for every scalable type. */
@@ -157,6 +177,8 @@ export function defineResourceType(d: ResourceTypeDeclaration): ResourceType {
     fieldSelectors: fieldSelectors(d.namespaced, d.selectableFields),
     protobuf: d.protobuf ?? false,
     strategicMergePatch: d.strategicMergePatch ?? false,
+    ...(d.conversion ? { conversion: d.conversion } : {}),
+    ...(d.deprecationWarning ? { deprecationWarning: d.deprecationWarning } : {}),
   };
 }
 
@@ -177,4 +199,9 @@ export function storageKey(t: ResourceType, namespace: string, name: string): st
 /** Prefix for a list: one namespace, or all of them ("" namespace). */
 export function storagePrefix(t: ResourceType, namespace: string): string {
   return t.namespaced && namespace ? `${t.keyPrefix}${namespace}/` : t.keyPrefix;
+}
+
+/** Stored objects keep their own apiVersion until converted (webhook conversion). */
+export function convertsOnRead(t: ResourceType): boolean {
+  return t.conversion?.strategy === "Webhook";
 }

@@ -10,7 +10,8 @@ import type { Admission, AdmissionAttributes, AdmissionOperation } from "../admi
 import { StorageError, type KeyValue, type RangeOptions, type RangeResult, type Storage } from "../storage/interface.js";
 import { decodeFromStorage, encodeForStorage, servedJson, spliceResourceVersion } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "./object.js";
-import { storageKey, type ResourceType } from "./resource-type.js";
+import { convertsOnRead, storageKey, type ResourceType } from "./resource-type.js";
+import { servedOne, storageVersionOf } from "./conversion.js";
 import { parseResourceVersion, tooLargeError } from "./resource-version.js";
 import type { StrategyContext } from "./strategy.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./validate-meta.js";
@@ -87,14 +88,14 @@ export class GenericStore {
   }
 
   async get(t: ResourceType, ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<KObject> {
-    return decodeFromStorage(await this.read(t, ns, name, rv, signal), t);
+    return servedOne(t, decodeFromStorage(await this.read(t, ns, name, rv, signal), t));
   }
 
   /** GET as JSON text: the stored bytes with the resourceVersion spliced in when possible. */
   async getJson(t: ResourceType, ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<{ json: string } | { obj: KObject }> {
     const kv = await this.read(t, ns, name, rv, signal);
     const json = servedJson(kv, t);
-    return json !== undefined ? { json } : { obj: decodeFromStorage(kv, t) };
+    return json !== undefined ? { json } : { obj: await servedOne(t, decodeFromStorage(kv, t)) };
   }
 
   /** Stored key-values under a prefix (lists that the watch cache cannot serve). */
@@ -184,10 +185,11 @@ export class GenericStore {
         if (await this.storage.get(key)) throw new StorageError("KeyExists", key);
         return { object: obj, created: true };
       }
-      const stored = encodeForStorage(obj);
+      const toStore = await storageVersionOf(t, obj);
+      const stored = encodeForStorage(toStore);
       const kv = await this.storage.create(key, stored);
       meta.resourceVersion = String(kv.modRevision);
-      return { object: obj, json: spliceResourceVersion(t, stored, kv.modRevision), created: true };
+      return { object: await this.servedAfterWrite(t, obj, toStore, kv.modRevision), json: spliceResourceVersion(t, stored, kv.modRevision), created: true };
     } finally {
       reservation.release();
     }
@@ -201,7 +203,7 @@ export class GenericStore {
     const ctx = this.context(ns, subresource);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       const kv = await this.storage.get(key);
-      const current = kv ? decodeFromStorage(kv, t) : undefined;
+      const current = kv ? await servedOne(t, decodeFromStorage(kv, t)) : undefined;
       const desired = checkBody(t, ns, await spec.desired(current));
       checkNameMatches(desired, name);
       desired.metadata.name = name;
@@ -263,10 +265,11 @@ export class GenericStore {
         obj.metadata.resourceVersion = String(deleted.modRevision);
         return { object: obj, created: false };
       }
-      const stored = encodeForStorage(obj);
+      const toStore = await storageVersionOf(t, obj);
+      const stored = encodeForStorage(toStore);
       const written = await this.storage.update(key, stored, modRevision);
       obj.metadata.resourceVersion = String(written.modRevision);
-      return { object: obj, json: spliceResourceVersion(t, stored, written.modRevision), created: false };
+      return { object: await this.servedAfterWrite(t, obj, toStore, written.modRevision), json: spliceResourceVersion(t, stored, written.modRevision), created: false };
     } catch (e) {
       if (isLostRace(e)) return "retry"; // re-read; a resourceVersion precondition then answers 409
       throw e;
@@ -295,6 +298,7 @@ export class GenericStore {
         if (removed) return removed;
         continue;
       }
+      current = await servedOne(t, current);
       checkDeletePreconditions(t, current, opts);
       const attrs = this.attributes("DELETE", t, ns, name, "", opts, undefined, current);
       await this.admission.admit(attrs);
@@ -329,7 +333,7 @@ export class GenericStore {
       t.strategy.prepareForDelete(next);
       if (deepEqual(next.metadata, current.metadata) && deepEqual(next.status, current.status)) return { object: current, deleted: false };
       if (opts.dryRun) return { object: next, deleted: false };
-      const written = await this.storage.update(key, encodeForStorage(next), modRevision);
+      const written = await this.storage.update(key, encodeForStorage(await storageVersionOf(t, next)), modRevision);
       next.metadata.resourceVersion = String(written.modRevision);
       return { object: next, deleted: false };
     } catch (e) {
@@ -354,6 +358,17 @@ export class GenericStore {
   }
 
   // ---- helpers
+
+  /**
+   * A written object as the response shows it: what was stored, read back in the request's
+   * version (through the converter again when it is not the storage version, as upstream's
+   * storage decodes what it wrote).
+   */
+  private async servedAfterWrite(t: ResourceType, obj: KObject, stored: KObject, revision: number): Promise<KObject> {
+    if (stored === obj || !convertsOnRead(t)) return obj;
+    const back = await servedOne(t, { ...stored, metadata: { ...stored.metadata, resourceVersion: String(revision) } });
+    return { ...back, kind: t.kind, apiVersion: t.apiVersion };
+  }
 
   private attributes(operation: AdmissionOperation, t: ResourceType, namespace: string, name: string, subresource: string, opts: WriteOptions, object?: KObject, oldObject?: KObject): AdmissionAttributes {
     return {

@@ -70,6 +70,8 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
       return ctx.signal;
     },
   };
+  // A deprecated custom resource version warns on every request to it.
+  if (type.deprecationWarning) ctx.warnings.push(type.deprecationWarning);
   const sub = info.subresource ? type.subresources.find((s) => s.name === info.subresource) : undefined;
   const special = (cfg.special?.get(`${type.group}/${type.resource}/${info.subresource}`) ?? (sub && cfg.declared?.get(sub.name)))?.[info.verb];
   if (special) return special(r);
