@@ -4,11 +4,12 @@
 // patch), and a schema of its own over the built-in ObjectMeta for field validation, apply and
 // OpenAPI v3 (kubectl explain).
 import type { SchemaNode } from "../apimachinery/schema.js";
+import type { KObject } from "../registry/object.js";
 import { defineResourceType, type ResourceType, type SubresourceDeclaration } from "../registry/resource-type.js";
 import { layeredSchema, type TypeSchema } from "../registry/type-schema.js";
 import { builtinSchema } from "../types/register.js";
 import { customResourcePrinter, type PrinterColumn } from "./custom-resource-printer.js";
-import { prune, type JSONSchemaProps } from "./custom-resource-schema.js";
+import { applyDefaults, prune, type JSONSchemaProps } from "./custom-resource-schema.js";
 import { customResourceStrategy, type RulesValidator } from "./custom-resource-strategy.js";
 
 export interface CRDNames {
@@ -135,6 +136,20 @@ export interface VersionHooks {
   rules?(version: CRDVersion): RulesValidator | undefined;
 }
 
+/** Some node of the schema declares a `default` (else reading needs no defaulting pass). */
+export function hasDefaults(s: unknown): boolean {
+  if (Array.isArray(s)) return s.some(hasDefaults);
+  if (!s || typeof s !== "object") return false;
+  const o = s as Record<string, unknown>;
+  if ("default" in o) return true;
+  for (const k of ["properties", "items", "additionalProperties", "allOf", "anyOf", "oneOf", "not"]) {
+    const v = o[k];
+    if (!v || typeof v !== "object") continue;
+    if (k === "properties" ? Object.values(v).some(hasDefaults) : hasDefaults(v)) return true;
+  }
+  return false;
+}
+
 /** One ResourceType per served version. */
 export function customResourceTypes(crd: CustomResourceDefinition, hooks: VersionHooks = {}): ResourceType[] {
   const { group, scope } = crd.spec;
@@ -142,6 +157,10 @@ export function customResourceTypes(crd: CustomResourceDefinition, hooks: Versio
   const served = crd.spec.versions.filter((v) => v.served);
   const storage = crd.spec.versions.find((v) => v.storage) ?? served[0];
   const preferred = [...served].sort((a, b) => compareKubeVersions(a.name, b.name))[0]?.name;
+  // Stored objects are read with the storage version's defaults (upstream defaults while decoding
+  // from storage): one hook for every version, as the versions share one watch cache.
+  const storageSchema = storage?.schema?.openAPIV3Schema;
+  const onDecode = storageSchema && hasDefaults(storageSchema) ? (obj: KObject) => applyDefaults(obj, storageSchema) : undefined;
   return served.map((v) => {
     const schema = v.schema?.openAPIV3Schema;
     const subresources: SubresourceDeclaration[] = [];
@@ -171,6 +190,7 @@ export function customResourceTypes(crd: CustomResourceDefinition, hooks: Versio
       protobuf: false,
       strategicMergePatch: false,
       keyPrefix: `/registry/${group}/${crd.spec.names.plural}/`,
+      onDecode,
     });
   });
 }

@@ -86,6 +86,12 @@ export interface ResourceType {
   protobuf: boolean;
   /** application/strategic-merge-patch+json is accepted (built-ins; never for custom resources). */
   strategicMergePatch: boolean;
+  /**
+   * Applied in place to every object decoded from storage (custom resources: the structural
+   * defaults of the stored version, so an object stored before a `default` was added is read
+   * with it). Absent for built-ins: their reads serve the stored bytes untouched.
+   */
+  onDecode?: (obj: KObject) => void;
 }
 
 /** What a type module (built-ins) or a definition (custom resources) says; the rest is derived. */
@@ -119,6 +125,8 @@ export interface ResourceTypeDeclaration {
   strategicMergePatch?: boolean;
   virtual?: boolean;
   gracePeriod?: GracePeriodPolicy;
+  /** See ResourceType.onDecode. */
+  onDecode?: (obj: KObject) => void;
   /** Default: /registry/<group>/<resource>/ (core: /registry/<resource>/). */
   keyPrefix?: string;
 }
@@ -157,6 +165,7 @@ export function defineResourceType(d: ResourceTypeDeclaration): ResourceType {
     fieldSelectors: fieldSelectors(d.namespaced, d.selectableFields),
     protobuf: d.protobuf ?? false,
     strategicMergePatch: d.strategicMergePatch ?? false,
+    ...(d.onDecode ? { onDecode: d.onDecode } : {}),
   };
 }
 
