@@ -4,6 +4,7 @@
 // patch), and a schema of its own over the built-in ObjectMeta for field validation, apply and
 // OpenAPI v3 (kubectl explain).
 import type { SchemaNode } from "../apimachinery/schema.js";
+import { ApiError } from "../apimachinery/errors.js";
 import type { KObject } from "../registry/object.js";
 import { defineResourceType, type ResourceType, type SubresourceDeclaration } from "../registry/resource-type.js";
 import { layeredSchema, type TypeSchema } from "../registry/type-schema.js";
@@ -150,8 +151,25 @@ export function hasDefaults(s: unknown): boolean {
   return false;
 }
 
+/** What changes about a served definition without rebuilding its types (serving keeps one per CRD). */
+export interface DefinitionState {
+  /** deletionTimestamp set or Terminating=True: creates are refused until the CRD goes. */
+  terminating: boolean;
+}
+
+/** The CRD is being deleted (its custom objects are being removed by the finalizer controller). */
+export function isTerminating(crd: CustomResourceDefinition): boolean {
+  if (crd.metadata.deletionTimestamp) return true;
+  return (crd.status?.conditions ?? []).some((c) => c.type === "Terminating" && c.status === "True");
+}
+
+/** upstream's refusal of a create while the definition terminates (405 MethodNotAllowed). */
+export function terminatingCreateError(group: string, resource: string): ApiError {
+  return new ApiError(405, "MethodNotAllowed", "create not allowed while custom resource definition is terminating", { group: group || undefined, kind: resource });
+}
+
 /** One ResourceType per served version. */
-export function customResourceTypes(crd: CustomResourceDefinition, hooks: VersionHooks = {}): ResourceType[] {
+export function customResourceTypes(crd: CustomResourceDefinition, hooks: VersionHooks = {}, state: DefinitionState = { terminating: isTerminating(crd) }): ResourceType[] {
   const { group, scope } = crd.spec;
   const names = servedNames(crd);
   const served = crd.spec.versions.filter((v) => v.served);
@@ -191,6 +209,7 @@ export function customResourceTypes(crd: CustomResourceDefinition, hooks: Versio
       strategicMergePatch: false,
       keyPrefix: `/registry/${group}/${crd.spec.names.plural}/`,
       onDecode,
+      createRefused: () => (state.terminating ? terminatingCreateError(group, names.plural) : undefined),
     });
   });
 }
