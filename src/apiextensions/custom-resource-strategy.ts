@@ -37,9 +37,15 @@ const sameJSON = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
 
 export function customResourceStrategy(o: CustomResourceStrategyOptions): Strategy {
   const schema = o.schema;
-  const check = (obj: KObject, old: KObject | undefined): FieldError[] => {
+  const check = (obj: KObject, old: KObject | undefined, sink: string[] | undefined): FieldError[] => {
     const errs = schema ? validateObject(obj, schema, { isResourceRoot: true }) : [];
-    if (o.rules) errs.push(...o.rules.validate(obj, old));
+    if (o.rules) {
+      // Ratcheted rule failures (unchanged values on update) reach the client as Warning headers;
+      // a write retried after a conflict validates again, so each is added once.
+      const warnings: string[] | undefined = sink ? [] : undefined;
+      errs.push(...o.rules.validate(obj, old, { warnings }));
+      for (const w of warnings ?? []) if (!sink!.includes(w)) sink!.push(w);
+    }
     return errs;
   };
   return strategy({
@@ -51,8 +57,8 @@ export function customResourceStrategy(o: CustomResourceStrategyOptions): Strate
       // Without a status subresource a status change is a change like any other.
       if (!o.hasStatus && !sameJSON(obj.status, old.status)) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
     },
-    validate: (obj) => check(obj, undefined),
-    validateUpdate: (obj, old) => check(obj, old),
+    validate: (obj, ctx) => check(obj, undefined, ctx.warnings),
+    validateUpdate: (obj, old, ctx) => check(obj, old, ctx.warnings),
     selectableFields: o.selectableFields && o.selectableFields.length > 0 ? selectableFieldValues(o.selectableFields) : () => ({}),
   });
 }

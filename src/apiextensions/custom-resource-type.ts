@@ -4,14 +4,15 @@
 // patch), and a schema of its own over the built-in ObjectMeta for field validation, apply and
 // OpenAPI v3 (kubectl explain).
 import type { SchemaNode } from "../apimachinery/schema.js";
+import { ApiError } from "../apimachinery/errors.js";
+import type { KObject } from "../registry/object.js";
 import { defineResourceType, type ResourceType, type SubresourceDeclaration } from "../registry/resource-type.js";
 import { layeredSchema, type TypeSchema } from "../registry/type-schema.js";
 import { builtinSchema } from "../types/register.js";
 import { customResourcePrinter, type PrinterColumn } from "./custom-resource-printer.js";
-import { prune, type JSONSchemaProps } from "./custom-resource-schema.js";
+import { applyDefaults, prune, type JSONSchemaProps } from "./custom-resource-schema.js";
 import { customResourceStrategy, type RulesValidator } from "./custom-resource-strategy.js";
 import type { VersionConversion } from "../registry/resource-type.js";
-import type { KObject } from "../registry/object.js";
 import { ConversionError, conversionStatusError, createConverter, type Converter, type ConverterOptions } from "./conversion.js";
 import { apiVersionOf, deprecationWarning, type CRDLike } from "./versions.js";
 
@@ -166,14 +167,49 @@ export function crdConversion(crd: CustomResourceDefinition, storage: string, op
   };
 }
 
+/** Some node of the schema declares a `default` (else reading needs no defaulting pass). */
+export function hasDefaults(s: unknown): boolean {
+  if (Array.isArray(s)) return s.some(hasDefaults);
+  if (!s || typeof s !== "object") return false;
+  const o = s as Record<string, unknown>;
+  if ("default" in o) return true;
+  for (const k of ["properties", "items", "additionalProperties", "allOf", "anyOf", "oneOf", "not"]) {
+    const v = o[k];
+    if (!v || typeof v !== "object") continue;
+    if (k === "properties" ? Object.values(v).some(hasDefaults) : hasDefaults(v)) return true;
+  }
+  return false;
+}
+
+/** What changes about a served definition without rebuilding its types (serving keeps one per CRD). */
+export interface DefinitionState {
+  /** deletionTimestamp set or Terminating=True: creates are refused until the CRD goes. */
+  terminating: boolean;
+}
+
+/** The CRD is being deleted (its custom objects are being removed by the finalizer controller). */
+export function isTerminating(crd: CustomResourceDefinition): boolean {
+  if (crd.metadata.deletionTimestamp) return true;
+  return (crd.status?.conditions ?? []).some((c) => c.type === "Terminating" && c.status === "True");
+}
+
+/** upstream's refusal of a create while the definition terminates (405 MethodNotAllowed). */
+export function terminatingCreateError(group: string, resource: string): ApiError {
+  return new ApiError(405, "MethodNotAllowed", "create not allowed while custom resource definition is terminating", { group: group || undefined, kind: resource });
+}
+
 /** One ResourceType per served version. */
-export function customResourceTypes(crd: CustomResourceDefinition, hooks: VersionHooks = {}): ResourceType[] {
+export function customResourceTypes(crd: CustomResourceDefinition, hooks: VersionHooks = {}, state: DefinitionState = { terminating: isTerminating(crd) }): ResourceType[] {
   const { group, scope } = crd.spec;
   const names = servedNames(crd);
   const served = crd.spec.versions.filter((v) => v.served);
   const storage = crd.spec.versions.find((v) => v.storage) ?? served[0];
   const preferred = [...served].sort((a, b) => compareKubeVersions(a.name, b.name))[0]?.name;
   const conversion = storage ? crdConversion(crd, storage.name, hooks.converterOptions) : undefined;
+  // Stored objects are read with the storage version's defaults (upstream defaults while decoding
+  // from storage): one hook for every version, as the versions share one watch cache.
+  const storageSchema = storage?.schema?.openAPIV3Schema;
+  const onDecode = storageSchema && hasDefaults(storageSchema) ? (obj: KObject) => applyDefaults(obj, storageSchema) : undefined;
   return served.map((v) => {
     const schema = v.schema?.openAPIV3Schema;
     const subresources: SubresourceDeclaration[] = [];
@@ -205,6 +241,8 @@ export function customResourceTypes(crd: CustomResourceDefinition, hooks: Versio
       keyPrefix: `/registry/${group}/${crd.spec.names.plural}/`,
       conversion,
       deprecationWarning: deprecationWarning(crd as unknown as CRDLike, v.name),
+      onDecode,
+      createRefused: () => (state.terminating ? terminatingCreateError(group, names.plural) : undefined),
     });
   });
 }

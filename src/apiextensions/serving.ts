@@ -6,7 +6,7 @@ import type { ResourceType } from "../registry/resource-type.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { KObject } from "../registry/object.js";
-import { customResourceTypes, type CRDVersion, type CustomResourceDefinition, type VersionHooks } from "./custom-resource-type.js";
+import { customResourceTypes, isTerminating, type DefinitionState, type CRDVersion, type CustomResourceDefinition, type VersionHooks } from "./custom-resource-type.js";
 import { compileValidationRules, type RulesSchema } from "./validation-rules.js";
 import type { GenericStore } from "../registry/store.js";
 import { clusterIPServiceResolver, type ServiceResolver } from "./conversion.js";
@@ -63,12 +63,25 @@ export function startCrdServing({ types, informers, log = () => undefined, hooks
   if (!crdType) return { served: () => served, stop() {} };
   /** Types this module registered (by group/version/resource): never touch a built-in. */
   const ours = new Set<string>();
+  /** Per CRD: what its types were built from, and the state they read at run time. */
+  const built = new Map<string, { from: string; state: DefinitionState }>();
 
   function reconcile(name: string, crd: CustomResourceDefinition | undefined): void {
+    // As upstream, only a change of spec or accepted names rebuilds the types (and drops their
+    // watch caches); status-only updates (conditions, Terminating, storedVersions) keep them.
+    const from = crd && isEstablished(crd) ? JSON.stringify([crd.metadata.uid, crd.spec, crd.status?.acceptedNames]) : "";
+    const last = built.get(name);
+    if (crd && last && last.from === from && served.has(name)) {
+      last.state.terminating = isTerminating(crd);
+      return;
+    }
+    const state: DefinitionState = { terminating: crd ? isTerminating(crd) : false };
+    if (crd && from) built.set(name, { from, state });
+    else built.delete(name);
     let desired: ResourceType[] = [];
     if (crd && isEstablished(crd)) {
       try {
-        desired = customResourceTypes(crd, hooks);
+        desired = customResourceTypes(crd, hooks, state);
       } catch (e) {
         log(`kapi: custom resource ${name} cannot be served: ${(e as Error).message}`);
         desired = [];

@@ -9,6 +9,8 @@ import { writeOptions } from "./write-options.js";
 import { createAuthorization } from "../authz/create-on-update.js";
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
+  const refused = r.type.createRefused?.();
+  if (refused) throw refused;
   const n = negotiateWrite(r);
   const dryRun = parseDryRun(r.ex.query, "CreateOptions");
   const fieldManager = resolveFieldManager(r, "CreateOptions");

@@ -21,7 +21,29 @@ export function decodeFromStorage(kv: KeyValue, t: ResourceType): KObject {
   if (!convertsOnRead(t)) obj.apiVersion = t.apiVersion;
   obj.kind = t.kind;
   obj.metadata.resourceVersion = String(kv.modRevision);
+  if (t.onDecode) t.onDecode(obj);
   return obj;
+}
+
+/** Per type: the served JSON of recently read objects by key, for types decoded with a hook. */
+const decodedJsonCache = new WeakMap<ResourceType, Map<string, { rev: number; json: string }>>();
+const decodedJsonCacheSize = 1024;
+
+/**
+ * The served JSON of a stored object of a type with an `onDecode` hook (custom resources): decoded
+ * and defaulted once per stored revision, then reused by every GET of that revision. The cache
+ * belongs to the type object, so a changed type (new schema, new defaults) starts afresh.
+ */
+export function decodedJson(kv: KeyValue, t: ResourceType): string {
+  let cache = decodedJsonCache.get(t);
+  if (!cache) decodedJsonCache.set(t, (cache = new Map()));
+  const hit = cache.get(kv.key);
+  if (hit && hit.rev === kv.modRevision) return hit.json;
+  const json = JSON.stringify(decodeFromStorage(kv, t));
+  cache.delete(kv.key);
+  if (cache.size >= decodedJsonCacheSize) cache.delete(cache.keys().next().value!);
+  cache.set(kv.key, { rev: kv.modRevision, json });
+  return json;
 }
 
 /**

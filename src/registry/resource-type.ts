@@ -2,7 +2,7 @@
 // (routing, the generic store, field selectors, Table output, field validation, patch and apply,
 // discovery and OpenAPI). Built-in types and custom resources are declared the same way, through
 // `defineResourceType`; nothing generic looks a type up in a built-in table.
-import type { GroupResource } from "../apimachinery/errors.js";
+import type { ApiError, GroupResource } from "../apimachinery/errors.js";
 import type { GroupVersionKind } from "../apimachinery/schema.js";
 import type { KObject } from "./object.js";
 import { defaultStrategy, type Strategy } from "./strategy.js";
@@ -104,6 +104,18 @@ export interface ResourceType {
   conversion?: VersionConversion;
   /** The Warning every request to this version gets (deprecated custom resource versions). */
   deprecationWarning?: string;
+  /**
+   * Applied in place to every object decoded from storage (custom resources: the structural
+   * defaults of the stored version, so an object stored before a `default` was added is read
+   * with it). Absent for built-ins: their reads serve the stored bytes untouched.
+   */
+  onDecode?: (obj: KObject) => void;
+  /**
+   * Asked before a create (POST) of the type: an error refuses it (custom resources of a
+   * definition being deleted: 405 `create not allowed while custom resource definition is
+   * terminating`). Absent for built-ins.
+   */
+  createRefused?: () => ApiError | undefined;
 }
 
 /** What a type module (built-ins) or a definition (custom resources) says; the rest is derived. */
@@ -137,6 +149,10 @@ export interface ResourceTypeDeclaration {
   strategicMergePatch?: boolean;
   virtual?: boolean;
   gracePeriod?: GracePeriodPolicy;
+  /** See ResourceType.onDecode. */
+  onDecode?: (obj: KObject) => void;
+  /** See ResourceType.createRefused. */
+  createRefused?: () => ApiError | undefined;
   /** Default: /registry/<group>/<resource>/ (core: /registry/<resource>/). */
   keyPrefix?: string;
   conversion?: VersionConversion;
@@ -179,6 +195,8 @@ export function defineResourceType(d: ResourceTypeDeclaration): ResourceType {
     strategicMergePatch: d.strategicMergePatch ?? false,
     ...(d.conversion ? { conversion: d.conversion } : {}),
     ...(d.deprecationWarning ? { deprecationWarning: d.deprecationWarning } : {}),
+    ...(d.onDecode ? { onDecode: d.onDecode } : {}),
+    ...(d.createRefused ? { createRefused: d.createRefused } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import { invalid as fieldInvalid, type FieldError } from "../apimachinery/valida
 import type { UserInfo } from "../authn/user.js";
 import type { Admission, AdmissionAttributes, AdmissionOperation } from "../admission/interface.js";
 import { StorageError, type KeyValue, type RangeOptions, type RangeResult, type Storage } from "../storage/interface.js";
-import { decodeFromStorage, encodeForStorage, servedJson, spliceResourceVersion } from "./codec.js";
+import { decodedJson, decodeFromStorage, encodeForStorage, servedJson, spliceResourceVersion } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "./object.js";
 import { convertsOnRead, storageKey, type ResourceType } from "./resource-type.js";
 import { servedOne, storageVersionOf } from "./conversion.js";
@@ -31,6 +31,8 @@ export interface WriteOptions {
   user?: UserInfo;
   /** The request's deadline and cancellation. */
   signal?: AbortSignal;
+  /** The request's Warning header entries, which strategies may add to (StrategyContext.warnings). */
+  warnings?: string[];
 }
 
 /** Server settings that strategies see through their context. */
@@ -94,6 +96,7 @@ export class GenericStore {
   /** GET as JSON text: the stored bytes with the resourceVersion spliced in when possible. */
   async getJson(t: ResourceType, ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<{ json: string } | { obj: KObject }> {
     const kv = await this.read(t, ns, name, rv, signal);
+    if (t.onDecode) return { json: decodedJson(kv, t) };
     const json = servedJson(kv, t);
     return json !== undefined ? { json } : { obj: await servedOne(t, decodeFromStorage(kv, t)) };
   }
@@ -156,7 +159,7 @@ export class GenericStore {
 
   private async createOnce(t: ResourceType, ns: string, obj: KObject, opts: WriteOptions): Promise<WriteResult> {
     const meta = obj.metadata;
-    const ctx = this.context(ns, "");
+    const ctx = this.context(ns, "", opts.warnings);
     // Server-owned metadata: clients cannot set these on create.
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
@@ -200,7 +203,7 @@ export class GenericStore {
   async update(t: ResourceType, ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
     const key = storageKey(t, ns, name);
     const { subresource } = spec;
-    const ctx = this.context(ns, subresource);
+    const ctx = this.context(ns, subresource, opts.warnings);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       const kv = await this.storage.get(key);
       const current = kv ? await servedOne(t, decodeFromStorage(kv, t)) : undefined;
@@ -386,8 +389,8 @@ export class GenericStore {
     return res.items.map((kv) => decodeFromStorage(kv, t));
   }
 
-  private context(namespace: string, subresource: string): StrategyContext {
-    return { namespace, subresource, ...this.config };
+  private context(namespace: string, subresource: string, warnings?: string[]): StrategyContext {
+    return warnings ? { namespace, subresource, ...this.config, warnings } : { namespace, subresource, ...this.config };
   }
 
   compactedError(): ApiError {

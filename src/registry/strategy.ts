@@ -13,6 +13,11 @@ export interface StrategyContext {
   serviceClusterIPRange?: string;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: string;
+  /**
+   * The request's Warning header entries: strategies add non-fatal findings here (custom
+   * resources: ratcheted CEL rule failures). Absent for the server's own writes.
+   */
+  warnings?: string[];
 }
 
 export interface Strategy {
