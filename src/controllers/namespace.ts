@@ -8,6 +8,7 @@
 // admitted just before the namespace began terminating, and not the watch caches, which would be
 // loaded in full for every namespaced type — for every namespaced type served at that moment, so
 // types added later (custom resources) are included.
+import { KeyQueue } from "../registry/work-queue.js";
 import { deepClone } from "../apimachinery/json-value.js";
 import { listObjects } from "../registry/list.js";
 import { parseListOptions } from "../registry/list-options.js";
@@ -37,30 +38,10 @@ const everything = parseListOptions(new URLSearchParams());
 export function startNamespaceController({ store, types, informers }: NamespaceControllerDeps): Controller {
   const nsType = types.get("", "v1", "namespaces")!;
   const namespaces = informers.metadataFor(nsType);
-  const queue = new Set<string>();
-  let working = false;
-  let stopped = false;
-
-  function enqueue(name: string): void {
-    queue.add(name);
-    if (working || stopped) return;
-    working = true;
-    setImmediate(work);
-  }
-
-  /** One namespace at a time, in the order they were queued. */
-  async function work(): Promise<void> {
-    while (!stopped && queue.size > 0) {
-      const name = queue.values().next().value as string;
-      queue.delete(name);
-      try {
-        await finalize(name);
-      } catch {
-        // storage closing, or a conflict: the next resync examines it again
-      }
-    }
-    working = false;
-  }
+  // One namespace at a time, in the order they were queued. A failure (storage closing, a
+  // conflict) is left to the next resync.
+  const queue = new KeyQueue((name) => finalize(name));
+  const enqueue = (name: string) => queue.add(name);
 
   const listContent = async (t: ResourceType, ns: string): Promise<KObject[]> =>
     (await listObjects(store, t, ns, everything)).items;
@@ -107,7 +88,7 @@ export function startNamespaceController({ store, types, informers }: NamespaceC
   timer.unref();
   return {
     stop() {
-      stopped = true;
+      queue.stop();
       clearInterval(timer);
       removeHandler();
     },

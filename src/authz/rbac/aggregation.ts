@@ -11,7 +11,7 @@ import type { KObject } from "../../registry/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
 import type { Controller } from "../../controllers/namespace.js";
-import { KeyQueue } from "../../controllers/bootstrap/work-queue.js";
+import { KeyQueue } from "../../registry/work-queue.js";
 import { toPolicyRule } from "./rules.js";
 
 export const aggregationFieldManager = "clusterrole-aggregation-controller";

@@ -28,7 +28,7 @@ import {
   tokenSecretType,
 } from "../../authn/bootstrap/token.js";
 import type { Controller } from "../namespace.js";
-import { KeyQueue } from "./work-queue.js";
+import { KeyQueue } from "../../registry/work-queue.js";
 
 export interface BootstrapSignerDeps {
   store: Pick<GenericStore, "update">;

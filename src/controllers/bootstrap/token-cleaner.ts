@@ -8,7 +8,7 @@ import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
 import { getExpiration, tokenSecretNamespace, tokenSecretType } from "../../authn/bootstrap/token.js";
 import type { Controller } from "../namespace.js";
-import { KeyQueue } from "./work-queue.js";
+import { KeyQueue } from "../../registry/work-queue.js";
 
 export interface TokenCleanerDeps {
   store: Pick<GenericStore, "delete">;

@@ -8,6 +8,7 @@
 //                 the finalizer removed so that the CRD goes.
 // status.storedVersions is kept by the strategy (../../apiextensions/crd-strategy.ts), as upstream.
 // All three follow the CRD informer and write through the store's /status.
+import { KeyQueue } from "../../registry/work-queue.js";
 import { deepClone, deepEqual } from "../../apimachinery/json-value.js";
 import { listObjects } from "../../registry/list.js";
 import { parseListOptions } from "../../registry/list-options.js";
@@ -131,29 +132,11 @@ function startCRDController(
   on: { naming: boolean; establishing: boolean; finalizer: boolean },
 ): Controller {
   const crds = informers.forType(crdType);
-  const queue = new Set<string>();
-  let working = false;
-  let stopped = false;
-
-  const enqueue = (name: string) => {
-    queue.add(name);
-    if (working || stopped) return;
-    working = true;
-    setImmediate(work);
-  };
-
-  async function work(): Promise<void> {
-    while (!stopped && queue.size > 0) {
-      const name = queue.values().next().value as string;
-      queue.delete(name);
-      try {
-        await sync(name);
-      } catch (e) {
-        log?.(`customresourcedefinition ${name}: ${(e as Error).message}`);
-      }
-    }
-    working = false;
-  }
+  const queue = new KeyQueue(
+    (name) => sync(name),
+    (name, e) => log?.(`customresourcedefinition ${name}: ${(e as Error).message}`),
+  );
+  const enqueue = (name: string) => queue.add(name);
 
   /** Writes the CRD's status through /status, recomputed from the stored object on conflicts. */
   const updateStatus = (name: string, change: (crd: KObject) => boolean) =>
@@ -295,7 +278,7 @@ function startCRDController(
   timer.unref();
   return {
     stop() {
-      stopped = true;
+      queue.stop();
       clearInterval(timer);
       removeHandler();
     },

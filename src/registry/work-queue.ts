@@ -1,4 +1,4 @@
-// A tiny keyed work queue for the bootstrap controllers: a key queued while it waits is queued
+// The keyed work queue every in-process controller drains: a key queued while it waits is queued
 // once; keys are worked one at a time; a key can be queued again after a delay (one timer per
 // key, the earliest wins).
 export class KeyQueue {
