@@ -157,3 +157,67 @@ describe("CRD updates and open watches", () => {
     }
   });
 });
+
+describe("CRD updates and CEL rule cost", () => {
+  const name = "crontabs.cost.example.com";
+  const listOf = (maxItems: number) => ({
+    type: "array",
+    maxItems,
+    items: { type: "string", maxLength: 64 },
+    "x-kubernetes-validations": [{ rule: "self.all(x, self.all(y, x != y))" }],
+  });
+  // A single version's schema is validated as the top-level one (upstream's hoisting): spec.validation.
+  const costly = /spec\.validation\.openAPIV3Schema\.properties\[spec\]\.properties\[l\]\.x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of 3\.1x/;
+  const put = async (mutate: (crd: any) => void) => {
+    const got = await req(s, "GET", `${crdPath}/${name}`);
+    mutate(got.json);
+    return req(s, "PUT", `${crdPath}/${name}`, { body: got.json });
+  };
+  const causes = (r: any) => (r.json.details?.causes ?? []).map((c: any) => `${c.field}: ${c.message}`).join("\n");
+
+  it("skips the per-rule cost limit for versions whose schema did not change, not for changed or new ones", async () => {
+    const crd: any = crontabCRD("cost.example.com");
+    delete crd.spec.versions[0].selectableFields;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.l = listOf(500);
+    expect((await req(s, "POST", crdPath, { body: crd })).status).toBe(201);
+    // Over the per-rule limit (3.1x) and under the total: refused on create...
+    const refused = await req(s, "POST", crdPath, {
+      body: { ...crd, metadata: { name: "crontabs.cost2.example.com" }, spec: { ...crd.spec, group: "cost2.example.com", versions: [{ ...crd.spec.versions[0], schema: { openAPIV3Schema: { ...crd.spec.versions[0].schema.openAPIV3Schema, properties: { ...crd.spec.versions[0].schema.openAPIV3Schema.properties, spec: { ...crd.spec.versions[0].schema.openAPIV3Schema.properties.spec, properties: { ...crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties, l: listOf(1000) } } } } } }] } },
+    });
+    expect(refused.status).toBe(422);
+    expect(causes(refused)).toMatch(/Forbidden: estimated rule cost exceeds budget by factor of 3\.1x/);
+    // ...but a definition stored with it (accepted under older cost estimates) stays updatable.
+    const key = `/registry/apiextensions.k8s.io/customresourcedefinitions/${name}`;
+    const kv = (await s.storage.get(key))!;
+    const stored = JSON.parse(kv.value);
+    stored.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.l = listOf(1000);
+    await s.storage.update(key, JSON.stringify(stored), kv.modRevision);
+    await eventually(async () => {
+      const r = await req(s, "GET", `${crdPath}/${name}`);
+      if (r.json.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.l.maxItems !== 1000) throw new Error("not yet");
+    });
+
+    const labelled = await put((c) => (c.metadata.labels = { touched: "yes" }));
+    expect(labelled.status, causes(labelled)).toBe(200);
+    const column = await put((c) => c.spec.versions[0].additionalPrinterColumns.push({ name: "L", type: "string", jsonPath: ".spec.l" }));
+    expect(column.status, causes(column)).toBe(200);
+
+    // A new version with the same rule has no old schema: its cost is checked. (Its schema differs
+    // from v1's elsewhere: identical schemas are validated once, as v1's, which did not change.)
+    const withV2 = await put((c) => {
+      const v2 = JSON.parse(JSON.stringify(c.spec.versions[0]));
+      v2.name = "v2";
+      v2.storage = false;
+      v2.schema.openAPIV3Schema.description = "v2";
+      c.spec.versions.push(v2);
+    });
+    expect(withV2.status).toBe(422);
+    expect(causes(withV2)).toMatch(/^spec\.versions\[1\]\.schema\.openAPIV3Schema\.properties\[spec\]\.properties\[l\]\.x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget/m);
+    expect(causes(withV2)).not.toMatch(/spec\.versions\[0\]/);
+
+    // Changing the version's schema checks its cost again.
+    const changed = await put((c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.description = "changed"));
+    expect(changed.status).toBe(422);
+    expect(causes(changed)).toMatch(costly);
+  });
+});
