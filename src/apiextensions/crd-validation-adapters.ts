@@ -1,8 +1,8 @@
 // Adapters from CRD validation to the modules of the schema and cel-rules helpers (merged):
 //   structuralErrors → validateStructural(schema, path)             (./schema)
 //   celRuleErrors    → compileValidationRules(schema, { path }).errors (./validation-rules.ts)
-// (upstream's suppression of per-expression costs for unchanged schemas on update is not passed
-// through: compileValidationRules has no such option yet.)
+// On update, versions whose schema is deep-equal to the old one get suppressPerExpressionCost
+// (upstream skips the per-expression cost limits for them; the schema total still applies).
 import type { FieldError } from "../apimachinery/validation.js";
 import { newStructuralError, validateStructural, type JSONSchemaProps } from "./schema/index.js";
 import { compileValidationRules } from "./validation-rules.js";
@@ -16,6 +16,6 @@ export function structuralErrors(schema: Record<string, unknown>, path: string):
   return newStructuralError(schema as JSONSchemaProps) ? { init: errs, errors: [] } : { init: [], errors: errs };
 }
 
-export function celRuleErrors(schema: Record<string, unknown>, path: string, _opts: { suppressPerExpressionCost: boolean }): FieldError[] {
-  return compileValidationRules(schema as Parameters<typeof compileValidationRules>[0], { path }).errors;
+export function celRuleErrors(schema: Record<string, unknown>, path: string, opts: { suppressPerExpressionCost: boolean }): FieldError[] {
+  return compileValidationRules(schema as Parameters<typeof compileValidationRules>[0], { path, suppressPerExpressionCost: opts.suppressPerExpressionCost }).errors;
 }

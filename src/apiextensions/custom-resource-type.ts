@@ -210,6 +210,18 @@ export function customResourceTypes(crd: CustomResourceDefinition, hooks: Versio
   // from storage): one hook for every version, as the versions share one watch cache.
   const storageSchema = storage?.schema?.openAPIV3Schema;
   const onDecode = storageSchema && hasDefaults(storageSchema) ? (obj: KObject) => applyDefaults(obj, storageSchema) : undefined;
+  // Everything the shared watch cache is decoded and served with. Upstream tears the whole storage
+  // down on any spec change (open watches end); we keep it, and open watches, when none of this
+  // changed — printer columns, a non-storage version's schema, a new served version leave it alone.
+  const cacheIdentity = JSON.stringify([
+    crd.metadata.uid ?? "",
+    scope,
+    names.kind,
+    storage?.name ?? "",
+    onDecode ? storageSchema : null,
+    crd.spec.conversion ?? null,
+    served.filter((v) => (v.selectableFields ?? []).length > 0).map((v) => [v.name, v.selectableFields]),
+  ]);
   return served.map((v) => {
     const schema = v.schema?.openAPIV3Schema;
     const subresources: SubresourceDeclaration[] = [];
@@ -242,6 +254,7 @@ export function customResourceTypes(crd: CustomResourceDefinition, hooks: Versio
       conversion,
       deprecationWarning: deprecationWarning(crd as unknown as CRDLike, v.name),
       onDecode,
+      cacheIdentity,
       createRefused: () => (state.terminating ? terminatingCreateError(group, names.plural) : undefined),
     });
   });

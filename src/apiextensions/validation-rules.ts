@@ -223,6 +223,8 @@ interface Context {
 interface CompileState {
   readonly errors: FieldError[];
   readonly total: TotalCost<string>;
+  /** Leave out the per-rule and per-messageExpression cost errors (the schema total still counts). */
+  readonly suppressPerExpressionCost: boolean;
 }
 
 /** Bound on the number of children of a node (upstream extractMaxElements). */
@@ -352,12 +354,12 @@ function compileOwnRules(
     const unbounded = maxCardinality(minSerializedSize(nodeSchema) ?? 1);
     compiled.forEach((cr, i) => {
       const cost = expressionCost(cr.maxCost, ctx.cardinality ?? unbounded);
-      if (cost > staticEstimatedCostLimit) errs.push(forbidden(at(i, "rule"), ruleCostExceeded(cost)));
+      if (!state.suppressPerExpressionCost && cost > staticEstimatedCostLimit) errs.push(forbidden(at(i, "rule"), ruleCostExceeded(cost)));
       state.total.observe(at(i, "rule"), cost);
       if (cr.error !== undefined) errs.push(invalid(at(i, "rule"), goStringOfRule(cr.rule), cr.error));
       if (cr.messageExpressionError !== undefined) errs.push(invalid(at(i, "messageExpression"), goStringOfRule(cr.rule), cr.messageExpressionError));
       else if (cr.messageExpression) {
-        if (cr.messageExpressionMaxCost > staticEstimatedCostLimit)
+        if (!state.suppressPerExpressionCost && cr.messageExpressionMaxCost > staticEstimatedCostLimit)
           errs.push(forbidden(at(i, "messageExpression"), messageExpressionCostExceeded(cr.messageExpressionMaxCost)));
         state.total.observe(at(i, "messageExpression"), cr.messageExpressionMaxCost);
       }
@@ -383,12 +385,18 @@ const cache = new WeakMap<object, Map<string, CompiledValidationRules>>();
  * errors, messageExpression type, reason, fieldPath, per-rule and per-schema cost), at
  * `<path>.…x-kubernetes-validations[i].<field>`; `validator` evaluates the rules on objects.
  * Cached by the schema object: compile once per CRD version.
+ *
+ * `suppressPerExpressionCost`: on a CRD update, for a version whose schema is deep-equal to the
+ * old one, the per-rule and per-messageExpression cost limits are not reported (upstream: a
+ * definition accepted under older cost estimates stays updatable); the schema total still is.
  */
-export function compileValidationRules(schema: RulesSchema, opts: { path: string }): CompiledValidationRules {
+export function compileValidationRules(schema: RulesSchema, opts: { path: string; suppressPerExpressionCost?: boolean }): CompiledValidationRules {
+  const suppressPerExpressionCost = opts.suppressPerExpressionCost === true;
+  const key = suppressPerExpressionCost ? `${opts.path}\u0000suppress-cost` : opts.path;
   let byPath = cache.get(schema);
-  const hit = byPath?.get(opts.path);
+  const hit = byPath?.get(key);
   if (hit) return hit;
-  const state: CompileState = { errors: [], total: new TotalCost<string>() };
+  const state: CompileState = { errors: [], total: new TotalCost<string>(), suppressPerExpressionCost };
   const { node } = compileNode(schema, { path: opts.path, cardinality: 1, isResourceRoot: true }, state);
   if (state.total.exceeded) {
     for (const e of state.total.mostExpensive) state.errors.push(forbidden(e.path, contributedToTotalCost));
@@ -396,7 +404,7 @@ export function compileValidationRules(schema: RulesSchema, opts: { path: string
   }
   const result: CompiledValidationRules = { errors: state.errors, validator: new Validator(node) };
   if (!byPath) cache.set(schema, (byPath = new Map()));
-  byPath.set(opts.path, result);
+  byPath.set(key, result);
   return result;
 }
 

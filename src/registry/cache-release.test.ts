@@ -34,6 +34,16 @@ describe("releaseCachesOfRetiredTypes", () => {
     expect(dropped).toEqual([prefix]);
   });
 
+  it("keeps the cache when both declarations carry the same cache identity", () => {
+    const { types, dropped } = setup();
+    const t = (id: string) => ({ ...widget("v1"), cacheIdentity: id });
+    types.add(t("a"));
+    types.update(t("a"));
+    expect(dropped).toEqual([]);
+    types.update(t("b"));
+    expect(dropped).toEqual([prefix]);
+  });
+
   it("stops following the registry once unsubscribed", () => {
     const { types, dropped, stop } = setup();
     types.add(widget("v1"));

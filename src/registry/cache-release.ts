@@ -1,8 +1,11 @@
 // Watch caches follow the type registry. A cache is decoded with its type's declaration (kind,
-// scope, field selectors), so when the last served version of a group-resource goes, or a type's
-// declaration changes, its cache is dropped: open watches end (kube-apiserver likewise tears a
-// custom resource's storage down, watches included, when its definition is deleted or changed),
-// clients watch again, and a served type gets a fresh cache on its next list or watch.
+// scope, field selectors, read defaults), so when the last served version of a group-resource
+// goes, or a type's declaration changes in what the cache depends on (ResourceType.cacheIdentity;
+// any change for types without one), its cache is dropped: open watches end cleanly, clients
+// watch again, and a served type gets a fresh cache on its next list or watch. kube-apiserver
+// tears a custom resource's whole storage down, watches included, on any change of the
+// definition's spec or accepted names; we keep the cache (and its watches) when the update leaves
+// it alone (printer columns, another version's schema, a new served version).
 //
 // A request that looked its type up before the removal and reaches the cache afterwards may
 // start a new cache for the removed prefix; our request path has no await between the two, so
@@ -15,7 +18,12 @@ export function releaseCachesOfRetiredTypes(types: TypeRegistry, cacher: ObjectC
   return types.subscribe((event) => {
     if (event.type === "added") return;
     if (event.type === "updated") {
-      cacher.drop(event.previous.keyPrefix);
+      // A custom resource's definition update that leaves what the cache is decoded with alone
+      // (printer columns, another version's schema, a new served version) keeps the cache, so
+      // open watches go on. Otherwise the cache goes and its watches end cleanly: clients re-list.
+      const { previous, resource } = event;
+      if (previous.keyPrefix === resource.keyPrefix && previous.cacheIdentity !== undefined && previous.cacheIdentity === resource.cacheIdentity) return;
+      cacher.drop(previous.keyPrefix);
       return;
     }
     const prefix = event.resource.keyPrefix;

@@ -116,6 +116,12 @@ export interface ResourceType {
    * terminating`). Absent for built-ins.
    */
   createRefused?: () => ApiError | undefined;
+  /**
+   * What the group-resource's watch cache is decoded with (kind, scope, storage version and its
+   * defaults, conversion, selectable fields), as a comparable string. An update of the type that
+   * keeps it keeps the cache and its open watches; absent (built-ins): every update drops it.
+   */
+  cacheIdentity?: string;
 }
 
 /** What a type module (built-ins) or a definition (custom resources) says; the rest is derived. */
@@ -157,6 +163,8 @@ export interface ResourceTypeDeclaration {
   keyPrefix?: string;
   conversion?: VersionConversion;
   deprecationWarning?: string;
+  /** See ResourceType.cacheIdentity. */
+  cacheIdentity?: string;
 }
 
 /** The /scale subresource as upstream serves it for every scalable type. */
@@ -197,6 +205,7 @@ export function defineResourceType(d: ResourceTypeDeclaration): ResourceType {
     ...(d.deprecationWarning ? { deprecationWarning: d.deprecationWarning } : {}),
     ...(d.onDecode ? { onDecode: d.onDecode } : {}),
     ...(d.createRefused ? { createRefused: d.createRefused } : {}),
+    ...(d.cacheIdentity !== undefined ? { cacheIdentity: d.cacheIdentity } : {}),
   };
 }
 
