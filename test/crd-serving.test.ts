@@ -81,6 +81,13 @@ describe("a CRD created through the API", () => {
     const strict = await req(s, "POST", `${base}?fieldValidation=Strict`, { body: ct("c2", { cronSpec: "* * * * */5", foo: 1 }) });
     expect(strict.status).toBe(400);
     expect(strict.json.message).toBe('CronTab in version "v1" cannot be handled as a CronTab: strict decoding error: unknown field "spec.foo"');
+    // Duplicates and unknown fields together: upstream's unstructured decoder lists the duplicates first.
+    const dupBody = '{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"c5","name":"c5","namespace":"default"},"spec":{"cronSpec":"* * * * *","foo":1,"replicas":1,"replicas":2}}';
+    const both = await req(s, "POST", `${base}?fieldValidation=Strict`, { body: dupBody });
+    expect(both.status).toBe(400);
+    expect(both.json.message).toBe(
+      'CronTab in version "v1" cannot be handled as a CronTab: strict decoding error: duplicate field "metadata.name", duplicate field "spec.replicas", unknown field "spec.foo"',
+    );
     const bad = await req(s, "POST", base, { body: ct("c3", { cronSpec: "nope", image: "x".repeat(21), replicas: 11, color: "green" }) });
     expect(bad.status).toBe(422);
     expect(bad.json.details.causes.map((c: any) => c.field)).toEqual(["spec.cronSpec", "spec.image", "spec.replicas", "spec.color"]);

@@ -25,9 +25,9 @@ export async function readObject(r: ResourceRequest, expected: { apiVersion: str
   checkTypeMeta(body, expected);
   // Protobuf bodies cannot carry unknown or duplicate fields.
   const duplicates = mode === "Ignore" ? [] : duplicateKeys(codec.mediaType, raw);
-  const { unknown, mismatch } = decodeAgainstSchema(body, decodeTarget(r.type.schema, expected));
+  const { unknown, mismatch, unstructured } = decodeAgainstSchema(body, decodeTarget(r.type.schema, expected));
   if (mismatch) throw typeMismatchError(versionedKind(expected), mismatch);
-  r.warnings.push(...fieldValidationOutcome(mode, versionedKind(expected), unknown, duplicates));
+  r.warnings.push(...fieldValidationOutcome(mode, versionedKind(expected), unknown, duplicates, unstructured));
   return body as KObject;
 }
 

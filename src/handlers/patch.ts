@@ -32,9 +32,9 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const schema = decodeTarget(r.type.schema, r.type);
   // Undeclared fields are dropped from what would be stored and reported per the directive.
   const validateFields = (obj: KObject) => {
-    const { unknown, mismatch } = decodeAgainstSchema(obj, schema);
+    const { unknown, mismatch, unstructured } = decodeAgainstSchema(obj, schema);
     if (mismatch) throw typeMismatchError(versionedKind(r.type), mismatch);
-    const found = fieldValidationOutcome(mode, versionedKind(r.type), unknown, duplicates);
+    const found = fieldValidationOutcome(mode, versionedKind(r.type), unknown, duplicates, unstructured);
     r.warnings.splice(0, r.warnings.length, ...found);
   };
   if (type === "json" && Array.isArray(patch) && patch.length > maxJsonPatchOperations) {

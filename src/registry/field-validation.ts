@@ -29,6 +29,8 @@ export interface TypeMismatch {
 export interface DecodeFindings {
   unknown: string[];
   mismatch?: TypeMismatch;
+  /** Found by pruning against a custom resource's schema (decoded as unstructured). */
+  unstructured?: boolean;
 }
 
 function shortName(ref: string): string {
@@ -90,7 +92,7 @@ export function decodeTarget(schema: TypeSchema, tm: { apiVersion: string; kind:
  * walk stops, as Go's decoder reports one).
  */
 export function decodeAgainstSchema(value: unknown, target: DecodeTarget): DecodeFindings {
-  if (target.prune) return { unknown: target.prune(value) };
+  if (target.prune) return { unknown: target.prune(value), unstructured: true };
   const found: DecodeFindings = { unknown: [] };
   walk(value, target.node, "", "", found, target.lookup);
   return found;
@@ -160,9 +162,18 @@ export function typeMismatchError(t: { kind: string; version: string }, m: TypeM
  * Applies the directive to what decoding found: returns the warnings to send (Warn), nothing
  * (Ignore), or throws 400 listing every field (Strict).
  */
-export function fieldValidationOutcome(mode: FieldValidation, t: { kind: string; version: string }, unknown: string[], duplicates: string[]): string[] {
+export function fieldValidationOutcome(
+  mode: FieldValidation,
+  t: { kind: string; version: string },
+  unknown: string[],
+  duplicates: string[],
+  /** Decoded as unstructured (custom resources): upstream reports every duplicate, then every unknown field. */
+  unstructured = false,
+): string[] {
   if (mode === "Ignore") return [];
-  const problems = [...unknown.map((p) => `unknown field ${JSON.stringify(p)}`), ...duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`)];
+  const unknownFields = unknown.map((p) => `unknown field ${JSON.stringify(p)}`);
+  const duplicateFields = duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`);
+  const problems = unstructured ? [...duplicateFields, ...unknownFields] : [...unknownFields, ...duplicateFields];
   if (problems.length === 0) return [];
   if (mode === "Strict") {
     throw new ApiError(400, "BadRequest", `${t.kind} in version ${JSON.stringify(t.version)} cannot be handled as a ${t.kind}: strict decoding error: ${problems.join(", ")}`);
