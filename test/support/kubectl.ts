@@ -20,8 +20,11 @@ export interface KubectlResult {
 }
 
 export function kubectl(bin: string, kubeconfigPath: string, args: string[], stdin?: string): Promise<KubectlResult> {
+  // A discovery cache of its own per kubeconfig (each test server has one): kubectl keys its
+  // cache by host and port, and a port a finished server used may be reused by another one.
+  const env = { ...process.env, KUBECONFIG: kubeconfigPath, HOME: process.env.HOME ?? "/tmp", KUBECACHEDIR: `${kubeconfigPath}.kube-cache` };
   return new Promise((resolve) => {
-    const p = execFile(bin, args, { env: { ...process.env, KUBECONFIG: kubeconfigPath, HOME: process.env.HOME ?? "/tmp" }, timeout: 60_000 }, (err, stdout, stderr) => {
+    const p = execFile(bin, args, { env, timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: String(stdout), stderr: String(stderr) });
     });
     if (stdin !== undefined) {
