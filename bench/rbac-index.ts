@@ -1,6 +1,6 @@
 // `npx tsx bench/rbac-index.ts [durationMs]`: RBAC authorization decisions per second from the
 // index with 1,000 roles and 1,000 bindings (src/authz/rbac/index-bench.ts).
-import { measureDecisions } from "../src/authz/rbac/index-bench.js";
+import { measureDecisions } from "../src/authz/rbac/index-bench.testkit.js";
 
 const durationMs = Number(process.argv[2] ?? 3000);
 measureDecisions({ durationMs: 200 }); // warm-up

@@ -494,6 +494,11 @@ export function goQuote(s: string): string {
   return out + '"';
 }
 
+/** Go's %q of a []string: `["a" "b"]`. */
+export function goQuoteList(list: readonly string[]): string {
+  return `[${list.map(goQuote).join(" ")}]`;
+}
+
 function goNumber(n: number): string {
   if (Number.isNaN(n)) return "NaN";
   if (n === Infinity) return "+Inf";

@@ -40,17 +40,19 @@ export function prune(obj: unknown, schema: JSONSchemaProps | undefined, opts: {
   return t.unknown.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-function pruneNode(x: unknown, s: JSONSchemaProps | undefined, t: PathTracker): void {
-  if (s && s["x-kubernetes-preserve-unknown-fields"] === true) {
-    skipPrune(x, s, t);
-    return;
-  }
+/**
+ * Prunes `x` against `s`. Under x-kubernetes-preserve-unknown-fields (`keep`, inherited by list
+ * items) undeclared fields stay, but declared ones are still pruned below, as upstream's skipPrune.
+ */
+function pruneNode(x: unknown, s: JSONSchemaProps | undefined, t: PathTracker, keepUnknown = false): void {
+  const keep = keepUnknown || (s !== undefined && s["x-kubernetes-preserve-unknown-fields"] === true);
+  if (s === undefined && keep) return;
   const l = t.parent.length;
   if (Array.isArray(x)) {
     const items = s ? itemsSchema(s) : undefined;
     x.forEach((v, i) => {
       appendIndex(t, i);
-      pruneNode(v, items, t);
+      pruneNode(v, items, t, keep);
       t.parent.length = l;
     });
     return;
@@ -67,48 +69,14 @@ function pruneNode(x: unknown, s: JSONSchemaProps | undefined, t: PathTracker): 
   const ap = additionalPropertiesOf(s);
   for (const k of Object.keys(x)) {
     if (embedded && metaFields.has(k)) continue;
-    const prop = propertyOf(s, k);
-    if (prop !== undefined) {
+    const child = propertyOf(s, k) ?? ap?.schema;
+    if (child !== undefined || ap) {
       appendKey(t, k);
-      pruneNode(x[k], prop, t);
+      pruneNode(x[k], child, t);
       t.parent.length = l;
-    } else if (ap) {
-      appendKey(t, k);
-      pruneNode(x[k], ap.schema, t);
-      t.parent.length = l;
-    } else {
+    } else if (!keep) {
       if (!metaFields.has(k) || t.parent.length > 0) recordUnknown(t, k);
       delete x[k];
-    }
-  }
-}
-
-function skipPrune(x: unknown, s: JSONSchemaProps | undefined, t: PathTracker): void {
-  if (s === undefined) return;
-  const l = t.parent.length;
-  if (Array.isArray(x)) {
-    const items = itemsSchema(s);
-    x.forEach((v, i) => {
-      appendIndex(t, i);
-      skipPrune(v, items, t);
-      t.parent.length = l;
-    });
-    return;
-  }
-  if (!isObject(x)) return;
-  const embedded = s["x-kubernetes-embedded-resource"] === true;
-  const ap = additionalPropertiesOf(s);
-  for (const k of Object.keys(x)) {
-    if (embedded && metaFields.has(k)) continue;
-    const prop = propertyOf(s, k);
-    if (prop !== undefined) {
-      appendKey(t, k);
-      pruneNode(x[k], prop, t);
-      t.parent.length = l;
-    } else if (ap) {
-      appendKey(t, k);
-      pruneNode(x[k], ap.schema, t);
-      t.parent.length = l;
     }
   }
 }

@@ -5,6 +5,7 @@
 // key), expiry and not-before, audience; then the claim mappings (username, groups, uid, extra,
 // by claim and prefix or by CEL), required claims, claim validation rules, user validation
 // rules. Every failure is a 401 whose text is upstream's.
+import { goQuoteList } from "../../apimachinery/validation.js";
 import { userEnvironment } from "../../cel/environments.js";
 import { toCel } from "../../cel/convert.js";
 import type { CelProgram } from "../../cel/program.js";
@@ -45,7 +46,6 @@ export function goTime(ms: number): string {
   return `${s} +0000 UTC`;
 }
 
-const goQuoteList = (xs: readonly string[]) => `[${xs.map((x) => JSON.stringify(x)).join(" ")}]`;
 
 function goKind(v: unknown): string {
   if (Array.isArray(v)) return "array";

@@ -3,6 +3,7 @@
 // `kubernetes/serviceaccount` (legacy Secret tokens) is this method's; it must then verify
 // against one of the keys, carry an audience among the API audiences (legacy tokens: none,
 // meaning the API's), pass the time checks, and name objects that still exist with the same uid.
+import { goQuoteList } from "../../apimachinery/validation.js";
 import type { KeyObject } from "node:crypto";
 import { bearerToken, type Authenticator, type AuthnResult } from "../authenticator.js";
 import { keyIdOf, looksLikeJwt, MalformedJwsError, parseJws, verifyJws } from "../jwt/jws.js";
@@ -32,7 +33,6 @@ export interface ServiceAccountAuthenticatorOptions {
 }
 
 /** Go's %q of a []string: ["a" "b"]. */
-const goQuoteList = (l: readonly string[]) => `[${l.map((s) => JSON.stringify(s)).join(" ")}]`;
 
 const cryptoError = "go-jose/go-jose: error in cryptographic primitive";
 

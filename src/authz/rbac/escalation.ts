@@ -20,7 +20,8 @@ import type { AdmissionAttributes, AdmissionPlugin } from "../../admission/inter
 import type { KObject } from "../../registry/object.js";
 import type { Authorizer } from "../authorizer.js";
 import { aggregateMessage, roleNotFound, type RbacIndex } from "./index.js";
-import { compactRules, compactString, covers, goQuoteList, toPolicyRule, type PolicyRule } from "./rules.js";
+import { goQuoteList } from "../../apimachinery/validation.js";
+import { compactRules, compactString, covers, toPolicyRule, type PolicyRule } from "./rules.js";
 
 const rbacGroup = "rbac.authorization.k8s.io";
 

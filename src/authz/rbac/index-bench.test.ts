@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { measureDecisions } from "./index-bench.js";
+import { measureDecisions } from "./index-bench.testkit.js";
 
 describe("RBAC index: decisions per second (printed, never asserted)", () => {
   it("1,000 roles and 1,000 bindings", () => {

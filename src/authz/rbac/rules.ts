@@ -2,6 +2,7 @@
 // helpers), and comparing rule sets for the escalation guard (Covers with each rule broken down
 // into single verb/group/resource/name tuples, the compaction of the missing ones and their
 // compact string form as the 403 shows it).
+import { goQuoteList } from "../../apimachinery/validation.js";
 import type { Attributes } from "../authorizer.js";
 
 export interface PolicyRule {
@@ -140,11 +141,6 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
     else simple.set(key, { ...r, verbs: [...r.verbs] });
   }
   return [...out, ...simple.values()];
-}
-
-/** Go's %q of a []string: ["a" "b"]. */
-export function goQuoteList(list: readonly string[]): string {
-  return `[${list.map((s) => JSON.stringify(s)).join(" ")}]`;
 }
 
 /** Upstream rbacv1helpers.CompactString: {APIGroups:[...], Resources:[...], ..., Verbs:[...]}. */

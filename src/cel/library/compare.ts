@@ -7,17 +7,15 @@ import {
   CelDuration,
   CelEvalError,
   CelMap,
-  CelOptional,
   CelTimestamp,
-  CelTypeValue,
   CelUint,
   type CelOpaque,
   type CelValue,
 } from "../value.js";
-import { celEquals, compareStrings, noSuchOverload } from "../stdlib/values.js";
+import { celEquals, compareStrings, isOpaque, noSuchOverload, typeNameOf as celTypeName } from "../stdlib/values.js";
 
-// Equality, string order and the overload error are the standard library's own.
-export { celEquals, compareStrings, noSuchOverload };
+// Equality, string order, type names and the overload error are the standard library's own.
+export { celEquals, celTypeName, compareStrings, isOpaque, noSuchOverload };
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -27,9 +25,6 @@ export function isCelList(v: CelValue): v is readonly CelValue[] {
   return Array.isArray(v);
 }
 
-export function isOpaque(v: CelValue): v is CelOpaque {
-  return typeof v === "object" && v !== null && "celType" in v && typeof (v as CelOpaque).equals === "function";
-}
 
 /**
  * cel-go's `Compare`: -1, 0 or 1, or undefined where cel-go answers with an error (no such
@@ -123,30 +118,6 @@ export function utf8Length(s: string): number {
   return n;
 }
 
-/** cel-go's runtime type name of a value (`int`, `double`, `null_type`, `google.protobuf.Duration`, …). */
-export function celTypeName(v: CelValue): string {
-  switch (typeof v) {
-    case "bigint":
-      return "int";
-    case "number":
-      return "double";
-    case "string":
-      return "string";
-    case "boolean":
-      return "bool";
-  }
-  if (v === null) return "null_type";
-  if (v instanceof CelUint) return "uint";
-  if (v instanceof Uint8Array) return "bytes";
-  if (Array.isArray(v)) return "list";
-  if (v instanceof CelMap) return "map";
-  if (v instanceof CelTimestamp) return "google.protobuf.Timestamp";
-  if (v instanceof CelDuration) return "google.protobuf.Duration";
-  if (v instanceof CelOptional) return "optional_type";
-  if (v instanceof CelTypeValue) return "type";
-  if (isOpaque(v)) return v.celType.name;
-  return "unknown";
-}
 
 /** Throws cel-go's overflow error when an int result leaves int64. */
 export function checkInt(n: bigint): bigint {

@@ -8,6 +8,7 @@
 // `validateFormatArgs` is cel-go's compile-time check of a constant format string applied to a
 // list literal (the string-format AST validator); the checker runs it (checker/validators.ts)
 // wherever `format` resolves to `string_format`. `validateFormatCall` is the same over types alone.
+import { runtimeTypeName } from "../stdlib/values.js";
 import { goQuote } from "../../apimachinery/validation.js";
 import type { CelType } from "../types.js";
 import { CelDuration, CelEvalError, CelMap, CelTimestamp, CelTypeValue, CelUint, type CelValue } from "../value.js";
@@ -62,30 +63,6 @@ export function durationString(d: CelDuration): string {
   return plainDecimal(Number(sec) + Number(nsec) / 1e9) + "s";
 }
 
-function typeValueName(t: CelTypeValue): string {
-  const k = t.type;
-  switch (k.kind) {
-    case "list":
-      return "list";
-    case "map":
-      return "map";
-    case "null":
-      return "null_type";
-    case "timestamp":
-      return "google.protobuf.Timestamp";
-    case "duration":
-      return "google.protobuf.Duration";
-    case "type":
-      return "type";
-    case "opaque":
-    case "object":
-      return k.name;
-    case "optional":
-      return "optional_type";
-    default:
-      return k.kind;
-  }
-}
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -107,7 +84,7 @@ function formatString(v: CelValue): string {
   if (v instanceof CelUint) return v.value.toString();
   if (v instanceof CelTimestamp) return timestampString(v);
   if (v instanceof CelDuration) return durationString(v);
-  if (v instanceof CelTypeValue) return typeValueName(v);
+  if (v instanceof CelTypeValue) return runtimeTypeName(v.type);
   if (v instanceof Uint8Array) {
     try {
       return utf8.decode(v);
@@ -135,7 +112,7 @@ function formatMember(v: CelValue): string {
   if (v === null) return "null";
   if (v instanceof CelUint) return v.value.toString();
   if (v instanceof Uint8Array) return "b" + goQuote(formatString(v));
-  if (v instanceof CelTypeValue) return typeValueName(v);
+  if (v instanceof CelTypeValue) return runtimeTypeName(v.type);
   if (v instanceof CelTimestamp) return `timestamp(${goQuote(timestampString(v))})`;
   if (v instanceof CelDuration) return `duration(${goQuote(durationString(v))})`;
   if (Array.isArray(v)) return formatList(v);

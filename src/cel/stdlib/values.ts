@@ -71,8 +71,9 @@ export function runtimeTypeName(t: CelType): string {
   }
 }
 
-function isOpaque(v: object): v is CelOpaque {
-  return "celType" in v && typeof (v as CelOpaque).equals === "function";
+/** A library value (Quantity, IP, URL, …): it has a type name and its own equality. */
+export function isOpaque(v: unknown): v is CelOpaque {
+  return typeof v === "object" && v !== null && "celType" in v && typeof (v as CelOpaque).equals === "function";
 }
 
 const opaqueTypeValues = new Map<string, CelTypeValue>();
