@@ -3,17 +3,11 @@ import { ApiError } from "../apimachinery/errors.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { admissionChain } from "./chain.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "./interface.js";
+import { admissionAttributes } from "./attributes.testkit.js";
 
 const type = { group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true, gr: { group: "", resource: "configmaps" } } as ResourceType;
-const attrs = (operation: AdmissionAttributes["operation"]): AdmissionAttributes => ({
-  operation,
-  type,
-  namespace: "default",
-  name: "x",
-  subresource: "",
-  object: { metadata: { name: "x" } },
-  dryRun: false,
-});
+const attrs = (operation: AdmissionAttributes["operation"]): AdmissionAttributes =>
+  admissionAttributes({ operation, type, namespace: "default", name: "x", subresource: "", object: { metadata: { name: "x" } }, dryRun: false });
 
 describe("admissionChain", () => {
   it("runs mutating plugins in order, each seeing the previous one's change, and validating ones after", async () => {
@@ -62,5 +56,21 @@ describe("admissionChain", () => {
     expect(calls).toEqual(["admit"]);
     await chain.validate(attrs("CREATE"));
     expect(calls).toEqual(["admit", "validate"]);
+  });
+
+  it("runs the reinvocable plugins once more when one asks for it, and only them", async () => {
+    const calls: string[] = [];
+    const chain = admissionChain([
+      { name: "webhooks", reinvocable: true, admit: (a) => {
+        calls.push(`webhooks${a.reinvocation.isReinvoke ? " again" : ""}`);
+        if (!a.reinvocation.isReinvoke) a.reinvocation.shouldReinvoke = true;
+      } },
+      { name: "builtin", admit: () => void calls.push("builtin") },
+    ]);
+    await chain.admit(attrs("CREATE"));
+    expect(calls).toEqual(["webhooks", "builtin", "webhooks again"]);
+    calls.length = 0;
+    await chain.admit(attrs("UPDATE"));
+    expect(calls).toEqual(["webhooks", "builtin", "webhooks again"]);
   });
 });

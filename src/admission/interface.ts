@@ -7,10 +7,22 @@ import type { ResourceType } from "../registry/resource-type.js";
 
 export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 
+/**
+ * The mutating stage's reinvocation state (upstream: admission.ReinvocationContext). A
+ * reinvocable plugin (webhooks, mutating policies) that sees the object changed after one of its
+ * IfNeeded hooks ran sets `shouldReinvoke`; the chain then runs the reinvocable plugins once more
+ * with `isReinvoke` true. `values` keeps each plugin's own state between the two passes.
+ */
+export interface ReinvocationContext {
+  isReinvoke: boolean;
+  shouldReinvoke: boolean;
+  readonly values: Map<string, unknown>;
+}
+
 /** What a plugin sees of one write (upstream: admission.Attributes). */
 export interface AdmissionAttributes {
   operation: AdmissionOperation;
-  /** The type written; its group, version, resource and kind. */
+  /** The type written; its group, version, resource and kind (the request's version). */
   type: ResourceType;
   namespace: string;
   /** Empty on a create whose name is still to be generated. */
@@ -26,6 +38,19 @@ export interface AdmissionAttributes {
   user?: UserInfo;
   /** Aborts when the request's deadline passes or its client goes away. */
   signal?: AbortSignal;
+  /** The request's UID: the same for every plugin and webhook one write calls (AdmissionReview request.uid). */
+  readonly uid: string;
+  /**
+   * The write's options as an AdmissionReview carries them: meta.k8s.io/v1 CreateOptions,
+   * UpdateOptions (PUT, PATCH, apply of an existing object) or DeleteOptions.
+   */
+  readonly options: KObject;
+  /** The request's Warning header entries: plugins append (webhook and policy warnings). */
+  readonly warnings: string[];
+  /** Audit annotations (key → value) plugins add; the audit log records them. */
+  readonly auditAnnotations: Record<string, string>;
+  /** The mutating stage's reinvocation state (shared by both passes). */
+  readonly reinvocation: ReinvocationContext;
 }
 
 /**
@@ -36,8 +61,12 @@ export interface AdmissionPlugin {
   readonly name: string;
   /** Which operations the plugin looks at (all when absent). */
   readonly operations?: readonly AdmissionOperation[];
+  /** Runs again, once, when a later mutation asks for reinvocation (webhooks, mutating policies). */
+  readonly reinvocable?: boolean;
   admit?(attributes: AdmissionAttributes): void | Promise<void>;
   validate?(attributes: AdmissionAttributes): void | Promise<void>;
+  /** Stops what the plugin started (informers, timers) when the server stops. */
+  stop?(): void;
 }
 
 /** The two stages as the write path calls them. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { AdmissionAttributes } from "./interface.js";
+import { admissionAttributes } from "./attributes.testkit.js";
 import { namespaceLifecycle, type NamespaceState } from "./namespace-lifecycle.js";
 
 const configmaps = { group: "", resource: "configmaps", namespaced: true, gr: { group: "", resource: "configmaps" } } as ResourceType;
@@ -9,7 +10,7 @@ const states: Record<string, NamespaceState> = { live: "active", dying: "termina
 const plugin = namespaceLifecycle(async (ns) => states[ns] ?? "missing");
 
 const run = async (a: Partial<AdmissionAttributes>) =>
-  plugin.admit!({ operation: "CREATE", type: configmaps, namespace: "live", name: "x", subresource: "", dryRun: false, object: { metadata: { name: "x" } }, ...a });
+  plugin.admit!(admissionAttributes({ operation: "CREATE", type: configmaps, namespace: "live", name: "x", subresource: "", dryRun: false, object: { metadata: { name: "x" } }, ...a }));
 
 describe("NamespaceLifecycle", () => {
   it("lets creates into an active namespace through", async () => {

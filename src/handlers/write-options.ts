@@ -7,5 +7,5 @@ import type { ResourceRequest } from "./context.js";
 export function writeOptions<O extends WriteOptions>(r: ResourceRequest, opts: O): O {
   // The signal is a getter: making one costs more than the filters of a request, and most writes
   // never wait on anything that reads it.
-  return Object.defineProperty({ ...opts, user: r.user, warnings: r.warnings }, "signal", { get: () => r.signal, enumerable: true }) as O;
+  return Object.defineProperty({ ...opts, user: r.user, warnings: r.warnings, ...(r.ctx.audit ? { auditAnnotations: r.ctx.audit.annotations } : {}) }, "signal", { get: () => r.signal, enumerable: true }) as O;
 }

@@ -33,6 +33,8 @@ export interface WriteOptions {
   signal?: AbortSignal;
   /** The request's Warning header entries, which strategies may add to (StrategyContext.warnings). */
   warnings?: string[];
+  /** The request's audit annotations, which admission plugins add to. */
+  auditAnnotations?: Record<string, string>;
 }
 
 /** Server settings that strategies see through their context. */
@@ -373,13 +375,20 @@ export class GenericStore {
     return { ...back, kind: t.kind, apiVersion: t.apiVersion };
   }
 
-  private attributes(operation: AdmissionOperation, t: ResourceType, namespace: string, name: string, subresource: string, opts: WriteOptions, object?: KObject, oldObject?: KObject): AdmissionAttributes {
+  private attributes(operation: AdmissionOperation, t: ResourceType, namespace: string, name: string, subresource: string, opts: WriteOptions | DeleteOptions, object?: KObject, oldObject?: KObject): AdmissionAttributes {
+    const request = admissionRequestOf(opts);
     return {
       operation, type: t, namespace, name, subresource, object, oldObject, dryRun: opts.dryRun, user: opts.user,
       // Read on use only (see handlers/write-options.ts).
       get signal() {
         return opts.signal;
       },
+      uid: request.uid,
+      options: admissionOptions(operation, opts),
+      warnings: opts.warnings ?? request.warnings,
+      auditAnnotations: opts.auditAnnotations ?? request.auditAnnotations,
+      // Each mutating stage starts afresh (an update retried after a lost race runs it again).
+      reinvocation: { isReinvoke: false, shouldReinvoke: false, values: new Map() },
     };
   }
 
@@ -396,6 +405,43 @@ export class GenericStore {
   compactedError(): ApiError {
     return gone("The resourceVersion for the provided list is too old.");
   }
+}
+
+/**
+ * What one write's admission calls share: its UID (one per request, whatever the retries), and
+ * the warning and audit slots of writes made without a request.
+ */
+interface AdmissionRequestState {
+  uid: string;
+  warnings: string[];
+  auditAnnotations: Record<string, string>;
+}
+const admissionRequests = new WeakMap<object, AdmissionRequestState>();
+
+function admissionRequestOf(opts: WriteOptions): AdmissionRequestState {
+  let state = admissionRequests.get(opts);
+  if (!state) {
+    state = { uid: randomUUID(), warnings: [], auditAnnotations: {} };
+    admissionRequests.set(opts, state);
+  }
+  return state;
+}
+
+/** The write's options as the AdmissionReview carries them (upstream: CreateOptions, UpdateOptions, DeleteOptions). */
+function admissionOptions(operation: AdmissionOperation, opts: WriteOptions | DeleteOptions): KObject {
+  const dryRun = opts.dryRun ? { dryRun: ["All"] } : {};
+  if (operation === "DELETE") {
+    const d = opts as DeleteOptions;
+    return {
+      kind: "DeleteOptions", apiVersion: "meta.k8s.io/v1",
+      ...(d.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: d.gracePeriodSeconds } : {}),
+      ...(d.preconditions ? { preconditions: d.preconditions } : {}),
+      ...(d.propagationPolicy ? { propagationPolicy: d.propagationPolicy } : {}),
+      ...dryRun,
+    } as unknown as KObject;
+  }
+  const kind = operation === "CREATE" ? "CreateOptions" : "UpdateOptions";
+  return { kind, apiVersion: "meta.k8s.io/v1", ...dryRun, ...(opts.fieldManager !== undefined ? { fieldManager: opts.fieldManager } : {}) } as unknown as KObject;
 }
 
 /** Common checks of a write body: an object, matching namespace, metadata present. */

@@ -5,8 +5,9 @@ import type { OidcFlagOptions } from "../authn/jwt-authenticator/index.js";
 import type { RequestHeaderFlags } from "../authn/requestheader/index.js";
 import type { ServiceAccountFlags } from "../authn/serviceaccount/config.js";
 import type { AuthorizationFlags } from "../authz/config.js";
+import type { AdmissionFlags } from "../admission/flags.js";
 
-export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, OidcFlagOptions, AuthorizationFlags {
+export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, OidcFlagOptions, AuthorizationFlags, AdmissionFlags {
   bindAddress: string;
   securePort: number;
   tlsCertFile?: string;

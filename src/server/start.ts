@@ -33,7 +33,8 @@ import { storageKey, type ResourceType } from "../registry/resource-type.js";
 import { GenericStore } from "../registry/store.js";
 import { admissionChain } from "../admission/chain.js";
 import type { AdmissionPlugin } from "../admission/interface.js";
-import { namespaceLifecycle } from "../admission/namespace-lifecycle.js";
+import { buildAdmissionPlugins, enabledAdmissionPlugins } from "../admission/plugins.js";
+import { loadAdmissionConfiguration } from "../admission/flags.js";
 import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import { InformerFactory } from "../registry/informer-factory.js";
@@ -101,6 +102,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
   // Authorization flags are checked before anything is opened; the chain is built below.
   checkAuthorizationFlags(o);
+  enabledAdmissionPlugins(o); // unknown or overlapping plugin names fail here, before anything opens
   // RBAC: authorizer (index over its informers), escalation guard (in every mode, as upstream),
   // aggregation controller.
   const rbac = setupRbac({
@@ -150,7 +152,18 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   // store (declared next): start-up does not wait for the informer.
   const namespaces: NamespaceStates = new NamespaceStates(nsInformer, { get: (t, ns, name) => store.get(t, ns, name) }, nsType);
   // The admission chain every write passes; NamespaceLifecycle is its first built-in plugin.
-  const admission = admissionChain([namespaceLifecycle((ns) => namespaces.get(ns)), rbac.escalationGuard(() => authorizer), ...(o.admissionPlugins ?? [])]);
+  const admissionConfiguration = loadAdmissionConfiguration(o.admissionControlConfigFile);
+  const namedPlugins = buildAdmissionPlugins(o, {
+    parts: () => ({ store, types, informers }),
+    namespaces,
+    authorizer: () => authorizer,
+    gates,
+    flags: o,
+    configuration: (name) => admissionConfiguration.get(name),
+    log: o.log,
+  });
+  // The escalation guard first: upstream checks escalation in RBAC storage, before admission.
+  const admission = admissionChain([rbac.escalationGuard(() => authorizer), ...namedPlugins, ...(o.admissionPlugins ?? [])]);
   const store: GenericStore = new GenericStore(storage, admission, {
     serviceClusterIPRange: o.serviceClusterIPRange,
     serviceNodePortRange: o.serviceNodePortRange,
@@ -191,6 +204,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     clearTimeout(gcTimer);
     jwt.stop();
     authz.stop();
+    for (const p of namedPlugins) p.stop?.();
     for (const c of controllers) c.stop();
     releaseCaches();
     nodeAuthorizer?.stop();

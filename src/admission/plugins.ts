@@ -1,0 +1,132 @@
+// The named admission plugins of kube-apiserver 1.34: their order, which are on by default, and
+// the factory of each that kapi implements. `--enable-admission-plugins` and
+// `--disable-admission-plugins` choose from these names; the chain runs them in this order
+// whatever order the flags give (upstream: AllOrderedPlugins, DefaultOffAdmissionPlugins).
+import type { Authorizer } from "../authz/authorizer.js";
+import type { FeatureGates } from "../cli/feature-gates.js";
+import type { InformerFactory } from "../registry/informer-factory.js";
+import type { NamespaceStates } from "../registry/namespace-states.js";
+import type { GenericStore } from "../registry/store.js";
+import type { TypeRegistry } from "../registry/type-registry.js";
+import type { AdmissionFlags } from "./flags.js";
+import type { AdmissionPlugin } from "./interface.js";
+import { namespaceLifecycle } from "./namespace-lifecycle.js";
+
+/** Every plugin name kube-apiserver 1.34 registers, in the order the chain runs them. */
+export const allOrderedPlugins = [
+  "AlwaysAdmit",
+  "NamespaceAutoProvision",
+  "NamespaceLifecycle",
+  "NamespaceExists",
+  "LimitPodHardAntiAffinityTopology",
+  "LimitRanger",
+  "ServiceAccount",
+  "NodeRestriction",
+  "TaintNodesByCondition",
+  "AlwaysPullImages",
+  "ImagePolicyWebhook",
+  "PodSecurity",
+  "PodNodeSelector",
+  "Priority",
+  "DefaultTolerationSeconds",
+  "PodTolerationRestriction",
+  "EventRateLimit",
+  "ExtendedResourceToleration",
+  "DefaultStorageClass",
+  "StorageObjectInUseProtection",
+  "OwnerReferencesPermissionEnforcement",
+  "PersistentVolumeClaimResize",
+  "RuntimeClass",
+  "CertificateApproval",
+  "CertificateSigning",
+  "ClusterTrustBundleAttest",
+  "CertificateSubjectRestriction",
+  "DefaultIngressClass",
+  "DenyServiceExternalIPs",
+  "PodTopologyLabels",
+  // Webhooks, policies, quota and deny run last.
+  "MutatingAdmissionPolicy",
+  "MutatingAdmissionWebhook",
+  "ValidatingAdmissionPolicy",
+  "ValidatingAdmissionWebhook",
+  "ResourceQuota",
+  "AlwaysDeny",
+] as const;
+
+export type AdmissionPluginName = (typeof allOrderedPlugins)[number];
+
+/** The plugins on when the flags say nothing of them. */
+export const defaultOnPlugins: ReadonlySet<string> = new Set<AdmissionPluginName>([
+  "NamespaceLifecycle",
+  "LimitRanger",
+  "ServiceAccount",
+  "DefaultStorageClass",
+  "PersistentVolumeClaimResize",
+  "DefaultTolerationSeconds",
+  "MutatingAdmissionWebhook",
+  "ValidatingAdmissionWebhook",
+  "ResourceQuota",
+  "StorageObjectInUseProtection",
+  "Priority",
+  "TaintNodesByCondition",
+  "RuntimeClass",
+  "CertificateApproval",
+  "CertificateSigning",
+  "ClusterTrustBundleAttest",
+  "CertificateSubjectRestriction",
+  "DefaultIngressClass",
+  "PodSecurity",
+  "PodTopologyLabels",
+  "MutatingAdmissionPolicy",
+  "ValidatingAdmissionPolicy",
+]);
+
+/** The server's parts a plugin may use. Getters: the store is made after the chain it holds. */
+export interface AdmissionParts {
+  store: GenericStore;
+  types: TypeRegistry;
+  informers: InformerFactory;
+}
+
+/** What a plugin factory gets. */
+export interface AdmissionPluginContext {
+  parts(): AdmissionParts;
+  /** Namespace states and labels, from the namespace informer with a live read on a miss. */
+  namespaces: NamespaceStates;
+  /** The server's whole authorizer chain (built after the chain: read on use). */
+  authorizer(): Authorizer;
+  gates: FeatureGates;
+  flags: AdmissionFlags;
+  /** The plugin's configuration from --admission-control-config-file, when it has one. */
+  configuration(name: AdmissionPluginName): unknown;
+  log(msg: string): void;
+}
+
+export type AdmissionPluginFactory = (ctx: AdmissionPluginContext) => AdmissionPlugin;
+
+/** The plugins kapi implements. A name upstream knows but kapi lacks is refused at start. */
+const factories: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = {
+  NamespaceLifecycle: (ctx) => namespaceLifecycle((ns) => ctx.namespaces.get(ns)),
+};
+
+/** The enabled plugin names in chain order, or the start-up errors of the flags. */
+export function enabledAdmissionPlugins(flags: AdmissionFlags): string[] {
+  const enable = flags.enableAdmissionPlugins ?? [];
+  const disable = flags.disableAdmissionPlugins ?? [];
+  const known = new Set<string>(allOrderedPlugins);
+  const errors: string[] = [];
+  for (const name of enable) if (!known.has(name)) errors.push(`enable-admission-plugins plugin "${name}" is unknown`);
+  for (const name of disable) if (!known.has(name)) errors.push(`disable-admission-plugins plugin "${name}" is unknown`);
+  const overlap = [...new Set(enable.filter((n) => disable.includes(n)))].sort();
+  if (overlap.length > 0) errors.push(`[${overlap.join(" ")}] in enable-admission-plugins and disable-admission-plugins overlapped`);
+  if (errors.length > 0) throw new Error(errors.join(", "));
+  const on = allOrderedPlugins.filter((n) => (defaultOnPlugins.has(n) || enable.includes(n)) && !disable.includes(n));
+  const missing = on.filter((n) => !factories[n] && enable.includes(n));
+  if (missing.length > 0) throw new Error(`admission plugins ${missing.map((n) => `"${n}"`).join(", ")} are not implemented by kapi`);
+  return on.filter((n) => factories[n]);
+}
+
+/** The enabled plugins, made in chain order. */
+export function buildAdmissionPlugins(flags: AdmissionFlags, ctx: AdmissionPluginContext): AdmissionPlugin[] {
+  return enabledAdmissionPlugins(flags).map((name) => factories[name as AdmissionPluginName]!(ctx));
+}
