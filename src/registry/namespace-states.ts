@@ -25,12 +25,23 @@ export class NamespaceStates {
   ) {}
 
   async get(ns: string): Promise<NamespaceState> {
+    const found = await this.lookup(ns);
+    return found ? namespaceStateOf(found) : "missing";
+  }
+
+  /** A namespace's labels (admission namespace selectors); undefined when it does not exist. */
+  async labels(ns: string): Promise<Record<string, string> | undefined> {
+    const found = await this.lookup(ns);
+    return found ? (found.metadata.labels ?? {}) : undefined;
+  }
+
+  private async lookup(ns: string): Promise<KObject | undefined> {
     const known = this.informer.get("", ns);
-    if (known) return namespaceStateOf(known);
+    if (known) return known;
     try {
-      return namespaceStateOf(await this.store.get(this.nsType, "", ns));
+      return await this.store.get(this.nsType, "", ns);
     } catch (e) {
-      if (e instanceof ApiError && e.code === 404) return "missing";
+      if (e instanceof ApiError && e.code === 404) return undefined;
       throw e;
     }
   }
