@@ -6,7 +6,7 @@
 // - strategy `Webhook` sends one ConversionReview (v1 or v1beta1, the first of the CRD's
 //   `conversionReviewVersions` this server knows) holding every object that is not already in
 //   the desired version, to `clientConfig.url` or to the service reference (resolved to its
-//   cluster IP, TLS checked against `<name>.<namespace>.svc`), trusting `caBundle`, with a 30 s
+//   one of its endpoints, src/webhook/service-resolver.ts; TLS checked against `<name>.<namespace>.svc`), trusting `caBundle`, with a 30 s
 //   timeout; the answer is checked (uid, result, count, apiVersion, kind, name, namespace, uid of
 //   each object) and only labels and annotations may change in metadata — the rest of metadata is
 //   restored from the original.
@@ -14,14 +14,13 @@
 // Failures are thrown as `ConversionError` carrying upstream's message; the serving layer answers
 // them as 500 InternalError (`Internal error occurred: <message>`), see `conversionStatusError`.
 import { randomUUID } from "node:crypto";
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { isIP } from "node:net";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import { internalError, type ApiError } from "../apimachinery/errors.js";
 import { aggregateMessage, goQuote, validateAnnotations, validateLabels } from "../apimachinery/validation.js";
 import type { KObject } from "../registry/object.js";
-import { CallError, defaultRequestTimeoutMs, genericMessage, post } from "../webhook/client.js";
+import { CallError, defaultRequestTimeoutMs, genericMessage, post, type DialTarget } from "../webhook/client.js";
 import type { WebhookConnection } from "../webhook/kubeconfig.js";
+import type { ServiceResolver } from "../webhook/service-resolver.js";
 import { apiVersionOf, type CRDLike } from "./versions.js";
 
 export class ConversionError extends Error {
@@ -51,12 +50,8 @@ export interface Converter {
   convert(objects: readonly KObject[], toVersion: string, opts?: ConvertCallOptions): Promise<KObject[]>;
 }
 
-/**
- * Resolves a service reference to the host to dial (cluster IP, or the external name of an
- * ExternalName service). Throws an Error whose message is the dial error upstream reports, e.g.
- * `service "webhook" not found`.
- */
-export type ServiceResolver = (namespace: string, name: string, port: number) => Promise<string>;
+/** Resolves a service reference to the address to dial (src/webhook/service-resolver.ts). */
+export type { ServiceResolver } from "../webhook/service-resolver.js";
 
 export interface ConverterOptions {
   /** Per-call deadline; upstream's webhook client uses 30s. */
@@ -183,7 +178,7 @@ interface ClientConfig {
   service?: { namespace: string; name: string; path?: string; port?: number };
 }
 
-/** Upstream's ClusterIP service resolution (aggregator ResolveCluster), over any Service getter. */
+/** Upstream's ClusterIP service resolution (aggregator ResolveCluster), over any Service getter (the server resolves through endpoints instead: no kube-proxy). */
 export function clusterIPServiceResolver(getService: (namespace: string, name: string) => Promise<Record<string, unknown> | undefined>): ServiceResolver {
   return async (namespace, name, port) => {
     const svc = await getService(namespace, name);
@@ -195,20 +190,19 @@ export function clusterIPServiceResolver(getService: (namespace: string, name: s
     if (type === "ClusterIP" || type === "LoadBalancer" || type === "NodePort") {
       const ports = Array.isArray(spec.ports) ? (spec.ports as Record<string, unknown>[]) : [];
       if (!ports.some((p) => p.port === port)) throw new Error(`no service port ${port} found for service ${goQuote(name)}`);
-      return clusterIP;
+      return { host: clusterIP, port };
     }
-    if (type === "ExternalName") return str(spec.externalName);
+    if (type === "ExternalName") return { host: str(spec.externalName), port };
     throw new Error(`unsupported service type ${goQuote(type)}`);
   };
 }
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 class WebhookCaller {
   private readonly reviewVersions: string[];
   private readonly conn: WebhookConnection;
   private readonly timeoutMs: number;
-  private readonly lookup?: (hostname: string, options: { all?: boolean }, cb: LookupCallback) => void;
+  /** A service reference: resolved to an endpoint on every call. */
+  private readonly service?: { namespace: string; name: string; port: number };
 
   constructor(
     crd: CRDLike,
@@ -226,25 +220,7 @@ class WebhookCaller {
       const port = s.port ?? 443;
       const host = `${s.name}.${s.namespace}.svc`;
       server = new URL(`https://${host}:${port}${s.path ?? ""}`);
-      const resolve = options.resolveService;
-      this.lookup = (hostname, opts, cb) => {
-        const done = (address: string) => {
-          const family = isIP(address) || 4;
-          if (opts.all) cb(null, [{ address, family }]);
-          else cb(null, address, family);
-        };
-        if (hostname !== host || !resolve) {
-          dnsLookup(hostname, { all: Boolean(opts.all) } as { all: true }, cb as never);
-          return;
-        }
-        resolve(s.namespace, s.name, port).then(
-          (target) => {
-            if (isIP(target)) done(target);
-            else dnsLookup(target, { all: Boolean(opts.all) } as { all: true }, cb as never);
-          },
-          (e: unknown) => cb(Object.assign(new Error(e instanceof Error ? e.message : String(e)), { code: undefined }), "", 4),
-        );
-      };
+      this.service = { namespace: s.namespace, name: s.name, port };
     } else {
       throw new ConversionError("conversion webhook has neither url nor service");
     }
@@ -324,10 +300,20 @@ class WebhookCaller {
 
   /** POSTs the review; returns response.convertedObjects or throws with client-go's / upstream's text. */
   private async call(body: Buffer, reviewVersion: string, uid: string): Promise<unknown[]> {
+    let target: DialTarget | undefined;
+    // Without a resolver (tools, unit tests) the service's DNS name is dialled as it is.
+    if (this.service && this.options.resolveService) {
+      const { namespace, name, port } = this.service;
+      try {
+        target = await this.options.resolveService(namespace, name, port);
+      } catch (e) {
+        throw new CallError(`Post "${this.conn.server.href}": ${e instanceof Error ? e.message : String(e)}`, false);
+      }
+    }
     const res = await post(this.conn, body, {
       timeoutMs: this.timeoutMs,
       userAgent: this.options.userAgent ?? "kapi/conversion-webhook",
-      ...(this.lookup ? { lookup: this.lookup } : {}),
+      ...(target ? { target } : {}),
     });
     const text = res.body.toString("utf8");
     let json: unknown;

@@ -9,7 +9,7 @@ import type { KObject } from "../registry/object.js";
 import { customResourceTypes, isTerminating, type DefinitionState, type CRDVersion, type CustomResourceDefinition, type VersionHooks } from "./custom-resource-type.js";
 import { compileValidationRules, type RulesSchema } from "./validation-rules.js";
 import type { GenericStore } from "../registry/store.js";
-import { clusterIPServiceResolver, type ServiceResolver } from "./conversion.js";
+import { endpointServiceResolver, informerServiceSource, type ServiceResolver } from "../webhook/service-resolver.js";
 
 /** CEL rules of a version, compiled once per schema object (the compiler caches by schema). */
 export const celRulesHooks: VersionHooks = {
@@ -45,19 +45,8 @@ const gvrKey = (t: ResourceType) => `${t.group}/${t.version}/${t.resource}`;
 
 export function startCrdServing({ types, informers, log = () => undefined, hooks: given = celRulesHooks, store }: CrdServingDeps): CrdServing {
   const crdType = types.get("apiextensions.k8s.io", "v1", "customresourcedefinitions");
-  // Conversion webhooks named by a service reference dial the Service's cluster IP, read from storage.
-  const resolveService: ServiceResolver | undefined = store
-    ? clusterIPServiceResolver(async (namespace, name) => {
-        const svcType = types.get("", "v1", "services");
-        if (!svcType) return undefined;
-        try {
-          return await store.get(svcType, namespace, name);
-        } catch (e) {
-          if ((e as { code?: number }).code === 404) return undefined;
-          throw e;
-        }
-      })
-    : undefined;
+  // Conversion webhooks named by a service reference dial one of the Service's endpoints (no kube-proxy here).
+  const resolveService: ServiceResolver | undefined = store ? endpointServiceResolver(informerServiceSource(informers, types)) : undefined;
   const hooks: VersionHooks = { ...given, converterOptions: { ...(given.converterOptions ?? {}), ...(resolveService ? { resolveService } : {}) } };
   const served = new Map<string, ResourceType[]>();
   if (!crdType) return { served: () => served, stop() {} };

@@ -58,8 +58,24 @@ export function genericMessage(code: number, text: string | undefined): string {
   return `the server responded with the status code ${code} but did not return more information`;
 }
 
-export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: number; userAgent?: string; signal?: AbortSignal; lookup?: LookupFunction } = {}): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
+/** Where to dial instead of the URL's host and port (a service reference resolved to an endpoint); TLS still checks the URL's host name. */
+export interface DialTarget {
+  host: string;
+  port: number;
+}
+
+export interface PostOptions {
+  timeoutMs?: number;
+  userAgent?: string;
+  /** Aborting fails the call with `Post "<url>": <the reason's message>` (e.g. "context deadline exceeded"). */
+  signal?: AbortSignal;
+  lookup?: LookupFunction;
+  target?: DialTarget;
+}
+
+export function post(conn: WebhookConnection, body: Buffer, opts: PostOptions = {}): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
   const tls = conn.server.protocol === "https:";
+  const urlHost = conn.server.hostname.replace(/^\[|\]$/g, "");
   const headers: Record<string, string | number> = {
     "content-type": "application/json",
     accept: "application/json, */*",
@@ -69,13 +85,14 @@ export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: 
   if (conn.token) headers.authorization = `Bearer ${conn.token}`;
   const options = {
     method: "POST",
-    hostname: conn.server.hostname.replace(/^\[|\]$/g, ""),
-    port: conn.server.port || (tls ? 443 : 80),
+    hostname: opts.target?.host ?? urlHost,
+    port: opts.target?.port ?? (conn.server.port || (tls ? 443 : 80)),
+    ...(opts.signal ? { signal: opts.signal } : {}),
     path: conn.server.pathname + conn.server.search,
     headers,
     timeout: opts.timeoutMs ?? defaultRequestTimeoutMs,
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
-    ...(tls ? { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecureSkipTLSVerify, servername: conn.serverName, agent: false as const } : { agent: false as const }),
+    ...(tls ? { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecureSkipTLSVerify, servername: conn.serverName ?? (opts.target ? urlHost : undefined), agent: false as const } : { agent: false as const }),
   };
   return new Promise((resolve, reject) => {
     const req = (tls ? httpsRequest : httpRequest)(options, (res) => {
@@ -95,8 +112,13 @@ export function post(conn: WebhookConnection, body: Buffer, opts: { timeoutMs?: 
     req.on("timeout", () => req.destroy(new CallError(`Post "${conn.server.href}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, false)));
     req.on("error", (e: NodeJS.ErrnoException) => {
       if (e instanceof CallError) return reject(e);
+      if (e.name === "AbortError" || e.code === "ABORT_ERR") {
+        const why = opts.signal?.reason instanceof Error ? opts.signal.reason.message : "context canceled";
+        return reject(new CallError(`Post "${conn.server.href}": ${why}`, false));
+      }
+      const dialed = opts.target ? `${opts.target.host.includes(":") ? `[${opts.target.host}]` : opts.target.host}:${opts.target.port}` : conn.server.host;
       const reset = e.code === "ECONNRESET" || e.code === "EPIPE";
-      const msg = e.code === "ECONNREFUSED" ? `dial tcp ${conn.server.host}: connect: connection refused` : reset ? "read: connection reset by peer" : (goTLSError(e) ?? e.message);
+      const msg = e.code === "ECONNREFUSED" ? `dial tcp ${dialed}: connect: connection refused` : reset ? "read: connection reset by peer" : (goTLSError(e) ?? e.message);
       reject(new CallError(`Post "${conn.server.href}": ${msg}`, reset));
     });
     req.end(body);
