@@ -1,0 +1,91 @@
+// What mutating and validating webhooks share (upstream: generic.Webhook.ShouldCallHook and the
+// call half of both dispatchers): whether a webhook applies to a request and as which resource,
+// the objects in that resource's version, its match conditions, and one call whose answer is
+// verified, with warnings and audit annotations recorded on the request.
+import type { Authorizer } from "../../authz/authorizer.js";
+import { forbidden, notFound } from "../../apimachinery/errors.js";
+import type { KObject } from "../../registry/object.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import type { TypeRegistry } from "../../registry/type-registry.js";
+import type { ServiceResolver } from "../../webhook/service-resolver.js";
+import type { AdmissionAttributes } from "../interface.js";
+import { matchRequest, NamespaceNotFound, type MatchedResource, type NamespaceLabels } from "../matching/index.js";
+import { callWebhook } from "./call.js";
+import { evaluateConditions } from "./conditions.js";
+import { CallingWebhookError } from "./errors.js";
+import { admissionRequestFields, admissionReview, noKnownReviewVersion, ReviewAnswerError, reviewVersionFor, verifyAnswer, type VerifiedResponse } from "./review.js";
+import type { Hook } from "./source.js";
+
+export interface WebhookDeps {
+  types(): TypeRegistry;
+  namespaceLabels: NamespaceLabels;
+  authorizer(): Authorizer | undefined;
+  resolveService(): ServiceResolver;
+  log?(msg: string): void;
+}
+
+/** A webhook that applies, with the request as it will see it. */
+export interface Invocation {
+  matched: MatchedResource;
+  request: Record<string, unknown>;
+  object?: KObject;
+  oldObject?: KObject;
+}
+
+/** An object in another served version of its type (matchPolicy Equivalent). */
+export async function inVersion(obj: KObject | undefined, t: ResourceType): Promise<KObject | undefined> {
+  if (!obj || obj.apiVersion === t.apiVersion) return obj;
+  if (t.conversion) return (await t.conversion.convert([obj], t.version))[0];
+  return { ...obj, apiVersion: t.apiVersion, kind: t.kind };
+}
+
+/** The invocation of `hook` for the request, or undefined when it does not apply. Throws 404/403 as upstream. */
+export async function shouldCall(hook: Hook, a: AdmissionAttributes, deps: WebhookDeps): Promise<Invocation | undefined> {
+  let matched: MatchedResource | undefined;
+  try {
+    matched = await matchRequest(hook.criteria, a, { types: deps.types(), namespaceLabels: deps.namespaceLabels });
+  } catch (e) {
+    if (e instanceof NamespaceNotFound) throw notFound({ group: "", resource: "namespaces" }, e.namespace);
+    throw e;
+  }
+  if (!matched) return undefined;
+  const object = matched.equivalent ? await inVersion(a.object, matched.type) : a.object;
+  const oldObject = matched.equivalent ? await inVersion(a.oldObject, matched.type) : a.oldObject;
+  const request = admissionRequestFields(a, matched);
+  if (hook.conditions.length > 0) {
+    const outcome = await evaluateConditions(hook.conditions, hook.failurePolicy, { a, matched, request, object, oldObject, authorizer: deps.authorizer() });
+    if ("error" in outcome) throw forbidden(a.type.gr, a.name, outcome.error);
+    if (!outcome.matches) return undefined;
+  }
+  return { matched, request, object, oldObject };
+}
+
+/** Sends the review and verifies the answer; records its warnings and audit annotations. */
+export async function callHook(hook: Hook, inv: Invocation, a: AdmissionAttributes, mutating: boolean, deps: WebhookDeps): Promise<VerifiedResponse> {
+  if ("error" in hook.endpoint) throw new CallingWebhookError(hook.name, `could not get REST client: ${hook.endpoint.error}`);
+  const version = reviewVersionFor(hook.spec.admissionReviewVersions);
+  if (!version) throw new CallingWebhookError(hook.name, `could not create admission objects: ${noKnownReviewVersion}`);
+  const review = admissionReview(version, a.uid, inv.request, inv.object, inv.oldObject);
+  const text = await callWebhook(hook.name, hook.endpoint, review, {
+    timeoutSeconds: hook.timeoutSeconds,
+    resolveService: hook.endpoint.service ? deps.resolveService() : undefined,
+    signal: a.signal,
+  });
+  let answer: VerifiedResponse;
+  try {
+    answer = verifyAnswer(text, version, a.uid, mutating);
+  } catch (e) {
+    if (e instanceof ReviewAnswerError) throw new CallingWebhookError(hook.name, e.message);
+    throw e;
+  }
+  for (const [k, v] of Object.entries(answer.auditAnnotations)) {
+    const key = `${hook.name}/${k}`;
+    // As upstream: an annotation already set to another value is kept (and the new one dropped).
+    if (!(key in a.auditAnnotations)) a.auditAnnotations[key] = v;
+  }
+  for (const w of answer.warnings) a.warnings.push(w);
+  return answer;
+}
+
+/** Side effects a dry run may trigger: only webhooks declaring None or NoneOnDryRun are called. */
+export const dryRunSafe = (hook: Hook) => hook.spec.sideEffects === "None" || hook.spec.sideEffects === "NoneOnDryRun";

@@ -1,0 +1,117 @@
+// Mutating webhooks, called one after another in configuration-name order, each seeing the
+// object as the previous ones left it (upstream: mutating/dispatcher.go). A JSONPatch answer is
+// applied to the object in the version the webhook matched, the result converted back to the
+// request's version and defaulted; the type's validation and the validating stage check it later.
+// reinvocationPolicy IfNeeded: a webhook that ran before a later change (by another webhook, or
+// by an in-tree plugin between the two passes) runs once more in the chain's second pass.
+import { deepEqual, isPlainObject } from "../../apimachinery/json-value.js";
+import { ApiError, internalError } from "../../apimachinery/errors.js";
+import { goJSONSyntaxError } from "../../apimachinery/go-json.js";
+import { applyJsonPatch } from "../../patch/json-patch.js";
+import type { KObject } from "../../registry/object.js";
+import type { AdmissionAttributes } from "../interface.js";
+import { CallingWebhookError, deniedError, dryRunUnsupported, failedClosed } from "./errors.js";
+import { callHook, dryRunSafe, inVersion, shouldCall, type Invocation, type WebhookDeps } from "./invocation.js";
+import type { Hook } from "./source.js";
+
+export const mutatingPluginName = "MutatingAdmissionWebhook";
+
+/** Per request, across both passes (upstream: webhookReinvokeContext). */
+interface ReinvokeState {
+  /** The object after the last webhook pass (JSON), to see in-tree plugins' changes. */
+  lastOutput?: string;
+  /** IfNeeded webhooks called since the last change. */
+  previouslyInvoked: Set<string>;
+  /** Webhooks to call again in the second pass. */
+  reinvoke: Set<string>;
+}
+
+function reinvokePrevious(st: ReinvokeState): void {
+  for (const uid of st.previouslyInvoked) st.reinvoke.add(uid);
+  st.previouslyInvoked.clear();
+}
+
+const annotationPrefix = "mutation.webhook.admission.k8s.io/";
+const patchAnnotationPrefix = "patch.webhook.admission.k8s.io/";
+const failedOpenPrefix = "failed-open." + annotationPrefix;
+
+/** 504 when the request's own deadline passed while a webhook failed open (upstream: NewTimeoutError). */
+export const requestTimedOut = () => new ApiError(504, "Timeout", "Timeout: request did not complete within requested timeout", { retryAfterSeconds: 0 });
+
+export async function dispatchMutating(hooks: readonly Hook[], a: AdmissionAttributes, deps: WebhookDeps): Promise<void> {
+  let st = a.reinvocation.values.get(mutatingPluginName) as ReinvokeState | undefined;
+  if (!st) {
+    st = { previouslyInvoked: new Set(), reinvoke: new Set() };
+    a.reinvocation.values.set(mutatingPluginName, st);
+  }
+  const round = a.reinvocation.isReinvoke ? 1 : 0;
+  if (round === 1 && st.lastOutput !== JSON.stringify(a.object ?? null)) reinvokePrevious(st);
+  try {
+    for (let i = 0; i < hooks.length; i++) {
+      const hook = hooks[i]!;
+      const inv = await shouldCall(hook, a, deps);
+      if (!inv) continue;
+      // A webhook is never called for the first time in the second pass.
+      if (round === 1 && !st.reinvoke.has(hook.uid)) continue;
+      if (a.dryRun && !dryRunSafe(hook)) throw dryRunUnsupported(hook.name);
+      const at = `round_${round}_index_${i}`;
+      let changed = false;
+      let err: unknown;
+      try {
+        changed = await mutateOnce(hook, inv, a, deps, at);
+      } catch (e) {
+        err = e;
+      }
+      a.auditAnnotations[annotationPrefix + at] = JSON.stringify({ configuration: hook.configuration, webhook: hook.name, mutated: changed });
+      if (changed) {
+        reinvokePrevious(st);
+        a.reinvocation.shouldReinvoke = true;
+      }
+      if (hook.reinvokeIfNeeded) st.previouslyInvoked.add(hook.uid);
+      if (err === undefined) continue;
+      if (err instanceof CallingWebhookError) {
+        if (hook.failurePolicy === "Ignore") {
+          deps.log?.(`Failed calling webhook, failing open ${hook.name}: ${err.message}`);
+          a.auditAnnotations[failedOpenPrefix + at] = hook.name;
+          if (a.signal?.aborted) throw requestTimedOut();
+          continue;
+        }
+        throw failedClosed(err);
+      }
+      throw err;
+    }
+  } finally {
+    st.lastOutput = JSON.stringify(a.object ?? null);
+  }
+}
+
+/** One call; applies its patch to `a.object`. Whether the object changed. */
+async function mutateOnce(hook: Hook, inv: Invocation, a: AdmissionAttributes, deps: WebhookDeps, at: string): Promise<boolean> {
+  const answer = await callHook(hook, inv, a, true, deps);
+  if (!answer.allowed) throw deniedError(hook.name, answer.result);
+  if (answer.patch === undefined) return false;
+  let ops: unknown;
+  try {
+    ops = JSON.parse(answer.patch);
+  } catch {
+    throw new CallingWebhookError(hook.name, `received undecodable patch in webhook response: ${goJSONSyntaxError(answer.patch) ?? "unexpected end of JSON input"}`);
+  }
+  if (ops !== null && !Array.isArray(ops)) {
+    throw new CallingWebhookError(hook.name, `received undecodable patch in webhook response: json: cannot unmarshal ${typeof ops === "object" ? "object" : typeof ops === "string" ? "string" : typeof ops === "number" ? "number" : "bool"} into Go value of type jsonpatch.Patch`);
+  }
+  if (ops === null || (ops as unknown[]).length === 0) return false;
+  if (!inv.object) throw internalError(`admission webhook "${hook.name}" attempted to modify the object, which is not supported for this operation`);
+  let patched: unknown;
+  try {
+    patched = applyJsonPatch(inv.object, ops);
+  } catch (e) {
+    throw internalError(e);
+  }
+  if (!isPlainObject(patched)) throw internalError(`admission webhook "${hook.name}" returned a patch that does not leave an object`);
+  const changed = !deepEqual(inv.object, patched);
+  a.auditAnnotations[patchAnnotationPrefix + at] = JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: ops, patchType: "JSONPatch" });
+  const back = (inv.matched.equivalent ? await inVersion(patched as KObject, a.type) : patched) as KObject;
+  a.type.strategy.default(back);
+  a.object = back;
+  return changed;
+}
