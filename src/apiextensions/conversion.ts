@@ -19,7 +19,7 @@ import { internalError, type ApiError } from "../apimachinery/errors.js";
 import { aggregateMessage, goQuote, validateAnnotations, validateLabels } from "../apimachinery/validation.js";
 import type { KObject } from "../registry/object.js";
 import { CallError, defaultRequestTimeoutMs, genericMessage, post, type DialTarget } from "../webhook/client.js";
-import type { WebhookConnection } from "../webhook/kubeconfig.js";
+import { goURLString, type WebhookConnection } from "../webhook/kubeconfig.js";
 import type { ServiceResolver } from "../webhook/service-resolver.js";
 import { apiVersionOf, type CRDLike } from "./versions.js";
 
@@ -229,6 +229,7 @@ class WebhookCaller {
       server,
       ca: cfg.caBundle ? Buffer.from(cfg.caBundle, "base64").toString("utf8") : undefined,
       insecureSkipTLSVerify: false,
+      ...(this.service ? { href: goURLString(server, this.service.port) } : {}),
     };
   }
 
@@ -307,7 +308,7 @@ class WebhookCaller {
       try {
         target = await this.options.resolveService(namespace, name, port);
       } catch (e) {
-        throw new CallError(`Post "${this.conn.server.href}": ${e instanceof Error ? e.message : String(e)}`, false);
+        throw new CallError(`Post "${this.conn.href ?? this.conn.server.href}": ${e instanceof Error ? e.message : String(e)}`, false);
       }
     }
     const res = await post(this.conn, body, {

@@ -441,7 +441,7 @@ function admissionOptions(operation: AdmissionOperation, opts: WriteOptions | De
     } as unknown as KObject;
   }
   const kind = operation === "CREATE" ? "CreateOptions" : "UpdateOptions";
-  return { kind, apiVersion: "meta.k8s.io/v1", ...dryRun, ...(opts.fieldManager !== undefined ? { fieldManager: opts.fieldManager } : {}) } as unknown as KObject;
+  return { kind, apiVersion: "meta.k8s.io/v1", ...dryRun, ...(opts.fieldManager ? { fieldManager: opts.fieldManager } : {}) } as unknown as KObject;
 }
 
 /** Common checks of a write body: an object, matching namespace, metadata present. */

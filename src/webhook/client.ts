@@ -109,17 +109,17 @@ export function post(conn: WebhookConnection, body: Buffer, opts: PostOptions = 
       res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
       res.on("error", reject);
     });
-    req.on("timeout", () => req.destroy(new CallError(`Post "${conn.server.href}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, false)));
+    req.on("timeout", () => req.destroy(new CallError(`Post "${conn.href ?? conn.server.href}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, false)));
     req.on("error", (e: NodeJS.ErrnoException) => {
       if (e instanceof CallError) return reject(e);
       if (e.name === "AbortError" || e.code === "ABORT_ERR") {
         const why = opts.signal?.reason instanceof Error ? opts.signal.reason.message : "context canceled";
-        return reject(new CallError(`Post "${conn.server.href}": ${why}`, false));
+        return reject(new CallError(`Post "${conn.href ?? conn.server.href}": ${why}`, false));
       }
       const dialed = opts.target ? `${opts.target.host.includes(":") ? `[${opts.target.host}]` : opts.target.host}:${opts.target.port}` : conn.server.host;
       const reset = e.code === "ECONNRESET" || e.code === "EPIPE";
       const msg = e.code === "ECONNREFUSED" ? `dial tcp ${dialed}: connect: connection refused` : reset ? "read: connection reset by peer" : (goTLSError(e) ?? e.message);
-      reject(new CallError(`Post "${conn.server.href}": ${msg}`, reset));
+      reject(new CallError(`Post "${conn.href ?? conn.server.href}": ${msg}`, reset));
     });
     req.end(body);
   });

@@ -14,6 +14,14 @@ export interface WebhookConnection {
   token?: string;
   insecureSkipTLSVerify: boolean;
   serverName?: string;
+  /** The URL as error messages print it, when Go's rendering differs from URL.href (an explicit :443). */
+  href?: string;
+}
+
+/** How Go prints a URL: like URL.href, but an explicit default port is kept (`https://svc.ns.svc:443/`). */
+export function goURLString(u: URL, explicitPort: number | undefined): string {
+  if (explicitPort === undefined || u.port !== "") return u.href;
+  return `${u.protocol}//${u.hostname}:${explicitPort}${u.pathname}${u.search}${u.hash}`;
 }
 
 interface Named<T> {

@@ -4,7 +4,7 @@
 // as `?timeout=<n>s` (upstream's REST client does the same). Every failure to get a usable
 // answer is a CallingWebhookError carrying upstream's reason text.
 import { CallError, genericMessage, post, type DialTarget } from "../../webhook/client.js";
-import type { WebhookConnection } from "../../webhook/kubeconfig.js";
+import { goURLString, type WebhookConnection } from "../../webhook/kubeconfig.js";
 import type { ServiceResolver } from "../../webhook/service-resolver.js";
 import { CallingWebhookError } from "./errors.js";
 import { defaultServicePort, type WebhookClientConfig } from "./types.js";
@@ -30,7 +30,7 @@ export function endpointOf(cfg: WebhookClientConfig, timeoutSeconds: number): En
   }
   server.searchParams.set("timeout", `${timeoutSeconds}s`);
   const ca = cfg.caBundle ? Buffer.from(cfg.caBundle, "base64").toString("utf8") : undefined;
-  return { conn: { server, ca, insecureSkipTLSVerify: false }, service };
+  return { conn: { server, ca, insecureSkipTLSVerify: false, ...(service ? { href: goURLString(server, service.port) } : {}) }, service };
 }
 
 export interface CallOptions {
@@ -43,7 +43,7 @@ export interface CallOptions {
 /** POSTs the review; resolves with the 2xx answer's text, else throws CallingWebhookError. */
 export async function callWebhook(name: string, ep: Endpoint, review: unknown, o: CallOptions): Promise<string> {
   const fail = (reason: string) => new CallingWebhookError(name, `failed to call webhook: ${reason}`);
-  const href = ep.conn.server.href;
+  const href = ep.conn.href ?? ep.conn.server.href;
   let target: DialTarget | undefined;
   if (ep.service && o.resolveService) {
     try {

@@ -1,0 +1,463 @@
+// Admission webhooks end to end: a real server, loopback HTTPS webhooks with their own CA, and
+// real clients (kubectl, @kubernetes/client-node, raw HTTPS). Mutating webhooks adding a label
+// and a sidecar, validating ones rejecting, slow ones timing out under Fail and Ignore, one
+// reached through a Service reference (Service → EndpointSlice, no kube-proxy), v1 and v1beta1
+// reviews, malformed answers (failurePolicy decides, never a 500 of kapi's own), dry run with
+// sideEffects, reinvocation, match conditions, and `kubectl apply` of a manifest set.
+import * as k8s from "@kubernetes/client-node";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type AdmissionPlugin, type KapiServer } from "../src/index.js";
+import { allow, deny, patch, startAdmissionWebhookServer, type AdmissionWebhookServer, type ReviewRequest } from "../src/admission/webhook/server.testkit.js";
+import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { req, withCredentials, type TestServer } from "./support/client.js";
+import { sleep } from "./support/list-watch.js";
+
+const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
+let server: KapiServer;
+let s: TestServer;
+let hooks: AdmissionWebhookServer;
+let core: k8s.CoreV1Api;
+let nsCount = 0;
+
+/** What the validating stage saw of the request's audit annotations (recorded by a plugin after the webhooks). */
+const auditSeen = new Map<string, Record<string, string>>();
+const auditRecorder: AdmissionPlugin = {
+  name: "AuditRecorder",
+  validate(a) {
+    if (a.type.resource === "configmaps") auditSeen.set(`${a.namespace}/${a.name}`, { ...a.auditAnnotations });
+  },
+};
+
+beforeAll(async () => {
+  server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-webhooks-")), admissionPlugins: [auditRecorder] });
+  s = withCredentials(server as TestServer);
+  hooks = await startAdmissionWebhookServer({ dnsNames: ["hooksvc.webhook-system.svc"] });
+  const kc = new k8s.KubeConfig();
+  kc.loadFromString(server.kubeconfig);
+  core = kc.makeApiClient(k8s.CoreV1Api);
+});
+afterAll(async () => {
+  await server?.stop();
+  await hooks?.close();
+});
+
+const mwcPath = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations";
+const vwcPath = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
+
+/** A fresh namespace; webhooks of a test select it by name so tests never see each other's. */
+async function namespace(): Promise<string> {
+  const name = `wh-${++nsCount}`;
+  const r = await req(s, "POST", "/api/v1/namespaces", { body: { metadata: { name } } });
+  expect(r.status).toBe(201);
+  return name;
+}
+
+type Hook = Record<string, unknown>;
+function hook(name: string, path: string, ns: string, extra: Hook = {}): Hook {
+  return {
+    name,
+    clientConfig: { url: hooks.url(path), caBundle: hooks.caBundle },
+    rules: [{ operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps", "pods"] }],
+    namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } },
+    sideEffects: "None",
+    admissionReviewVersions: ["v1"],
+    ...extra,
+  };
+}
+
+async function configure(kind: "mutating" | "validating", name: string, webhooks: Hook[]): Promise<void> {
+  const path = kind === "mutating" ? mwcPath : vwcPath;
+  const r = await req(s, "POST", path, {
+    body: { apiVersion: "admissionregistration.k8s.io/v1", kind: kind === "mutating" ? "MutatingWebhookConfiguration" : "ValidatingWebhookConfiguration", metadata: { name }, webhooks },
+  });
+  expect(r.status, r.text).toBe(201);
+}
+
+let probeN = 0;
+/** Dry-run creates in `ns` until the webhook at `path` is called (a configuration in effect). */
+async function inEffect(ns: string, path: string): Promise<void> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < 5000) {
+    const name = `probe-${++probeN}`;
+    await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: { metadata: { name } } });
+    if (hooks.seen.some((x) => x.path.startsWith(path) && x.review.request.name === name)) return;
+    await sleep(20);
+  }
+  throw new Error(`webhook ${path} never called`);
+}
+
+const cm = (name: string, labels?: Record<string, string>) => ({ metadata: { name, ...(labels ? { labels } : {}) }, data: { k: "v" } });
+const seenAt = (path: string) => hooks.seen.filter((x) => x.path.startsWith(path));
+
+describe("mutating", () => {
+  it("adds a label and a sidecar container (client-node), with an upstream-shaped v1 review", async () => {
+    const ns = await namespace();
+    hooks.on("/mutate-sidecar", (r) => {
+      const ops: unknown[] = [{ op: "add", path: "/metadata/labels", value: { ...(r.request.object.metadata.labels ?? {}), injected: "yes" } }];
+      if (r.request.kind.kind === "Pod") ops.push({ op: "add", path: "/spec/containers/-", value: { name: "sidecar", image: "busybox:1.36" } });
+      return patch(r, ops);
+    });
+    await configure("mutating", `sidecar-${ns}`, [hook("sidecar.example.com", "/mutate-sidecar", ns)]);
+    await inEffect(ns, "/mutate-sidecar");
+    const pod = await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: "app" }, spec: { containers: [{ name: "app", image: "nginx:1.25" }] } } });
+    expect(pod.metadata?.labels).toEqual({ injected: "yes" });
+    expect(pod.spec?.containers.map((c) => c.name)).toEqual(["app", "sidecar"]);
+    // Defaults apply to what the webhook added.
+    expect(pod.spec?.containers[1]!.terminationMessagePath).toBe("/dev/termination-log");
+    const stored = await core.readNamespacedPod({ namespace: ns, name: "app" });
+    expect(stored.spec?.containers.map((c) => c.name)).toEqual(["app", "sidecar"]);
+    const review = seenAt("/mutate-sidecar").find((x) => x.review.request.name === "app")!.review;
+    expect(review.apiVersion).toBe("admission.k8s.io/v1");
+    expect(review.request).toMatchObject({
+      kind: { group: "", version: "v1", kind: "Pod" },
+      resource: { group: "", version: "v1", resource: "pods" },
+      requestKind: { group: "", version: "v1", kind: "Pod" },
+      requestResource: { group: "", version: "v1", resource: "pods" },
+      name: "app",
+      namespace: ns,
+      operation: "CREATE",
+      userInfo: { username: "kapi-admin" },
+      dryRun: false,
+      options: { kind: "CreateOptions", apiVersion: "meta.k8s.io/v1" },
+      oldObject: null,
+    });
+    expect(review.request.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(review.request.object.spec.containers).toHaveLength(1);
+    expect(seenAt("/mutate-sidecar")[0]!.path).toBe("/mutate-sidecar?timeout=10s");
+  });
+
+  it("a patch that breaks the type's validation is rejected by it (re-checked after the patch)", async () => {
+    const ns = await namespace();
+    hooks.on("/mutate-bad-label", (r) => patch(r, [{ op: "add", path: "/metadata/labels", value: { "bad label": "x" } }]));
+    await configure("mutating", `bad-label-${ns}`, [hook("badlabel.example.com", "/mutate-bad-label", ns)]);
+    await inEffect(ns, "/mutate-bad-label").catch(() => undefined);
+    const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("c1") });
+    expect(r.status).toBe(422);
+    expect(r.json.message).toContain('metadata.labels: Invalid value: "bad label"');
+  });
+
+  it("reinvocationPolicy IfNeeded runs an earlier webhook again after a later one changed the object", async () => {
+    const ns = await namespace();
+    hooks.on("/mutate-first", (r) => {
+      const labels = r.request.object.metadata.labels ?? {};
+      return patch(r, [{ op: "add", path: "/metadata/labels", value: { ...labels, first: String(Object.keys(labels).length) } }]);
+    });
+    hooks.on("/mutate-second", (r) => patch(r, [{ op: "add", path: "/metadata/labels", value: { ...(r.request.object.metadata.labels ?? {}), second: "yes" } }]));
+    await configure("mutating", `a-first-${ns}`, [hook("first.example.com", "/mutate-first", ns, { reinvocationPolicy: "IfNeeded" })]);
+    await configure("mutating", `b-second-${ns}`, [hook("second.example.com", "/mutate-second", ns)]);
+    await inEffect(ns, "/mutate-second");
+    const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("re") });
+    expect(r.status, r.text).toBe(201);
+    // first ran (0 labels), second added its label, first ran again and saw 2 labels.
+    expect(r.json.metadata.labels).toEqual({ first: "2", second: "yes" });
+    expect(seenAt("/mutate-first").filter((x) => x.review.request.name === "re")).toHaveLength(2);
+    expect(seenAt("/mutate-second").filter((x) => x.review.request.name === "re")).toHaveLength(1);
+    expect(auditSeen.get(`${ns}/re`)).toMatchObject({
+      "mutation.webhook.admission.k8s.io/round_0_index_0": expect.stringContaining('"mutated":true'),
+      "mutation.webhook.admission.k8s.io/round_1_index_0": expect.stringContaining('"webhook":"first.example.com"'),
+    });
+  });
+});
+
+describe("validating", () => {
+  it("rejects with upstream's message through kubectl and client-node; warnings and audit annotations pass through", async () => {
+    const ns = await namespace();
+    hooks.on("/validate-deny", (r) =>
+      r.request.object.metadata.name.startsWith("bad")
+        ? deny(r, { code: 403, reason: "Forbidden", message: "name must not start with bad" })
+        : allow(r, { warnings: ["checked by deny.example.com"], auditAnnotations: { verdict: "ok" } }),
+    );
+    await configure("validating", `deny-${ns}`, [hook("deny.example.com", "/validate-deny", ns)]);
+    await inEffect(ns, "/validate-deny");
+    const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("bad-1") });
+    expect(r.status).toBe(403);
+    expect(r.json).toMatchObject({ reason: "Forbidden", message: 'admission webhook "deny.example.com" denied the request: name must not start with bad' });
+    const err = await core.createNamespacedConfigMap({ namespace: ns, body: cm("bad-2") }).catch((e) => e);
+    expect(err.code).toBe(403);
+    expect(JSON.parse(err.body).message).toBe('admission webhook "deny.example.com" denied the request: name must not start with bad');
+    const ok = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("good") });
+    expect(ok.status).toBe(201);
+    expect(ok.headers.warning).toBe('299 - "checked by deny.example.com"');
+    expect(auditSeen.get(`${ns}/good`)?.["deny.example.com/verdict"]).toBe("ok");
+    if (kubectlBin) {
+      const k = await kubectl(kubectlBin, server.kubeconfigPath!, ["-n", ns, "create", "configmap", "bad-3", "--from-literal=a=b"]);
+      expect(k.code).not.toBe(0);
+      expect(k.stderr).toContain('admission webhook "deny.example.com" denied the request: name must not start with bad');
+      const w = await kubectl(kubectlBin, server.kubeconfigPath!, ["-n", ns, "create", "configmap", "good-2", "--from-literal=a=b"]);
+      expect(w.code, w.stderr).toBe(0);
+      expect(w.stderr).toContain("Warning: checked by deny.example.com");
+    }
+  });
+
+  it("a denial without a message or code is upstream's 'without explanation' 500", async () => {
+    const ns = await namespace();
+    hooks.on("/validate-bare", (r) => deny(r, {}));
+    await configure("validating", `bare-${ns}`, [hook("bare.example.com", "/validate-bare", ns)]);
+    await inEffect(ns, "/validate-bare").catch(() => undefined);
+    const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("x") });
+    expect(r.status).toBe(500);
+    expect(r.json.message).toBe('admission webhook "bare.example.com" denied the request without explanation');
+  });
+
+  it("validating webhooks run in parallel", async () => {
+    const ns = await namespace();
+    for (const p of ["/validate-slow-a", "/validate-slow-b", "/validate-slow-c"]) hooks.on(p, (r) => ({ ...allow(r), delayMs: r.request.name.startsWith("probe") ? 0 : 600 }) as never);
+    await configure("validating", `par-${ns}`, ["a", "b", "c"].map((x) => hook(`${x}.par.example.com`, `/validate-slow-${x}`, ns)));
+    await inEffect(ns, "/validate-slow-c");
+    const t0 = Date.now();
+    const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("parallel") });
+    expect(r.status).toBe(201);
+    expect(Date.now() - t0).toBeLessThan(1500);
+  });
+
+  it("matchConditions (CEL) and objectSelector skip the webhook", async () => {
+    const ns = await namespace();
+    hooks.on("/validate-cel", (r) => deny(r, { code: 403, message: "no" }));
+    await configure("validating", `cel-${ns}`, [
+      hook("cel.example.com", "/validate-cel", ns, {
+        matchConditions: [{ name: "not-skipped", expression: "object.metadata.name != 'skip-me' && request.operation == 'CREATE'" }],
+        objectSelector: { matchExpressions: [{ key: "exempt", operator: "DoesNotExist" }] },
+      }),
+    ]);
+    await inEffect(ns, "/validate-cel").catch(() => undefined);
+    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("other") })).status).toBe(403);
+    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("skip-me") })).status).toBe(201);
+    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("exempt-one", { exempt: "true" }) })).status).toBe(201);
+  });
+
+  it("a match condition that errors: Fail forbids, Ignore skips", async () => {
+    const ns = await namespace();
+    hooks.on("/validate-cel-err", (r) => allow(r));
+    const cond = [{ name: "boom", expression: "object.data.missing == 'x'" }];
+    await configure("validating", `celerr-${ns}`, [hook("celerr.example.com", "/validate-cel-err", ns, { matchConditions: cond })]);
+    const t0 = Date.now();
+    let r;
+    do r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm(`c${Date.now()}`) });
+    while (r.status === 201 && Date.now() - t0 < 5000);
+    expect(r.status).toBe(403);
+    expect(r.json.message).toMatch(/^configmaps "c\d+" is forbidden: expression 'object.data.missing == 'x'' resulted in error: no such key: missing$/);
+  });
+});
+
+describe("failurePolicy", () => {
+  it("a slow webhook times out: Fail answers upstream's 500, Ignore lets the write through", async () => {
+    const ns = await namespace();
+    hooks.on("/slow", (r) => ({ ...allow(r), delayMs: r.request.name.startsWith("probe") ? 0 : 3000 }) as never);
+    await configure("validating", `slow-fail-${ns}`, [hook("slow-fail.example.com", "/slow", ns, { timeoutSeconds: 1, objectSelector: { matchLabels: { policy: "fail" } } })]);
+    await configure("validating", `slow-ignore-${ns}`, [hook("slow-ignore.example.com", "/slow", ns, { timeoutSeconds: 1, failurePolicy: "Ignore", objectSelector: { matchLabels: { policy: "ignore" } } })]);
+    await sleep(300);
+    const t0 = Date.now();
+    const fail = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("f", { policy: "fail" }) });
+    expect(Date.now() - t0).toBeLessThan(2500);
+    expect(fail.status).toBe(500);
+    expect(fail.json).toMatchObject({
+      reason: "InternalError",
+      message: `Internal error occurred: failed calling webhook "slow-fail.example.com": failed to call webhook: Post "https://127.0.0.1:${hooks.port}/slow?timeout=1s": context deadline exceeded`,
+    });
+    const ignore = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("i", { policy: "ignore" }) });
+    expect(ignore.status).toBe(201);
+    expect(seenAt("/slow").map((x) => x.path)).toContain("/slow?timeout=1s");
+  });
+
+  it.each([
+    ["wrong uid", (r: ReviewRequest) => ({ response: { uid: "not-the-uid", allowed: true } }), (r: ReviewRequest) => `received invalid webhook response: expected response.uid="${r.request.uid}", got "not-the-uid"`],
+    ["non-JSON", () => ({ raw: "hello, world", contentType: "text/plain" }), () => "failed to call webhook: couldn't get version/kind; json parse error: invalid character 'h' looking for beginning of value"],
+    ["undecodable patch", (r: ReviewRequest) => ({ response: { uid: r.request.uid, allowed: true, patchType: "JSONPatch", patch: Buffer.from("{not json").toString("base64") } }), () => "received undecodable patch in webhook response: invalid character 'n' looking for beginning of object key string"],
+    ["a 500", () => ({ raw: "oops", status: 500, contentType: "text/plain" }), () => 'failed to call webhook: an error on the server ("oops") has prevented the request from succeeding'],
+    ["no response", () => ({ response: undefined as never }), () => "received invalid webhook response: webhook response was absent"],
+  ])("malformed answer (%s): Fail → 500 naming the webhook, Ignore → admitted", async (what, answer, reason) => {
+    const ns = await namespace();
+    const path = `/malformed-${what.replace(/\W+/g, "-")}`;
+    let last: ReviewRequest | undefined;
+    hooks.on(path, (r) => {
+      last = r;
+      return (answer as (r: ReviewRequest) => never)(r);
+    });
+    await configure("mutating", `mal-fail-${ns}`, [hook("mal-fail.example.com", path, ns, { objectSelector: { matchLabels: { policy: "fail" } } })]);
+    await configure("mutating", `mal-ignore-${ns}`, [hook("mal-ignore.example.com", path, ns, { failurePolicy: "Ignore", objectSelector: { matchLabels: { policy: "ignore" } } })]);
+    await sleep(300);
+    const fail = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("f", { policy: "fail" }) });
+    expect(fail.status).toBe(500);
+    expect(fail.json.message).toBe(`Internal error occurred: failed calling webhook "mal-fail.example.com": ${reason(last!)}`);
+    const ignore = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("i", { policy: "ignore" }) });
+    expect(ignore.status).toBe(201);
+    // The failing-open webhook is the second in name order (mal-fail-…, mal-ignore-…).
+    expect(auditSeen.get(`${ns}/i`)?.["failed-open.mutation.webhook.admission.k8s.io/round_0_index_1"]).toBe("mal-ignore.example.com");
+  });
+
+  it("a webhook that cannot be reached: connection refused", async () => {
+    const ns = await namespace();
+    await configure("validating", `down-${ns}`, [{ ...hook("down.example.com", "/x", ns), clientConfig: { url: "https://127.0.0.1:1/x", caBundle: hooks.caBundle } }]);
+    await sleep(300);
+    const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("c") });
+    expect(r.status).toBe(500);
+    expect(r.json.message).toBe('Internal error occurred: failed calling webhook "down.example.com": failed to call webhook: Post "https://127.0.0.1:1/x?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused');
+  });
+
+  it("a caBundle that does not sign the serving certificate", async () => {
+    const ns = await namespace();
+    await configure("validating", `untrusted-${ns}`, [{ ...hook("untrusted.example.com", "/x", ns), clientConfig: { url: hooks.url("/x") } }]);
+    await sleep(300);
+    const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("c") });
+    expect(r.status).toBe(500);
+    expect(r.json.message).toBe(`Internal error occurred: failed calling webhook "untrusted.example.com": failed to call webhook: Post "https://127.0.0.1:${hooks.port}/x?timeout=10s": tls: failed to verify certificate: x509: certificate signed by unknown authority`);
+  });
+});
+
+describe("review versions", () => {
+  it("v1beta1 is sent when the webhook accepts only it, and its answer is not checked for uid", async () => {
+    const ns = await namespace();
+    hooks.on("/v1beta1", (r) => ({ response: { allowed: true, patch: Buffer.from(JSON.stringify([{ op: "add", path: "/metadata/labels", value: { beta: "yes" } }])).toString("base64") } }));
+    await configure("mutating", `beta-${ns}`, [hook("beta.example.com", "/v1beta1", ns, { admissionReviewVersions: ["v1beta2", "v1beta1", "v1"] })]);
+    await inEffect(ns, "/v1beta1");
+    const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("b") });
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.metadata.labels).toEqual({ beta: "yes" });
+    expect(seenAt("/v1beta1").at(-1)!.review.apiVersion).toBe("admission.k8s.io/v1beta1");
+  });
+
+  it("no version the server knows: the call fails", async () => {
+    const ns = await namespace();
+    await configure("validating", `v9-${ns}`, [hook("v9.example.com", "/v9", ns, { admissionReviewVersions: ["v9"], failurePolicy: "Fail" })]);
+    await sleep(300);
+    const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("c") });
+    expect(r.status).toBe(500);
+    expect(r.json.message).toBe('Internal error occurred: failed calling webhook "v9.example.com": could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)');
+  });
+});
+
+describe("dry run", () => {
+  it("a webhook with side effects fails a dry run with upstream's 400; NoneOnDryRun is called with dryRun true", async () => {
+    const ns = await namespace();
+    hooks.on("/dry", (r) => allow(r));
+    await configure("validating", `dry-some-${ns}`, [hook("some.example.com", "/dry", ns, { sideEffects: "Some", objectSelector: { matchLabels: { fx: "some" } } })]);
+    await configure("validating", `dry-none-${ns}`, [hook("noneondryrun.example.com", "/dry", ns, { sideEffects: "NoneOnDryRun", objectSelector: { matchLabels: { fx: "none" } } })]);
+    await sleep(300);
+    const some = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: cm("d1", { fx: "some" }) });
+    expect(some.status).toBe(400);
+    expect(some.json).toMatchObject({ reason: "BadRequest", message: 'admission webhook "some.example.com" does not support dry run' });
+    const none = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: cm("d2", { fx: "none" }) });
+    expect(none.status).toBe(201);
+    const review = seenAt("/dry").find((x) => x.review.request.name === "d2")!.review;
+    expect(review.request.dryRun).toBe(true);
+    expect(review.request.options).toEqual({ kind: "CreateOptions", apiVersion: "meta.k8s.io/v1", dryRun: ["All"] });
+    expect((await req(s, "GET", `/api/v1/namespaces/${ns}/configmaps/d2`)).status).toBe(404);
+    // Without dry run the webhook with side effects is called.
+    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("d3", { fx: "some" }) })).status).toBe(201);
+  });
+});
+
+describe("configuration changes", () => {
+  it("take effect within a second of being written, and of being deleted", async () => {
+    const ns = await namespace();
+    hooks.on("/live", (r) => deny(r, { code: 403, message: "closed" }));
+    await configure("validating", `live-${ns}`, [hook("live.example.com", "/live", ns)]);
+    const t0 = Date.now();
+    let n = 0;
+    while ((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: cm(`l${n++}`) })).status === 201) await sleep(10);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect((await req(s, "DELETE", `${vwcPath}/live-${ns}`)).status).toBe(200);
+    const t1 = Date.now();
+    while ((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: cm(`l${n++}`) })).status === 403) await sleep(10);
+    expect(Date.now() - t1).toBeLessThan(1000);
+  });
+
+  it("webhooks are never called for webhook configurations themselves", async () => {
+    hooks.on("/all", (r) => deny(r, { code: 403, message: "everything is closed" }));
+    await configure("validating", "zz-all", [{ ...hook("all.example.com", "/all", "x"), namespaceSelector: {}, rules: [{ operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*/*"] }] }]);
+    await sleep(300);
+    // Even a webhook matching everything cannot block its own removal.
+    expect((await req(s, "DELETE", `${vwcPath}/zz-all`)).status).toBe(200);
+  });
+});
+
+describe("service reference", () => {
+  it("is resolved through the Service's EndpointSlice to the loopback webhook (TLS checked against <name>.<namespace>.svc)", async () => {
+    const ns = await namespace();
+    expect((await req(s, "POST", "/api/v1/namespaces", { body: { metadata: { name: "webhook-system" } } })).status).toBe(201);
+    expect((await req(s, "POST", "/api/v1/namespaces/webhook-system/services", { body: { metadata: { name: "hooksvc" }, spec: { ports: [{ name: "https", port: 443, targetPort: 8443 }] } } })).status).toBe(201);
+    const slice = {
+      metadata: { name: "hooksvc-1", labels: { "kubernetes.io/service-name": "hooksvc" } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }],
+      ports: [{ name: "https", port: hooks.port, protocol: "TCP" }],
+    };
+    expect((await req(s, "POST", "/apis/discovery.k8s.io/v1/namespaces/webhook-system/endpointslices", { body: slice })).status).toBe(201);
+    hooks.on("/svc", (r) => patch(r, [{ op: "add", path: "/metadata/labels", value: { via: "service" } }]));
+    await configure("mutating", `svc-${ns}`, [{ ...hook("svc.example.com", "/svc", ns), clientConfig: { service: { namespace: "webhook-system", name: "hooksvc", path: "/svc" }, caBundle: hooks.caBundle } }]);
+    await inEffect(ns, "/svc");
+    const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("s") });
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.metadata.labels).toEqual({ via: "service" });
+  });
+
+  it("a Service without endpoints: upstream's dial error", async () => {
+    const ns = await namespace();
+    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/services`, { body: { metadata: { name: "empty" }, spec: { ports: [{ port: 443 }] } } })).status).toBe(201);
+    await configure("validating", `nosvc-${ns}`, [{ ...hook("nosvc.example.com", "/x", ns), clientConfig: { service: { namespace: ns, name: "empty" }, caBundle: hooks.caBundle } }]);
+    await sleep(300);
+    const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("c") });
+    expect(r.status).toBe(500);
+    expect(r.json.message).toBe(`Internal error occurred: failed calling webhook "nosvc.example.com": failed to call webhook: Post "https://empty.${ns}.svc:443/?timeout=10s": no endpoints available for service "empty"`);
+  });
+});
+
+describe.skipIf(!kubectlBin)("kubectl apply of a manifest set", () => {
+  it("every object passes the webhooks: mutated, validated, stored", async () => {
+    const ns = await namespace();
+    hooks.on("/apply-mutate", (r) => patch(r, [{ op: "add", path: "/metadata/annotations", value: { ...(r.request.object.metadata.annotations ?? {}), "team.example.com/owner": "platform" } }]));
+    hooks.on("/apply-validate", (r) => (r.request.object.metadata.annotations?.["team.example.com/owner"] ? allow(r) : deny(r, { code: 403, message: "owner annotation missing" })));
+    const rules = [
+      { operations: ["CREATE", "UPDATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps", "services", "secrets"] },
+      { operations: ["CREATE", "UPDATE"], apiGroups: ["apps"], apiVersions: ["v1"], resources: ["deployments"] },
+    ];
+    await configure("mutating", `apply-m-${ns}`, [hook("owner.example.com", "/apply-mutate", ns, { rules })]);
+    await configure("validating", `apply-v-${ns}`, [hook("owner-check.example.com", "/apply-validate", ns, { rules })]);
+    await inEffect(ns, "/apply-validate");
+    const manifest = `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: ${ns}}
+data: {mode: fast}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds, namespace: ${ns}}
+stringData: {password: hunter2}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: ${ns}}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: ${ns}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: "nginx:1.25"}]}
+`;
+    const r = await kubectl(kubectlBin!, server.kubeconfigPath!, ["apply", "-f", "-"], manifest);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("deployment.apps/web created");
+    const again = await kubectl(kubectlBin!, server.kubeconfigPath!, ["apply", "-f", "-"], manifest.replace("mode: fast", "mode: slow"));
+    expect(again.stderr).toBe("");
+    expect(again.stdout).toContain("configmap/settings configured");
+    for (const path of [`/api/v1/namespaces/${ns}/configmaps/settings`, `/api/v1/namespaces/${ns}/secrets/creds`, `/api/v1/namespaces/${ns}/services/web`, `/apis/apps/v1/namespaces/${ns}/deployments/web`]) {
+      const got = await req(s, "GET", path);
+      expect(got.json.metadata.annotations?.["team.example.com/owner"], path).toBe("platform");
+    }
+    const updates = seenAt("/apply-validate").filter((x) => x.review.request.operation === "UPDATE" && x.review.request.name === "settings");
+    expect(updates.length).toBeGreaterThan(0);
+    expect(updates[0]!.review.request.oldObject.data).toEqual({ mode: "fast" });
+    expect(updates[0]!.review.request.options.kind).toBe("UpdateOptions");
+  });
+});
