@@ -64,6 +64,8 @@ import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from 
 import { isObj, type Obj } from "./validation/helpers.js";
 import { deepEqual } from "../apimachinery/json-value.js";
 import { crdStrategy } from "../apiextensions/crd-strategy.js";
+import { defaultMutatingWebhookConfiguration, defaultValidatingWebhookConfiguration } from "./defaults/admissionregistration.js";
+import { validateWebhookConfiguration } from "./validation/admissionregistration.js";
 
 const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
 
@@ -368,6 +370,8 @@ const overrides: Record<string, Strategy> = {
   "clusterrolebindings.rbac.authorization.k8s.io": rbacBinding(false),
   "flowschemas.flowcontrol.apiserver.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultFlowSchema }),
   "customresourcedefinitions.apiextensions.k8s.io": crdStrategy,
+  "mutatingwebhookconfigurations.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultMutatingWebhookConfiguration, validate: (o) => validateWebhookConfiguration(o, true), validateUpdate: (o, old) => validateWebhookConfiguration(o, true, old) }),
+  "validatingwebhookconfigurations.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultValidatingWebhookConfiguration, validate: (o) => validateWebhookConfiguration(o, false), validateUpdate: (o, old) => validateWebhookConfiguration(o, false, old) }),
   "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": kind(
     { tracksGeneration: true },
     { defaults: defaultPriorityLevelConfiguration, validate: (o) => validatePriorityLevelConfiguration(o) },

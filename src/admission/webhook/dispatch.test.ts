@@ -10,7 +10,7 @@ import { admissionAttributes } from "../attributes.testkit.js";
 import type { AdmissionAttributes } from "../interface.js";
 import type { WebhookDeps } from "./invocation.js";
 import { dispatchMutating } from "./mutating.js";
-import { allow, deny, patch, startAdmissionWebhookServer, type AdmissionWebhookServer } from "./server.testkit.js";
+import { allow, deny, patch, startAdmissionWebhookServer, type AdmissionWebhookServer, type ReviewRequest } from "./server.testkit.js";
 import { compileHook } from "./source.js";
 import type { WebhookSpec } from "./types.js";
 import { dispatchValidating } from "./validating.js";
@@ -41,7 +41,7 @@ const spec = (name: string, path: string, extra: Partial<WebhookSpec> = {}): Web
 });
 const attrs = (over: Partial<AdmissionAttributes> = {}) =>
   admissionAttributes({ operation: "CREATE", type: cmType, namespace: "ns", name: "c", subresource: "", dryRun: false, object: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } } as KObject, user: { name: "alice", groups: [] }, ...over });
-const addLabel = (k: string) => (r: { request: Record<string, any> & { uid: string } }) => patch(r, [{ op: "add", path: "/metadata/labels", value: { ...(r.request.object.metadata.labels ?? {}), [k]: String(Object.keys(r.request.object.metadata.labels ?? {}).length) } }]);
+const addLabel = (k: string) => (r: ReviewRequest) => patch(r, [{ op: "add", path: "/metadata/labels", value: { ...(r.request.object.metadata.labels ?? {}), [k]: String(Object.keys(r.request.object.metadata.labels ?? {}).length) } }]);
 const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: ApiError) => ({ code: e.code, message: e.message }));
 
 describe("mutating dispatch", () => {
