@@ -10,5 +10,6 @@ import { p99 } from "./p99.js";
 import { startup10k, startupEmpty } from "./startup.js";
 import { watch } from "./watch.js";
 import { create, update } from "./writes.js";
+import { createWebhook } from "./webhook.js";
 
-export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, list, watch, startupEmpty, startup10k, memory, p99];
+export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, createWebhook, list, watch, startupEmpty, startup10k, memory, p99];

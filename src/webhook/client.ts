@@ -2,7 +2,7 @@
 // the kubeconfig's credentials, client-go's error texts, a bounded answer, and upstream's retry
 // with exponential backoff on transient failures.
 import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import type { WebhookConnection } from "./kubeconfig.js";
 
@@ -71,6 +71,8 @@ export interface PostOptions {
   signal?: AbortSignal;
   lookup?: LookupFunction;
   target?: DialTarget;
+  /** A keep-alive agent to reuse connections (admission webhooks: one per webhook); default none. */
+  agent?: HttpsAgent;
 }
 
 export function post(conn: WebhookConnection, body: Buffer, opts: PostOptions = {}): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
@@ -92,7 +94,7 @@ export function post(conn: WebhookConnection, body: Buffer, opts: PostOptions = 
     headers,
     timeout: opts.timeoutMs ?? defaultRequestTimeoutMs,
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
-    ...(tls ? { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecureSkipTLSVerify, servername: conn.serverName ?? (opts.target ? urlHost : undefined), agent: false as const } : { agent: false as const }),
+    ...(tls ? { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecureSkipTLSVerify, servername: conn.serverName ?? (opts.target ? urlHost : undefined), agent: opts.agent ?? (false as const) } : { agent: false as const }),
   };
   return new Promise((resolve, reject) => {
     const req = (tls ? httpsRequest : httpRequest)(options, (res) => {

@@ -3,6 +3,7 @@
 // trusting caBundle (else the system's roots), with the webhook's timeout both enforced and sent
 // as `?timeout=<n>s` (upstream's REST client does the same). Every failure to get a usable
 // answer is a CallingWebhookError carrying upstream's reason text.
+import { Agent as HttpsAgent } from "node:https";
 import { CallError, genericMessage, post, type DialTarget } from "../../webhook/client.js";
 import { goURLString, type WebhookConnection } from "../../webhook/kubeconfig.js";
 import type { ServiceResolver } from "../../webhook/service-resolver.js";
@@ -12,6 +13,11 @@ import { defaultServicePort, type WebhookClientConfig } from "./types.js";
 export interface Endpoint {
   conn: WebhookConnection;
   service?: { namespace: string; name: string; port: number };
+  /**
+   * Connections kept alive between calls: a TLS handshake per write would cost several round
+   * trips, each of which may wait behind a storage commit on the event loop.
+   */
+  agent: HttpsAgent;
 }
 
 /** The connection of a clientConfig with the timeout query; throws on an unusable config. */
@@ -30,7 +36,8 @@ export function endpointOf(cfg: WebhookClientConfig, timeoutSeconds: number): En
   }
   server.searchParams.set("timeout", `${timeoutSeconds}s`);
   const ca = cfg.caBundle ? Buffer.from(cfg.caBundle, "base64").toString("utf8") : undefined;
-  return { conn: { server, ca, insecureSkipTLSVerify: false, ...(service ? { href: goURLString(server, service.port) } : {}) }, service };
+  const agent = new HttpsAgent({ keepAlive: true, maxFreeSockets: 64, scheduling: "lifo", timeout: 90_000 });
+  return { conn: { server, ca, insecureSkipTLSVerify: false, ...(service ? { href: goURLString(server, service.port) } : {}) }, service, agent };
 }
 
 export interface CallOptions {
@@ -62,6 +69,7 @@ export async function callWebhook(name: string, ep: Endpoint, review: unknown, o
       timeoutMs: o.timeoutSeconds * 1000 + 1000,
       userAgent: "kapi/admission-webhook",
       signal: controller.signal,
+      agent: ep.agent,
       ...(target ? { target } : {}),
     });
     const text = res.body.toString("utf8");

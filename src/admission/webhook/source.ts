@@ -112,6 +112,7 @@ export class HookSource {
       next.set(key, hooks);
       out.push(...hooks);
     }
+    for (const [key, hooks] of this.compiled) if (!next.has(key)) closeHooks(hooks);
     this.compiled = next;
     this.list = out;
     return out;
@@ -119,7 +120,14 @@ export class HookSource {
 
   stop(): void {
     this.removeHandler?.();
+    for (const hooks of this.compiled.values()) closeHooks(hooks);
+    this.compiled.clear();
   }
+}
+
+/** Closes the kept-alive connections of webhooks no longer configured. */
+function closeHooks(hooks: readonly Hook[]): void {
+  for (const h of hooks) if (!("error" in h.endpoint)) h.endpoint.agent.destroy();
 }
 
 function compileConfiguration(c: KObject): Hook[] {
