@@ -18,7 +18,8 @@ import { makeCert } from "../../src/authn/pki.testkit.js";
 const hooked = "bench-webhooked";
 const plain = "bench-plain";
 const cmPath = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
-const sequential = 300;
+/** Sequential creates each way (fewer in --quick runs, which check the harness, not the figure). */
+const sequentialCount = (ctx: BenchContext) => (ctx.opts.durationMs >= 1000 ? 300 : 20);
 
 function configMap(ns: string): string {
   return JSON.stringify({
@@ -117,6 +118,7 @@ async function setup(ctx: BenchContext): Promise<Session> {
     const before = hook.calls();
     await post(ctx, t, cmPath(plain), fillTemplate(configMap(plain), "probe"));
     if (hook.calls() !== before) throw new Error("create-webhook: the webhook was called for the plain namespace");
+    const sequential = sequentialCount(ctx);
     const { hooked: seqHooked, plain: seqPlain } = await sequentialMs(ctx, t, sequential);
     const server = kapi;
     const run = async (ns: string, prefix: string) => {
