@@ -87,6 +87,18 @@ describe("mutating dispatch", () => {
     expect(bad?.code).toBe(500);
     expect(bad?.message).toMatch(/^Internal error occurred: /);
   });
+
+  it("the patched object is decoded as the type: unknown fields dropped, a wrong type is a 500", async () => {
+    hooks.on("/m-unknown", (r) => patch(r, [{ op: "add", path: "/bogus", value: 1 }, { op: "add", path: "/data", value: { k: "v" } }]));
+    hooks.on("/m-type", (r) => patch(r, [{ op: "add", path: "/data", value: "not a map" }]));
+    const a = attrs();
+    await dispatchMutating([compileHook("c", 0, spec("unknown.example.com", "/m-unknown"))], a, deps);
+    expect(a.object).toEqual({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: { k: "v" } });
+    expect(await failure(dispatchMutating([compileHook("c", 0, spec("type.example.com", "/m-type"))], attrs(), deps))).toEqual({
+      code: 500,
+      message: "Internal error occurred: json: cannot unmarshal string into Go struct field ConfigMap.data of type map[string]string",
+    });
+  });
 });
 
 describe("validating dispatch", () => {

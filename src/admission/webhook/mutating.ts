@@ -8,6 +8,7 @@ import { deepEqual, isPlainObject } from "../../apimachinery/json-value.js";
 import { ApiError, internalError } from "../../apimachinery/errors.js";
 import { goJSONSyntaxError } from "../../apimachinery/go-json.js";
 import { applyJsonPatch } from "../../patch/json-patch.js";
+import { decodeAgainstSchema, decodeTarget } from "../../registry/field-validation.js";
 import type { KObject } from "../../registry/object.js";
 import type { AdmissionAttributes } from "../interface.js";
 import { CallingWebhookError, deniedError, dryRunUnsupported, failedClosed } from "./errors.js";
@@ -108,6 +109,13 @@ async function mutateOnce(hook: Hook, inv: Invocation, a: AdmissionAttributes, d
     throw internalError(e);
   }
   if (!isPlainObject(patched)) throw internalError(`admission webhook "${hook.name}" returned a patch that does not leave an object`);
+  // As upstream decodes the patched JSON into the type (typed struct, or pruned against a custom
+  // resource's schema): unknown fields go, a value of the wrong type is an internal error.
+  const found = decodeAgainstSchema(patched, decodeTarget(inv.matched.type.schema, { apiVersion: inv.matched.type.apiVersion, kind: inv.matched.type.kind }));
+  if (found.mismatch) {
+    const m = found.mismatch;
+    throw internalError(`json: cannot unmarshal ${m.value} into ${m.field ? `Go struct field ${m.struct || inv.matched.type.kind}.${m.field}` : "Go value"} of type ${m.type}`);
+  }
   const changed = !deepEqual(inv.object, patched);
   a.auditAnnotations[patchAnnotationPrefix + at] = JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: ops, patchType: "JSONPatch" });
   const back = (inv.matched.equivalent ? await inVersion(patched as KObject, a.type) : patched) as KObject;
