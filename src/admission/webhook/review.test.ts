@@ -51,6 +51,15 @@ describe("request", () => {
   });
 });
 
+describe("namespace objects", () => {
+  it("a namespace's update carries its own name as the request's namespace; its create none", () => {
+    const t = types.get("", "v1", "namespaces")!;
+    const matched = { type: t, kind: { group: "", version: "v1", kind: "Namespace" }, equivalent: false };
+    expect(admissionRequestFields(admissionAttributes({ operation: "UPDATE", type: t, namespace: "", name: "team", subresource: "", dryRun: false }), matched).namespace).toBe("team");
+    expect(admissionRequestFields(admissionAttributes({ operation: "CREATE", type: t, namespace: "", name: "team", subresource: "", dryRun: false }), matched).namespace).toBeUndefined();
+  });
+});
+
 describe("answer checks (upstream's texts)", () => {
   it("accepts a v1 answer; decodes the patch", () => {
     const r = verifyAnswer(answer({ uid, allowed: true, patchType: "JSONPatch", patch: b64([{ op: "add", path: "/a", value: 1 }]), warnings: ["w"], auditAnnotations: { k: "v" } }), "v1", uid, true);

@@ -6,7 +6,7 @@ import { goJSONSyntaxError } from "../../apimachinery/go-json.js";
 import { goQuote } from "../../apimachinery/validation.js";
 import type { KObject } from "../../registry/object.js";
 import type { AdmissionAttributes } from "../interface.js";
-import type { MatchedResource } from "../matching/index.js";
+import { requestNamespace, type MatchedResource } from "../matching/index.js";
 
 export const supportedReviewVersions = ["v1", "v1beta1"] as const;
 export type ReviewVersion = (typeof supportedReviewVersions)[number];
@@ -36,7 +36,9 @@ export function admissionRequestFields(a: AdmissionAttributes, matched: MatchedR
   request.requestResource = { group: a.type.group, version: a.type.version, resource: a.type.resource };
   if (a.subresource) request.requestSubResource = a.subresource;
   if (a.name) request.name = a.name;
-  if (a.namespace) request.namespace = a.namespace;
+  // A namespace's own requests carry its name as their namespace (upstream's request info).
+  const namespace = requestNamespace(a);
+  if (namespace) request.namespace = namespace;
   request.operation = a.operation;
   request.userInfo = userInfo;
   request.dryRun = a.dryRun;
