@@ -210,7 +210,8 @@ describe("validating", () => {
     const t0 = Date.now();
     const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("parallel") });
     expect(r.status).toBe(201);
-    expect(Date.now() - t0).toBeLessThan(1500);
+    // In parallel: about one webhook's 600 ms, never the three in a row (1.8 s).
+    expect(Date.now() - t0).toBeLessThan(1750);
   });
 
   it("matchConditions (CEL) and objectSelector skip the webhook", async () => {
@@ -245,13 +246,14 @@ describe("validating", () => {
 describe("failurePolicy", () => {
   it("a slow webhook times out: Fail answers upstream's 500, Ignore lets the write through", async () => {
     const ns = await namespace();
-    hooks.on("/slow", (r) => ({ ...allow(r), delayMs: r.request.name.startsWith("probe") ? 0 : 3000 }) as never);
+    hooks.on("/slow", (r) => ({ ...allow(r), delayMs: r.request.name.startsWith("probe") ? 0 : 6000 }) as never);
     await configure("validating", `slow-fail-${ns}`, [hook("slow-fail.example.com", "/slow", ns, { timeoutSeconds: 1, objectSelector: { matchLabels: { policy: "fail" } } })]);
     await configure("validating", `slow-ignore-${ns}`, [hook("slow-ignore.example.com", "/slow", ns, { timeoutSeconds: 1, failurePolicy: "Ignore", objectSelector: { matchLabels: { policy: "ignore" } } })]);
     await sleep(300);
     const t0 = Date.now();
     const fail = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("f", { policy: "fail" }) });
-    expect(Date.now() - t0).toBeLessThan(2500);
+    // Cut at the webhook's 1 s, long before its 6 s answer (slack for a loaded machine).
+    expect(Date.now() - t0).toBeLessThan(4000);
     expect(fail.status).toBe(500);
     expect(fail.json).toMatchObject({
       reason: "InternalError",
