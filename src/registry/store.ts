@@ -506,8 +506,9 @@ function prepareUpdate(t: ResourceType, obj: KObject, current: KObject, ctx: Str
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
   }
-  if (ctx.subresource === "status") {
-    // Only status changes through /status; metadata and spec stay as stored.
+  if (ctx.subresource === "status" || ctx.subresource === "approval") {
+    // Only status changes through /status (and a CSR's /approval, whose strategy keeps all but
+    // status.conditions); metadata and spec stay as stored.
     const next = clone(current);
     next.status = obj.status;
     if (obj.status === undefined) delete next.status;

@@ -108,6 +108,30 @@ function kind(flags: Partial<Strategy>, p: KindParts): Strategy {
 }
 
 // ---------------------------------------------------------------------------------------------
+// certificates.k8s.io
+
+/**
+ * A CertificateSigningRequest's approval subresource changes status.conditions only (upstream
+ * csrApprovalStrategy); conditions written through approval or status get a lastTransitionTime
+ * (and lastUpdateTime) when they come without one (upstream populateConditionTimestamps).
+ */
+function prepareCsrUpdate(obj: Obj, old: Obj, ctx: StrategyContext): void {
+  if (ctx.subresource !== "approval" && ctx.subresource !== "status") return;
+  const conditions = (obj.status as { conditions?: Obj[] } | undefined)?.conditions;
+  if (ctx.subresource === "approval") obj.status = { ...((old.status as Obj | undefined) ?? {}), ...(conditions ? { conditions } : {}) };
+  if (ctx.subresource === "approval" && !conditions) delete (obj.status as Obj).conditions;
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  const before = new Map(((old.status as { conditions?: Obj[] } | undefined)?.conditions ?? []).map((c) => [`${c.type}`, c]));
+  for (const c of (obj.status as { conditions?: Obj[] } | undefined)?.conditions ?? []) {
+    if (!c.lastUpdateTime) c.lastUpdateTime = now;
+    if (!c.lastTransitionTime) {
+      const prior = before.get(`${c.type}`);
+      c.lastTransitionTime = prior && prior.status === c.status && prior.lastTransitionTime ? prior.lastTransitionTime : now;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // core
 
 const namespaces = kind(
@@ -340,7 +364,10 @@ const overrides: Record<string, Strategy> = {
   "daemonsets.apps": appsWorkload(defaultDaemonSet, "daemonsets", validateDaemonSet),
   "jobs.batch": jobs,
   "cronjobs.batch": kind({ tracksGeneration: true }, { defaults: defaultCronJob, initialStatus: initialStatus.cronjobs, validate: (o) => validateCronJob(o) }),
-  "certificatesigningrequests.certificates.k8s.io": strategy({ selectableFields: (o) => ({ "spec.signerName": str((o.spec as any)?.signerName) }) }),
+  "certificatesigningrequests.certificates.k8s.io": strategy({
+    selectableFields: (o) => ({ "spec.signerName": str((o.spec as any)?.signerName) }),
+    prepareForUpdate: prepareCsrUpdate,
+  }),
   "events.events.k8s.io": events,
   "leases.coordination.k8s.io": kind({}, { defaults: defaultLease }),
   "ingresses.networking.k8s.io": kind({ tracksGeneration: true }, { initialStatus: withStatus("ingresses.networking.k8s.io") }),
