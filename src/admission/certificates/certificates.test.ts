@@ -36,7 +36,7 @@ describe("CertificateApproval", () => {
   it("refuses approving for a signer the user may not approve, with upstream's message", async () => {
     const authz = signerAuthorizer({});
     const p = certificateApproval(() => authz);
-    const e = await p.validate!(attrs({ subresource: "approval", object: csr("example.com/a", approved), oldObject: csr("example.com/a") })).catch((x) => x);
+    const e = await Promise.resolve(p.validate!(attrs({ subresource: "approval", object: csr("example.com/a", approved), oldObject: csr("example.com/a") }))).catch((x) => x);
     expect(e).toMatchObject({
       code: 403,
       message: 'certificatesigningrequests.certificates.k8s.io "req" is forbidden: user not permitted to approve requests with signerName "example.com/a"',
@@ -57,7 +57,7 @@ describe("CertificateApproval", () => {
 
   it("judges by the stored signer, not one the request tries to set", async () => {
     const p = certificateApproval(() => signerAuthorizer({ approve: ["example.com/mine"] }));
-    const e = await p.validate!(attrs({ subresource: "approval", object: csr("example.com/mine", approved), oldObject: csr("example.com/theirs") })).catch((x) => x);
+    const e = await Promise.resolve(p.validate!(attrs({ subresource: "approval", object: csr("example.com/mine", approved), oldObject: csr("example.com/theirs") }))).catch((x) => x);
     expect(e.message).toContain('signerName "example.com/theirs"');
   });
 
@@ -72,7 +72,7 @@ describe("CertificateSigning", () => {
   const cert = { certificate: "LS0tLS1CRUdJTg==" };
   it("refuses writing a certificate without sign on the signer", async () => {
     const p = certificateSigning(() => signerAuthorizer({ approve: ["example.com/a"] }));
-    const e = await p.validate!(attrs({ subresource: "status", object: csr("example.com/a", cert), oldObject: csr("example.com/a") })).catch((x) => x);
+    const e = await Promise.resolve(p.validate!(attrs({ subresource: "status", object: csr("example.com/a", cert), oldObject: csr("example.com/a") }))).catch((x) => x);
     expect(e).toMatchObject({ code: 403, message: 'certificatesigningrequests.certificates.k8s.io "req" is forbidden: user not permitted to sign requests with signerName "example.com/a"' });
   });
 
