@@ -3,7 +3,7 @@
 // this file only wires them to the store's hooks.
 import { strategy, type Strategy, type StrategyContext, defaultStrategy } from "../registry/strategy.js";
 import type { KObject } from "../registry/object.js";
-import type { FieldError } from "../apimachinery/validation.js";
+import { invalid as invalidField, validateName, type FieldError } from "../apimachinery/validation.js";
 import { defaultPod, podQOSClass } from "./defaults/pod.js";
 import {
   defaultCronJob,
@@ -129,6 +129,25 @@ function prepareCsrUpdate(obj: Obj, old: Obj, ctx: StrategyContext): void {
       c.lastTransitionTime = prior && prior.status === c.status && prior.lastTransitionTime ? prior.lastTransitionTime : now;
     }
   }
+}
+
+/**
+ * A ClusterTrustBundle's name (upstream ValidateClusterTrustBundleName): with a signer it starts
+ * with the signer name, "/" written ":", and a ":"; the rest is a DNS subdomain. Without a signer
+ * it is a DNS subdomain with no ":".
+ */
+function validateClusterTrustBundleName(o: Obj): FieldError[] {
+  const name = str((o.metadata as Obj | undefined)?.name);
+  const signerName = str((o.spec as Obj | undefined)?.signerName);
+  if (!name) return []; // Required is the generic check's
+  let msgs: string[];
+  if (!signerName) {
+    msgs = name.includes(":") ? ['ClusterTrustBundle without signer name must not have ":" in its name'] : validateName(name, false, "subdomain");
+  } else {
+    const prefix = `${signerName.replaceAll("/", ":")}:`;
+    msgs = name.startsWith(prefix) ? validateName(name.slice(prefix.length), false, "subdomain") : [`ClusterTrustBundle for signerName ${signerName} must be named with prefix ${prefix}`];
+  }
+  return msgs.map((m) => invalidField("metadata.name", name, m));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -364,6 +383,7 @@ const overrides: Record<string, Strategy> = {
   "daemonsets.apps": appsWorkload(defaultDaemonSet, "daemonsets", validateDaemonSet),
   "jobs.batch": jobs,
   "cronjobs.batch": kind({ tracksGeneration: true }, { defaults: defaultCronJob, initialStatus: initialStatus.cronjobs, validate: (o) => validateCronJob(o) }),
+  "clustertrustbundles.certificates.k8s.io": kind({ nameRule: "path-segment" }, { validate: (o) => validateClusterTrustBundleName(o) }),
   "certificatesigningrequests.certificates.k8s.io": strategy({
     selectableFields: (o) => ({ "spec.signerName": str((o.spec as any)?.signerName) }),
     prepareForUpdate: prepareCsrUpdate,
