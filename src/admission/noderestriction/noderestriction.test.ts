@@ -265,3 +265,16 @@ describe("NodeRestriction: service account tokens", () => {
     expect(await token(tokenRequest("mypod", "mypod-uid", ["vault"]), plugin(noAuthz, { ...gates, serviceAccountNodeAudienceRestriction: false }))).toBeUndefined();
   });
 });
+
+describe("NodeRestriction is off by default, the certificate plugins on", () => {
+  it("needs --enable-admission-plugins=NodeRestriction", async () => {
+    const { enabledAdmissionPlugins } = await import("../plugins.js");
+    const defaults = enabledAdmissionPlugins({});
+    expect(defaults).not.toContain("NodeRestriction");
+    expect(defaults).toEqual(expect.arrayContaining(["CertificateApproval", "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction"]));
+    const on = enabledAdmissionPlugins({ enableAdmissionPlugins: ["NodeRestriction"] });
+    // In upstream's order: after ServiceAccount and LimitRanger's place, before the certificate plugins.
+    expect(on.indexOf("NodeRestriction")).toBeGreaterThan(on.indexOf("NamespaceLifecycle"));
+    expect(on.indexOf("NodeRestriction")).toBeLessThan(on.indexOf("CertificateApproval"));
+  });
+});
