@@ -115,6 +115,35 @@ describe.skipIf(!bin)("NodeRestriction with the Node authorizer, kubectl as two 
     expect(own.status, JSON.stringify(own.json)).toBe(201);
   });
 
+  it("service account tokens: bound to its own pods only, for audiences the pod uses", async () => {
+    const tokenPod = (name: string, nodeName: string) => ({
+      ...pod(name, nodeName),
+      spec: {
+        nodeName,
+        serviceAccountName: "default",
+        containers: [{ name: "c", image: "busybox" }],
+        volumes: [{ name: "vault-token", projected: { sources: [{ serviceAccountToken: { path: "token", audience: "vault" } }] } }],
+      },
+    });
+    if ((await req(s, "GET", "/api/v1/namespaces/default/serviceaccounts/default")).status === 404) {
+      await admin("POST", "/api/v1/namespaces/default/serviceaccounts", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default" } });
+    }
+    const tokA = await admin("POST", "/api/v1/namespaces/default/pods", tokenPod("tok-a", "a"));
+    const tokB = await admin("POST", "/api/v1/namespaces/default/pods", tokenPod("tok-b", "b"));
+    const token = (podName: string, uid: string, audience: string) =>
+      as("a", ["create", "token", "default", "--bound-object-kind=Pod", `--bound-object-name=${podName}`, `--bound-object-uid=${uid}`, `--audience=${audience}`]);
+    const other = await token("tok-b", tokB.metadata.uid, "vault");
+    expect(other.code).not.toBe(0);
+    expect(other.stderr.trim()).toBe('error: failed to create token: serviceaccounts "default" is forbidden: node requested token bound to a pod scheduled on a different node');
+    const wrongAudience = await token("tok-a", tokA.metadata.uid, "elsewhere");
+    expect(wrongAudience.stderr.trim()).toBe(
+      'error: failed to create token: serviceaccounts "default" is forbidden: audience "elsewhere" not found in pod spec volume, system:node:a is not authorized to request tokens for this audience',
+    );
+    const ok = await token("tok-a", tokA.metadata.uid, "vault");
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout.trim().split(".")).toHaveLength(3); // a JWT
+  });
+
   it("CSRs: a kubelet asks for a client certificate in its own name only", async () => {
     const csr = async (name: string, cn: string) => ({
       apiVersion: "certificates.k8s.io/v1",

@@ -133,6 +133,18 @@ export class GenericStore {
     }
   }
 
+  /**
+   * Both admission stages for a create the store does not persist itself (a TokenRequest on
+   * serviceaccounts/token): the decoded body is admitted, then validated; the admitted object
+   * is returned for the handler to act on.
+   */
+  async admitUnstored(t: ResourceType, ns: string, name: string, subresource: string, object: KObject, opts: WriteOptions): Promise<KObject> {
+    const attrs = this.attributes("CREATE", t, ns, name, subresource, opts, object);
+    await this.admission.admit(attrs);
+    await this.admission.validate(attrs);
+    return attrs.object ?? object;
+  }
+
   // ---- create
 
   async create(t: ResourceType, ns: string, body: unknown, opts: WriteOptions): Promise<WriteResult> {

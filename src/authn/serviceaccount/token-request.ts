@@ -10,6 +10,7 @@ import { invalid as invalidField, type FieldError } from "../../apimachinery/val
 import type { ResourceHandler, ResourceRequest } from "../../handlers/context.js";
 import { readObject } from "../../handlers/body.js";
 import { negotiateWrite, writeResult } from "../../handlers/output.js";
+import { writeOptions } from "../../handlers/write-options.js";
 import type { KObject } from "../../registry/object.js";
 import { createPublicKey } from "node:crypto";
 import { keyIdOf, signJws } from "../jwt/jws.js";
@@ -66,8 +67,11 @@ export function tokenRequestHandlers(cfg: ServiceAccountConfig): Partial<Record<
       if (meta.name && meta.name !== name) throw invalid(tokenRequestKind, name, [invalidField("metadata.name", meta.name, "must match the service account name if specified")]);
       if (meta.namespace && meta.namespace !== namespace) throw invalid(tokenRequestKind, name, [invalidField("metadata.namespace", meta.namespace, "must match the service account namespace if specified")]);
       const { store, types } = r.parts;
+      // Admission (NodeRestriction: a kubelet's tokens only for its own pods) sees the request as
+      // decoded, before the service account is looked up (upstream: in the create handler).
+      const admitted = await store.admitUnstored(r.type, namespace, name, "token", { ...body, kind: "TokenRequest", apiVersion: "authentication.k8s.io/v1", metadata: meta } as KObject, writeOptions(r, { dryRun: false }));
       const sa = await store.get(r.type, namespace, name);
-      const spec = { ...((body.spec ?? {}) as { audiences?: string[] | null; expirationSeconds?: number | null; boundObjectRef?: BoundObjectRef | null }) };
+      const spec = { ...((admitted.spec ?? {}) as { audiences?: string[] | null; expirationSeconds?: number | null; boundObjectRef?: BoundObjectRef | null }) };
       const audiences = spec.audiences && spec.audiences.length ? spec.audiences : [...cfg.apiAudiences];
       let expirationSeconds = spec.expirationSeconds ?? 3600;
       const nowMs = Date.now();
