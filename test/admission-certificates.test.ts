@@ -88,6 +88,18 @@ describe.skipIf(!bin)("certificate admission (CertificateApproval, CertificateSi
     expect(stored.spec.signerName).toBe("example.com/widgets");
   });
 
+  it("a merge patch of approval is judged by the stored signer and changes nothing but conditions", async () => {
+    await csr("widget-3", "example.com/widgets");
+    const patch = { spec: { signerName: "example.com/gadgets" }, status: { conditions: [{ type: "Approved", status: "True", reason: "Patched", message: "by patch" }] } };
+    const r = await req(s, "PATCH", `${csrPath}/widget-3/approval`, { body: patch, headers: { "content-type": "application/merge-patch+json" }, creds: users.carol!.creds });
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    expect(r.json.spec.signerName).toBe("example.com/widgets");
+    expect(r.json.status.conditions).toMatchObject([{ type: "Approved", reason: "Patched" }]);
+    const deny = { status: { conditions: [{ type: "Denied", status: "True", reason: "Mine" }] } };
+    const no = await req(s, "PATCH", `${csrPath}/widget-3/approval`, { body: deny, headers: { "content-type": "application/merge-patch+json" }, creds: users.alice!.creds });
+    expect(no.status).toBe(403);
+  });
+
   it("approve on the signer does not cover another signer of the same domain; deny needs approve too", async () => {
     await csr("gadget-1", "example.com/gadgets");
     const no = await as("carol", ["certificate", "deny", "gadget-1"]);
