@@ -40,6 +40,13 @@ describe.skipIf(!bin)("NodeRestriction with the Node authorizer, kubectl as two 
       const created = await admin("POST", "/api/v1/nodes", { apiVersion: "v1", kind: "Node", metadata: { name: n, labels: { "kubernetes.io/hostname": n } } });
       nodeUid[n] = created.metadata.uid;
     }
+    // Pods need their namespace's default ServiceAccount (the ServiceAccount admission plugin
+    // refuses them before the controller made it): wait for it, or make it.
+    const saPath = "/api/v1/namespaces/default/serviceaccounts/default";
+    for (let i = 0; i < 50 && (await req(s, "GET", saPath)).status === 404; i++) await new Promise((r) => setTimeout(r, 100));
+    if ((await req(s, "GET", saPath)).status === 404) {
+      await admin("POST", "/api/v1/namespaces/default/serviceaccounts", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default" } });
+    }
     await admin("POST", "/api/v1/namespaces/default/pods", pod("on-a", "a"));
     await admin("POST", "/api/v1/namespaces/default/pods", pod("on-b", "b"));
   }, 60_000);
@@ -125,9 +132,6 @@ describe.skipIf(!bin)("NodeRestriction with the Node authorizer, kubectl as two 
         volumes: [{ name: "vault-token", projected: { sources: [{ serviceAccountToken: { path: "token", audience: "vault" } }] } }],
       },
     });
-    if ((await req(s, "GET", "/api/v1/namespaces/default/serviceaccounts/default")).status === 404) {
-      await admin("POST", "/api/v1/namespaces/default/serviceaccounts", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default" } });
-    }
     const tokA = await admin("POST", "/api/v1/namespaces/default/pods", tokenPod("tok-a", "a"));
     const tokB = await admin("POST", "/api/v1/namespaces/default/pods", tokenPod("tok-b", "b"));
     const token = (podName: string, uid: string, audience: string) =>
