@@ -200,6 +200,20 @@ export class GenericStore {
     }
   }
 
+  /**
+   * Admission of a create on a subresource whose handler stores nothing through this store
+   * (serviceaccounts/token): both stages, the mutating one's result returned. `check` runs
+   * between them, as a type's validation does.
+   */
+  async admitSubresourceCreate(t: ResourceType, ns: string, name: string, subresource: string, object: KObject, opts: WriteOptions, check?: (admitted: KObject) => void | Promise<void>): Promise<KObject> {
+    const attrs = this.attributes("CREATE", t, ns, name, subresource, opts, object);
+    await this.admission.admit(attrs);
+    const admitted = attrs.object ?? object;
+    await check?.(admitted);
+    await this.admission.validate(this.attributes("CREATE", t, ns, name, subresource, opts, admitted));
+    return admitted;
+  }
+
   // ---- update: the one read-modify-write loop (upstream: GuaranteedUpdate)
 
   async update(t: ResourceType, ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
