@@ -295,6 +295,30 @@ export class GenericStore {
     }
   }
 
+  /**
+   * A raw read-modify-write (upstream: Storage.GuaranteedUpdate): no strategy, no admission, no
+   * ownership — for the effect of another admitted request (a pod's binding). `mutate` gets a
+   * copy of the stored object, retried after a lost race; it throws to refuse.
+   */
+  async guaranteedUpdate(t: ResourceType, ns: string, name: string, mutate: (current: KObject) => KObject, opts: { dryRun: boolean }): Promise<KObject> {
+    const key = storageKey(t, ns, name);
+    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      const kv = await this.storage.get(key);
+      if (!kv) throw notFound(t.gr, name);
+      const next = mutate(clone(await servedOne(t, decodeFromStorage(kv, t))));
+      delete next.metadata.resourceVersion;
+      if (opts.dryRun) return next;
+      try {
+        const written = await this.storage.update(key, encodeForStorage(await storageVersionOf(t, next)), kv.modRevision);
+        next.metadata.resourceVersion = String(written.modRevision);
+        return next;
+      } catch (e) {
+        if (!isLostRace(e)) throw e;
+      }
+    }
+    throw conflict(t.gr, name, optimisticLockMessage);
+  }
+
   // ---- delete
 
   /**
@@ -319,9 +343,11 @@ export class GenericStore {
       }
       current = await servedOne(t, current);
       checkDeletePreconditions(t, current, opts);
-      const attrs = this.attributes("DELETE", t, ns, name, "", opts, undefined, current);
-      await this.admission.admit(attrs);
-      await this.admission.validate(attrs);
+      if (!opts.skipAdmission) {
+        const attrs = this.attributes("DELETE", t, ns, name, "", opts, undefined, current);
+        await this.admission.admit(attrs);
+        await this.admission.validate(attrs);
+      }
       const outcome = await this.deleteOnce(t, key, kv.modRevision, current, opts);
       if (outcome !== "retry") return outcome;
     }
