@@ -98,6 +98,21 @@ describe.skipIf(!bin)("NodeRestriction with the Node authorizer, kubectl as two 
     expect(ok.code, ok.stderr).toBe(0);
   });
 
+  it("evictions: a kubelet evicts its own pods only", async () => {
+    await admin("POST", "/api/v1/namespaces/default/pods", pod("evict-a", "a"));
+    await admin("POST", "/api/v1/namespaces/default/pods", pod("evict-b", "b"));
+    const evict = (name: string) =>
+      req(s, "POST", `/api/v1/namespaces/default/pods/${name}/eviction`, {
+        body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace: "default" } },
+        creds: nodes.a!.creds,
+      });
+    const other = await evict("evict-b");
+    expect(other.status).toBe(403);
+    expect(other.json.message).toBe('pods "evict-b" is forbidden: node a can only evict pods with spec.nodeName set to itself');
+    const own = await evict("evict-a");
+    expect(own.status, JSON.stringify(own.json)).toBe(201);
+  });
+
   it("pods: a kubelet creates mirror pods of its own only", async () => {
     const plain = await req(s, "POST", "/api/v1/namespaces/default/pods", { body: pod("plain", "a"), creds: nodes.a!.creds });
     expect(plain.status).toBe(403);
