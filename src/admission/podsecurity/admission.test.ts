@@ -52,13 +52,23 @@ const restrictedPod = (name = "ok") =>
 const attrs = (a: Partial<AdmissionAttributes>) =>
   admissionAttributes({ operation: "CREATE", type: pods, namespace: "restricted", name: "x", subresource: "", dryRun: false, object: privilegedPod(), ...a });
 
+/** The error a validation threw. */
+const failure = async (f: () => void | Promise<void>): Promise<any> => {
+  try {
+    await f();
+  } catch (e) {
+    return e;
+  }
+  throw new Error("expected a rejection");
+};
+
 const fullRestrictedMessage =
   'pods "x" is forbidden: violates PodSecurity "restricted:latest": privileged (container "c" must not set securityContext.privileged=true), allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")';
 
 describe("PodSecurity on pods", () => {
   it("refuses a privileged pod in a restricted namespace with upstream's message and records the enforced policy", async () => {
     const a = attrs({});
-    const e = await plugin.validate!(a).catch((x) => x);
+    const e = await failure(() => plugin.validate!(a));
     expect(e).toMatchObject({ code: 403, reason: "Forbidden", message: fullRestrictedMessage, details: { name: "x", kind: "pods" } });
     expect(a.auditAnnotations).toEqual({ "pod-security.kubernetes.io/enforce-policy": "restricted:latest" });
     expect(a.warnings).toEqual([]);
@@ -121,7 +131,7 @@ describe("PodSecurity on pods", () => {
     const old = restrictedPod("x");
     const debug = JSON.parse(JSON.stringify(old));
     debug.spec.ephemeralContainers = [{ name: "debugger", image: "busybox", targetContainerName: "c" }];
-    const e = await plugin.validate!(attrs({ operation: "UPDATE", subresource: "ephemeralcontainers", object: debug, oldObject: old })).catch((x) => x);
+    const e = await failure(() => plugin.validate!(attrs({ operation: "UPDATE", subresource: "ephemeralcontainers", object: debug, oldObject: old })));
     expect(e.message).toBe(
       'pods "x" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "debugger" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "debugger" must set securityContext.capabilities.drop=["ALL"])',
     );
