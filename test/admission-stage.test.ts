@@ -274,3 +274,26 @@ describe("Service allocation: reserve, then commit", () => {
     expect(again.status).toBe(422);
   });
 });
+
+describe("subresource creates handled outside the store: serviceaccounts/token", () => {
+  it("a TokenRequest passes both stages with its own kind and subresource, and a rejection stops the token", async () => {
+    // The default ServiceAccount of "default" comes from its controller: wait for it.
+    for (let i = 0; i < 50 && (await req(s, "GET", "/api/v1/namespaces/default/serviceaccounts/default")).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+    onAdmit = (a) => {
+      if (a.subresource === "token") a.object!.spec = { ...(a.object!.spec as object), expirationSeconds: 1200 };
+    };
+    const ok = await req(s, "POST", "/api/v1/namespaces/default/serviceaccounts/default/token", { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { audiences: ["a"] } } });
+    expect(ok.status).toBe(201);
+    expect(ok.json.spec.expirationSeconds).toBe(1200);
+    const token = seen.filter((x) => x.subresource === "token");
+    expect(token.map((x) => `${x.stage} ${x.operation} ${x.resource}/${x.subresource} ${x.name}`)).toEqual(["admit CREATE serviceaccounts/token default", "validate CREATE serviceaccounts/token default"]);
+    expect(token[1].object).toMatchObject({ kind: "TokenRequest", spec: { audiences: ["a"], expirationSeconds: 1200 } });
+    onValidate = (a) => {
+      if (a.subresource === "token") throw new ApiError(403, "Forbidden", "no tokens today");
+    };
+    const refused = await req(s, "POST", "/api/v1/namespaces/default/serviceaccounts/default/token", { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} } });
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toBe("no tokens today");
+    expect(refused.json.status?.token).toBeUndefined();
+  });
+});

@@ -200,6 +200,20 @@ export class GenericStore {
     }
   }
 
+  /**
+   * Admission of a create on a subresource whose handler stores nothing through this store
+   * (serviceaccounts/token): both stages, the mutating one's result returned. `check` runs
+   * between them, as a type's validation does.
+   */
+  async admitSubresourceCreate(t: ResourceType, ns: string, name: string, subresource: string, object: KObject, opts: WriteOptions, check?: (admitted: KObject) => void | Promise<void>): Promise<KObject> {
+    const attrs = this.attributes("CREATE", t, ns, name, subresource, opts, object);
+    await this.admission.admit(attrs);
+    const admitted = attrs.object ?? object;
+    await check?.(admitted);
+    await this.admission.validate(this.attributes("CREATE", t, ns, name, subresource, opts, admitted));
+    return admitted;
+  }
+
   // ---- update: the one read-modify-write loop (upstream: GuaranteedUpdate)
 
   async update(t: ResourceType, ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
@@ -281,6 +295,30 @@ export class GenericStore {
     }
   }
 
+  /**
+   * A raw read-modify-write (upstream: Storage.GuaranteedUpdate): no strategy, no admission, no
+   * ownership — for the effect of another admitted request (a pod's binding). `mutate` gets a
+   * copy of the stored object, retried after a lost race; it throws to refuse.
+   */
+  async guaranteedUpdate(t: ResourceType, ns: string, name: string, mutate: (current: KObject) => KObject, opts: { dryRun: boolean }): Promise<KObject> {
+    const key = storageKey(t, ns, name);
+    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      const kv = await this.storage.get(key);
+      if (!kv) throw notFound(t.gr, name);
+      const next = mutate(clone(await servedOne(t, decodeFromStorage(kv, t))));
+      delete next.metadata.resourceVersion;
+      if (opts.dryRun) return next;
+      try {
+        const written = await this.storage.update(key, encodeForStorage(await storageVersionOf(t, next)), kv.modRevision);
+        next.metadata.resourceVersion = String(written.modRevision);
+        return next;
+      } catch (e) {
+        if (!isLostRace(e)) throw e;
+      }
+    }
+    throw conflict(t.gr, name, optimisticLockMessage);
+  }
+
   // ---- delete
 
   /**
@@ -305,9 +343,11 @@ export class GenericStore {
       }
       current = await servedOne(t, current);
       checkDeletePreconditions(t, current, opts);
-      const attrs = this.attributes("DELETE", t, ns, name, "", opts, undefined, current);
-      await this.admission.admit(attrs);
-      await this.admission.validate(attrs);
+      if (!opts.skipAdmission) {
+        const attrs = this.attributes("DELETE", t, ns, name, "", opts, undefined, current);
+        await this.admission.admit(attrs);
+        await this.admission.validate(attrs);
+      }
       const outcome = await this.deleteOnce(t, key, kv.modRevision, current, opts);
       if (outcome !== "retry") return outcome;
     }
