@@ -145,6 +145,28 @@ describe("warn", () => {
     expect(r.stdout.trim()).toBe("deployment.apps/web created");
   });
 
+  it("warns about the pod template of every workload kind", async () => {
+    const labels = { app: "w" };
+    const template = { metadata: { labels }, spec: { hostIPC: true, containers: [{ name: "c", image: "busybox" }] } };
+    const jobTemplate = { metadata: { labels }, spec: { ...template.spec, restartPolicy: "Never" } };
+    const workloads: [string, Record<string, unknown>][] = [
+      ["/apis/apps/v1/namespaces/warn-ns/replicasets", { metadata: { name: "rs" }, spec: { selector: { matchLabels: labels }, template } }],
+      ["/apis/apps/v1/namespaces/warn-ns/statefulsets", { metadata: { name: "sts" }, spec: { serviceName: "sts", selector: { matchLabels: labels }, template } }],
+      ["/apis/apps/v1/namespaces/warn-ns/daemonsets", { metadata: { name: "ds" }, spec: { selector: { matchLabels: labels }, template } }],
+      ["/apis/batch/v1/namespaces/warn-ns/jobs", { metadata: { name: "job" }, spec: { template: jobTemplate } }],
+      ["/apis/batch/v1/namespaces/warn-ns/cronjobs", { metadata: { name: "cj" }, spec: { schedule: "* * * * *", jobTemplate: { spec: { template: jobTemplate } } } }],
+      ["/api/v1/namespaces/warn-ns/replicationcontrollers", { metadata: { name: "rc" }, spec: { selector: labels, template } }],
+      ["/api/v1/namespaces/warn-ns/podtemplates", { metadata: { name: "pt" }, template }],
+    ];
+    for (const [path, body] of workloads) {
+      const r = await req(s, "POST", path, { body });
+      expect(r.status, `${path}: ${r.text}`).toBe(201);
+      const warnings = warningsOf(r.headers);
+      expect(warnings, path).toHaveLength(1);
+      expect(warnings[0], path).toMatch(/^would violate PodSecurity "restricted:latest": host namespaces \(hostIPC\), allowPrivilegeEscalation != false /);
+    }
+  });
+
   it("never refuses a workload in an enforcing namespace (its pods are checked when made)", async () => {
     const r = await req(s, "POST", "/apis/batch/v1/namespaces/restricted-2/jobs", {
       body: { metadata: { name: "j" }, spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox", securityContext: { privileged: true } }] } } } },
