@@ -11,8 +11,12 @@ import { formatFieldError, type FieldError } from "../../apimachinery/validation
 import type { KObject } from "../../registry/object.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
 import {
+  auditLevelLabel,
+  auditVersionLabel,
   auditViolationsAnnotation,
   compareLevels,
+  enforceLevelLabel,
+  enforceVersionLabel,
   enforcedPolicyAnnotation,
   equivalentPolicies,
   errorAnnotation,
@@ -23,14 +27,10 @@ import {
   policyFromLabels,
   sameLevelVersion,
   sameVersion,
-  type LevelVersion,
-  type Policy,
-  auditLevelLabel,
-  auditVersionLabel,
-  enforceLevelLabel,
-  enforceVersionLabel,
   warnLevelLabel,
   warnVersionLabel,
+  type LevelVersion,
+  type Policy,
 } from "./api.js";
 import type { PodMetaJson, PodSpecJson } from "./check.js";
 import type { PodSecurityConfiguration } from "./config.js";
@@ -65,6 +65,8 @@ const allowPrivileged: Response = { allowed: true, auditAnnotations: { [enforced
 const ignoredPodSubresources = new Set(["exec", "attach", "binding", "eviction", "log", "portforward", "proxy", "status"]);
 
 const isCore = (a: AdmissionAttributes, resource: string) => a.type.group === "" && a.type.resource === resource;
+
+type PodJson = KObject & { spec?: PodSpecJson };
 
 export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
   const { config, evaluator } = deps;
@@ -116,8 +118,8 @@ export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
     }
     const { policy, errors } = policyOf(labels);
     if (errors.length === 0 && fullyPrivileged(policy)) return allowPrivileged;
-    const pod = a.object as KObject & { spec?: PodSpecJson };
-    if (a.operation === "UPDATE" && a.oldObject && !isSignificantPodUpdate(pod, a.oldObject as KObject & { spec?: PodSpecJson })) return allow;
+    const pod = a.object as PodJson;
+    if (a.operation === "UPDATE" && a.oldObject && !isSignificantPodUpdate(pod, a.oldObject as PodJson)) return allow;
     return evaluatePod(a, policy, errors, pod.metadata as PodMetaJson, pod.spec ?? {}, true);
   }
 
@@ -190,7 +192,7 @@ export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
     const counts = new Map<string, { podName: string; count: number }>();
     const order: string[] = [];
     for (let i = 0; i < toCheck.length; i++) {
-      const pod = toCheck[i]! as KObject & { spec?: PodSpecJson };
+      const pod = toCheck[i] as PodJson;
       const r = evaluate(enforce, pod.metadata as PodMetaJson, pod.spec ?? {});
       if (!r.allowed) {
         const warning = forbiddenReason(r);
@@ -258,7 +260,7 @@ function prioritizePods(pods: readonly KObject[], exemptRuntimeClass: (rc: strin
   const replicas: KObject[] = [];
   const seen = new Set<string>();
   for (const pod of pods) {
-    if (exemptRuntimeClass((pod as { spec?: PodSpecJson }).spec?.runtimeClassName)) continue;
+    if (exemptRuntimeClass((pod as PodJson).spec?.runtimeClassName)) continue;
     const controller = pod.metadata.ownerReferences?.find((o) => o.controller);
     if (!controller) first.push(pod);
     else if (seen.has(controller.uid)) replicas.push(pod);
@@ -270,7 +272,6 @@ function prioritizePods(pods: readonly KObject[], exemptRuntimeClass: (rc: strin
   return [...first, ...replicas];
 }
 
-type PodJson = KObject & { spec?: PodSpecJson };
 
 /**
  * Whether a pod update changes anything the checks read that an update may change: containers
