@@ -203,6 +203,13 @@ describe("namespace labels", () => {
     expect(r.json.message).toBe('Namespace "relabel" is invalid: metadata.labels[pod-security.kubernetes.io/audit-version]: Invalid value: "1.30": must be "latest" or "v1.x"');
   });
 
+  it.skipIf(!kubectlBin)("kubectl label with an invalid level shows the 422", async () => {
+    await namespace("relabel-2");
+    const r = await kubectl(kubectlBin!, server.kubeconfigPath!, ["label", "namespace", "relabel-2", "pod-security.kubernetes.io/warn=loud"]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr.trim()).toBe('The Namespace "relabel-2" is invalid: metadata.labels[pod-security.kubernetes.io/warn]: Invalid value: "loud": must be one of privileged, baseline, restricted');
+  });
+
   it.skipIf(!kubectlBin)("kubectl label tightening enforce warns about the existing pods that would violate it", async () => {
     await namespace("tighten");
     for (const name of ["b", "a"]) {
