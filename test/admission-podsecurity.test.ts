@@ -29,6 +29,7 @@ plugins:
     exemptions:
       namespaces: [exempt-ns]
       runtimeClasses: [trusted]
+      usernames: [exempt-user]
 `;
 
 beforeAll(async () => {
@@ -119,11 +120,21 @@ describe("enforce", () => {
     await namespace("exempt-ns", { "pod-security.kubernetes.io/enforce": "restricted" });
     const r = await req(s, "POST", "/api/v1/namespaces/exempt-ns/pods", { body: { metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "nginx", securityContext: { privileged: true } }] } } });
     expect(r.status, r.text).toBe(201);
+    // The class exists, so the RuntimeClass plugin (when enabled) lets the pod through to PodSecurity.
+    const klass = await req(s, "POST", "/apis/node.k8s.io/v1/runtimeclasses", { body: { metadata: { name: "trusted" }, handler: "trusted" } });
+    expect(klass.status, klass.text).toBe(201);
     const rc = await req(s, "POST", "/api/v1/namespaces/restricted-2/pods", {
       body: { metadata: { name: "trusted" }, spec: { runtimeClassName: "trusted", containers: [{ name: "c", image: "nginx", securityContext: { privileged: true } }] } },
     });
-    // The RuntimeClass admission plugin may refuse a class that does not exist; PodSecurity itself does not.
-    expect(rc.text).not.toContain("PodSecurity");
+    expect(rc.status, rc.text).toBe(201);
+    expect(warningsOf(rc.headers)).toEqual([]);
+    // An exempt user (here by impersonation) creates pods unchecked; others do not.
+    const privileged = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: "c", image: "nginx", securityContext: { privileged: true } }] } });
+    const as = (user: string) => ({ "impersonate-user": user, "impersonate-group": "system:masters" });
+    const exempted = await req(s, "POST", "/api/v1/namespaces/restricted-2/pods", { headers: as("exempt-user"), body: privileged("by-exempt-user") });
+    expect(exempted.status, exempted.text).toBe(201);
+    const other = await req(s, "POST", "/api/v1/namespaces/restricted-2/pods", { headers: as("someone-else"), body: privileged("by-someone-else") });
+    expect(other.status, other.text).toBe(403);
   });
 });
 
