@@ -3,7 +3,8 @@ import type { KObject } from "../../registry/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { admissionAttributes } from "../attributes.testkit.js";
 import type { AdmissionAttributes } from "../interface.js";
-import { isSignificantPodUpdate, podSecurity, type PodSecurityDeps } from "./admission.js";
+import { podSecurity, type PodSecurityDeps } from "./admission.js";
+import { isSignificantPodUpdate } from "./pod-updates.js";
 import { defaultConfiguration, loadPodSecurityConfiguration } from "./config.js";
 import { defaultChecks, newEvaluator } from "./registry.js";
 

@@ -7,7 +7,7 @@
 // - validates namespaces' pod-security labels (422) and, when an update tightens the enforce
 //   level, warns about the existing pods that would violate it.
 import { ApiError, forbidden, internalError, invalid } from "../../apimachinery/errors.js";
-import { formatFieldError, type FieldError } from "../../apimachinery/validation.js";
+import { aggregateMessage, type FieldError } from "../../apimachinery/validation.js";
 import type { KObject } from "../../registry/object.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
 import {
@@ -34,7 +34,9 @@ import {
 } from "./api.js";
 import type { PodMetaJson, PodSpecJson } from "./check.js";
 import type { PodSecurityConfiguration } from "./config.js";
-import { aggregate, forbiddenDetail, forbiddenReason, type AggregateResult, type Evaluator } from "./registry.js";
+import { aggregate, forbiddenDetail, type AggregateResult, type Evaluator } from "./registry.js";
+import { existingPodWarnings } from "./namespace-pods.js";
+import { isSignificantPodUpdate, type PodJson } from "./pod-updates.js";
 import { extractPodTemplate, isPodTemplateResource } from "./templates.js";
 
 export interface PodSecurityDeps {
@@ -66,8 +68,6 @@ const ignoredPodSubresources = new Set(["exec", "attach", "binding", "eviction",
 
 const isCore = (a: AdmissionAttributes, resource: string) => a.type.group === "" && a.type.resource === resource;
 
-type PodJson = KObject & { spec?: PodSpecJson };
-
 export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
   const { config, evaluator } = deps;
   const exemptNamespace = (ns: string) => ns !== "" && config.exemptions.namespaces.includes(ns);
@@ -80,7 +80,7 @@ export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
   function evaluatePod(a: AdmissionAttributes, policy: Policy, policyErrors: FieldError[], meta: PodMetaJson, spec: PodSpecJson, enforce: boolean): Response {
     if (exemptRuntimeClass(spec.runtimeClassName)) return exempt("runtimeClass");
     const auditAnnotations: Record<string, string> = {};
-    if (policyErrors.length > 0) auditAnnotations[errorAnnotation] = `Failed to parse policy: ${aggregateText(policyErrors)}`;
+    if (policyErrors.length > 0) auditAnnotations[errorAnnotation] = `Failed to parse policy: ${aggregateMessage(policyErrors)}`;
     const cached = new Map<string, AggregateResult>();
     const resultOf = (lv: LevelVersion) => {
       const key = lvString(lv);
@@ -150,7 +150,7 @@ export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
     }
     const old = policyOf(a.oldObject?.metadata.labels);
     // Invalid labels are refused only when they changed: an old namespace stays editable.
-    if (errors.length > 0 && (old.errors.length === 0 || aggregateText(errors) !== aggregateText(old.errors))) return invalidLabels();
+    if (errors.length > 0 && (old.errors.length === 0 || aggregateMessage(errors) !== aggregateMessage(old.errors))) return invalidLabels();
     // Existing pods are checked only when the enforce level tightens.
     if (sameLevelVersion(policy.enforce, old.policy.enforce)) return allow;
     if (policy.enforce.level === "privileged") return allow;
@@ -176,8 +176,6 @@ export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
 
   async function evaluatePodsInNamespace(namespace: string, enforce: LevelVersion, signal: AbortSignal | undefined): Promise<string[]> {
     const timeoutMs = deps.namespacePodCheckTimeoutMs ?? 1000;
-    const maxPods = deps.namespaceMaxPodsToCheck ?? 3000;
-    const deadline = Date.now() + timeoutMs;
     const timer = AbortSignal.timeout(timeoutMs);
     let pods: KObject[];
     try {
@@ -185,43 +183,12 @@ export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
     } catch {
       return ["failed to list pods while checking new PodSecurity enforce level"];
     }
-    const prioritized = prioritizePods(pods, exemptRuntimeClass);
-    const total = prioritized.length;
-    const toCheck = prioritized.slice(0, maxPods);
-    let checked = toCheck.length;
-    const counts = new Map<string, { podName: string; count: number }>();
-    const order: string[] = [];
-    for (let i = 0; i < toCheck.length; i++) {
-      const pod = toCheck[i] as PodJson;
-      const r = evaluate(enforce, pod.metadata as PodMetaJson, pod.spec ?? {});
-      if (!r.allowed) {
-        const warning = forbiddenReason(r);
-        const name = pod.metadata.name ?? "";
-        const c = counts.get(warning);
-        if (!c) {
-          counts.set(warning, { podName: name, count: 1 });
-          order.push(warning);
-        } else {
-          c.count++;
-          if (name < c.podName) c.podName = name;
-        }
-      }
-      if (Date.now() > deadline || signal?.aborted) {
-        checked = i + 1;
-        break;
-      }
-    }
-    const warnings: string[] = [];
-    if (checked < total) warnings.push(`new PodSecurity enforce level only checked against the first ${checked} of ${total} existing pods`);
-    if (order.length > 0) warnings.push(`existing pods in namespace "${namespace}" violate the new PodSecurity enforce level "${lvString(enforce)}"`);
-    const decorated = order.map((w) => {
-      const { podName, count } = counts.get(w)!;
-      if (count === 1) return `${podName}: ${w}`;
-      if (count === 2) return `${podName} (and 1 other pod): ${w}`;
-      return `${podName} (and ${count - 1} other pods): ${w}`;
+    return existingPodWarnings(namespace, enforce, pods, {
+      evaluate: (pod) => evaluate(enforce, pod.metadata as PodMetaJson, pod.spec ?? {}),
+      exemptRuntimeClass,
+      maxPods: deps.namespaceMaxPodsToCheck ?? 3000,
+      expired: () => timer.aborted || !!signal?.aborted,
     });
-    decorated.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-    return [...warnings, ...decorated];
   }
 
   async function respond(a: AdmissionAttributes): Promise<Response | undefined> {
@@ -244,62 +211,3 @@ export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
     },
   };
 }
-
-/** Upstream's aggregate of field errors as %v prints it: one bare, several in brackets. */
-function aggregateText(errs: readonly FieldError[]): string {
-  const texts = [...new Set(errs.map(formatFieldError))];
-  return texts.length === 1 ? texts[0]! : `[${texts.join(", ")}]`;
-}
-
-/**
- * Pods to check for a new enforce level: those of an exempt runtime class left out, one pod per
- * controller first and the other replicas after, so that a cut-off still covers every workload.
- */
-function prioritizePods(pods: readonly KObject[], exemptRuntimeClass: (rc: string | undefined) => boolean): KObject[] {
-  const first: KObject[] = [];
-  const replicas: KObject[] = [];
-  const seen = new Set<string>();
-  for (const pod of pods) {
-    if (exemptRuntimeClass((pod as PodJson).spec?.runtimeClassName)) continue;
-    const controller = pod.metadata.ownerReferences?.find((o) => o.controller);
-    if (!controller) first.push(pod);
-    else if (seen.has(controller.uid)) replicas.push(pod);
-    else {
-      seen.add(controller.uid);
-      first.push(pod);
-    }
-  }
-  return [...first, ...replicas];
-}
-
-
-/**
- * Whether a pod update changes anything the checks read that an update may change: containers
- * added or removed, an image, a container's seccomp annotation, an ephemeral container added or
- * changed. Other updates (labels, status-like fields) pass without evaluation, so that existing
- * pods stay updatable after their namespace's policy tightened.
- */
-export function isSignificantPodUpdate(pod: PodJson, oldPod: PodJson): boolean {
-  const spec = pod.spec ?? {};
-  const oldSpec = oldPod.spec ?? {};
-  const annotations = pod.metadata.annotations ?? {};
-  const oldAnnotations = oldPod.metadata.annotations ?? {};
-  const containers = spec.containers ?? [];
-  const oldContainers = oldSpec.containers ?? [];
-  const inits = spec.initContainers ?? [];
-  const oldInits = oldSpec.initContainers ?? [];
-  if (containers.length !== oldContainers.length || inits.length !== oldInits.length) return true;
-  const changed = (c: { name: string; image?: string }, o: { name: string; image?: string }) => {
-    if (c.image !== o.image) return true;
-    const key = `container.seccomp.security.alpha.kubernetes.io/${c.name}`;
-    return annotations[key] !== oldAnnotations[key];
-  };
-  if (containers.some((c, i) => changed(c, oldContainers[i]!))) return true;
-  if (inits.some((c, i) => changed(c, oldInits[i]!))) return true;
-  for (const c of spec.ephemeralContainers ?? []) {
-    const o = (oldSpec.ephemeralContainers ?? []).find((x) => x.name === c.name);
-    if (!o || changed(c, o)) return true;
-  }
-  return false;
-}
-
