@@ -13,6 +13,7 @@ import type { AdmissionPlugin } from "./interface.js";
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from "./certificates/index.js";
 import { namespaceLifecycle } from "./namespace-lifecycle.js";
 import { nodeRestriction, storeLookup } from "./noderestriction/index.js";
+import { podSecurityPlugin } from "./podsecurity/index.js";
 
 /** Every plugin name kube-apiserver 1.34 registers, in the order the chain runs them. */
 export const allOrderedPlugins = [
@@ -119,6 +120,7 @@ const factories: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   CertificateSigning: (ctx) => certificateSigning(ctx.authorizer),
   ClusterTrustBundleAttest: (ctx) => clusterTrustBundleAttest(ctx.authorizer, ctx.gates.enabled("ClusterTrustBundle")),
   CertificateSubjectRestriction: () => certificateSubjectRestriction(),
+  PodSecurity: podSecurityPlugin,
 };
 
 /** The enabled plugin names in chain order, or the start-up errors of the flags. */

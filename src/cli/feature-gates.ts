@@ -50,6 +50,8 @@ const known: Record<string, GateSpec> = {
   StructuredAuthorizationConfiguration: { default: true, locked: true },
   TokenRequestServiceAccountUIDValidation: { default: true },
   UnauthenticatedHTTP2DOSMitigation: { default: true },
+  // Alpha in 1.34: PodSecurity relaxes runAsNonRoot, runAsUser and procMount for hostUsers=false pods.
+  UserNamespacesPodSecurityStandards: { default: false },
   WatchCacheInitializationPostStartHook: { default: false },
   WatchFromStorageWithoutResourceVersion: { default: false },
   WatchList: { default: false },
