@@ -297,3 +297,19 @@ describe("subresource creates handled outside the store: serviceaccounts/token",
     expect(refused.json.status?.token).toBeUndefined();
   });
 });
+
+describe("a write that changes nothing", () => {
+  it("still passes validation and validating admission (upstream finds it a no-op only in storage), then stores nothing", async () => {
+    const created = await req(s, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "unchanged" }, data: { k: "v" } } });
+    expect(created.status).toBe(201);
+    onValidate = (a) => {
+      if (a.type.resource === "configmaps" && a.operation === "UPDATE") throw new ApiError(403, "Forbidden", "updates refused");
+    };
+    const same = await req(s, "PUT", "/api/v1/namespaces/default/configmaps/unchanged", { body: created.json });
+    expect(same.status).toBe(403);
+    onValidate = () => {};
+    const ok = await req(s, "PUT", "/api/v1/namespaces/default/configmaps/unchanged", { body: created.json });
+    expect(ok.status).toBe(200);
+    expect(ok.json.metadata.resourceVersion).toBe(created.json.metadata.resourceVersion);
+  });
+});

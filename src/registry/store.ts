@@ -262,13 +262,14 @@ export class GenericStore {
     try {
       const allocationErrors = reservation?.errors ?? [];
       let obj = prepareUpdate(t, admitted, current, ctx);
-      if (allocationErrors.length === 0 && deepEqual(withoutResourceVersion(obj), withoutResourceVersion(current))) {
-        return { object: current, created: false }; // no-op write: nothing stored, no event
-      }
-      if (opts.fieldManager !== undefined && !opts.ownershipRecorded) obj = withUpdateOwnership(t, ctx.subresource, current, obj, opts.fieldManager);
+      // A write that changes nothing is still validated and admitted (upstream decides it is a
+      // no-op only when storage compares the bytes), then answered without storing or an event.
+      const noop = allocationErrors.length === 0 && deepEqual(withoutResourceVersion(obj), withoutResourceVersion(current));
+      if (!noop && opts.fieldManager !== undefined && !opts.ownershipRecorded) obj = withUpdateOwnership(t, ctx.subresource, current, obj, opts.fieldManager);
       const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
       await this.admission.validate(this.attributes("UPDATE", t, ns, name, ctx.subresource, opts, obj, current));
+      if (noop) return { object: current, created: false };
       if (opts.dryRun) return { object: obj, created: false };
       return await this.writeUpdate(t, key, modRevision, obj);
     } finally {
