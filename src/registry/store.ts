@@ -556,6 +556,16 @@ function prepareUpdate(t: ResourceType, obj: KObject, current: KObject, ctx: Str
     t.strategy.prepareForUpdate(next, current, ctx);
     return next;
   }
+  if (ctx.subresource === "ephemeralcontainers") {
+    // A pod's ephemeral containers, and nothing else, change through this subresource.
+    const next = clone(current);
+    const ecs = (obj.spec as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;
+    const spec = ((next.spec ??= {}) as { ephemeralContainers?: unknown });
+    if (ecs === undefined) delete spec.ephemeralContainers;
+    else spec.ephemeralContainers = ecs;
+    if (t.strategy.tracksGeneration && !deepEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(current))) next.metadata.generation = (c.generation ?? 0) + 1;
+    return next;
+  }
   if (t.hasStatus) {
     if (current.status === undefined) delete obj.status;
     else obj.status = clone(current.status);

@@ -31,7 +31,7 @@ import {
   defaultStorageClass,
   initialGroupStatus,
 } from "./defaults/groups.js";
-import { validatePodSpec, validatePodSpecUpdate } from "./validation/pod.js";
+import { validateEphemeralContainersUpdate, validatePodCreate, validatePodSpec, validatePodSpecUpdate } from "./validation/pod.js";
 import {
   validateCronJob,
   validateDaemonSet,
@@ -210,8 +210,9 @@ const pods = kind(
     onCreate(o) {
       o.status = { phase: "Pending", qosClass: podQOSClass(o.spec as Obj) };
     },
-    validate: (o) => validatePodSpec(o.spec, "spec"),
-    validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? [] : validatePodSpecUpdate(o.spec, old.spec)),
+    validate: (o) => [...validatePodSpec(o.spec, "spec"), ...validatePodCreate(o.spec)],
+    validateUpdate: (o, old, ctx) =>
+      ctx.subresource === "status" ? [] : ctx.subresource === "ephemeralcontainers" ? validateEphemeralContainersUpdate(o, old) : validatePodSpecUpdate(o.spec, old.spec),
   },
 );
 
