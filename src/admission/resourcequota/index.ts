@@ -2,7 +2,9 @@
 import type { AdmissionPluginContext } from "../plugins.js";
 import type { AdmissionPlugin } from "../interface.js";
 import { resourceQuotaPlugin, storeQuotaAccess } from "./plugin.js";
+import { parseQuotaConfiguration } from "./configuration.js";
 
 export function resourceQuota(ctx: AdmissionPluginContext): AdmissionPlugin {
-  return resourceQuotaPlugin(storeQuotaAccess(() => ctx.parts()));
+  const config = parseQuotaConfiguration(ctx.configuration("ResourceQuota"));
+  return resourceQuotaPlugin(storeQuotaAccess(() => ctx.parts()), { config });
 }

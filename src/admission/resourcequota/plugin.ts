@@ -6,7 +6,7 @@
 // conflict the quotas that failed are read again and the request re-checked against them, three
 // times at most, as upstream. Evaluations in one namespace run one at a time (upstream batches
 // them per namespace on one worker). A dry run is checked but never charged.
-import { ApiError } from "../../apimachinery/errors.js";
+import { ApiError, internalError } from "../../apimachinery/errors.js";
 import { parseListOptions } from "../../registry/list-options.js";
 import { listObjects } from "../../registry/list.js";
 import type { KObject } from "../../registry/object.js";
@@ -15,6 +15,8 @@ import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
 import type { AdmissionParts } from "../plugins.js";
 import { checkRequest, type QuotaRequest } from "./check.js";
 import { evaluatorFor } from "./evaluators/registry.js";
+import type { Evaluator } from "./evaluators/evaluator.js";
+import type { QuotaConfiguration } from "./configuration.js";
 
 const maxRetries = 3;
 const everything = parseListOptions(new URLSearchParams());
@@ -93,8 +95,42 @@ function requestName(a: AdmissionAttributes): string {
   return a.name || a.object?.metadata.name || a.object?.metadata.generateName || "Unknown";
 }
 
-export function resourceQuotaPlugin(access: QuotaAccess, now: () => number = Date.now): AdmissionPlugin {
+/** How long a request waits for its turn and its charge (upstream: 10s, then an internal error). */
+const evaluationTimeoutMs = 10_000;
+
+export interface ResourceQuotaOptions {
+  config?: QuotaConfiguration;
+  now?: () => number;
+}
+
+export function resourceQuotaPlugin(access: QuotaAccess, { config = { limitedResources: [] }, now = Date.now }: ResourceQuotaOptions = {}): AdmissionPlugin {
   const inNamespace = serializer();
+  const limited = config.limitedResources;
+
+  async function charge(a: AdmissionAttributes, r: QuotaRequest, e: Evaluator): Promise<void> {
+    let quotas = await access.list(a.namespace);
+    for (let retriesLeft = maxRetries; quotas.length > 0 || limited.length > 0; retriesLeft--) {
+      const next = checkRequest(quotas, r, e, now(), limited);
+      if (a.dryRun) return;
+      const failed: KObject[] = [];
+      let lastErr: unknown;
+      for (let i = 0; i < next.length; i++) {
+        if (next[i] === quotas[i]) continue;
+        try {
+          await access.updateStatus(next[i]!);
+        } catch (err) {
+          failed.push(quotas[i]!);
+          lastErr = err;
+        }
+      }
+      if (failed.length === 0) return;
+      if (retriesLeft <= 0) throw lastErr;
+      // Only the quotas whose charge failed are checked again, as they are now; the others hold the charge.
+      const fresh = await Promise.all(failed.map((q) => access.get(a.namespace, q.metadata.name!)));
+      quotas = fresh.filter((q): q is KObject => q !== undefined);
+      if (quotas.length === 0) return;
+    }
+  }
 
   async function evaluate(a: AdmissionAttributes): Promise<void> {
     // Cluster-scoped writes (namespaces included) are never under a quota.
@@ -102,29 +138,17 @@ export function resourceQuotaPlugin(access: QuotaAccess, now: () => number = Dat
     const e = evaluatorFor(a.type.group, a.type.resource);
     const r: QuotaRequest = { operation: a.operation, subresource: a.subresource, object: a.object, oldObject: a.oldObject, gr: a.type.gr, name: requestName(a) };
     if (!e || !e.handles(r)) return;
-    await inNamespace(a.namespace, async () => {
-      let quotas = await access.list(a.namespace);
-      for (let retriesLeft = maxRetries; quotas.length > 0; retriesLeft--) {
-        const next = checkRequest(quotas, r, e, now());
-        if (a.dryRun) return;
-        const failed: KObject[] = [];
-        let lastErr: unknown;
-        for (let i = 0; i < next.length; i++) {
-          if (next[i] === quotas[i]) continue;
-          try {
-            await access.updateStatus(next[i]!);
-          } catch (err) {
-            failed.push(quotas[i]!);
-            lastErr = err;
-          }
-        }
-        if (failed.length === 0) return;
-        if (retriesLeft <= 0) throw lastErr;
-        // Only the quotas whose charge failed are checked again, as they are now; the others hold the charge.
-        const fresh = await Promise.all(failed.map((q) => access.get(a.namespace, q.metadata.name!)));
-        quotas = fresh.filter((q): q is KObject => q !== undefined);
-      }
+    // A namespace without quotas costs a look at the informer, no turn in the namespace's line.
+    if (limited.length === 0 && (await access.list(a.namespace)).length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(internalError(new Error("resource quota evaluation timed out"))), evaluationTimeoutMs);
     });
+    try {
+      await Promise.race([inNamespace(a.namespace, () => charge(a, r, e)), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   return {
