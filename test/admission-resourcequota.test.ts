@@ -4,7 +4,7 @@
 // resources are counted by count/<resource>.<group>, and a dry run is checked but never charged.
 // Driven with kubectl and @kubernetes/client-node against a real server.
 import * as k8s from "@kubernetes/client-node";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -335,5 +335,61 @@ describe("controller", () => {
     expect(patched.status, patched.text).toBe(200);
     await waitFor("status.hard raised", async () => ((await quotaStatus(ns, "q")).hard?.["count/configmaps"] === "2" ? true : undefined));
     expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: "late" } } })).status).toBe(201);
+  });
+});
+
+describe("configuration and --controllers", () => {
+  let other: TestServer;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-quota-config-"));
+    const configPath = join(dir, "admission.yaml");
+    writeFileSync(
+      configPath,
+      [
+        "apiVersion: apiserver.config.k8s.io/v1",
+        "kind: AdmissionConfiguration",
+        "plugins:",
+        "- name: ResourceQuota",
+        "  configuration:",
+        "    apiVersion: apiserver.config.k8s.io/v1",
+        "    kind: ResourceQuotaConfiguration",
+        "    limitedResources:",
+        "    - resource: pods",
+        "      matchScopes:",
+        "      - scopeName: PriorityClass",
+        "        operator: In",
+        "        values: [cluster-services]",
+        "",
+      ].join("\n"),
+    );
+    other = withCredentials(
+      (await startServer({ storage: "sqlite", dataDir: dir, options: { admissionControlConfigFile: configPath, controllers: ["*", "-resourcequota-controller"] } })) as TestServer,
+    );
+  });
+  afterAll(async () => other?.stop());
+
+  it("limitedResources: a pod of a limited PriorityClass needs a quota whose scopes cover it; with the controller off, status is what a writer puts there", async () => {
+    const ns = "quota-limited";
+    expect((await req(other, "POST", "/api/v1/namespaces", { body: { metadata: { name: ns } } })).status).toBe(201);
+    expect((await req(other, "POST", "/apis/scheduling.k8s.io/v1/priorityclasses", { body: { metadata: { name: "cluster-services" }, value: 100000 } })).status).toBe(201);
+    const critical = pod("crit", { spec: { priorityClassName: "cluster-services" } });
+    const refused = await req(other, "POST", `/api/v1/namespaces/${ns}/pods`, { body: critical });
+    expect(refused.status).toBe(500);
+    expect(refused.json.message).toBe("insufficient quota to match these scopes: [{PriorityClass In [cluster-services]}]");
+    expect((await req(other, "POST", `/api/v1/namespaces/${ns}/pods`, { body: pod("ordinary") })).status).toBe(201);
+
+    const covering = { metadata: { name: "cs" }, spec: { hard: { pods: "1" }, scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: ["cluster-services"] }] } } };
+    expect((await req(other, "POST", `/api/v1/namespaces/${ns}/resourcequotas`, { body: covering })).status).toBe(201);
+    await sleep(300);
+    const unsynced = await req(other, "GET", `/api/v1/namespaces/${ns}/resourcequotas/cs`);
+    expect(unsynced.json.status ?? {}).toEqual({}); // resourcequota-controller is off
+    // A quota whose scopes match covers the scope even before it has a status (as upstream): admitted, charged nowhere.
+    expect((await req(other, "POST", `/api/v1/namespaces/${ns}/pods`, { body: critical })).status).toBe(201);
+    const withStatus = await req(other, "PUT", `/api/v1/namespaces/${ns}/resourcequotas/cs/status`, { body: { ...unsynced.json, status: { hard: { pods: "1" }, used: { pods: "0" } } } });
+    expect(withStatus.status, withStatus.text).toBe(200);
+    expect((await req(other, "POST", `/api/v1/namespaces/${ns}/pods`, { body: pod("crit2", { spec: { priorityClassName: "cluster-services" } }) })).status).toBe(201);
+    const over = await req(other, "POST", `/api/v1/namespaces/${ns}/pods`, { body: pod("crit3", { spec: { priorityClassName: "cluster-services" } }) });
+    expect(over.json.message).toBe('pods "crit3" is forbidden: exceeded quota: cs, requested: pods=1, used: pods=1, limited: pods=1');
+    expect((await req(other, "GET", `/api/v1/namespaces/${ns}/resourcequotas/cs`)).json.status.used).toEqual({ pods: "1" });
   });
 });
