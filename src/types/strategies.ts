@@ -313,8 +313,9 @@ const overrides: Record<string, Strategy> = {
   services,
   endpoints: kind({}, { defaults: defaultEndpoints }),
   limitranges: kind({}, { defaults: defaultLimitRange }),
+  // Upstream's resourcequota strategy keeps no metadata.generation.
   resourcequotas: kind(
-    { tracksGeneration: true },
+    {},
     {
       validate: (o) => validateResourceQuota(o),
       validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? validateResourceQuotaStatusUpdate(o) : validateResourceQuotaUpdate(o, old)),
