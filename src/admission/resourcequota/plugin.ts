@@ -44,8 +44,13 @@ export function storeQuotaAccess(parts: () => AdmissionParts): QuotaAccess {
   const key = (q: KObject) => `${q.metadata.namespace}/${q.metadata.name}`;
   return {
     async list(namespace) {
-      const informer = parts().informers.forType(type());
-      const listed = informer.hasSynced() ? informer.list(namespace) : (await listObjects(parts().store, type(), namespace, everything)).items;
+      let informer: ReturnType<AdmissionParts["informers"]["forType"]> | undefined;
+      try {
+        informer = parts().informers.forType(type());
+      } catch {
+        informer = undefined; // the informers are stopping with the server: read storage
+      }
+      const listed = informer?.hasSynced() ? informer.list(namespace) : (await listObjects(parts().store, type(), namespace, everything)).items;
       return listed.map((q) => {
         const mine = written.get(key(q));
         if (!mine) return q;
