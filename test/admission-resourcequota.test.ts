@@ -126,6 +126,10 @@ describe("object counts", () => {
     expect(describeOut.code, describeOut.stderr).toBe(0);
     expect(describeOut.stdout).toMatch(/Resource\s+Used\s+Hard\n\s*--------\s+----\s+----\nconfigmaps\s+2\s+2\ncount\/configmaps\s+2\s+2\n/);
 
+    const nsOut = await k("describe", "namespace", ns);
+    expect(nsOut.code, nsOut.stderr).toBe(0);
+    expect(nsOut.stdout).toMatch(/Resource Quotas\n\s+Name:\s+cm\n\s+Resource\s+Used\s+Hard\n\s+--------\s+---\s+---\n\s+configmaps\s+2\s+2\n\s+count\/configmaps\s+2\s+2\n/);
+
     // A deletion gives the count back.
     expect((await k("delete", "configmap", "a", "-n", ns)).code).toBe(0);
     await waitUsed(ns, "cm", { configmaps: "1", "count/configmaps": "1" });
@@ -335,6 +339,14 @@ describe("controller", () => {
     expect(patched.status, patched.text).toBe(200);
     await waitFor("status.hard raised", async () => ((await quotaStatus(ns, "q")).hard?.["count/configmaps"] === "2" ? true : undefined));
     expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: "late" } } })).status).toBe(201);
+
+    // Nothing counts example.com/foo: status.hard only, no used (Go leaves the empty map out).
+    await createQuota(ns, "uncounted", { hard: { "example.com/foo": "3" } });
+    const other = await waitFor("uncounted synced", async () => {
+      const st = await quotaStatus(ns, "uncounted");
+      return st.hard ? st : undefined;
+    });
+    expect(other).toEqual({ hard: { "example.com/foo": "3" } });
   });
 });
 

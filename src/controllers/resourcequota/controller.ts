@@ -105,7 +105,8 @@ export function startResourceQuotaController({ store, types, informers, log, res
     const dirty = needsSync(quota) || !listsEqual(used, resourceListOf(shape.status?.used));
     if (!dirty) return;
     const next = deepClone(quota);
-    next.status = { hard: resourceListJson(hard), used: resourceListJson(used) };
+    // Empty maps are left out, as Go's omitempty writes them.
+    next.status = { ...(hard.size > 0 ? { hard: resourceListJson(hard) } : {}), ...(used.size > 0 ? { used: resourceListJson(used) } : {}) };
     await store.update(rqType, ns, name, { subresource: "status", createIfMissing: false, desired: () => next }, { dryRun: false });
   }
 
