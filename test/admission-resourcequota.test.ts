@@ -265,6 +265,29 @@ describe("services and claims", () => {
   });
 });
 
+describe("resource claims", () => {
+  it("devices per device class (resource.k8s.io/v1)", async () => {
+    const ns = "quota-dra";
+    await mkns(ns);
+    const perClass = "gpu.example.com.deviceclass.resource.k8s.io/devices";
+    await createQuota(ns, "dra", { hard: { [perClass]: "2", "count/resourceclaims.resource.k8s.io": "5" } });
+    await waitUsed(ns, "dra", { "count/resourceclaims.resource.k8s.io": "0", [perClass]: "0" });
+    const claim = (name: string, count: number) => ({
+      apiVersion: "resource.k8s.io/v1",
+      kind: "ResourceClaim",
+      metadata: { name },
+      spec: { devices: { requests: [{ name: "gpu", exactly: { deviceClassName: "gpu.example.com", allocationMode: "ExactCount", count } }] } },
+    });
+    const first = await req(s, "POST", `/apis/resource.k8s.io/v1/namespaces/${ns}/resourceclaims`, { body: claim("c1", 2) });
+    expect(first.status, first.text).toBe(201);
+    const second = await req(s, "POST", `/apis/resource.k8s.io/v1/namespaces/${ns}/resourceclaims`, { body: claim("c2", 1) });
+    expect(second.status).toBe(403);
+    expect(second.json.message).toBe(
+      `resourceclaims.resource.k8s.io "c2" is forbidden: exceeded quota: dra, requested: ${perClass}=1, used: ${perClass}=2, limited: ${perClass}=2`,
+    );
+  });
+});
+
 describe("custom resources", () => {
   it("count/widgets.example.com limits a custom resource (client-node)", async () => {
     const ns = "quota-cr";

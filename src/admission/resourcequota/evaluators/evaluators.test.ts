@@ -5,6 +5,7 @@ import { podEvaluator } from "./pods.js";
 import { pvcEvaluator } from "./persistentvolumeclaims.js";
 import { serviceEvaluator } from "./services.js";
 import { evaluatorFor } from "./registry.js";
+import { claimUsage } from "./resourceclaims.js";
 
 const pod = (spec: object, extra: object = {}) => ({ metadata: { name: "p", namespace: "ns" }, spec, ...extra }) as KObject;
 const c = (name: string, requests?: object, limits?: object, restartPolicy?: string) => ({ name, image: "x", resources: { requests, limits }, ...(restartPolicy ? { restartPolicy } : {}) });
@@ -109,5 +110,32 @@ describe("services, claims, object counts", () => {
     expect(evaluatorFor("", "configmaps")!.matchingResources(["configmaps", "count/configmaps"])).toEqual(["configmaps", "count/configmaps"]);
     expect(evaluatorFor("apps", "deployments")!.handles({ operation: "UPDATE", subresource: "" })).toBe(false);
     expect(evaluatorFor("", "events")).toBeUndefined();
+  });
+});
+
+describe("resource claims", () => {
+  it("counts devices per device class: exact counts, All as 32, the largest alternative of firstAvailable", () => {
+    const claim = {
+      metadata: { name: "c" },
+      spec: {
+        devices: {
+          requests: [
+            { name: "a", exactly: { deviceClassName: "gpu.example.com", allocationMode: "ExactCount", count: 2 } },
+            { name: "b", exactly: { deviceClassName: "gpu.example.com" } },
+            { name: "c", exactly: { deviceClassName: "nic.example.com", allocationMode: "All" } },
+            { name: "d", firstAvailable: [{ name: "x", deviceClassName: "gpu.example.com", count: 4 }, { name: "y", deviceClassName: "gpu.example.com", count: 1 }, { name: "z", deviceClassName: "fpga.example.com" }] },
+          ],
+        },
+      },
+    } as unknown as KObject;
+    expect(resourceListJson(claimUsage(claim))).toEqual({
+      "count/resourceclaims.resource.k8s.io": "1",
+      "fpga.example.com.deviceclass.resource.k8s.io/devices": "1",
+      "gpu.example.com.deviceclass.resource.k8s.io/devices": "7",
+      "nic.example.com.deviceclass.resource.k8s.io/devices": "32",
+    });
+    const e = evaluatorFor("resource.k8s.io", "resourceclaims")!;
+    expect(e.matchingResources(["count/resourceclaims.resource.k8s.io", "gpu.example.com.deviceclass.resource.k8s.io/devices", "pods"])).toHaveLength(2);
+    expect(e.handles({ operation: "UPDATE", subresource: "status" })).toBe(false);
   });
 });

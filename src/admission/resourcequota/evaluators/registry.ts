@@ -4,6 +4,7 @@ import { objectCountEvaluator } from "./object-count.js";
 import { podEvaluator } from "./pods.js";
 import { pvcEvaluator } from "./persistentvolumeclaims.js";
 import { serviceEvaluator } from "./services.js";
+import { resourceClaimEvaluator } from "./resourceclaims.js";
 import type { Evaluator } from "./evaluator.js";
 
 /** Legacy quota names of the object counts that predate count/<resource>. */
@@ -31,6 +32,7 @@ const made = new Map<string, Evaluator>();
 export function evaluatorFor(group: string, resource: string): Evaluator | undefined {
   if (isIgnoredResource(group, resource)) return undefined;
   if (group === "" && special[resource]) return special[resource];
+  if (group === resourceClaimEvaluator.group && resource === resourceClaimEvaluator.resource) return resourceClaimEvaluator;
   const key = `${resource}.${group}`;
   let e = made.get(key);
   if (!e) {
