@@ -39,18 +39,22 @@ export interface QuotaAccess {
  */
 export function storeQuotaAccess(parts: () => AdmissionParts): QuotaAccess {
   let rqType: ResourceType | undefined;
-  const type = () => (rqType ??= parts().types.get("", "v1", "resourcequotas")!);
+  const type = () => (rqType ??= parts().types.get("", "v1", "resourcequotas"));
   const written = new Map<string, KObject>(); // namespace/name → our latest write
   const key = (q: KObject) => `${q.metadata.namespace}/${q.metadata.name}`;
   return {
     async list(namespace) {
+      const t = type();
+      if (!t) return []; // ResourceQuota is not served: nothing limits anything
       let informer: ReturnType<AdmissionParts["informers"]["forType"]> | undefined;
       try {
-        informer = parts().informers.forType(type());
+        informer = parts().informers.forType(t);
       } catch {
         informer = undefined; // the informers are stopping with the server: read storage
       }
-      const listed = informer?.hasSynced() ? informer.list(namespace) : (await listObjects(parts().store, type(), namespace, everything)).items;
+      const listed = informer?.hasSynced() ? informer.list(namespace) : (await listObjects(parts().store, t, namespace, everything)).items;
+      const present = new Set(listed.map(key));
+      for (const k of written.keys()) if (k.startsWith(`${namespace}/`) && !present.has(k)) written.delete(k); // deleted quotas
       return listed.map((q) => {
         const mine = written.get(key(q));
         if (!mine) return q;
@@ -61,7 +65,7 @@ export function storeQuotaAccess(parts: () => AdmissionParts): QuotaAccess {
     },
     async get(namespace, name) {
       try {
-        return await parts().store.get(type(), namespace, name);
+        return await parts().store.get(type()!, namespace, name);
       } catch (e) {
         if (e instanceof ApiError && e.code === 404) return undefined;
         throw e;
@@ -69,7 +73,7 @@ export function storeQuotaAccess(parts: () => AdmissionParts): QuotaAccess {
     },
     async updateStatus(quota) {
       const res = await parts().store.update(
-        type(),
+        type()!,
         quota.metadata.namespace!,
         quota.metadata.name!,
         { subresource: "status", createIfMissing: false, desired: () => quota },
