@@ -105,6 +105,18 @@ describe("services, claims, object counts", () => {
     ]);
   });
 
+  it("matches the VolumeAttributesClass scope by the classes a claim names (wanted, current, target)", () => {
+    const claim = (spec: object, status: object = {}) => ({ metadata: { name: "c" }, spec, status }) as unknown as KObject;
+    const m = (o: KObject, operator: string, values?: string[]) => pvcEvaluator.matchesScope({ scopeName: "VolumeAttributesClass", operator, values }, o);
+    const gold = claim({ volumeAttributesClassName: "gold" });
+    const moving = claim({ volumeAttributesClassName: "silver" }, { currentVolumeAttributesClassName: "gold" });
+    const none = claim({});
+    expect([m(gold, "In", ["gold"]), m(moving, "In", ["gold"]), m(none, "In", ["gold"])]).toEqual([true, true, false]);
+    expect([m(gold, "NotIn", ["gold"]), m(moving, "NotIn", ["gold"]), m(none, "NotIn", ["gold"])]).toEqual([false, true, true]);
+    expect([m(gold, "Exists"), m(none, "Exists"), m(none, "DoesNotExist")]).toEqual([true, false, true]);
+    expect(pvcEvaluator.matchesScope({ scopeName: "BestEffort", operator: "Exists" }, gold)).toBe(false);
+  });
+
   it("gives every other type count/<resource>.<group>, the legacy names as aliases, and ignores events", () => {
     expect(evaluatorFor("example.com", "widgets")!.matchingResources(["count/widgets.example.com", "widgets"])).toEqual(["count/widgets.example.com"]);
     expect(evaluatorFor("", "configmaps")!.matchingResources(["configmaps", "count/configmaps"])).toEqual(["configmaps", "count/configmaps"]);
