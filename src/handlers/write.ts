@@ -21,7 +21,7 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const sub = r.info.subresource;
   const finalize = sub === "finalize" && r.type.group === "" && r.type.resource === "namespaces";
-  if (sub && sub !== "status" && !finalize) throw methodNotSupported(r.type.gr, "update");
+  if (sub && sub !== "status" && !finalize && !isCsrApproval(r)) throw methodNotSupported(r.type.gr, "update");
   const n = negotiateWrite(r);
   const dryRun = parseDryRun(r.ex.query, "UpdateOptions");
   const fieldManager = resolveFieldManager(r, "UpdateOptions");
@@ -34,4 +34,9 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
     writeOptions(r, { dryRun, fieldManager }),
   );
   writeWritten(r, n, result);
+}
+
+/** A CertificateSigningRequest's approval subresource (approve and deny: status.conditions only). */
+export function isCsrApproval(r: ResourceRequest): boolean {
+  return r.info.subresource === "approval" && r.type.group === "certificates.k8s.io" && r.type.resource === "certificatesigningrequests";
 }

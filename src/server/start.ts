@@ -59,6 +59,8 @@ import { setupTls } from "./tls-setup.js";
 import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
 import { reviewHandlers } from "../handlers/reviews.js";
 import { scaleHandlers } from "../handlers/scale.js";
+import { evictionHandlers } from "../handlers/pod-eviction.js";
+import { bindingHandlers } from "../handlers/pod-binding.js";
 import { toApiError } from "../handlers/errors.js";
 import { startCrdServing } from "../apiextensions/serving.js";
 
@@ -263,7 +265,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
       parts,
       nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts), ...serviceAccounts.nonResource],
       special,
-      declared: new Map([["scale", scaleHandlers], ["token", serviceAccounts.tokenHandlers]]),
+      declared: new Map([["scale", scaleHandlers], ["token", serviceAccounts.tokenHandlers], ["eviction", evictionHandlers], ["binding", bindingHandlers]]),
     }),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: methods.tlsClientCA }, handle);

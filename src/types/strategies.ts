@@ -3,7 +3,7 @@
 // this file only wires them to the store's hooks.
 import { strategy, type Strategy, type StrategyContext, defaultStrategy } from "../registry/strategy.js";
 import type { KObject } from "../registry/object.js";
-import type { FieldError } from "../apimachinery/validation.js";
+import { invalid as invalidField, validateName, type FieldError } from "../apimachinery/validation.js";
 import { defaultPod, podQOSClass } from "./defaults/pod.js";
 import {
   defaultCronJob,
@@ -106,6 +106,49 @@ function kind(flags: Partial<Strategy>, p: KindParts): Strategy {
     validate: (obj, ctx) => validate(obj, ctx),
     validateUpdate: (obj, old, ctx) => (p.validateUpdate ? p.validateUpdate(obj, old, ctx) : validate(obj, ctx)),
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// certificates.k8s.io
+
+/**
+ * A CertificateSigningRequest's approval subresource changes status.conditions only (upstream
+ * csrApprovalStrategy); conditions written through approval or status get a lastTransitionTime
+ * (and lastUpdateTime) when they come without one (upstream populateConditionTimestamps).
+ */
+function prepareCsrUpdate(obj: Obj, old: Obj, ctx: StrategyContext): void {
+  if (ctx.subresource !== "approval" && ctx.subresource !== "status") return;
+  const conditions = (obj.status as { conditions?: Obj[] } | undefined)?.conditions;
+  if (ctx.subresource === "approval") obj.status = { ...((old.status as Obj | undefined) ?? {}), ...(conditions ? { conditions } : {}) };
+  if (ctx.subresource === "approval" && !conditions) delete (obj.status as Obj).conditions;
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  const before = new Map(((old.status as { conditions?: Obj[] } | undefined)?.conditions ?? []).map((c) => [`${c.type}`, c]));
+  for (const c of (obj.status as { conditions?: Obj[] } | undefined)?.conditions ?? []) {
+    if (!c.lastUpdateTime) c.lastUpdateTime = now;
+    if (!c.lastTransitionTime) {
+      const prior = before.get(`${c.type}`);
+      c.lastTransitionTime = prior && prior.status === c.status && prior.lastTransitionTime ? prior.lastTransitionTime : now;
+    }
+  }
+}
+
+/**
+ * A ClusterTrustBundle's name (upstream ValidateClusterTrustBundleName): with a signer it starts
+ * with the signer name, "/" written ":", and a ":"; the rest is a DNS subdomain. Without a signer
+ * it is a DNS subdomain with no ":".
+ */
+function validateClusterTrustBundleName(o: Obj): FieldError[] {
+  const name = str((o.metadata as Obj | undefined)?.name);
+  const signerName = str((o.spec as Obj | undefined)?.signerName);
+  if (!name) return []; // Required is the generic check's
+  let msgs: string[];
+  if (!signerName) {
+    msgs = name.includes(":") ? ['ClusterTrustBundle without signer name must not have ":" in its name'] : validateName(name, false, "subdomain");
+  } else {
+    const prefix = `${signerName.replaceAll("/", ":")}:`;
+    msgs = name.startsWith(prefix) ? validateName(name.slice(prefix.length), false, "subdomain") : [`ClusterTrustBundle for signerName ${signerName} must be named with prefix ${prefix}`];
+  }
+  return msgs.map((m) => invalidField("metadata.name", name, m));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -349,7 +392,11 @@ const overrides: Record<string, Strategy> = {
   "daemonsets.apps": appsWorkload(defaultDaemonSet, "daemonsets", validateDaemonSet),
   "jobs.batch": jobs,
   "cronjobs.batch": kind({ tracksGeneration: true }, { defaults: defaultCronJob, initialStatus: initialStatus.cronjobs, validate: (o) => validateCronJob(o) }),
-  "certificatesigningrequests.certificates.k8s.io": strategy({ selectableFields: (o) => ({ "spec.signerName": str((o.spec as any)?.signerName) }) }),
+  "clustertrustbundles.certificates.k8s.io": kind({ nameRule: "path-segment" }, { validate: (o) => validateClusterTrustBundleName(o) }),
+  "certificatesigningrequests.certificates.k8s.io": strategy({
+    selectableFields: (o) => ({ "spec.signerName": str((o.spec as any)?.signerName) }),
+    prepareForUpdate: prepareCsrUpdate,
+  }),
   "events.events.k8s.io": events,
   "leases.coordination.k8s.io": kind({}, { defaults: defaultLease }),
   "ingresses.networking.k8s.io": kind({ tracksGeneration: true }, { initialStatus: withStatus("ingresses.networking.k8s.io") }),
