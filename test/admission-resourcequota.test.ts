@@ -41,8 +41,11 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeou
   }
 }
 
-async function mkns(name: string): Promise<void> {
-  await core.createNamespace({ body: { metadata: { name } } });
+/** A namespace, once its default ServiceAccount exists (ServiceAccount admission refuses pods before). */
+async function mkns(name: string, server: TestServer = s): Promise<void> {
+  const r = await req(server, "POST", "/api/v1/namespaces", { body: { metadata: { name } } });
+  if (r.status !== 201) throw new Error(`namespace ${name}: ${r.status} ${r.text}`);
+  await waitFor(`${name}/default ServiceAccount`, async () => ((await req(server, "GET", `/api/v1/namespaces/${name}/serviceaccounts/default`)).status === 200 ? true : undefined));
 }
 
 async function quotaStatus(ns: string, name: string): Promise<any> {
@@ -405,7 +408,7 @@ describe("configuration and --controllers", () => {
 
   it("limitedResources: a pod of a limited PriorityClass needs a quota whose scopes cover it; with the controller off, status is what a writer puts there", async () => {
     const ns = "quota-limited";
-    expect((await req(other, "POST", "/api/v1/namespaces", { body: { metadata: { name: ns } } })).status).toBe(201);
+    await mkns(ns, other);
     expect((await req(other, "POST", "/apis/scheduling.k8s.io/v1/priorityclasses", { body: { metadata: { name: "cluster-services" }, value: 100000 } })).status).toBe(201);
     const critical = pod("crit", { spec: { priorityClassName: "cluster-services" } });
     const refused = await req(other, "POST", `/api/v1/namespaces/${ns}/pods`, { body: critical });
