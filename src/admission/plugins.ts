@@ -14,6 +14,7 @@ import { certificateApproval, certificateSigning, certificateSubjectRestriction,
 import { namespaceLifecycle } from "./namespace-lifecycle.js";
 import { nodeRestriction, storeLookup } from "./noderestriction/index.js";
 import { podSecurityPlugin } from "./podsecurity/index.js";
+import { resourceQuota } from "./resourcequota/index.js";
 
 /** Every plugin name kube-apiserver 1.34 registers, in the order the chain runs them. */
 export const allOrderedPlugins = [
@@ -121,6 +122,7 @@ const factories: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   ClusterTrustBundleAttest: (ctx) => clusterTrustBundleAttest(ctx.authorizer, ctx.gates.enabled("ClusterTrustBundle")),
   CertificateSubjectRestriction: () => certificateSubjectRestriction(),
   PodSecurity: podSecurityPlugin,
+  ResourceQuota: (ctx) => resourceQuota(ctx),
 };
 
 /** The enabled plugin names in chain order, or the start-up errors of the flags. */

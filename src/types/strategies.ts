@@ -64,6 +64,7 @@ import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from 
 import { isObj, type Obj } from "./validation/helpers.js";
 import { deepEqual } from "../apimachinery/json-value.js";
 import { crdStrategy } from "../apiextensions/crd-strategy.js";
+import { validateResourceQuota, validateResourceQuotaStatusUpdate, validateResourceQuotaUpdate } from "./validation/resourcequota.js";
 
 const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
 
@@ -356,6 +357,14 @@ const overrides: Record<string, Strategy> = {
   services,
   endpoints: kind({}, { defaults: defaultEndpoints }),
   limitranges: kind({}, { defaults: defaultLimitRange }),
+  // Upstream's resourcequota strategy keeps no metadata.generation.
+  resourcequotas: kind(
+    {},
+    {
+      validate: (o) => validateResourceQuota(o),
+      validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? validateResourceQuotaStatusUpdate(o) : validateResourceQuotaUpdate(o, old)),
+    },
+  ),
   persistentvolumeclaims: kind(
     { tracksGeneration: true },
     {
@@ -424,7 +433,7 @@ const overrides: Record<string, Strategy> = {
 
 // Types whose objects carry a spec that users change: generation tracks it.
 const specTypes = new Set([
-  "resourcequotas", "validatingadmissionpolicies.admissionregistration.k8s.io",
+  "validatingadmissionpolicies.admissionregistration.k8s.io",
 ]);
 
 const withSpec = strategy({ tracksGeneration: true });
