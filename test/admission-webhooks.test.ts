@@ -102,6 +102,8 @@ describe("mutating", () => {
     });
     await configure("mutating", `sidecar-${ns}`, [hook("sidecar.example.com", "/mutate-sidecar", ns)]);
     await inEffect(ns, "/mutate-sidecar");
+    // ServiceAccount admission refuses pods until the namespace's default ServiceAccount exists.
+    for (let i = 0; i < 100 && (await req(s, "GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status !== 200; i++) await sleep(20);
     const pod = await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: "app" }, spec: { containers: [{ name: "app", image: "nginx:1.25" }] } } });
     expect(pod.metadata?.labels).toEqual({ injected: "yes" });
     expect(pod.spec?.containers.map((c) => c.name)).toEqual(["app", "sidecar"]);
