@@ -10,6 +10,9 @@ import type { ServiceResolver } from "../../webhook/service-resolver.js";
 import { CallingWebhookError } from "./errors.js";
 import { defaultServicePort, type WebhookClientConfig } from "./types.js";
 
+/** Idle kept-alive connections close before a Node or Go server's usual 5 s idle limit would. */
+const idleSocketMs = 4000;
+
 export interface Endpoint {
   conn: WebhookConnection;
   service?: { namespace: string; name: string; port: number };
@@ -36,7 +39,7 @@ export function endpointOf(cfg: WebhookClientConfig, timeoutSeconds: number): En
   }
   server.searchParams.set("timeout", `${timeoutSeconds}s`);
   const ca = cfg.caBundle ? Buffer.from(cfg.caBundle, "base64").toString("utf8") : undefined;
-  const agent = new HttpsAgent({ keepAlive: true, maxFreeSockets: 64, scheduling: "lifo", timeout: 90_000 });
+  const agent = new HttpsAgent({ keepAlive: true, maxFreeSockets: 64, scheduling: "lifo", timeout: idleSocketMs });
   return { conn: { server, ca, insecureSkipTLSVerify: false, ...(service ? { href: goURLString(server, service.port) } : {}) }, service, agent };
 }
 
@@ -64,14 +67,25 @@ export async function callWebhook(name: string, ep: Endpoint, review: unknown, o
   const onCancel = () => controller.abort(new Error("context canceled"));
   o.signal?.addEventListener("abort", onCancel, { once: true });
   try {
-    const res = await post(ep.conn, Buffer.from(JSON.stringify(review)), {
-      // The deadline above ends the call; the socket's idle timeout must not come first.
-      timeoutMs: o.timeoutSeconds * 1000 + 1000,
-      userAgent: "kapi/admission-webhook",
-      signal: controller.signal,
-      agent: ep.agent,
-      ...(target ? { target } : {}),
-    });
+    const body = Buffer.from(JSON.stringify(review));
+    const send = () =>
+      post(ep.conn, body, {
+        // The deadline above ends the call; the socket's idle timeout must not come first.
+        timeoutMs: o.timeoutSeconds * 1000 + 1000,
+        userAgent: "kapi/admission-webhook",
+        signal: controller.signal,
+        agent: ep.agent,
+        ...(target ? { target } : {}),
+      });
+    let res: Awaited<ReturnType<typeof post>>;
+    try {
+      res = await send();
+    } catch (e) {
+      // A kept-alive connection the webhook closed just as it was reused: once more on a fresh
+      // one (Go's transport retries such a request the same way).
+      if (!(e instanceof CallError) || !e.retry || controller.signal.aborted) throw e;
+      res = await send();
+    }
     const text = res.body.toString("utf8");
     if (res.status < 200 || res.status > 299) {
       let status: unknown;
