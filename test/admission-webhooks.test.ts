@@ -194,6 +194,28 @@ describe("validating", () => {
     }
   });
 
+  it("DELETE: the webhook sees the old object and DeleteOptions; a denial keeps the object (kubectl delete)", async () => {
+    const ns = await namespace();
+    hooks.on("/validate-delete", (r) => (r.request.oldObject?.metadata?.labels?.protected === "true" ? deny(r, { code: 403, reason: "Forbidden", message: "protected" }) : allow(r)));
+    await configure("validating", `del-${ns}`, [hook("delete.example.com", "/validate-delete", ns, { rules: [{ operations: ["DELETE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }] })]);
+    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("keep", { protected: "true" }) })).status).toBe(201);
+    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("drop") })).status).toBe(201);
+    const t0 = Date.now();
+    let r;
+    do r = await req(s, "DELETE", `/api/v1/namespaces/${ns}/configmaps/keep?dryRun=All`);
+    while (r.status === 200 && Date.now() - t0 < 5000);
+    expect(r.status).toBe(403);
+    if (kubectlBin) {
+      const k = await kubectl(kubectlBin, server.kubeconfigPath!, ["-n", ns, "delete", "configmap", "keep"]);
+      expect(k.code).not.toBe(0);
+      expect(k.stderr).toContain('admission webhook "delete.example.com" denied the request: protected');
+    }
+    expect((await req(s, "GET", `/api/v1/namespaces/${ns}/configmaps/keep`)).status).toBe(200);
+    expect((await req(s, "DELETE", `/api/v1/namespaces/${ns}/configmaps/drop`)).status).toBe(200);
+    const review = seenAt("/validate-delete").find((x) => x.review.request.name === "drop")!.review.request;
+    expect(review).toMatchObject({ operation: "DELETE", object: null, oldObject: { metadata: { name: "drop" } }, options: { kind: "DeleteOptions", apiVersion: "meta.k8s.io/v1" } });
+  });
+
   it("a denial without a message or code is upstream's 'without explanation' 500", async () => {
     const ns = await namespace();
     hooks.on("/validate-bare", (r) => deny(r, {}));
