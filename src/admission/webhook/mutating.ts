@@ -33,7 +33,9 @@ function reinvokePrevious(st: ReinvokeState): void {
 }
 
 const annotationPrefix = "mutation.webhook.admission.k8s.io/";
-const patchAnnotationPrefix = "patch.webhook.admission.k8s.io/";
+// Upstream also records each patch (patch.webhook.admission.k8s.io/…), but only for audit levels
+// Request and above; the attributes carry no level, so the patch is left out rather than logged
+// where upstream would not.
 const failedOpenPrefix = "failed-open." + annotationPrefix;
 
 /** 504 when the request's own deadline passed while a webhook failed open (upstream: NewTimeoutError). */
@@ -59,7 +61,7 @@ export async function dispatchMutating(hooks: readonly Hook[], a: AdmissionAttri
       let changed = false;
       let err: unknown;
       try {
-        changed = await mutateOnce(hook, inv, a, deps, at);
+        changed = await mutateOnce(hook, inv, a, deps);
       } catch (e) {
         err = e;
       }
@@ -87,7 +89,7 @@ export async function dispatchMutating(hooks: readonly Hook[], a: AdmissionAttri
 }
 
 /** One call; applies its patch to `a.object`. Whether the object changed. */
-async function mutateOnce(hook: Hook, inv: Invocation, a: AdmissionAttributes, deps: WebhookDeps, at: string): Promise<boolean> {
+async function mutateOnce(hook: Hook, inv: Invocation, a: AdmissionAttributes, deps: WebhookDeps): Promise<boolean> {
   const answer = await callHook(hook, inv, a, true, deps);
   if (!answer.allowed) throw deniedError(hook.name, answer.result);
   if (answer.patch === undefined) return false;
@@ -117,7 +119,6 @@ async function mutateOnce(hook: Hook, inv: Invocation, a: AdmissionAttributes, d
     throw internalError(`json: cannot unmarshal ${m.value} into ${m.field ? `Go struct field ${m.struct || inv.matched.type.kind}.${m.field}` : "Go value"} of type ${m.type}`);
   }
   const changed = !deepEqual(inv.object, patched);
-  a.auditAnnotations[patchAnnotationPrefix + at] = JSON.stringify({ configuration: hook.configuration, webhook: hook.name, patch: ops, patchType: "JSONPatch" });
   const back = (inv.matched.equivalent ? await inVersion(patched as KObject, a.type) : patched) as KObject;
   a.type.strategy.default(back);
   a.object = back;
