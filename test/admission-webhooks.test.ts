@@ -389,6 +389,16 @@ describe("dry run", () => {
     expect(review.request.dryRun).toBe(true);
     expect(review.request.options).toEqual({ kind: "CreateOptions", apiVersion: "meta.k8s.io/v1", dryRun: ["All"] });
     expect((await req(s, "GET", `/api/v1/namespaces/${ns}/configmaps/d2`)).status).toBe(404);
+    if (kubectlBin) {
+      const k = await kubectl(kubectlBin, server.kubeconfigPath!, ["-n", ns, "create", "configmap", "d3", "--from-literal=a=b", "--dry-run=server", "-o", "name"]);
+      expect(k.stderr).toBe("");
+      expect(k.stdout.trim()).toBe("configmap/d3");
+      expect(seenAt("/dry").some((x) => x.review.request.name === "d3" && x.review.request.dryRun === true)).toBe(false); // not selected: no fx=none label
+      const l = await kubectl(kubectlBin, server.kubeconfigPath!, ["-n", ns, "create", "-f", "-", "--dry-run=server", "-o", "name"], JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "d4", labels: { fx: "none" } } }));
+      expect(l.stderr).toBe("");
+      expect(seenAt("/dry").find((x) => x.review.request.name === "d4")?.review.request.dryRun).toBe(true);
+      expect((await req(s, "GET", `/api/v1/namespaces/${ns}/configmaps/d4`)).status).toBe(404);
+    }
   });
 });
 
