@@ -164,6 +164,29 @@ describe("mutating", () => {
   });
 });
 
+describe("scale subresource", () => {
+  it.skipIf(!kubectlBin)("webhooks on deployments/scale get the autoscaling/v1 Scale; a patch of it sets the replicas (kubectl scale)", async () => {
+    const ns = await namespace();
+    hooks.on("/scale-cap", (r) => (r.request.object.spec.replicas > 3 ? patch(r, [{ op: "replace", path: "/spec/replicas", value: 3 }]) : allow(r)));
+    hooks.on("/scale-check", (r) => (r.request.object.spec.replicas === 0 ? deny(r, { code: 403, message: "never to zero" }) : allow(r)));
+    const rules = [{ operations: ["UPDATE"], apiGroups: ["apps"], apiVersions: ["v1"], resources: ["deployments/scale"] }];
+    await configure("mutating", `scale-m-${ns}`, [hook("scale-cap.example.com", "/scale-cap", ns, { rules })]);
+    await configure("validating", `scale-v-${ns}`, [hook("scale-check.example.com", "/scale-check", ns, { rules })]);
+    const dep = { metadata: { name: "web" }, spec: { replicas: 1, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx:1.25" }] } } } };
+    expect((await req(s, "POST", `/apis/apps/v1/namespaces/${ns}/deployments`, { body: dep })).status).toBe(201);
+    await sleep(300);
+    const k = await kubectl(kubectlBin!, server.kubeconfigPath!, ["-n", ns, "scale", "deployment/web", "--replicas=10"]);
+    expect(k.stderr).toBe("");
+    const got = await req(s, "GET", `/apis/apps/v1/namespaces/${ns}/deployments/web`);
+    expect(got.json.spec.replicas).toBe(3);
+    const review = seenAt("/scale-cap").at(-1)!.review.request;
+    expect(review).toMatchObject({ kind: { group: "autoscaling", version: "v1", kind: "Scale" }, resource: { group: "apps", version: "v1", resource: "deployments" }, subResource: "scale", object: { kind: "Scale", apiVersion: "autoscaling/v1", spec: { replicas: 10 } }, oldObject: { kind: "Scale", spec: { replicas: 1 } } });
+    const zero = await kubectl(kubectlBin!, server.kubeconfigPath!, ["-n", ns, "scale", "deployment/web", "--replicas=0"]);
+    expect(zero.stderr).toContain('admission webhook "scale-check.example.com" denied the request: never to zero');
+    expect(seenAt("/scale-check").at(-1)!.review.request.object).toMatchObject({ kind: "Scale", spec: { replicas: 0 } });
+  });
+});
+
 describe("validating", () => {
   it("rejects with upstream's message through kubectl and client-node; warnings and audit annotations pass through", async () => {
     const ns = await namespace();

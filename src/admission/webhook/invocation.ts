@@ -4,6 +4,7 @@
 // verified, with warnings and audit annotations recorded on the request.
 import type { Authorizer } from "../../authz/authorizer.js";
 import { forbidden, notFound } from "../../apimachinery/errors.js";
+import { toScale } from "../../handlers/scale.js";
 import type { KObject } from "../../registry/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
@@ -39,6 +40,16 @@ export async function inVersion(obj: KObject | undefined, t: ResourceType): Prom
   return { ...obj, apiVersion: t.apiVersion, kind: t.kind };
 }
 
+/**
+ * What a webhook sees of the request's objects: on /scale the autoscaling/v1 Scale view of the
+ * object (upstream sends the Scale being written); otherwise the object, in the matched version.
+ */
+async function versioned(obj: KObject | undefined, a: AdmissionAttributes, matched: MatchedResource): Promise<KObject | undefined> {
+  if (!obj) return obj;
+  if (a.subresource === "scale" && a.type.scale) return toScale(obj, a.type.scale);
+  return matched.equivalent ? inVersion(obj, matched.type) : obj;
+}
+
 /** The invocation of `hook` for the request, or undefined when it does not apply. Throws 404/403 as upstream. */
 export async function shouldCall(hook: Hook, a: AdmissionAttributes, deps: WebhookDeps): Promise<Invocation | undefined> {
   let matched: MatchedResource | undefined;
@@ -49,8 +60,8 @@ export async function shouldCall(hook: Hook, a: AdmissionAttributes, deps: Webho
     throw e;
   }
   if (!matched) return undefined;
-  const object = matched.equivalent ? await inVersion(a.object, matched.type) : a.object;
-  const oldObject = matched.equivalent ? await inVersion(a.oldObject, matched.type) : a.oldObject;
+  const object = await versioned(a.object, a, matched);
+  const oldObject = await versioned(a.oldObject, a, matched);
   const request = admissionRequestFields(a, matched);
   if (hook.conditions.length > 0) {
     const outcome = await evaluateConditions(hook.conditions, hook.failurePolicy, { a, matched, request, object, oldObject, authorizer: deps.authorizer() });

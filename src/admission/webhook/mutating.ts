@@ -4,7 +4,8 @@
 // request's version and defaulted; the type's validation and the validating stage check it later.
 // reinvocationPolicy IfNeeded: a webhook that ran before a later change (by another webhook, or
 // by an in-tree plugin between the two passes) runs once more in the chain's second pass.
-import { deepEqual, isPlainObject } from "../../apimachinery/json-value.js";
+import { deepClone, deepEqual, isPlainObject } from "../../apimachinery/json-value.js";
+import { setValueAt } from "../../handlers/scale-paths.js";
 import { ApiError, internalError } from "../../apimachinery/errors.js";
 import { goJSONSyntaxError } from "../../apimachinery/go-json.js";
 import { applyJsonPatch } from "../../patch/json-patch.js";
@@ -111,6 +112,16 @@ async function mutateOnce(hook: Hook, inv: Invocation, a: AdmissionAttributes, d
     throw internalError(e);
   }
   if (!isPlainObject(patched)) throw internalError(`admission webhook "${hook.name}" returned a patch that does not leave an object`);
+  // A patched Scale (/scale) changes the object's replicas only, as the Scale handler writes them.
+  if (a.subresource === "scale" && a.type.scale) {
+    const replicas = (patched as { spec?: { replicas?: unknown } }).spec?.replicas ?? 0;
+    if (typeof replicas !== "number" || !Number.isInteger(replicas)) throw internalError(`json: cannot unmarshal ${typeof replicas} into Go struct field ScaleSpec.spec.replicas of type int32`);
+    const next = deepClone(a.object!);
+    setValueAt(next, a.type.scale.specReplicasPath, replicas);
+    const changed = !deepEqual(next, a.object);
+    a.object = next;
+    return changed;
+  }
   // As upstream decodes the patched JSON into the type (typed struct, or pruned against a custom
   // resource's schema): unknown fields go, a value of the wrong type is an internal error.
   const found = decodeAgainstSchema(patched, decodeTarget(inv.matched.type.schema, { apiVersion: inv.matched.type.apiVersion, kind: inv.matched.type.kind }));
