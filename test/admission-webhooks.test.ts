@@ -313,7 +313,8 @@ describe("failurePolicy", () => {
 
   it.each([
     ["wrong uid", (r: ReviewRequest) => ({ response: { uid: "not-the-uid", allowed: true } }), (r: ReviewRequest) => `received invalid webhook response: expected response.uid="${r.request.uid}", got "not-the-uid"`],
-    ["non-JSON", () => ({ raw: "hello, world", contentType: "text/plain" }), () => "failed to call webhook: couldn't get version/kind; json parse error: invalid character 'h' looking for beginning of value"],
+    ["non-JSON", () => ({ raw: "hello, world", contentType: "application/json" }), () => "failed to call webhook: couldn't get version/kind; json parse error: invalid character 'h' looking for beginning of value"],
+    ["text", () => ({ raw: "hello, world", contentType: "text/plain; charset=utf-8" }), () => "failed to call webhook: serializer for text/plain doesn't exist"],
     ["undecodable patch", (r: ReviewRequest) => ({ response: { uid: r.request.uid, allowed: true, patchType: "JSONPatch", patch: Buffer.from("{not json").toString("base64") } }), () => "received undecodable patch in webhook response: invalid character 'n' looking for beginning of object key string"],
     ["a 500", () => ({ raw: "oops", status: 500, contentType: "text/plain" }), () => 'failed to call webhook: an error on the server ("oops") has prevented the request from succeeding'],
     ["no response", () => ({ response: undefined as never }), () => "received invalid webhook response: webhook response was absent"],

@@ -10,6 +10,8 @@ import type { ServiceResolver } from "../../webhook/service-resolver.js";
 import { CallingWebhookError } from "./errors.js";
 import { defaultServicePort, type WebhookClientConfig } from "./types.js";
 
+const decodable = new Set(["application/json", "application/yaml"]);
+
 /** Idle kept-alive connections close before a Node or Go server's usual 5 s idle limit would. */
 const idleSocketMs = 4000;
 
@@ -99,6 +101,10 @@ export async function callWebhook(name: string, ep: Endpoint, review: unknown, o
       const isText = /^text\//.test(String(res.headers["content-type"] ?? ""));
       throw fail(genericMessage(res.status, isText ? text.trim().slice(0, 1024) : undefined));
     }
+    // client-go reads an answer through the serializer of its content type: JSON (or YAML, of
+    // which JSON is a subset for a review); none for anything else.
+    const mediaType = String(res.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    if (mediaType && !decodable.has(mediaType)) throw fail(`serializer for ${mediaType} doesn't exist`);
     return text;
   } catch (e) {
     if (e instanceof CallingWebhookError) throw e;
