@@ -49,7 +49,7 @@ export async function dispatchMutating(hooks: readonly Hook[], a: AdmissionAttri
     a.reinvocation.values.set(mutatingPluginName, st);
   }
   const round = a.reinvocation.isReinvoke ? 1 : 0;
-  if (round === 1 && st.lastOutput !== JSON.stringify(a.object ?? null)) reinvokePrevious(st);
+  if (round === 1 && st.lastOutput !== undefined && st.lastOutput !== JSON.stringify(a.object ?? null)) reinvokePrevious(st);
   try {
     for (let i = 0; i < hooks.length; i++) {
       const hook = hooks[i]!;
@@ -85,7 +85,9 @@ export async function dispatchMutating(hooks: readonly Hook[], a: AdmissionAttri
       throw err;
     }
   } finally {
-    st.lastOutput = JSON.stringify(a.object ?? null);
+    // Only an IfNeeded webhook already called can be reinvoked by a later change: otherwise the
+    // object need not be remembered (it would cost a serialization per write).
+    st.lastOutput = st.previouslyInvoked.size > 0 ? JSON.stringify(a.object ?? null) : undefined;
   }
 }
 
