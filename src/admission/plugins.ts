@@ -10,6 +10,17 @@ import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { AdmissionFlags } from "./flags.js";
 import type { AdmissionPlugin } from "./interface.js";
+import { defaultIngressClassPlugin } from "./builtin/default-ingress-class.js";
+import { defaultStorageClassPlugin } from "./builtin/default-storage-class.js";
+import { defaultTolerationSeconds } from "./builtin/default-toleration-seconds.js";
+import { limitRanger } from "./builtin/limit-ranger.js";
+import { persistentVolumeClaimResize } from "./builtin/persistent-volume-claim-resize.js";
+import { podTopologyLabels } from "./builtin/pod-topology-labels.js";
+import { priorityPlugin } from "./builtin/priority.js";
+import { runtimeClassPlugin } from "./builtin/runtime-class.js";
+import { serviceAccountPlugin } from "./builtin/service-account.js";
+import { storageObjectInUseProtection } from "./builtin/storage-object-in-use-protection.js";
+import { taintNodesByCondition } from "./builtin/taint-nodes-by-condition.js";
 import { namespaceLifecycle } from "./namespace-lifecycle.js";
 
 /** Every plugin name kube-apiserver 1.34 registers, in the order the chain runs them. */
@@ -107,6 +118,17 @@ export type AdmissionPluginFactory = (ctx: AdmissionPluginContext) => AdmissionP
 /** The plugins kapi implements. A name upstream knows but kapi lacks is refused at start. */
 const factories: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = {
   NamespaceLifecycle: (ctx) => namespaceLifecycle((ns) => ctx.namespaces.get(ns)),
+  LimitRanger: (ctx) => limitRanger(ctx.parts),
+  ServiceAccount: (ctx) => serviceAccountPlugin(ctx.parts),
+  TaintNodesByCondition: () => taintNodesByCondition(),
+  Priority: (ctx) => priorityPlugin(ctx.parts),
+  DefaultTolerationSeconds: (ctx) => defaultTolerationSeconds(ctx.flags),
+  DefaultStorageClass: (ctx) => defaultStorageClassPlugin(ctx.parts),
+  StorageObjectInUseProtection: () => storageObjectInUseProtection(),
+  PersistentVolumeClaimResize: (ctx) => persistentVolumeClaimResize(ctx.parts),
+  RuntimeClass: (ctx) => runtimeClassPlugin(ctx.parts),
+  DefaultIngressClass: (ctx) => defaultIngressClassPlugin(ctx.parts),
+  PodTopologyLabels: (ctx) => podTopologyLabels(ctx.parts, ctx.gates.enabled("PodTopologyLabelsAdmission")),
 };
 
 /** The enabled plugin names in chain order, or the start-up errors of the flags. */

@@ -32,6 +32,7 @@ const known: Record<string, GateSpec> = {
   ListFromCacheSnapshot: { default: true },
   MutatingAdmissionPolicy: { default: false },
   OpenAPIEnums: { default: true },
+  PodTopologyLabelsAdmission: { default: false },
   RemoteRequestHeaderUID: { default: true },
   ResilientWatchCacheInitialization: { default: true },
   RetryGenerateName: { default: true, locked: true },

@@ -35,6 +35,7 @@ import { admissionChain } from "../admission/chain.js";
 import type { AdmissionPlugin } from "../admission/interface.js";
 import { buildAdmissionPlugins, enabledAdmissionPlugins } from "../admission/plugins.js";
 import { loadAdmissionConfiguration } from "../admission/flags.js";
+import { systemPriorityClasses } from "../admission/builtin/system-priority-classes.js";
 import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import { InformerFactory } from "../registry/informer-factory.js";
@@ -194,6 +195,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject),
     // The default RBAC objects, whenever the RBAC API is served (whatever the authorization modes).
     reconcileBootstrapPolicy({ store, types, log: o.log, gates }),
+    ...systemPriorityClasses.map((pc) => ensure(types.get("scheduling.k8s.io", "v1", "priorityclasses"), "", structuredClone(pc))),
   ]);
   bootstrapped = true;
   // Custom resources: every established CRD is served (src/apiextensions/serving.ts).
