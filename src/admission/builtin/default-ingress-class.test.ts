@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import type { KObject } from "../../registry/object.js";
+import { admissionAttributes } from "../attributes.testkit.js";
+import { defaultIngressClassPlugin } from "./default-ingress-class.js";
+import { fakeParts, fakeWorld, typeFor } from "./parts.testkit.js";
+import { podTopologyLabels } from "./pod-topology-labels.js";
+
+const ic = (name: string, created: string, isDefault: boolean): KObject => ({
+  metadata: { name, creationTimestamp: created, ...(isDefault ? { annotations: { "ingressclass.kubernetes.io/is-default-class": "true" } } : {}) },
+  spec: { controller: "x/y" },
+});
+const plugin = defaultIngressClassPlugin(fakeParts(fakeWorld({ "networking.k8s.io/ingressclasses": [ic("nginx", "2026-01-01T00:00:00Z", true), ic("other", "2026-05-01T00:00:00Z", false)] })));
+const admit = async (ing: KObject) => {
+  await plugin.admit!(admissionAttributes({ operation: "CREATE", type: typeFor("networking.k8s.io", "ingresses"), namespace: "ns", name: "i", subresource: "", dryRun: false, object: ing }));
+  return (ing.spec as any)?.ingressClassName;
+};
+
+describe("DefaultIngressClass", () => {
+  it("names the default class in an Ingress without a class", async () => {
+    expect(await admit({ metadata: { name: "i" }, spec: {} })).toBe("nginx");
+  });
+  it("leaves an Ingress naming a class, by field or by the legacy annotation", async () => {
+    expect(await admit({ metadata: { name: "i" }, spec: { ingressClassName: "other" } })).toBe("other");
+    expect(await admit({ metadata: { name: "i", annotations: { "kubernetes.io/ingress.class": "legacy" } }, spec: {} })).toBeUndefined();
+  });
+});
+
+describe("PodTopologyLabels", () => {
+  const node: KObject = { metadata: { name: "n1", labels: { "topology.kubernetes.io/zone": "z1", "topology.kubernetes.io/region": "r1", "topology.kubernetes.io/other": "x", custom: "y" } } };
+  const bind = async (enabled: boolean, labels?: Record<string, string>) => {
+    const binding: KObject = { metadata: { name: "p", ...(labels ? { labels } : {}) }, target: { kind: "Node", name: "n1" } };
+    const p = podTopologyLabels(fakeParts(fakeWorld({ "/nodes": [node] })), enabled);
+    await p.admit!(admissionAttributes({ operation: "CREATE", type: typeFor("", "pods"), namespace: "ns", name: "p", subresource: "binding", dryRun: false, object: binding }));
+    return binding.metadata.labels;
+  };
+  it("copies only the zone and region labels of the target node onto a binding, when its gate is on", async () => {
+    expect(await bind(true)).toEqual({ "topology.kubernetes.io/zone": "z1", "topology.kubernetes.io/region": "r1" });
+    expect(await bind(true, { "topology.kubernetes.io/zone": "mine" })).toEqual({ "topology.kubernetes.io/zone": "mine", "topology.kubernetes.io/region": "r1" });
+    expect(await bind(false)).toBeUndefined();
+  });
+});
