@@ -251,6 +251,37 @@ allowVolumeExpansion: true
   });
 });
 
+describe("storage protection", () => {
+  const gone = async (path: string) => {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if ((await req(s, "GET", path)).status === 404) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  };
+  it("a deleted claim stays while a scheduled pod uses it, and goes once the pod is gone", async () => {
+    const claim = { metadata: { name: "held" }, spec: { accessModes: ["ReadWriteOnce"], storageClassName: "", resources: { requests: { storage: "1Gi" } } } };
+    await core.createNamespacedPersistentVolumeClaim({ namespace: "default", body: claim });
+    await core.createNamespacedPod({ namespace: "default", body: podBody("holder", { nodeName: "worker-1", volumes: [{ name: "d", persistentVolumeClaim: { claimName: "held" } }] }) });
+    await core.deleteNamespacedPersistentVolumeClaim({ namespace: "default", name: "held" });
+    await new Promise((r) => setTimeout(r, 500));
+    const held = await core.readNamespacedPersistentVolumeClaim({ namespace: "default", name: "held" });
+    expect(held.metadata?.deletionTimestamp).toBeDefined();
+    expect(held.metadata?.finalizers).toEqual(["kubernetes.io/pvc-protection"]);
+    await core.deleteNamespacedPod({ namespace: "default", name: "holder", gracePeriodSeconds: 0 });
+    expect(await gone("/api/v1/namespaces/default/persistentvolumeclaims/held")).toBe(true);
+  });
+  it("a deleted claim or volume nothing uses goes at once", async () => {
+    await core.createNamespacedPersistentVolumeClaim({ namespace: "default", body: { metadata: { name: "free" }, spec: { accessModes: ["ReadWriteOnce"], storageClassName: "", resources: { requests: { storage: "1Gi" } } } } });
+    await core.deleteNamespacedPersistentVolumeClaim({ namespace: "default", name: "free" });
+    expect(await gone("/api/v1/namespaces/default/persistentvolumeclaims/free")).toBe(true);
+    await core.createPersistentVolume({ body: { metadata: { name: "loose" }, spec: { capacity: { storage: "1Gi" }, accessModes: ["ReadWriteOnce"], hostPath: { path: "/tmp/loose" } } } });
+    await core.deletePersistentVolume({ name: "loose" });
+    expect(await gone("/api/v1/persistentvolumes/loose")).toBe(true);
+  });
+});
+
 describe("RuntimeClass", () => {
   it("a pod of a RuntimeClass gets its overhead and scheduling; a missing class is refused", async () => {
     await node.createRuntimeClass({

@@ -36,6 +36,7 @@ import type { AdmissionPlugin } from "../admission/interface.js";
 import { buildAdmissionPlugins, enabledAdmissionPlugins } from "../admission/plugins.js";
 import { loadAdmissionConfiguration } from "../admission/flags.js";
 import { systemPriorityClasses } from "../admission/builtin/system-priority-classes.js";
+import { startStorageProtection } from "../controllers/storage-protection.js";
 import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import { InformerFactory } from "../registry/informer-factory.js";
@@ -199,7 +200,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   ]);
   bootstrapped = true;
   // Custom resources: every established CRD is served (src/apiextensions/serving.ts).
-  const controllers = [startCrdServing({ types, informers, store, log: o.log }), startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers), ...startCRDControllers({ store, types, informers, log: o.log }, o.controllers ?? defaultControllers)];
+  const controllers = [startCrdServing({ types, informers, store, log: o.log }), startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers), ...startCRDControllers({ store, types, informers, log: o.log }, o.controllers ?? defaultControllers), ...startStorageProtection({ store, types, informers }, o.controllers ?? defaultControllers)];
   let gcTimer: NodeJS.Timeout | undefined;
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {
