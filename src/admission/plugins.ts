@@ -10,7 +10,16 @@ import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { AdmissionFlags } from "./flags.js";
 import type { AdmissionPlugin } from "./interface.js";
+import { alwaysAdmit, alwaysDeny } from "./builtin/always.js";
+import { alwaysPullImages } from "./builtin/always-pull-images.js";
 import { defaultIngressClassPlugin } from "./builtin/default-ingress-class.js";
+import { denyServiceExternalIPs } from "./builtin/deny-service-external-ips.js";
+import { extendedResourceToleration } from "./builtin/extended-resource-toleration.js";
+import { limitPodHardAntiAffinityTopology } from "./builtin/limit-pod-hard-anti-affinity-topology.js";
+import { namespaceAutoProvision, namespaceExists } from "./builtin/namespace-presence.js";
+import { ownerReferencesPermissionEnforcement } from "./builtin/owner-references-permission-enforcement.js";
+import { podNodeSelector, podNodeSelectorConfig } from "./builtin/pod-node-selector.js";
+import { podTolerationRestriction, tolerationRestrictionConfig } from "./builtin/pod-toleration-restriction.js";
 import { defaultStorageClassPlugin } from "./builtin/default-storage-class.js";
 import { defaultTolerationSeconds } from "./builtin/default-toleration-seconds.js";
 import { limitRanger } from "./builtin/limit-ranger.js";
@@ -129,6 +138,17 @@ const factories: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   RuntimeClass: (ctx) => runtimeClassPlugin(ctx.parts),
   DefaultIngressClass: (ctx) => defaultIngressClassPlugin(ctx.parts),
   PodTopologyLabels: (ctx) => podTopologyLabels(ctx.parts, ctx.gates.enabled("PodTopologyLabelsAdmission")),
+  AlwaysAdmit: () => alwaysAdmit(),
+  AlwaysDeny: () => alwaysDeny(),
+  AlwaysPullImages: () => alwaysPullImages(),
+  NamespaceAutoProvision: (ctx) => namespaceAutoProvision(ctx),
+  NamespaceExists: (ctx) => namespaceExists(ctx),
+  DenyServiceExternalIPs: () => denyServiceExternalIPs(),
+  LimitPodHardAntiAffinityTopology: () => limitPodHardAntiAffinityTopology(),
+  ExtendedResourceToleration: () => extendedResourceToleration(),
+  PodNodeSelector: (ctx) => podNodeSelector(ctx.parts, podNodeSelectorConfig(ctx.configuration("PodNodeSelector"))),
+  PodTolerationRestriction: (ctx) => podTolerationRestriction(ctx.parts, tolerationRestrictionConfig(ctx.configuration("PodTolerationRestriction"))),
+  OwnerReferencesPermissionEnforcement: (ctx) => ownerReferencesPermissionEnforcement(ctx.authorizer, () => ctx.parts().types),
 };
 
 /** The enabled plugin names in chain order, or the start-up errors of the flags. */
