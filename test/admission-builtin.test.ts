@@ -4,7 +4,7 @@
 // DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, RuntimeClass,
 // DefaultIngressClass.
 import * as k8s from "@kubernetes/client-node";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -330,6 +330,52 @@ describe("DefaultTolerationSeconds flags", () => {
       expect(r.json.spec.volumes).toBeUndefined();
       expect(r.json.spec.priority).toBeUndefined();
       expect(r.json.spec.serviceAccountName).toBeUndefined();
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe("plugins off by default, turned on by flag", () => {
+  it.skipIf(!kubectlBin)("--enable-admission-plugins with an admission configuration file: PodNodeSelector, AlwaysPullImages, NamespaceAutoProvision, DenyServiceExternalIPs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-admission-flags-"));
+    const config = join(dir, "admission.yaml");
+    writeFileSync(
+      config,
+      `apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: PodNodeSelector
+  configuration:
+    podNodeSelectorPluginConfig:
+      clusterDefaultNodeSelector: env=prod
+`,
+    );
+    const other = await startServer({
+      storage: "sqlite",
+      dataDir: dir,
+      options: { enableAdmissionPlugins: ["PodNodeSelector", "AlwaysPullImages", "NamespaceAutoProvision", "DenyServiceExternalIPs"], admissionControlConfigFile: config },
+    });
+    try {
+      const k = (args: string[], stdin?: string) => kubectl(kubectlBin!, other.kubeconfigPath!, args, stdin);
+      // NamespaceAutoProvision: the namespace is made by the first create in it.
+      const created = await k(["create", "configmap", "c", "-n", "made-on-demand"]);
+      expect(created.stderr).toBe("");
+      expect((await k(["get", "namespace", "made-on-demand", "-o", "name"])).stdout.trim()).toBe("namespace/made-on-demand");
+      // PodNodeSelector (cluster default) and AlwaysPullImages.
+      const ran = await k(["run", "web", "--image=nginx:1.27", "--image-pull-policy=IfNotPresent", "-o", "json", "--dry-run=server"]);
+      expect(ran.stderr).toBe("");
+      const pod = JSON.parse(ran.stdout);
+      expect(pod.spec.nodeSelector).toEqual({ env: "prod" });
+      expect(pod.spec.containers[0].imagePullPolicy).toBe("Always");
+      const conflicting = await k(["run", "elsewhere", "--image=nginx", "--overrides", JSON.stringify({ spec: { nodeSelector: { env: "dev" } } })]);
+      expect(conflicting.stderr.trim()).toBe('Error from server (Forbidden): pods "elsewhere" is forbidden: pod node label selector conflicts with its namespace node label selector');
+      // DenyServiceExternalIPs.
+      const svc = await k(["create", "service", "clusterip", "ext", "--tcp=80:80", "--dry-run=client", "-o", "json"]);
+      const body = JSON.parse(svc.stdout);
+      body.spec.externalIPs = ["203.0.113.7"];
+      const denied = await k(["create", "-f", "-"], JSON.stringify(body));
+      expect(denied.stderr.trim()).toBe('Error from server (Forbidden): error when creating "STDIN": services "ext" is forbidden: Use of external IPs is denied by admission control');
     } finally {
       await other.stop();
     }
