@@ -178,6 +178,9 @@ describe("Priority classes", () => {
     const pod = await core.createNamespacedPod({ namespace: "kube-system", body: podBody("critical", { priorityClassName: "system-node-critical" }) });
     expect(pod.spec?.priority).toBe(2000001000);
     expect(pod.spec?.preemptionPolicy).toBe("PreemptLowerPriority");
+    const del = await scheduling.deletePriorityClass({ name: "system-cluster-critical" }).catch((x) => x);
+    expect(del.code).toBe(403);
+    expect(JSON.parse(del.body).message).toBe('priorityclasses.scheduling.k8s.io "system-cluster-critical" is forbidden: this is a system priority class and cannot be deleted');
   });
 
   it("a class's value and preemptionPolicy reach the pod; an unknown class and a second global default are refused", async () => {

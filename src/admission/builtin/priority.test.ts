@@ -64,4 +64,13 @@ describe("Priority admission", () => {
     await expect(v("UPDATE", pc("other", 1, { globalDefault: true }))).rejects.toMatchObject({ code: 403 });
     await expect(v("CREATE", pc("plain", 1))).resolves.toBeUndefined();
   });
+
+  it("refuses deleting the system classes", async () => {
+    const del = (name: string) => setup([]).validate!(admissionAttributes({ operation: "DELETE", type: pcType, namespace: "", name, subresource: "", dryRun: false, oldObject: pc(name, 1) }));
+    await expect(del("system-node-critical")).rejects.toMatchObject({
+      code: 403,
+      message: 'priorityclasses.scheduling.k8s.io "system-node-critical" is forbidden: this is a system priority class and cannot be deleted',
+    });
+    await expect(del("batch")).resolves.toBeUndefined();
+  });
 });

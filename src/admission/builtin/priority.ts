@@ -1,14 +1,15 @@
 // Priority (upstream plugin/pkg/admission/priority): a pod's priority comes from its
 // PriorityClass (or the global default class, else 0), never from the client; its
 // preemptionPolicy too when the class has one. Updates keep what creation resolved. A second
-// globalDefault class is refused.
-import { badRequest, internalError } from "../../apimachinery/errors.js";
+// globalDefault class is refused, and so is deleting a system class.
+import { badRequest, forbidden, internalError } from "../../apimachinery/errors.js";
 import type { KObject } from "../../registry/object.js";
 import type { AdmissionPlugin } from "../interface.js";
 import type { AdmissionParts } from "../plugins.js";
 import { admissionForbidden } from "./forbidden.js";
 import { objectLookup } from "./lookup.js";
 import { isObj, isPods, str, type Obj } from "./pod-shape.js";
+import { systemPriorityClasses } from "./system-priority-classes.js";
 
 /** scheduling.DefaultPriorityWhenNoDefaultClassExists */
 const defaultPriority = 0;
@@ -80,6 +81,10 @@ export function priorityPlugin(parts: () => AdmissionParts): AdmissionPlugin {
     },
     async validate(a) {
       if (a.subresource !== "" || a.type.group !== "scheduling.k8s.io" || a.type.resource !== "priorityclasses") return;
+      // Upstream refuses this in the PriorityClass registry itself; here it rides on the plugin that owns the classes.
+      if (a.operation === "DELETE" && systemPriorityClasses.some((pc) => pc.metadata.name === a.name)) {
+        throw forbidden(a.type.gr, a.name, "this is a system priority class and cannot be deleted");
+      }
       if (a.operation === "DELETE" || !a.object || (a.object as Obj).globalDefault !== true) return;
       const dpc = await defaultClass();
       if (!dpc) return;
