@@ -74,4 +74,13 @@ describe("LimitRanger", () => {
     const u = await run(plugin, pod([c("b")]), { operation: "UPDATE", oldObject: pod([c("b")]) });
     expect(u.spec.containers[0].resources).toBeUndefined();
   });
+
+  it("keeps a live read of a namespace without ranges for a while, instead of reading on every pod", async () => {
+    const { plugin, world } = setup([]);
+    await run(plugin, pod([c("a")]));
+    await run(plugin, pod([c("b")]));
+    const reads = world.liveReads.length;
+    await run(plugin, pod([c("c")]));
+    expect(world.liveReads.length).toBe(reads);
+  });
 });

@@ -16,13 +16,24 @@ export const limitRangerAnnotation = "kubernetes.io/limit-ranger";
 type ResourceList = Record<string, unknown>;
 const list = (v: unknown): ResourceList => (isObj(v) ? v : {});
 
-export function limitRanger(parts: () => AdmissionParts): AdmissionPlugin {
+export function limitRanger(parts: () => AdmissionParts, liveTtlMs = 30_000): AdmissionPlugin {
   const ranges = objectLookup(parts, "", "limitranges");
 
-  /** The namespace's LimitRanges; none in the informer → a live read (it may lag a new one). */
+  // Live reads of namespaces the informer has no ranges for, kept for a while (upstream: 30 s)
+  // and shared by concurrent requests, so that pods in a namespace without ranges cost no read each.
+  const live = new Map<string, { expires: number; items: Promise<KObject[]> }>();
+
+  /** The namespace's LimitRanges; none in the informer → a (cached) live read, as it may lag a new one. */
   async function limitRanges(ns: string): Promise<KObject[]> {
     const cached = await ranges.list(ns);
-    return cached.length > 0 ? cached : ranges.liveList(ns);
+    if (cached.length > 0) return cached;
+    const hit = live.get(ns);
+    if (hit && hit.expires > Date.now()) return hit.items;
+    const items = ranges.liveList(ns);
+    live.set(ns, { expires: Date.now() + liveTtlMs, items });
+    if (live.size > 4096) live.delete(live.keys().next().value as string); // bounded, as upstream's LRU
+    items.catch(() => live.delete(ns));
+    return items;
   }
 
   const applies = (a: AdmissionAttributes) => {

@@ -45,6 +45,7 @@ export function fakeParts(w: FakeWorld): () => AdmissionParts {
         return found;
       },
       range: async (prefix: string) => {
+        w.liveReads.push(`range ${prefix}`);
         const t = [...Object.keys(w.objects)].map((k) => k.split("/") as [string, string]).map(([g, r]) => typeOf(g, r)).find((t) => prefix.startsWith(t.keyPrefix));
         const items = t ? all(t).filter((o) => prefix === t.keyPrefix || prefix === `${t.keyPrefix}${o.metadata.namespace}/`) : [];
         return { items: items.map((o) => ({ key: prefix + o.metadata.name, value: "", createRevision: 1, modRevision: 1 })), revision: 1, more: false, remaining: 0 };
