@@ -30,7 +30,11 @@ import { runtimeClassPlugin } from "./builtin/runtime-class.js";
 import { serviceAccountPlugin } from "./builtin/service-account.js";
 import { storageObjectInUseProtection } from "./builtin/storage-object-in-use-protection.js";
 import { taintNodesByCondition } from "./builtin/taint-nodes-by-condition.js";
+import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from "./certificates/index.js";
 import { namespaceLifecycle } from "./namespace-lifecycle.js";
+import { nodeRestriction, storeLookup } from "./noderestriction/index.js";
+import { podSecurityPlugin } from "./podsecurity/index.js";
+import { resourceQuota } from "./resourcequota/index.js";
 
 /** Every plugin name kube-apiserver 1.34 registers, in the order the chain runs them. */
 export const allOrderedPlugins = [
@@ -149,6 +153,18 @@ const factories: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   PodNodeSelector: (ctx) => podNodeSelector(ctx.parts, podNodeSelectorConfig(ctx.configuration("PodNodeSelector"))),
   PodTolerationRestriction: (ctx) => podTolerationRestriction(ctx.parts, tolerationRestrictionConfig(ctx.configuration("PodTolerationRestriction"))),
   OwnerReferencesPermissionEnforcement: (ctx) => ownerReferencesPermissionEnforcement(ctx.authorizer, () => ctx.parts().types),
+  NodeRestriction: (ctx) =>
+    nodeRestriction(storeLookup(ctx.parts), ctx.authorizer, {
+      recoverVolumeExpansionFailure: ctx.gates.enabled("RecoverVolumeExpansionFailure"),
+      serviceAccountNodeAudienceRestriction: ctx.gates.enabled("ServiceAccountNodeAudienceRestriction"),
+      allowInsecureKubeletCertificateSigningRequests: ctx.gates.enabled("AllowInsecureKubeletCertificateSigningRequests"),
+    }),
+  CertificateApproval: (ctx) => certificateApproval(ctx.authorizer),
+  CertificateSigning: (ctx) => certificateSigning(ctx.authorizer),
+  ClusterTrustBundleAttest: (ctx) => clusterTrustBundleAttest(ctx.authorizer, ctx.gates.enabled("ClusterTrustBundle")),
+  CertificateSubjectRestriction: () => certificateSubjectRestriction(),
+  PodSecurity: podSecurityPlugin,
+  ResourceQuota: (ctx) => resourceQuota(ctx),
 };
 
 /** The enabled plugin names in chain order, or the start-up errors of the flags. */
