@@ -120,4 +120,16 @@ describe("ServiceAccount admission", () => {
     await expect(plugin.admit!(attrs(pod(), { operation: "UPDATE" }))).resolves.toBeUndefined();
     await expect(plugin.admit!(attrs(pod(), { subresource: "status" }))).resolves.toBeUndefined();
   });
+
+  it("checks ephemeral containers added through pods/ephemeralcontainers against an enforcing account", async () => {
+    const { plugin } = setup([sa("default", { secrets: [{ name: "ok" }] }, { "kubernetes.io/enforce-mountable-secrets": "true" })]);
+    const debug = (secret: string) =>
+      pod({ serviceAccountName: "default", ephemeralContainers: [{ name: "dbg", image: "busybox", env: [{ name: "T", valueFrom: { secretKeyRef: { name: secret, key: "k" } } }] }] });
+    const update = (object: KObject) => plugin.validate!(attrs(object, { operation: "UPDATE", subresource: "ephemeralcontainers", oldObject: pod({ serviceAccountName: "default" }) }));
+    await expect(update(debug("no"))).rejects.toMatchObject({
+      code: 403,
+      message: 'pods "p" is forbidden: ephemeral container dbg with envVar T referencing secret.secretName="no" is not allowed because service account default does not reference that secret',
+    });
+    await expect(update(debug("ok"))).resolves.toBeUndefined();
+  });
 });
