@@ -384,3 +384,31 @@ plugins:
     }
   });
 });
+
+describe("PodTopologyLabels", () => {
+  it("with its gate on, binding a pod to a node copies the node's zone and region labels onto the pod", async () => {
+    const other = await startTestServer({ storage: "memory", options: { featureGates: "PodTopologyLabelsAdmission=true" } });
+    try {
+      const labels = { "topology.kubernetes.io/zone": "z1", "topology.kubernetes.io/region": "r1", "kubernetes.io/hostname": "n1" };
+      expect((await req(other, "POST", "/api/v1/nodes", { body: { metadata: { name: "n1", labels } } })).status).toBe(201);
+      expect((await req(other, "POST", "/api/v1/namespaces/default/pods", { body: podBody("placed") })).status).toBe(201);
+      const bound = await req(other, "POST", "/api/v1/namespaces/default/pods/placed/binding", { body: { apiVersion: "v1", kind: "Binding", metadata: { name: "placed" }, target: { kind: "Node", name: "n1" } } });
+      expect(bound.status, bound.text).toBe(201);
+      const pod = (await req(other, "GET", "/api/v1/namespaces/default/pods/placed")).json;
+      expect(pod.spec.nodeName).toBe("n1");
+      expect(pod.metadata.labels).toEqual({ "topology.kubernetes.io/zone": "z1", "topology.kubernetes.io/region": "r1" });
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it("with its gate off (1.34's default), binding copies nothing", async () => {
+    await core.createNode({ body: { metadata: { name: "zoned", labels: { "topology.kubernetes.io/zone": "z9" } } } });
+    await core.createNamespacedPod({ namespace: "default", body: podBody("unzoned") });
+    const bound = await req(s, "POST", "/api/v1/namespaces/default/pods/unzoned/binding", { body: { apiVersion: "v1", kind: "Binding", metadata: { name: "unzoned" }, target: { kind: "Node", name: "zoned" } } });
+    expect(bound.status, bound.text).toBe(201);
+    const pod = await core.readNamespacedPod({ namespace: "default", name: "unzoned" });
+    expect(pod.spec?.nodeName).toBe("zoned");
+    expect(pod.metadata?.labels).toBeUndefined();
+  });
+});
