@@ -38,4 +38,11 @@ describe("PodTopologyLabels", () => {
     expect(await bind(true, { "topology.kubernetes.io/zone": "mine" })).toEqual({ "topology.kubernetes.io/zone": "mine", "topology.kubernetes.io/region": "r1" });
     expect(await bind(false)).toBeUndefined();
   });
+
+  it("labels a pod created already bound to a node, its own labels winning", async () => {
+    const p = podTopologyLabels(fakeParts(fakeWorld({ "/nodes": [node] })), true);
+    const pod: KObject = { metadata: { name: "p", labels: { "topology.kubernetes.io/region": "mine" } }, spec: { nodeName: "n1", containers: [] } };
+    await p.admit!(admissionAttributes({ operation: "CREATE", type: typeFor("", "pods"), namespace: "ns", name: "p", subresource: "", dryRun: false, object: pod }));
+    expect(pod.metadata.labels).toEqual({ "topology.kubernetes.io/zone": "z1", "topology.kubernetes.io/region": "mine" });
+  });
 });
