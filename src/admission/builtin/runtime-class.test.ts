@@ -3,7 +3,6 @@ import type { KObject } from "../../registry/object.js";
 import { admissionAttributes } from "../attributes.testkit.js";
 import { fakeParts, fakeWorld, podsType } from "./parts.testkit.js";
 import { runtimeClassPlugin } from "./runtime-class.js";
-import { mergeTolerations } from "./tolerations.js";
 
 const rc = (name: string, extra: Record<string, unknown>): KObject => ({ metadata: { name }, handler: name, ...extra });
 const plugin = runtimeClassPlugin(
@@ -40,15 +39,5 @@ describe("RuntimeClass admission", () => {
     await expect(run({ runtimeClassName: "kata", overhead: { cpu: "0.25", memory: "120Mi" } })).resolves.toBeDefined();
     await expect(run({ runtimeClassName: "plain", overhead: { cpu: "1" } })).rejects.toMatchObject({ message: 'pods "p" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead' });
     await expect(run({ overhead: { cpu: "1" } })).rejects.toMatchObject({ code: 403 });
-  });
-
-  it("merges tolerations keeping only the broadest", () => {
-    const exists = { key: "k", operator: "Exists" };
-    const equal = { key: "k", operator: "Equal", value: "v" };
-    expect(mergeTolerations([equal], [exists])).toEqual([exists]);
-    expect(mergeTolerations([exists, exists], [])).toEqual([exists]);
-    const short = { key: "k", operator: "Exists", effect: "NoExecute", tolerationSeconds: 10 };
-    const long = { key: "k", operator: "Exists", effect: "NoExecute", tolerationSeconds: 100 };
-    expect(mergeTolerations([short], [long])).toEqual([long]);
   });
 });
