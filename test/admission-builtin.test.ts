@@ -131,6 +131,9 @@ spec:
     expect(pod.spec?.volumes).toBeUndefined();
     expect(pod.spec?.containers[0]!.volumeMounts).toBeUndefined();
     expect(pod.spec?.imagePullSecrets).toEqual([{ name: "registry" }]);
+    // The deprecated serviceAccount field alone names the account; both are served.
+    const legacy = await core.createNamespacedPod({ namespace: "default", body: podBody("legacy-pod", { serviceAccount: "quiet" }) });
+    expect([legacy.spec?.serviceAccountName, legacy.spec?.serviceAccount]).toEqual(["quiet", "quiet"]);
     // The pod's own choice wins over the account's.
     const loud = await core.createNamespacedPod({ namespace: "default", body: podBody("loud-pod", { serviceAccountName: "quiet", automountServiceAccountToken: true }) });
     expect(loud.spec?.volumes?.map((v) => v.name)).toEqual([expect.stringMatching(/^kube-api-access-/)]);

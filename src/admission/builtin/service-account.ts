@@ -78,9 +78,8 @@ export function serviceAccountPlugin(parts: () => AdmissionParts, opts: ServiceA
       const pod = a.object as Obj & KObject;
       if (isMirror(pod)) return validateMirror(a, pod);
       const spec = podSpec(pod);
-      // v1's deprecated twin names the account when the field itself is empty (upstream's conversion).
-      if (!str(spec.serviceAccountName)) spec.serviceAccountName = str(spec.serviceAccount) || defaultServiceAccountName;
-      // The v1 form carries the deprecated twin of the field; upstream's conversion fills it.
+      if (!str(spec.serviceAccountName)) spec.serviceAccountName = defaultServiceAccountName;
+      // The v1 form carries the deprecated twin of the field (defaulting mirrored any the client set).
       spec.serviceAccount = spec.serviceAccountName;
       const sa = await lookUp(a, str(spec.serviceAccountName));
       if (shouldAutomount(sa, spec)) mountToken(spec);

@@ -121,6 +121,13 @@ export function defaultVolume(v: unknown): void {
 
 /** SetDefaults_PodSpec and everything nested in a PodSpec (templates get exactly this). */
 export function defaultPodSpec(spec: Obj): void {
+  // v1's deprecated serviceAccount twin: read when serviceAccountName is empty, always written
+  // back equal to it (upstream's v1 conversion), so every served pod spec shows both.
+  const account = (typeof spec.serviceAccountName === "string" && spec.serviceAccountName) || (typeof spec.serviceAccount === "string" && spec.serviceAccount) || "";
+  if (account) {
+    spec.serviceAccountName = account;
+    spec.serviceAccount = account;
+  }
   setDefaultStr(spec, "dnsPolicy", "ClusterFirst");
   setDefaultStr(spec, "restartPolicy", "Always");
   setDefault(spec, "securityContext", {});
