@@ -415,3 +415,49 @@ describe("PodTopologyLabels", () => {
     expect(pod.metadata?.labels).toBeUndefined();
   });
 });
+
+describe("OwnerReferencesPermissionEnforcement", () => {
+  it("with RBAC: owner references need delete on the object, blockOwnerDeletion needs update on the owner's finalizers", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-ownerrefs-"));
+    const other = withCredentials(await startServer({ storage: "sqlite", dataDir: dir, authorizationMode: ["RBAC"], options: { enableAdmissionPlugins: ["OwnerReferencesPermissionEnforcement"] } }) as TestServer);
+    try {
+      const { certUser } = await import("./support/cert-user.js");
+      const dev = await certUser(other, dir, dir, "dev");
+      const role = (name: string, verbs: string[]) => ({
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "Role",
+        metadata: { name },
+        rules: [{ apiGroups: [""], resources: ["configmaps"], verbs }],
+      });
+      const bind = (name: string) => ({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name }, subjects: [{ kind: "User", name: "dev" }] });
+      for (const body of [role("writer", ["create", "get"]), bind("writer")]) {
+        const path = `/apis/rbac.authorization.k8s.io/v1/namespaces/default/${body.kind === "Role" ? "roles" : "rolebindings"}`;
+        expect((await req(other, "POST", path, { body })).status).toBe(201);
+      }
+      const owner = (await req(other, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "owner" } } })).json;
+      const ref = { apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata.uid };
+      const create = (name: string, r: Record<string, unknown>) => req(other, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name, ownerReferences: [r] } }, creds: dev.creds });
+      // Without delete on configmaps: refused.
+      const noDelete = await create("dependent", ref);
+      expect(noDelete.status).toBe(403);
+      expect(noDelete.json.message).toBe('configmaps "dependent" is forbidden: cannot set an ownerRef on a resource you can\'t delete: , <nil>');
+      // Plain objects need nothing more (control).
+      expect((await req(other, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "plain" } }, creds: dev.creds })).status).toBe(201);
+      // With delete, a plain reference is fine, a blocking one needs the owner's finalizers.
+      const del = { ...role("deleter", ["delete"]), metadata: { name: "deleter" } };
+      expect((await req(other, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", { body: del })).status).toBe(201);
+      expect((await req(other, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings", { body: bind("deleter") })).status).toBe(201);
+      let allowed = await create("dependent", ref);
+      for (let i = 0; allowed.status === 403 && i < 50; i++) {
+        await new Promise((r) => setTimeout(r, 100)); // the RBAC index follows the new binding
+        allowed = await create("dependent", ref);
+      }
+      expect(allowed.status, allowed.text).toBe(201);
+      const blocking = await create("blocking", { ...ref, blockOwnerDeletion: true });
+      expect(blocking.status).toBe(403);
+      expect(blocking.json.message).toBe('configmaps "blocking" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can\'t set finalizers on: , <nil>');
+    } finally {
+      await other.stop();
+    }
+  });
+});
