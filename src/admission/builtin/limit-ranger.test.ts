@@ -51,6 +51,10 @@ describe("LimitRanger", () => {
     const twoHalves = [c("a", { limits: { memory: "768Mi" } }), c("b", { limits: { memory: "512Mi" } })];
     await expect(run(plugin, pod(twoHalves))).rejects.toMatchObject({ message: 'pods "p" is forbidden: maximum memory usage per Pod is 1Gi, but limit is 1280Mi' });
     await expect(run(plugin, pod([c("a", { limits: { memory: "512Mi" } })]))).resolves.toBeDefined();
+    // Pod-level resources stand for the pod's totals.
+    await expect(run(plugin, pod([c("a", { limits: { memory: "512Mi" } })], { resources: { limits: { memory: "2Gi" } } }))).rejects.toMatchObject({
+      message: 'pods "p" is forbidden: maximum memory usage per Pod is 1Gi, but limit is 2Gi',
+    });
   });
 
   it("bounds claims' storage requests, and leaves pod updates alone", async () => {

@@ -243,6 +243,13 @@ function podTotals(spec: Obj, which: "requests" | "limits"): ResourceList {
     for (const [k, v] of Object.entries(need)) if (!initMax[k] || greater(v, initMax[k]!)) initMax[k] = v;
   }
   for (const [k, v] of Object.entries(initMax)) if (!sum[k] || greater(v, sum[k]!)) sum[k] = v;
+  // Pod-level resources (PodLevelResources, on in 1.34) stand for the pod's cpu and memory when set.
+  const podLevel = isObj(spec.resources) ? list((spec.resources as Obj)[which]) : {};
+  for (const k of ["cpu", "memory"]) {
+    if (podLevel[k] === undefined) continue;
+    sum[k] = q(podLevel[k]);
+    binary.set(k, /[KMGTPE]i$/.test(String(podLevel[k]).trim()));
+  }
   // Back to quantity strings for the messages: exact decimal forms.
   return Object.fromEntries(Object.entries(sum).map(([k, f]) => [k, fractionString(f, binary.get(k) ?? false)]));
 }
