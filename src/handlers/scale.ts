@@ -11,25 +11,9 @@ import { checkTypeMeta, header, maxBodyBytes, readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
 import { applyPatchDocument, decodePatch, patchTypeOf } from "./patch-body.js";
-import { selectorString, setValueAt, valueAt } from "./scale-paths.js";
+import { setValueAt, toScale } from "../registry/scale-paths.js";
 
 const scaleTypeMeta = { apiVersion: "autoscaling/v1", kind: "Scale" };
-
-function count(v: unknown): number {
-  return typeof v === "number" && Number.isInteger(v) ? v : 0;
-}
-
-export function toScale(obj: KObject, decl: ScaleDeclaration): KObject {
-  const selector = decl.labelSelectorPath ? selectorString(valueAt(obj, decl.labelSelectorPath)) : "";
-  const m = obj.metadata;
-  return {
-    kind: "Scale",
-    apiVersion: "autoscaling/v1",
-    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
-    spec: { replicas: count(valueAt(obj, decl.specReplicasPath)) },
-    status: { replicas: count(valueAt(obj, decl.statusReplicasPath)), ...(selector ? { selector } : {}) },
-  };
-}
 
 function declaration(r: ResourceRequest): ScaleDeclaration {
   if (!r.type.scale) throw new ApiError(404, "NotFound", "the server could not find the requested resource", {});

@@ -4,7 +4,7 @@
 // verified, with warnings and audit annotations recorded on the request.
 import type { Authorizer } from "../../authz/authorizer.js";
 import { forbidden, notFound } from "../../apimachinery/errors.js";
-import { toScale } from "../../handlers/scale.js";
+import { toScale } from "../../registry/scale-paths.js";
 import type { KObject } from "../../registry/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";

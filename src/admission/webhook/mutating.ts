@@ -5,7 +5,7 @@
 // reinvocationPolicy IfNeeded: a webhook that ran before a later change (by another webhook, or
 // by an in-tree plugin between the two passes) runs once more in the chain's second pass.
 import { deepClone, deepEqual, isPlainObject } from "../../apimachinery/json-value.js";
-import { setValueAt } from "../../handlers/scale-paths.js";
+import { setValueAt } from "../../registry/scale-paths.js";
 import { ApiError, internalError } from "../../apimachinery/errors.js";
 import { goJSONSyntaxError } from "../../apimachinery/go-json.js";
 import { applyJsonPatch } from "../../patch/json-patch.js";

@@ -2,6 +2,8 @@
 // into the object, as a CRD's `subresources.scale` declares them (no indices, no wildcards).
 import { labelSelectorFromObject } from "../apimachinery/labels.js";
 import { isPlainObject } from "../apimachinery/json-value.js";
+import type { KObject } from "./object.js";
+import type { ScaleDeclaration } from "./resource-type.js";
 
 function segments(path: string): string[] {
   return path.replace(/^\./, "").split(".").filter((s) => s !== "");
@@ -38,4 +40,21 @@ export function selectorString(v: unknown): string {
   const values = Object.values(v);
   const labelMap = values.length > 0 && values.every((x) => typeof x === "string");
   return labelSelectorFromObject((labelMap ? { matchLabels: v } : v) as never).toString();
+}
+
+function count(v: unknown): number {
+  return typeof v === "number" && Number.isInteger(v) ? v : 0;
+}
+
+/** The autoscaling/v1 Scale view of an object, from its type's scale declaration. */
+export function toScale(obj: KObject, decl: ScaleDeclaration): KObject {
+  const selector = decl.labelSelectorPath ? selectorString(valueAt(obj, decl.labelSelectorPath)) : "";
+  const m = obj.metadata;
+  return {
+    kind: "Scale",
+    apiVersion: "autoscaling/v1",
+    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+    spec: { replicas: count(valueAt(obj, decl.specReplicasPath)) },
+    status: { replicas: count(valueAt(obj, decl.statusReplicasPath)), ...(selector ? { selector } : {}) },
+  };
 }
