@@ -1,0 +1,241 @@
+// ValidatingAdmissionPolicy end to end: policies and bindings written through the API take effect
+// within a second; real clients (kubectl, @kubernetes/client-node) see upstream's denials, Warning
+// headers and status codes; params come from ConfigMaps and from custom resources.
+import * as k8s from "@kubernetes/client-node";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type AdmissionAttributes, type AdmissionPlugin, type KapiServer } from "../src/index.js";
+import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { req, withCredentials, type TestServer } from "./support/client.js";
+
+const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
+let server: KapiServer;
+let s: TestServer;
+let apps: k8s.AppsV1Api;
+let core: k8s.CoreV1Api;
+let custom: k8s.CustomObjectsApi;
+
+/** What the validating stage held after the policies ran (audit annotations), per object name. */
+const seenAnnotations = new Map<string, Record<string, string>>();
+const recorder: AdmissionPlugin = {
+  name: "AnnotationRecorder",
+  validate(a: AdmissionAttributes) {
+    if (a.object?.metadata.name) seenAnnotations.set(a.object.metadata.name, { ...a.auditAnnotations });
+  },
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const VAP = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
+const VAPB = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings";
+
+beforeAll(async () => {
+  server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-vap-")), admissionPlugins: [recorder] });
+  s = withCredentials(server as TestServer);
+  const kc = new k8s.KubeConfig();
+  kc.loadFromString(server.kubeconfig);
+  apps = kc.makeApiClient(k8s.AppsV1Api);
+  core = kc.makeApiClient(k8s.CoreV1Api);
+  custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  for (const ns of ["vap", "vap-params", "vap-crd", "vap-warn"]) await core.createNamespace({ body: { metadata: { name: ns } } });
+});
+afterAll(async () => server?.stop());
+
+function deployment(name: string, replicas: number, labels: Record<string, string> = {}) {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, labels },
+    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "nginx" }] } } },
+  };
+}
+
+const deploymentsRule = { apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["deployments"] };
+
+async function put(path: string, body: any) {
+  const r = await req(s, "POST", path, { body });
+  expect(r.status, r.text).toBe(201);
+  return r.json;
+}
+
+/** Retries a create until the policy took effect (the informers carry it within a second). */
+async function createUntil(ns: string, body: any, done: (r: Awaited<ReturnType<typeof req>>) => boolean) {
+  const deadline = Date.now() + 3000;
+  for (;;) {
+    const r = await req(s, "POST", `/apis/apps/v1/namespaces/${ns}/deployments`, { body });
+    if (done(r) || Date.now() > deadline) return r;
+    if (r.status === 201) await req(s, "DELETE", `/apis/apps/v1/namespaces/${ns}/deployments/${body.metadata.name}`);
+    await sleep(50);
+  }
+}
+
+describe("ValidatingAdmissionPolicy", () => {
+  it("rejects a Deployment with too many replicas (client-node and kubectl), within a second of the binding", async () => {
+    await put(VAP, {
+      metadata: { name: "max-replicas" },
+      spec: {
+        failurePolicy: "Fail",
+        matchConstraints: { resourceRules: [deploymentsRule] },
+        variables: [{ name: "replicas", expression: "object.spec.replicas" }],
+        validations: [{ expression: "variables.replicas <= 5" }],
+      },
+    });
+    const t0 = Date.now();
+    await put(VAPB, { metadata: { name: "max-replicas-binding" }, spec: { policyName: "max-replicas", validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap" } } } } });
+    const r = await createUntil("vap", deployment("big", 10), (r) => r.status === 422);
+    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(r.status).toBe(422);
+    expect(r.json).toMatchObject({
+      kind: "Status",
+      status: "Failure",
+      reason: "Invalid",
+      code: 422,
+      message: `deployments.apps "big" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: failed expression: variables.replicas <= 5`,
+      details: { name: "big", group: "apps", kind: "deployments", causes: [{ message: "ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: failed expression: variables.replicas <= 5" }] },
+    });
+    // client-node sees the same Status.
+    const err = await apps.createNamespacedDeployment({ namespace: "vap", body: deployment("big2", 6) as k8s.V1Deployment }).catch((e) => e);
+    expect(err.code).toBe(422);
+    expect(JSON.parse(err.body).message).toContain("denied request: failed expression: variables.replicas <= 5");
+    // Within the limit: accepted; an update over it: denied.
+    await apps.createNamespacedDeployment({ namespace: "vap", body: deployment("small", 3) as k8s.V1Deployment });
+    const up = await req(s, "PATCH", "/apis/apps/v1/namespaces/vap/deployments/small", { body: { spec: { replicas: 9 } }, headers: { "content-type": "application/merge-patch+json" } });
+    expect(up.status).toBe(422);
+    // Another namespace is not bound.
+    const other = await req(s, "POST", "/apis/apps/v1/namespaces/vap-warn/deployments", { body: deployment("free", 10) });
+    expect(other.status).toBe(201);
+  });
+
+  it.skipIf(!kubectlBin)("kubectl apply is refused with upstream's message", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-vap-manifests-"));
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(join(dir, "d.json"), JSON.stringify({ ...deployment("applied", 8), metadata: { name: "applied", namespace: "vap" } }));
+    const r = await kubectl(kubectlBin!, server.kubeconfigPath!, ["apply", "-f", join(dir, "d.json")]);
+    expect(r.code).not.toBe(0);
+    // kubectl words an Invalid Status by its causes (one, with no field), as it does against kube-apiserver.
+    expect(r.stderr).toContain(`The deployments "applied" is invalid: : ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: failed expression: variables.replicas <= 5`);
+    const ok = await kubectl(kubectlBin!, server.kubeconfigPath!, ["create", "deployment", "kc", "-n", "vap", "--image=nginx", "--replicas=2"]);
+    expect(ok.code, ok.stderr).toBe(0);
+  });
+
+  it("takes params from a ConfigMap, with messageExpression, reason and parameterNotFoundAction", async () => {
+    await put(VAP, {
+      metadata: { name: "replica-limit-cm" },
+      spec: {
+        paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+        matchConstraints: { resourceRules: [deploymentsRule] },
+        validations: [
+          {
+            expression: "object.spec.replicas <= int(params.data.maxReplicas)",
+            messageExpression: "'replicas ' + string(object.spec.replicas) + ' over ' + params.data.maxReplicas + ' (' + params.kind + ')'",
+            reason: "Forbidden",
+          },
+        ],
+      },
+    });
+    await core.createNamespacedConfigMap({ namespace: "vap-params", body: { metadata: { name: "limits" }, data: { maxReplicas: "4" } } });
+    await put(VAPB, {
+      metadata: { name: "replica-limit-cm-binding" },
+      spec: {
+        policyName: "replica-limit-cm",
+        validationActions: ["Deny"],
+        paramRef: { name: "limits", parameterNotFoundAction: "Deny" },
+        matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-params" } } },
+      },
+    });
+    const r = await createUntil("vap-params", deployment("p1", 5), (r) => r.status === 403);
+    expect(r.status).toBe(403);
+    expect(r.json.reason).toBe("Forbidden");
+    expect(r.json.message).toBe(`deployments.apps "p1" is forbidden: ValidatingAdmissionPolicy 'replica-limit-cm' with binding 'replica-limit-cm-binding' denied request: replicas 5 over 4 (ConfigMap)`);
+    expect((await req(s, "POST", "/apis/apps/v1/namespaces/vap-params/deployments", { body: deployment("p2", 4) })).status).toBe(201);
+    // A changed param applies to the next request.
+    await core.patchNamespacedConfigMap({ namespace: "vap-params", name: "limits", body: [{ op: "replace", path: "/data/maxReplicas", value: "6" }] });
+    const r2 = await createUntil("vap-params", deployment("p3", 5), (r) => r.status === 201);
+    expect(r2.status).toBe(201);
+    // The param gone: parameterNotFoundAction Deny refuses everything the binding matches.
+    await core.deleteNamespacedConfigMap({ namespace: "vap-params", name: "limits" });
+    const r3 = await createUntil("vap-params", deployment("p4", 1), (r) => r.status !== 201);
+    expect(r3.status).toBe(422);
+    expect(r3.json.message).toBe(`deployments.apps "p4" is forbidden: ValidatingAdmissionPolicy 'replica-limit-cm' with binding 'replica-limit-cm-binding' denied request: failed to configure binding: no params found for policy binding with \`Deny\` parameterNotFoundAction`);
+  });
+
+  it("takes params from a custom resource selected by labels, one evaluation per param", async () => {
+    await put("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+      metadata: { name: "replicalimits.rules.example.com" },
+      spec: {
+        group: "rules.example.com",
+        scope: "Namespaced",
+        names: { plural: "replicalimits", singular: "replicalimit", kind: "ReplicaLimit" },
+        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", properties: { maxReplicas: { type: "integer" } } } } }],
+      },
+    });
+    const crPath = "/apis/rules.example.com/v1/namespaces/vap-crd/replicalimits";
+    for (let i = 0; ; i++) {
+      const r = await req(s, "POST", crPath, { body: { apiVersion: "rules.example.com/v1", kind: "ReplicaLimit", metadata: { name: "strict", labels: { tier: "limits" } }, maxReplicas: 2 } });
+      if (r.status === 201) break;
+      if (i > 100) throw new Error(r.text);
+      await sleep(50);
+    }
+    await custom.createNamespacedCustomObject({ group: "rules.example.com", version: "v1", namespace: "vap-crd", plural: "replicalimits", body: { apiVersion: "rules.example.com/v1", kind: "ReplicaLimit", metadata: { name: "loose", labels: { tier: "limits" } }, maxReplicas: 7 } });
+    await put(VAP, {
+      metadata: { name: "replica-limit-crd" },
+      spec: {
+        paramKind: { apiVersion: "rules.example.com/v1", kind: "ReplicaLimit" },
+        matchConstraints: { resourceRules: [deploymentsRule] },
+        validations: [{ expression: "object.spec.replicas <= params.maxReplicas", messageExpression: "'limit ' + params.metadata.name + ' allows ' + string(params.maxReplicas)" }],
+      },
+    });
+    await put(VAPB, {
+      metadata: { name: "replica-limit-crd-binding" },
+      spec: { policyName: "replica-limit-crd", validationActions: ["Deny"], paramRef: { selector: { matchLabels: { tier: "limits" } }, parameterNotFoundAction: "Allow" }, matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-crd" } } } },
+    });
+    // 3 replicas pass "loose" but not "strict".
+    const r = await createUntil("vap-crd", deployment("c1", 3), (r) => r.status === 422);
+    expect(r.json.message).toBe(`deployments.apps "c1" is forbidden: ValidatingAdmissionPolicy 'replica-limit-crd' with binding 'replica-limit-crd-binding' denied request: limit strict allows 2`);
+    expect((await req(s, "POST", "/apis/apps/v1/namespaces/vap-crd/deployments", { body: deployment("c2", 2) })).status).toBe(201);
+  });
+
+  it("Warn adds upstream's Warning header and admits; Audit records the validation_failure annotation; auditAnnotations publish", async () => {
+    await put(VAP, {
+      metadata: { name: "warn-replicas" },
+      spec: {
+        matchConstraints: { resourceRules: [deploymentsRule] },
+        matchConditions: [{ name: "not-exempt", expression: "!has(object.metadata.labels) || !('exempt' in object.metadata.labels)" }],
+        validations: [{ expression: "object.spec.replicas < 3", message: "too many replicas" }],
+        auditAnnotations: [{ key: "replicas", valueExpression: "'replicas=' + string(object.spec.replicas)" }],
+      },
+    });
+    await put(VAPB, { metadata: { name: "warn-replicas-binding" }, spec: { policyName: "warn-replicas", validationActions: ["Warn", "Audit"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-warn" } } } } });
+    const r = await createUntil("vap-warn", deployment("w1", 4), (r) => r.headers.warning !== undefined);
+    expect(r.status).toBe(201);
+    expect(r.headers.warning).toBe(`299 - "Validation failed for ValidatingAdmissionPolicy 'warn-replicas' with binding 'warn-replicas-binding': too many replicas"`);
+    expect(seenAnnotations.get("w1")).toEqual({
+      "validation.policy.admission.k8s.io/validation_failure": JSON.stringify([{ message: "too many replicas", policy: "warn-replicas", binding: "warn-replicas-binding", expressionIndex: 0, validationActions: ["Warn", "Audit"] }]),
+      "warn-replicas/replicas": "replicas=4",
+    });
+    // matchConditions: an exempt object is not validated at all.
+    const exempt = await req(s, "POST", "/apis/apps/v1/namespaces/vap-warn/deployments", { body: deployment("w2", 4, { exempt: "yes" }) });
+    expect(exempt.status).toBe(201);
+    expect(exempt.headers.warning).toBeUndefined();
+    if (kubectlBin) {
+      const k = await kubectl(kubectlBin, server.kubeconfigPath!, ["create", "deployment", "w3", "-n", "vap-warn", "--image=nginx", "--replicas=5"]);
+      expect(k.code, k.stderr).toBe(0);
+      expect(k.stderr).toContain(`Warning: Validation failed for ValidatingAdmissionPolicy 'warn-replicas' with binding 'warn-replicas-binding': too many replicas`);
+    }
+  });
+
+  it("failurePolicy decides about an expression that errors; Ignore admits", async () => {
+    await core.createNamespace({ body: { metadata: { name: "vap-fail" } } });
+    await put(VAP, {
+      metadata: { name: "broken" },
+      spec: { failurePolicy: "Fail", matchConstraints: { resourceRules: [{ ...deploymentsRule, resources: ["deployments"] }] }, validations: [{ expression: "object.spec.nope > 1" }] },
+    });
+    await put(VAPB, { metadata: { name: "broken-binding" }, spec: { policyName: "broken", validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-fail" } } } } });
+    const r = await createUntil("vap-fail", deployment("f1", 1), (r) => r.status === 422);
+    expect(r.json.message).toBe(`deployments.apps "f1" is forbidden: ValidatingAdmissionPolicy 'broken' with binding 'broken-binding' denied request: expression 'object.spec.nope > 1' resulted in error: no such key: nope`);
+    await req(s, "PATCH", `${VAP}/broken`, { body: { spec: { failurePolicy: "Ignore" } }, headers: { "content-type": "application/merge-patch+json" } });
+    const r2 = await createUntil("vap-fail", deployment("f2", 1), (r) => r.status === 201);
+    expect(r2.status).toBe(201);
+  });
+});
