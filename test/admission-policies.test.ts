@@ -238,4 +238,40 @@ describe("ValidatingAdmissionPolicy", () => {
     const r2 = await createUntil("vap-fail", deployment("f2", 1), (r) => r.status === 201);
     expect(r2.status).toBe(201);
   });
+
+  it("records type checking in status.typeChecking (kubectl reads it)", async () => {
+    await put(VAP, {
+      metadata: { name: "typo" },
+      spec: {
+        paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+        matchConstraints: { resourceRules: [deploymentsRule] },
+        validations: [{ expression: "object.spec.replicas > 0" }, { expression: "object.spec.replicass > 1", messageExpression: "params.datta.x" }],
+      },
+    });
+    let status: any;
+    for (let i = 0; i < 60 && !status?.observedGeneration; i++) {
+      await sleep(50);
+      status = (await req(s, "GET", `${VAP}/typo`)).json.status;
+    }
+    expect(status).toEqual({
+      observedGeneration: 1,
+      typeChecking: {
+        expressionWarnings: [
+          { fieldRef: "spec.validations[1].expression", warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicass'\n | object.spec.replicass > 1\n | ...........^\n" },
+          { fieldRef: "spec.validations[1].messageExpression", warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'datta'\n | params.datta.x\n | ......^\n" },
+        ],
+      },
+    });
+    // A fixed policy: a new generation, no warnings.
+    await req(s, "PUT", `${VAP}/typo`, { body: { ...(await req(s, "GET", `${VAP}/typo`)).json, spec: { matchConstraints: { resourceRules: [deploymentsRule] }, validations: [{ expression: "object.spec.replicas > 0" }] } } });
+    for (let i = 0; i < 60 && status?.observedGeneration !== 2; i++) {
+      await sleep(50);
+      status = (await req(s, "GET", `${VAP}/typo`)).json.status;
+    }
+    expect(status).toEqual({ observedGeneration: 2, typeChecking: {} });
+    if (kubectlBin) {
+      const k = await kubectl(kubectlBin, server.kubeconfigPath!, ["get", "validatingadmissionpolicy", "typo", "-o", "jsonpath={.status.observedGeneration}"]);
+      expect(k.stdout).toBe("2");
+    }
+  });
 });
