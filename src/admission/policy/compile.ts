@@ -33,7 +33,7 @@ export function compileExpression(expression: string, env: CelEnvironment, kinds
   try {
     program = compileCel(expression, env);
   } catch (e) {
-    return { expression, error: `compilation error: ${e instanceof Error ? e.message : String(e)}` };
+    return { expression, error: `compilation error: compilation failed: ${e instanceof Error ? e.message : String(e)}` };
   }
   if (!returns(program.resultType, kinds)) {
     const reason = kinds.length === 1 ? `must evaluate to ${returnTypeName[kinds[0]!]}` : `must evaluate to one of [${kinds.map((k) => returnTypeName[k]).join(" ")}]`;

@@ -100,7 +100,7 @@ export function typeCheck(p: ValidatingAdmissionPolicy, types: TypeRegistry): Ex
     const messages: string[] = [];
     for (const { gvk, envs: e } of envs) {
       const c = compileExpression(expression, e.withAuthorizer, ["any"]);
-      if (c.error) messages.push(`${gvkString(gvk)}: ${c.error.replace(/^compilation error: /, "")}\n`);
+      if (c.error) messages.push(`${gvkString(gvk)}: ${c.error.replace(/^compilation error: (compilation failed: )?/, "")}\n`);
     }
     return messages.length ? messages.join("\n") : undefined;
   };
