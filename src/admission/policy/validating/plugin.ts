@@ -4,6 +4,7 @@
 // (Deny rejects with the first denial, Warn adds a Warning header, Audit an audit annotation),
 // audit annotation expressions publish `<policy>/<key>` annotations.
 import { toCel } from "../../../cel/convert.js";
+import type { CelValue } from "../../../cel/value.js";
 import type { KObject } from "../../../registry/object.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../interface.js";
 import { isExemptAdmissionConfigurationResource } from "../../matching/index.js";
@@ -51,8 +52,8 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
     const denials: Denial[] = [];
     const parts = ctx.parts();
     let nsObject: { value: ReturnType<typeof namespaceValue> } | undefined;
-    const objectValue = a.object ? toCel(a.object) : null;
-    const oldObjectValue = a.oldObject ? toCel(a.oldObject) : null;
+    // Converted once, when the first policy matches.
+    let objects: { object: CelValue; oldObject: CelValue } | undefined;
 
     for (const hook of hooks) {
       const policy = hook.policy;
@@ -94,8 +95,9 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
         nsObject ??= { value: namespaceValue(await requestNamespaceObject(parts, a)) };
         const actions = binding.spec?.validationActions ?? [];
         for (const param of params) {
+          objects ??= { object: a.object ? toCel(a.object) : null, oldObject: a.oldObject ? toCel(a.oldObject) : null };
           const ev = new Evaluation(
-            { object: objectValue, oldObject: oldObjectValue, request, params: param ? toCel(withTypeMeta(param, policy)) : null, namespaceObject: nsObject.value, authorizer, attributes: a },
+            { ...objects, request, params: param ? toCel(withTypeMeta(param, policy)) : null, namespaceObject: nsObject.value, authorizer, attributes: a },
             hook.compiled.variables,
           );
           const result = await validate(hook.compiled, failurePolicy, ev);
