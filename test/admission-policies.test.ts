@@ -275,3 +275,131 @@ describe("ValidatingAdmissionPolicy", () => {
     }
   });
 });
+
+describe("MutatingAdmissionPolicy (v1beta1 via --runtime-config, MutatingAdmissionPolicy gate)", () => {
+  let m: TestServer;
+  let mcore: k8s.CoreV1Api;
+  const MAP = "/apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies";
+  const MAPB = "/apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicybindings";
+  const post = async (path: string, body: any) => {
+    const r = await req(m, "POST", path, { body });
+    expect(r.status, r.text).toBe(201);
+    return r.json;
+  };
+  const bindTo = (name: string, ns: string, extra: Record<string, unknown> = {}) =>
+    post(MAPB, { metadata: { name }, spec: { policyName: name, matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } } }, ...extra } });
+  /** Creates until `done` holds for the answer (the binding takes effect within a second). */
+  async function createCm(ns: string, name: string, done: (r: any) => boolean, labels: Record<string, string> = {}) {
+    const deadline = Date.now() + 3000;
+    for (let i = 0; ; i++) {
+      const r = await req(m, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: `${name}-${i}`, labels }, data: { k: "v" } } });
+      if (done(r) || Date.now() > deadline) return r;
+      await sleep(50);
+    }
+  }
+
+  beforeAll(async () => {
+    m = withCredentials((await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-map-")), options: { featureGates: "MutatingAdmissionPolicy=true", runtimeConfig: "admissionregistration.k8s.io/v1beta1=true" } })) as TestServer);
+    const kc = new k8s.KubeConfig();
+    kc.loadFromString(m.kubeconfig);
+    mcore = kc.makeApiClient(k8s.CoreV1Api);
+    for (const ns of ["map-apply", "map-json", "map-reinvoke", "map-fail"]) await mcore.createNamespace({ body: { metadata: { name: ns } } });
+  });
+  afterAll(async () => m?.stop());
+
+  const configMapsRule = { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] };
+
+  it("ApplyConfiguration adds labels (merged with the object's own)", async () => {
+    await post(MAP, {
+      metadata: { name: "add-team" },
+      spec: {
+        matchConstraints: { resourceRules: [configMapsRule] },
+        failurePolicy: "Fail",
+        reinvocationPolicy: "Never",
+        mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'team': 'blue', 'owner': request.userInfo.username}}}" } }],
+      },
+    });
+    await bindTo("add-team", "map-apply");
+    const r = await createCm("map-apply", "a", (r) => r.json?.metadata?.labels?.team === "blue", { keep: "me" });
+    expect(r.status).toBe(201);
+    expect(r.json.metadata.labels).toEqual({ keep: "me", team: "blue", owner: expect.any(String) });
+    // client-node reads the stored object with the labels.
+    const stored = await mcore.readNamespacedConfigMap({ namespace: "map-apply", name: r.json.metadata.name });
+    expect(stored.metadata?.labels?.team).toBe("blue");
+  });
+
+  it("JSONPatch adds an escaped label key and a data entry; a failed test op changes nothing", async () => {
+    await post(MAP, {
+      metadata: { name: "patch-cm" },
+      spec: {
+        matchConstraints: { resourceRules: [configMapsRule] },
+        mutations: [
+          {
+            patchType: "JSONPatch",
+            jsonPatch: { expression: "[JSONPatch{op: 'add', path: '/metadata/labels', value: {}}, JSONPatch{op: 'add', path: '/metadata/labels/' + jsonpatch.escapeKey('example.com/patched'), value: 'yes'}, JSONPatch{op: 'add', path: '/data/added', value: string(size(object.data))}]" },
+          },
+          { patchType: "JSONPatch", jsonPatch: { expression: "[JSONPatch{op: 'test', path: '/data/k', value: 'other'}, JSONPatch{op: 'add', path: '/data/never', value: 'x'}]" } },
+        ],
+      },
+    });
+    await bindTo("patch-cm", "map-json");
+    const r = await createCm("map-json", "j", (r) => r.json?.metadata?.labels?.["example.com/patched"] === "yes");
+    expect(r.status).toBe(201);
+    expect(r.json.metadata.labels).toEqual({ "example.com/patched": "yes" });
+    expect(r.json.data).toEqual({ k: "v", added: "1" });
+  });
+
+  it("reinvocationPolicy IfNeeded: an earlier policy runs again after a later one changed the object", async () => {
+    // "a-copy" (IfNeeded) copies label src to label copy; "b-src" (after it, by name) sets src.
+    await post(MAP, {
+      metadata: { name: "a-copy" },
+      spec: {
+        matchConstraints: { resourceRules: [configMapsRule] },
+        reinvocationPolicy: "IfNeeded",
+        mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'copy': object.metadata.?labels.?src.orValue('none')}}}" } }],
+      },
+    });
+    await post(MAP, {
+      metadata: { name: "b-src" },
+      spec: {
+        matchConstraints: { resourceRules: [configMapsRule] },
+        reinvocationPolicy: "Never",
+        mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'src': 'from-b'}}}" } }],
+      },
+    });
+    await bindTo("a-copy", "map-reinvoke");
+    await bindTo("b-src", "map-reinvoke");
+    const r = await createCm("map-reinvoke", "r", (r) => r.json?.metadata?.labels?.copy === "from-b");
+    expect(r.json.metadata.labels).toEqual({ src: "from-b", copy: "from-b" });
+  });
+
+  it("a mutation that fails is refused under Fail with upstream's words, ignored under Ignore", async () => {
+    await post(MAP, {
+      metadata: { name: "bad-type" },
+      spec: {
+        matchConstraints: { resourceRules: [configMapsRule] },
+        failurePolicy: "Fail",
+        mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadatax{labels: {'a': 'b'}}}" } }],
+      },
+    });
+    await bindTo("bad-type", "map-fail");
+    const r = await createCm("map-fail", "f", (r) => r.status === 403);
+    expect(r.status).toBe(403);
+    expect(r.json).toMatchObject({
+      reason: "Invalid",
+      code: 403,
+      message: `policy 'bad-type' with binding 'bad-type' denied request: type mismatch: unexpected type name "Object.metadatax", expected "Object.metadata", which matches field name path from root Object type`,
+      details: { kind: "configmaps", causes: [{ message: `policy 'bad-type' with binding 'bad-type' denied request: type mismatch: unexpected type name "Object.metadatax", expected "Object.metadata", which matches field name path from root Object type` }] },
+    });
+    const got = await req(m, "GET", `${MAP}/bad-type`);
+    await req(m, "PUT", `${MAP}/bad-type`, { body: { ...got.json, spec: { ...got.json.spec, failurePolicy: "Ignore" } } });
+    const ok = await createCm("map-fail", "g", (r) => r.status === 201);
+    expect(ok.status).toBe(201);
+  });
+
+  it.skipIf(!kubectlBin)("kubectl create sees the mutated object", async () => {
+    const k = await kubectl(kubectlBin!, m.kubeconfigPath!, ["create", "configmap", "kc", "-n", "map-apply", "--from-literal=x=y", "-o", "jsonpath={.metadata.labels.team}"]);
+    expect(k.code, k.stderr).toBe(0);
+    expect(k.stdout).toBe("blue");
+  });
+});

@@ -11,6 +11,7 @@ import type { TypeRegistry } from "../registry/type-registry.js";
 import type { AdmissionFlags } from "./flags.js";
 import type { AdmissionPlugin } from "./interface.js";
 import { namespaceLifecycle } from "./namespace-lifecycle.js";
+import { mutatingAdmissionPolicy } from "./policy/mutating/plugin.js";
 import { validatingAdmissionPolicy } from "./policy/validating/plugin.js";
 
 /** Every plugin name kube-apiserver 1.34 registers, in the order the chain runs them. */
@@ -108,6 +109,7 @@ export type AdmissionPluginFactory = (ctx: AdmissionPluginContext) => AdmissionP
 /** The plugins kapi implements. A name upstream knows but kapi lacks is refused at start. */
 const factories: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = {
   NamespaceLifecycle: (ctx) => namespaceLifecycle((ns) => ctx.namespaces.get(ns)),
+  MutatingAdmissionPolicy: (ctx) => mutatingAdmissionPolicy(ctx),
   ValidatingAdmissionPolicy: (ctx) => validatingAdmissionPolicy(ctx),
 };
 

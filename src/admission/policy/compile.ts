@@ -3,7 +3,7 @@
 // variables in order (a variable sees only those before it), typed by what each compiled to.
 // A compile error never fails the policy as a whole: the expression evaluates to that error
 // ("compilation error: ..."), and the failure policy decides.
-import { admissionPolicyEnvironment } from "../../cel/environments.js";
+import { admissionPolicyEnvironment, withMutationTypes } from "../../cel/environments.js";
 import { compileCel, type CelEnvironment, type CelProgram } from "../../cel/program.js";
 import { DynType, formatType, type CelType, type ObjectField, type ObjectType } from "../../cel/types.js";
 import type { NamedExpression } from "./types.js";
@@ -62,10 +62,13 @@ function variablesType(fields: Map<string, ObjectField>): ObjectType {
  * returns the environments for the policy's other expressions. `object`, `oldObject` and
  * `params` are dyn at admission time; type checking (./typecheck) declares them from schemas.
  */
-export function policyEnvironments(hasParams: boolean, variables: readonly NamedExpression[] = [], overrides?: { object?: CelType; params?: CelType }): PolicyEnvironments {
+export function policyEnvironments(hasParams: boolean, variables: readonly NamedExpression[] = [], overrides?: { object?: CelType; params?: CelType }, mutation = false): PolicyEnvironments {
   const fields = new Map<string, ObjectField>();
   const compiled: CompiledVariable[] = [];
-  const make = (hasAuthorizer: boolean) => withTypes(admissionPolicyEnvironment({ hasParams, hasAuthorizer, variables: variablesType(fields) }), overrides);
+  const make = (hasAuthorizer: boolean) => {
+    const env = withTypes(admissionPolicyEnvironment({ hasParams, hasAuthorizer, variables: variablesType(fields) }), overrides);
+    return mutation ? withMutationTypes(env) : env;
+  };
   for (const v of variables) {
     const c = compileExpression(v.expression, make(true), ["any"]);
     compiled.push({ ...c, name: v.name });
