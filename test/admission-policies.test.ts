@@ -239,13 +239,27 @@ describe("ValidatingAdmissionPolicy", () => {
     expect(r2.status).toBe(201);
   });
 
+  it("refuses a policy whose expression does not compile, and a binding with both Deny and Warn (422, upstream's field errors)", async () => {
+    const bad = await req(s, "POST", VAP, { body: { metadata: { name: "nocompile" }, spec: { matchConstraints: { resourceRules: [deploymentsRule] }, validations: [{ expression: "object.spec.replicas <" }] } } });
+    expect(bad.status).toBe(422);
+    expect(bad.json.reason).toBe("Invalid");
+    expect(bad.json.message).toMatch(/^ValidatingAdmissionPolicy\.admissionregistration\.k8s\.io "nocompile" is invalid: spec\.validations\[0\]\.expression: Invalid value: "object\.spec\.replicas <": compilation failed: ERROR: <input>:1:/);
+    const both = await req(s, "POST", VAPB, { body: { metadata: { name: "both" }, spec: { policyName: "x", validationActions: ["Deny", "Warn"] } } });
+    expect(both.status).toBe(422);
+    expect(both.json.message).toContain("spec.validationActions: Invalid value: []admissionregistration.ValidationAction{\"Deny\", \"Warn\"}: must not contain both Deny and Warn");
+    // The stored form carries upstream's defaults.
+    const got = (await req(s, "GET", `${VAP}/max-replicas`)).json;
+    expect(got.spec).toMatchObject({ failurePolicy: "Fail", matchConstraints: { matchPolicy: "Equivalent", namespaceSelector: {}, objectSelector: {}, resourceRules: [{ scope: "*" }] } });
+    expect(got.metadata.generation).toBe(1);
+  });
+
   it("records type checking in status.typeChecking (kubectl reads it)", async () => {
     await put(VAP, {
       metadata: { name: "typo" },
       spec: {
         paramKind: { apiVersion: "v1", kind: "ConfigMap" },
         matchConstraints: { resourceRules: [deploymentsRule] },
-        validations: [{ expression: "object.spec.replicas > 0" }, { expression: "object.spec.replicass > 1", messageExpression: "params.datta.x" }],
+        validations: [{ expression: "object.spec.replicas > 0" }, { expression: "object.spec.replicass > 1", messageExpression: "'x' + params.datta.x" }],
       },
     });
     let status: any;
@@ -258,7 +272,7 @@ describe("ValidatingAdmissionPolicy", () => {
       typeChecking: {
         expressionWarnings: [
           { fieldRef: "spec.validations[1].expression", warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicass'\n | object.spec.replicass > 1\n | ...........^\n" },
-          { fieldRef: "spec.validations[1].messageExpression", warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'datta'\n | params.datta.x\n | ......^\n" },
+          { fieldRef: "spec.validations[1].messageExpression", warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:13: undefined field 'datta'\n | 'x' + params.datta.x\n | ............^\n" },
         ],
       },
     });
