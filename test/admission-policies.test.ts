@@ -253,6 +253,43 @@ describe("ValidatingAdmissionPolicy", () => {
     expect(got.metadata.generation).toBe(1);
   });
 
+  it("matchPolicy Equivalent: a request through another version is matched, and CEL sees the object converted to the rule's version", async () => {
+    await put("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+      metadata: { name: "widgets.eq.example.com" },
+      spec: {
+        group: "eq.example.com",
+        scope: "Cluster",
+        names: { plural: "widgets", singular: "widget", kind: "Widget" },
+        versions: ["v1", "v2"].map((name) => ({ name, served: true, storage: name === "v1", schema: { openAPIV3Schema: { type: "object", properties: { size: { type: "integer" } } } } })),
+      },
+    });
+    await put(VAP, {
+      metadata: { name: "widget-v1" },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: ["eq.example.com"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["widgets"] }] },
+        validations: [{ expression: "object.size < 10", messageExpression: "'seen as ' + object.apiVersion + ' (' + request.kind.version + '), asked as ' + request.requestKind.version" }],
+      },
+    });
+    await put(VAPB, { metadata: { name: "widget-v1" }, spec: { policyName: "widget-v1", validationActions: ["Deny"] } });
+    let r: Awaited<ReturnType<typeof req>> | undefined;
+    for (let i = 0; i < 60; i++) {
+      r = await req(s, "POST", "/apis/eq.example.com/v2/widgets", { body: { apiVersion: "eq.example.com/v2", kind: "Widget", metadata: { name: `w${i}` }, size: 20 } });
+      if (r.status === 422) break;
+      await sleep(50);
+    }
+    expect(r!.json.message).toBe(`widgets.eq.example.com "${r!.json.details.name}" is forbidden: ValidatingAdmissionPolicy 'widget-v1' with binding 'widget-v1' denied request: seen as eq.example.com/v1 (v1), asked as v2`);
+    // Exact: the v2 request is not matched at all.
+    const got = (await req(s, "GET", `${VAP}/widget-v1`)).json;
+    await req(s, "PUT", `${VAP}/widget-v1`, { body: { ...got, spec: { ...got.spec, matchConstraints: { ...got.spec.matchConstraints, matchPolicy: "Exact" } } } });
+    let ok: Awaited<ReturnType<typeof req>> | undefined;
+    for (let i = 0; i < 60; i++) {
+      ok = await req(s, "POST", "/apis/eq.example.com/v2/widgets", { body: { apiVersion: "eq.example.com/v2", kind: "Widget", metadata: { name: `x${i}` }, size: 20 } });
+      if (ok.status === 201) break;
+      await sleep(50);
+    }
+    expect(ok!.status).toBe(201);
+  });
+
   it("records type checking in status.typeChecking (kubectl reads it)", async () => {
     await put(VAP, {
       metadata: { name: "typo" },

@@ -4,6 +4,7 @@ import { ApiError, qualifiedResource, type StatusReason } from "../../apimachine
 import type { Authorizer } from "../../authz/authorizer.js";
 import type { CelAuthorizer } from "../../cel/library/authz.js";
 import type { KObject } from "../../registry/object.js";
+import type { ResourceType } from "../../registry/resource-type.js";
 import type { AdmissionAttributes } from "../interface.js";
 import type { AdmissionParts } from "../plugins.js";
 
@@ -71,3 +72,16 @@ export function policyDenial(a: AdmissionAttributes, message: string, reason: st
     causes: [{ message }],
   });
 }
+
+/**
+ * An object of the request's type as another served version of it (matchPolicy Equivalent):
+ * custom resources through their conversion (None: an apiVersion rewrite), built-ins share one
+ * shape across the versions kapi serves and get the apiVersion of the target.
+ */
+export async function convertTo(from: ResourceType, to: ResourceType, obj: KObject): Promise<KObject> {
+  if (obj.apiVersion === to.apiVersion) return obj;
+  const c = from.conversion ?? to.conversion;
+  if (c && c.strategy !== "None") return (await c.convert([obj], to.version))[0]!;
+  return { ...obj, apiVersion: to.apiVersion };
+}
+

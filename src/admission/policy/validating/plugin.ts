@@ -7,13 +7,13 @@ import { toCel } from "../../../cel/convert.js";
 import type { CelValue } from "../../../cel/value.js";
 import type { KObject } from "../../../registry/object.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../interface.js";
-import { isExemptAdmissionConfigurationResource } from "../../matching/index.js";
+import { isExemptAdmissionConfigurationResource, type MatchedResource } from "../../matching/index.js";
 import type { AdmissionPluginContext } from "../../plugins.js";
 import { admissionRequestValue, Evaluation, namespaceValue } from "../activation.js";
 import { matchResources, policyMatches, PolicyConfigurationError } from "../match.js";
 import { collectParams, ParamError } from "../params.js";
 import { PolicySource } from "../source.js";
-import { celAuthorizer, policyDenial, requestNamespaceObject } from "../support.js";
+import { celAuthorizer, convertTo, policyDenial, requestNamespaceObject } from "../support.js";
 import type { FailurePolicy, PolicyBinding, ValidatingAdmissionPolicy } from "../types.js";
 import { compileValidatingPolicy, type CompiledValidatingPolicy } from "./compiled.js";
 import { startTypeCheckingStatus, type StatusController } from "./status-controller.js";
@@ -52,8 +52,18 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
     const denials: Denial[] = [];
     const parts = ctx.parts();
     let nsObject: { value: ReturnType<typeof namespaceValue> } | undefined;
-    // Converted once, when the first policy matches.
-    let objects: { object: CelValue; oldObject: CelValue } | undefined;
+    // The objects as CEL values, per version matched (the request's own, or an equivalent one
+    // under matchPolicy Equivalent, converted to it), made when a policy first needs them.
+    const versions = new Map<string, { object: CelValue; oldObject: CelValue }>();
+    const objectsAs = async (matched: MatchedResource) => {
+      const key = matched.equivalent ? matched.type.apiVersion : "";
+      let v = versions.get(key);
+      if (!v) {
+        const as = async (o: KObject | undefined) => (o ? toCel(matched.equivalent ? await convertTo(a.type, matched.type, o) : o) : null);
+        versions.set(key, (v = { object: await as(a.object), oldObject: await as(a.oldObject) }));
+      }
+      return v;
+    };
 
     for (const hook of hooks) {
       const policy = hook.policy;
@@ -74,6 +84,13 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
       }
       if (!matched) continue;
       const request = admissionRequestValue(a, matched);
+      let objects: { object: CelValue; oldObject: CelValue };
+      try {
+        objects = await objectsAs(matched);
+      } catch (e) {
+        configError(`failed to convert object version: ${e instanceof Error ? e.message : String(e)}`);
+        continue;
+      }
       const annotations = new Map<string, string[]>();
       for (const binding of hook.bindings) {
         try {
@@ -95,7 +112,6 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
         nsObject ??= { value: namespaceValue(await requestNamespaceObject(parts, a)) };
         const actions = binding.spec?.validationActions ?? [];
         for (const param of params) {
-          objects ??= { object: a.object ? toCel(a.object) : null, oldObject: a.oldObject ? toCel(a.oldObject) : null };
           const ev = new Evaluation(
             { ...objects, request, params: param ? toCel(withTypeMeta(param, policy)) : null, namespaceObject: nsObject.value, authorizer, attributes: a },
             hook.compiled.variables,
