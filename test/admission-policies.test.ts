@@ -31,7 +31,7 @@ const VAP = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
 const VAPB = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings";
 
 beforeAll(async () => {
-  server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-vap-")), admissionPlugins: [recorder] });
+  server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-vap-")), admissionPlugins: [recorder], authorizationMode: ["RBAC"] });
   s = withCredentials(server as TestServer);
   const kc = new k8s.KubeConfig();
   kc.loadFromString(server.kubeconfig);
@@ -288,6 +288,31 @@ describe("ValidatingAdmissionPolicy", () => {
       await sleep(50);
     }
     expect(ok!.status).toBe(201);
+  });
+
+  it("authorizer: a validation asks the server's authorizer about the requesting user", async () => {
+    await core.createNamespace({ body: { metadata: { name: "vap-authz" } } });
+    const rbac = "/apis/rbac.authorization.k8s.io/v1";
+    await put(`${rbac}/namespaces/vap-authz/roles`, { metadata: { name: "cm-writer" }, rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["create"] }] });
+    await put(`${rbac}/namespaces/vap-authz/rolebindings`, { metadata: { name: "alice" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "cm-writer" }, subjects: [{ kind: "User", name: "alice", apiGroup: "rbac.authorization.k8s.io" }] });
+    await put(VAP, {
+      metadata: { name: "deleters-only" },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }] },
+        validations: [{ expression: "authorizer.requestResource.check('delete').allowed()", messageExpression: "request.userInfo.username + ' may not delete configmaps'", reason: "Forbidden" }],
+      },
+    });
+    await put(VAPB, { metadata: { name: "deleters-only" }, spec: { policyName: "deleters-only", validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-authz" } } } } });
+    const asAlice = { "Impersonate-User": "alice" };
+    let r: Awaited<ReturnType<typeof req>> | undefined;
+    for (let i = 0; i < 60; i++) {
+      r = await req(s, "POST", "/api/v1/namespaces/vap-authz/configmaps", { body: { metadata: { name: `a${i}` } }, headers: asAlice });
+      if (r.status === 403 && r.text.includes("deleters-only")) break;
+      await sleep(50);
+    }
+    expect(r!.json.message).toBe(`configmaps "${r!.json.details.name}" is forbidden: ValidatingAdmissionPolicy 'deleters-only' with binding 'deleters-only' denied request: alice may not delete configmaps`);
+    // The admin (system:masters) may delete: admitted.
+    expect((await req(s, "POST", "/api/v1/namespaces/vap-authz/configmaps", { body: { metadata: { name: "by-admin" } } })).status).toBe(201);
   });
 
   it("records type checking in status.typeChecking (kubectl reads it)", async () => {
