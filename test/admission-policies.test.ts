@@ -315,6 +315,31 @@ describe("ValidatingAdmissionPolicy", () => {
     expect((await req(s, "POST", "/api/v1/namespaces/vap-authz/configmaps", { body: { metadata: { name: "by-admin" } } })).status).toBe(201);
   });
 
+  it("DELETE: oldObject is the stored object and the denial names it", async () => {
+    await core.createNamespace({ body: { metadata: { name: "vap-delete" } } });
+    await core.createNamespacedConfigMap({ namespace: "vap-delete", body: { metadata: { name: "keep", labels: { protected: "true" } } } });
+    await put(VAP, {
+      metadata: { name: "no-delete-protected" },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["DELETE"], resources: ["configmaps"] }] },
+        validations: [{ expression: "object == null && oldObject.metadata.?labels.?protected.orValue('') != 'true'", message: "protected" }],
+      },
+    });
+    await put(VAPB, { metadata: { name: "no-delete-protected" }, spec: { policyName: "no-delete-protected", validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-delete" } } } } });
+    let r: Awaited<ReturnType<typeof req>> | undefined;
+    for (let i = 0; i < 60; i++) {
+      r = await req(s, "DELETE", "/api/v1/namespaces/vap-delete/configmaps/keep");
+      if (r.status === 422) break;
+      await sleep(50);
+    }
+    expect(r!.json.message).toBe(`configmaps "keep" is forbidden: ValidatingAdmissionPolicy 'no-delete-protected' with binding 'no-delete-protected' denied request: protected`);
+    if (kubectlBin) {
+      const k = await kubectl(kubectlBin, server.kubeconfigPath!, ["delete", "configmap", "keep", "-n", "vap-delete"]);
+      expect(k.code).not.toBe(0);
+      expect(k.stderr).toContain(`ValidatingAdmissionPolicy 'no-delete-protected' with binding 'no-delete-protected' denied request: protected`);
+    }
+  });
+
   it("records type checking in status.typeChecking (kubectl reads it)", async () => {
     await put(VAP, {
       metadata: { name: "typo" },

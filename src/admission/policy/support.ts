@@ -57,13 +57,17 @@ export function reasonCode(reason: string): number {
   }
 }
 
+/** The name admission.NewForbidden gives the object: the request's, else the object's name or generateName, else "Unknown". */
+export function forbiddenName(a: AdmissionAttributes): string {
+  return a.name || a.object?.metadata?.name || a.object?.metadata?.generateName || "Unknown";
+}
+
 /**
- * admission.NewForbidden's error with the policy's reason and code: the object is named by its
- * name, else its generateName, else "Unknown"; the message is also the one cause.
+ * admission.NewForbidden's error with the policy's reason and code (the object named by
+ * forbiddenName); the message is also the one cause.
  */
 export function policyDenial(a: AdmissionAttributes, message: string, reason: string): ApiError {
-  const obj = a.object;
-  const name = obj?.metadata?.name || obj?.metadata?.generateName || "Unknown";
+  const name = forbiddenName(a);
   const gr = { group: a.type.group, resource: a.type.resource };
   return new ApiError(reasonCode(reason), reason as StatusReason, `${qualifiedResource(gr)} "${name}" is forbidden: ${message}`, {
     name,

@@ -15,7 +15,7 @@ import { admissionRequestValue, Evaluation, namespaceValue, OutOfBudget } from "
 import { matchResources, policyMatches, PolicyConfigurationError } from "../match.js";
 import { collectParams, ParamError } from "../params.js";
 import { PolicySource } from "../source.js";
-import { celAuthorizer, requestNamespaceObject } from "../support.js";
+import { celAuthorizer, forbiddenName, requestNamespaceObject } from "../support.js";
 import type { MutatingAdmissionPolicy, PolicyBinding } from "../types.js";
 import { aggregate } from "../validating/validator.js";
 import { compileMutatingPolicy, type CompiledMutatingPolicy } from "./compiled.js";
@@ -103,8 +103,7 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
     const failing = errors.filter((e) => e.policy.spec?.failurePolicy !== "Ignore");
     if (failing.length === 0) return;
     const messages = failing.map((e) => (e.binding ? `policy '${e.policy.metadata.name}' with binding '${e.binding.metadata.name}' denied request: ${e.message}` : `policy ${JSON.stringify(e.policy.metadata.name)} denied request: ${e.message}`));
-    const obj = a.object;
-    const name = obj?.metadata?.name || obj?.metadata?.generateName || "Unknown";
+    const name = forbiddenName(a);
     throw new ApiError(403, failing[0]!.reason ?? "Forbidden", messages[0]!, {
       name,
       group: a.type.group || undefined,
