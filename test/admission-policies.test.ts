@@ -288,6 +288,17 @@ describe("ValidatingAdmissionPolicy", () => {
       await sleep(50);
     }
     expect(ok!.status).toBe(201);
+    // Type checking reads the custom resource's schema too.
+    await put(VAP, {
+      metadata: { name: "widget-typo" },
+      spec: { matchConstraints: { resourceRules: [{ apiGroups: ["eq.example.com"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["widgets"] }] }, validations: [{ expression: "object.sise < 10" }, { expression: "object.size < 10" }] },
+    });
+    let status: any;
+    for (let i = 0; i < 60 && !status?.observedGeneration; i++) {
+      await sleep(50);
+      status = (await req(s, "GET", `${VAP}/widget-typo`)).json.status;
+    }
+    expect(status.typeChecking).toEqual({ expressionWarnings: [{ fieldRef: "spec.validations[0].expression", warning: "eq.example.com/v1, Kind=Widget: ERROR: <input>:1:7: undefined field 'sise'\n | object.sise < 10\n | ......^\n" }] });
   });
 
   it("authorizer: a validation asks the server's authorizer about the requesting user", async () => {
