@@ -15,7 +15,7 @@ import { admissionRequestValue, Evaluation, namespaceValue, OutOfBudget } from "
 import { matchResources, policyMatches, PolicyConfigurationError } from "../match.js";
 import { collectParams, ParamError } from "../params.js";
 import { PolicySource } from "../source.js";
-import { celAuthorizer, forbiddenName, requestNamespaceObject } from "../support.js";
+import { celAuthorizer, convertTo, forbiddenName, requestNamespaceObject } from "../support.js";
 import type { MutatingAdmissionPolicy, PolicyBinding } from "../types.js";
 import { aggregate } from "../validating/validator.js";
 import { compileMutatingPolicy, type CompiledMutatingPolicy } from "./compiled.js";
@@ -123,11 +123,14 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
       if (!ns) throw notFound({ group: "", resource: "namespaces" }, a.namespace);
       nsObject = namespaceValue(ns);
     }
-    const evaluation = (inv: Invocation) =>
+    // The objects as the policy matched them: the request's version, or (matchPolicy Equivalent)
+    // converted to the matched one; mutations apply there and the result is converted back.
+    const asMatched = async (inv: Invocation, o: KObject | undefined) => (o && inv.matched.equivalent ? convertTo(a.type, inv.matched.type, o) : o);
+    const evaluation = async (inv: Invocation, current: KObject | undefined) =>
       new Evaluation(
         {
-          object: a.object ? toCel(a.object) : null,
-          oldObject: a.oldObject ? toCel(a.oldObject) : null,
+          object: current ? toCel(current) : null,
+          oldObject: a.oldObject ? toCel((await asMatched(inv, a.oldObject))!) : null,
           request: admissionRequestValue(a, inv.matched),
           params: inv.param ? toCel(inv.param) : null,
           namespaceObject: nsObject ?? null,
@@ -140,7 +143,7 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
       for (const inv of invocations) {
         const fail = (message: string) => errors.push({ policy: inv.policy, binding: inv.binding, message, reason: "Invalid" });
         if (inv.compiled.matchConditions.length > 0) {
-          const ev = evaluation(inv);
+          const ev = await evaluation(inv, await asMatched(inv, a.object));
           const errs: string[] = [];
           let skip = false;
           try {
@@ -166,15 +169,17 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
         const key = keyOf(inv);
         if (a.reinvocation.isReinvoke && !state.reinvoke.has(key)) continue;
         const before = a.object;
+        let current = await asMatched(inv, a.object);
+        let mutated = false;
         for (const m of inv.compiled.mutations) {
-          if (!a.object) continue; // nothing to mutate (delete)
+          if (!current) continue; // nothing to mutate (delete)
           if (!m.compiled.program) {
             fail(m.compiled.error!);
             continue;
           }
           let r;
           try {
-            r = await evaluation(inv).eval(m.compiled);
+            r = await (await evaluation(inv, current)).eval(m.compiled);
           } catch (e) {
             if (!(e instanceof OutOfBudget)) throw e;
             fail(e.message);
@@ -185,17 +190,19 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
             continue;
           }
           try {
-            const next = m.patchType === "ApplyConfiguration" ? applyConfiguration(a.object, inv.matched.type, r.value!) : applyJsonPatchMutation(a.object, r.value!);
-            if (next !== a.object) {
+            const next = m.patchType === "ApplyConfiguration" ? applyConfiguration(current, inv.matched.type, r.value!) : applyJsonPatchMutation(current, r.value!);
+            if (next !== current) {
               const defaulted = deepClone(next);
               inv.matched.type.strategy.default(defaulted);
-              a.object = defaulted;
+              current = defaulted;
+              mutated = true;
             }
           } catch (e) {
             if (!(e instanceof MutationError)) throw e;
             fail(e.message);
           }
         }
+        if (mutated && current) a.object = inv.matched.equivalent ? await convertTo(inv.matched.type, a.type, current) : current;
         if (!deepEqual(before ?? null, a.object ?? null)) {
           requireReinvoking(state);
           a.reinvocation.shouldReinvoke = true;
