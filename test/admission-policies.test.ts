@@ -509,9 +509,60 @@ describe("MutatingAdmissionPolicy (v1beta1 via --runtime-config, MutatingAdmissi
     expect(ok.status).toBe(201);
   });
 
+  it("adds a sidecar container to a Deployment (list merged by name) and defaults it; dry run shows the mutation and stores nothing", async () => {
+    await mcore.createNamespace({ body: { metadata: { name: "map-sidecar" } } });
+    await post(MAP, {
+      metadata: { name: "sidecar" },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"] }] },
+        reinvocationPolicy: "Never",
+        mutations: [
+          {
+            patchType: "ApplyConfiguration",
+            applyConfiguration: {
+              expression: "Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: 'proxy', image: 'envoy:1.30'}]}}}}",
+            },
+          },
+        ],
+      },
+    });
+    await bindTo("sidecar", "map-sidecar");
+    const body = (name: string) => ({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name }, spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "app", image: "nginx" }] } } } });
+    let r: Awaited<ReturnType<typeof req>> | undefined;
+    for (let i = 0; i < 60; i++) {
+      r = await req(m, "POST", "/apis/apps/v1/namespaces/map-sidecar/deployments?dryRun=All", { body: body("dry") });
+      if (r.json?.spec?.template?.spec?.containers?.length === 2) break;
+      await sleep(50);
+    }
+    const containers = r!.json.spec.template.spec.containers;
+    expect(containers.map((c: any) => c.name)).toEqual(["app", "proxy"]);
+    // The sidecar went through the type's defaulting like any written container.
+    expect(containers[1]).toMatchObject({ image: "envoy:1.30", imagePullPolicy: "IfNotPresent", terminationMessagePolicy: "File" });
+    expect((await req(m, "GET", "/apis/apps/v1/namespaces/map-sidecar/deployments/dry")).status).toBe(404);
+    const real = await req(m, "POST", "/apis/apps/v1/namespaces/map-sidecar/deployments", { body: body("web") });
+    expect(real.json.spec.template.spec.containers.map((c: any) => c.name)).toEqual(["app", "proxy"]);
+  });
+
   it.skipIf(!kubectlBin)("kubectl create sees the mutated object", async () => {
     const k = await kubectl(kubectlBin!, m.kubeconfigPath!, ["create", "configmap", "kc", "-n", "map-apply", "--from-literal=x=y", "-o", "jsonpath={.metadata.labels.team}"]);
     expect(k.code, k.stderr).toBe(0);
     expect(k.stdout).toBe("blue");
+  });
+});
+
+describe("MutatingAdmissionPolicy without its feature gate", () => {
+  it("stores the policies (v1beta1 served by --runtime-config) but never mutates", async () => {
+    const g = withCredentials((await startServer({ storage: "memory", options: { runtimeConfig: "admissionregistration.k8s.io/v1beta1=true" } })) as TestServer);
+    try {
+      const base = "/apis/admissionregistration.k8s.io/v1beta1";
+      expect((await req(g, "POST", `${base}/mutatingadmissionpolicies`, { body: { metadata: { name: "p" }, spec: { matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }] }, reinvocationPolicy: "Never", mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'x': 'y'}}}" } }] } } })).status).toBe(201);
+      expect((await req(g, "POST", `${base}/mutatingadmissionpolicybindings`, { body: { metadata: { name: "p" }, spec: { policyName: "p" } } })).status).toBe(201);
+      await sleep(500);
+      const r = await req(g, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "c" } } });
+      expect(r.status).toBe(201);
+      expect(r.json.metadata.labels).toBeUndefined();
+    } finally {
+      await g.stop();
+    }
   });
 });
