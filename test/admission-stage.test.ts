@@ -274,3 +274,42 @@ describe("Service allocation: reserve, then commit", () => {
     expect(again.status).toBe(422);
   });
 });
+
+describe("subresource creates handled outside the store: serviceaccounts/token", () => {
+  it("a TokenRequest passes both stages with its own kind and subresource, and a rejection stops the token", async () => {
+    // The default ServiceAccount of "default" comes from its controller: wait for it.
+    for (let i = 0; i < 50 && (await req(s, "GET", "/api/v1/namespaces/default/serviceaccounts/default")).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+    onAdmit = (a) => {
+      if (a.subresource === "token") a.object!.spec = { ...(a.object!.spec as object), expirationSeconds: 1200 };
+    };
+    const ok = await req(s, "POST", "/api/v1/namespaces/default/serviceaccounts/default/token", { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { audiences: ["a"] } } });
+    expect(ok.status).toBe(201);
+    expect(ok.json.spec.expirationSeconds).toBe(1200);
+    const token = seen.filter((x) => x.subresource === "token");
+    expect(token.map((x) => `${x.stage} ${x.operation} ${x.resource}/${x.subresource} ${x.name}`)).toEqual(["admit CREATE serviceaccounts/token default", "validate CREATE serviceaccounts/token default"]);
+    expect(token[1].object).toMatchObject({ kind: "TokenRequest", spec: { audiences: ["a"], expirationSeconds: 1200 } });
+    onValidate = (a) => {
+      if (a.subresource === "token") throw new ApiError(403, "Forbidden", "no tokens today");
+    };
+    const refused = await req(s, "POST", "/api/v1/namespaces/default/serviceaccounts/default/token", { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} } });
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toBe("no tokens today");
+    expect(refused.json.status?.token).toBeUndefined();
+  });
+});
+
+describe("a write that changes nothing", () => {
+  it("still passes validation and validating admission (upstream finds it a no-op only in storage), then stores nothing", async () => {
+    const created = await req(s, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "unchanged" }, data: { k: "v" } } });
+    expect(created.status).toBe(201);
+    onValidate = (a) => {
+      if (a.type.resource === "configmaps" && a.operation === "UPDATE") throw new ApiError(403, "Forbidden", "updates refused");
+    };
+    const same = await req(s, "PUT", "/api/v1/namespaces/default/configmaps/unchanged", { body: created.json });
+    expect(same.status).toBe(403);
+    onValidate = () => {};
+    const ok = await req(s, "PUT", "/api/v1/namespaces/default/configmaps/unchanged", { body: created.json });
+    expect(ok.status).toBe(200);
+    expect(ok.json.metadata.resourceVersion).toBe(created.json.metadata.resourceVersion);
+  });
+});

@@ -10,9 +10,13 @@ import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { AdmissionFlags } from "./flags.js";
 import type { AdmissionPlugin } from "./interface.js";
+import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from "./certificates/index.js";
 import { namespaceLifecycle } from "./namespace-lifecycle.js";
 import { mutatingAdmissionPolicy } from "./policy/mutating/plugin.js";
 import { validatingAdmissionPolicy } from "./policy/validating/plugin.js";
+import { nodeRestriction, storeLookup } from "./noderestriction/index.js";
+import { podSecurityPlugin } from "./podsecurity/index.js";
+import { resourceQuota } from "./resourcequota/index.js";
 
 /** Every plugin name kube-apiserver 1.34 registers, in the order the chain runs them. */
 export const allOrderedPlugins = [
@@ -111,6 +115,18 @@ const factories: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   NamespaceLifecycle: (ctx) => namespaceLifecycle((ns) => ctx.namespaces.get(ns)),
   MutatingAdmissionPolicy: (ctx) => mutatingAdmissionPolicy(ctx),
   ValidatingAdmissionPolicy: (ctx) => validatingAdmissionPolicy(ctx),
+  NodeRestriction: (ctx) =>
+    nodeRestriction(storeLookup(ctx.parts), ctx.authorizer, {
+      recoverVolumeExpansionFailure: ctx.gates.enabled("RecoverVolumeExpansionFailure"),
+      serviceAccountNodeAudienceRestriction: ctx.gates.enabled("ServiceAccountNodeAudienceRestriction"),
+      allowInsecureKubeletCertificateSigningRequests: ctx.gates.enabled("AllowInsecureKubeletCertificateSigningRequests"),
+    }),
+  CertificateApproval: (ctx) => certificateApproval(ctx.authorizer),
+  CertificateSigning: (ctx) => certificateSigning(ctx.authorizer),
+  ClusterTrustBundleAttest: (ctx) => clusterTrustBundleAttest(ctx.authorizer, ctx.gates.enabled("ClusterTrustBundle")),
+  CertificateSubjectRestriction: () => certificateSubjectRestriction(),
+  PodSecurity: podSecurityPlugin,
+  ResourceQuota: (ctx) => resourceQuota(ctx),
 };
 
 /** The enabled plugin names in chain order, or the start-up errors of the flags. */

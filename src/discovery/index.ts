@@ -41,6 +41,10 @@ export interface Discovery {
   stop(): void;
 }
 
+const openapiV2ProtoType = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+/** The protobuf form's subtypes, current and legacy. */
+const openapiV2ProtoSubtypes = new Set(["com.github.proto-openapi.spec.v2@v1.0+protobuf", "com.github.proto-openapi.spec.v2.v1.0+protobuf"]);
+
 export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions = {}): Discovery {
   const discoveryVersions = new Set<DiscoveryVersion>(options.v2beta1 === false ? ["v2"] : ["v2", "v2beta1"]);
   const documents = new DiscoveryDocuments(types, [...discoveryVersions]);
@@ -93,6 +97,20 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
     sendBytes(ex, 200, enc.bytes, h);
   }
 
+  /** /openapi/v2 as JSON, or as gnostic protobuf (what client-go asks for). */
+  function serveOpenAPIV2(ex: Exchange): void {
+    const accepted = parseAccept(header(ex.headers, "accept") || "application/json");
+    const wantsProto = accepted.some((m) => m.type === "application" && openapiV2ProtoSubtypes.has(m.subtype));
+    const json = accepted.some((m) => (m.type === "application" || m.type === "*") && (m.subtype === "json" || m.subtype === "*"));
+    if (!wantsProto && !json) throw notAcceptable(["application/json", openapiV2ProtoType]);
+    const d = openapi.v2Document();
+    const enc = wantsProto ? d.proto : d.json;
+    // The protobuf form is answered as octet-stream: Go's mime parser refuses the "@" of its name.
+    const h: Record<string, string> = { "content-type": wantsProto ? "application/octet-stream" : "application/json", etag: enc.etag, vary: "Accept", "cache-control": "no-cache, private", "last-modified": d.lastModified };
+    if (notModified(ex, enc.etag, h)) return;
+    sendBytes(ex, 200, enc.bytes, h);
+  }
+
   function route(ex: Exchange): boolean {
     const path = ex.path.length > 1 && ex.path.endsWith("/") ? ex.path.slice(0, -1) : ex.path;
     if (path === "/api") {
@@ -114,8 +132,10 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
       serveOpenAPI(ex, path.slice("/openapi/v3/".length));
       return true;
     }
-    // No OpenAPI v2: kubectl falls back to v3; JSON here would be worse than nothing.
-    if (path === "/openapi/v2") throw notFoundStatus();
+    if (path === "/openapi/v2") {
+      serveOpenAPIV2(ex);
+      return true;
+    }
     const parts = path.split("/").filter((s) => s !== "");
     if (parts[0] === "api" && parts.length === 2) {
       const d = documents.current().versionDocs.get(`/${parts[1]}`);

@@ -6,8 +6,10 @@ import type { DefinitionLookup } from "../apimachinery/schema.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { TypeEvent, TypeRegistry } from "../registry/type-registry.js";
 import { servedGroups } from "./model.js";
-import { apisRootDocument, coreRootDocument, groupDocument, groupVersionDocument, versionDocument } from "./openapi-v3.js";
-import { encodeJson, type Encoded } from "./serve.js";
+import { apisRootDocument, coreRootDocument, groupDocument, groupVersionDocument, openapiInfo, versionDocument } from "./openapi-v3.js";
+import { openapiV2Document } from "./openapi-v2.js";
+import { encodeOpenAPIV2Proto } from "./openapi-v2-proto.js";
+import { encodeJson, sha512Hex, type Encoded } from "./serve.js";
 
 export interface OpenAPIDocument {
   enc: Encoded;
@@ -23,8 +25,16 @@ function groupVersionKey(group: string, version: string): string {
   return group ? `apis/${group}/${version}` : `api/${version}`;
 }
 
+/** /openapi/v2 in its two encodings. */
+export interface OpenAPIV2Document {
+  json: Encoded;
+  proto: Encoded;
+  lastModified: string;
+}
+
 export class OpenAPIDocuments {
   private readonly built = new Map<string, OpenAPIDocument>();
+  private v2: OpenAPIV2Document | undefined;
   /** Every document the served types call for, by key, with how to make it. */
   private layout: Map<string, () => unknown> | undefined;
   private index: OpenAPIDocument | undefined;
@@ -53,10 +63,25 @@ export class OpenAPIDocuments {
     return this.index;
   }
 
+  /**
+   * /openapi/v2: one document of everything served, derived from the v3 documents (built on
+   * first use; any type change drops it, as upstream's v2 spec is rebuilt whole).
+   */
+  v2Document(): OpenAPIV2Document {
+    if (!this.v2) {
+      const doc = openapiV2Document([...this.documents().values()].map((make) => make() as Record<string, unknown>), openapiInfo);
+      const proto = encodeOpenAPIV2Proto(doc);
+      const protoHash = sha512Hex(proto);
+      this.v2 = { json: encodeJson(doc, false), proto: { bytes: Buffer.from(proto), hash: protoHash, etag: `"${protoHash}"` }, lastModified: new Date().toUTCString() };
+    }
+    return this.v2;
+  }
+
   /** A type came, changed or went: drop what depends on its group-version. */
   invalidate(event: TypeEvent): void {
     this.layout = undefined;
     this.index = undefined;
+    this.v2 = undefined;
     const touched: ResourceType[] = event.type === "updated" ? [event.resource, event.previous] : [event.resource];
     for (const t of touched) {
       this.built.delete(groupVersionKey(t.group, t.version));

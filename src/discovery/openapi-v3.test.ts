@@ -67,12 +67,12 @@ describe("OpenAPI v3", () => {
     expect(cached.status).toBe(304);
   });
 
-  it("JSON only: protobuf-only Accept → 406; unknown documents and /openapi/v2 → 404 Status", async () => {
+  it("JSON only: protobuf-only Accept → 406; unknown documents → 404 Status", async () => {
     const pb = await call(handler, "/openapi/v3/api/v1", { accept: "application/com.github.proto-openapi.spec.v3@v1.0+protobuf" });
     expect(pb.status).toBe(406);
     const both = await call(handler, "/openapi/v3/api/v1", { accept: "application/com.github.proto-openapi.spec.v3@v1.0+protobuf, application/json" });
     expect(both.status).toBe(200);
-    for (const path of ["/openapi/v2", "/openapi/v3/apis/resource.k8s.io/v1beta1", "/openapi/v3/apis/nope/v1"]) {
+    for (const path of ["/openapi/v3/apis/resource.k8s.io/v1beta1", "/openapi/v3/apis/nope/v1"]) {
       const r = await call(handler, path, { accept: "application/json" });
       expect(r.status, path).toBe(404);
       expect(r.json()).toMatchObject({ kind: "Status", reason: "NotFound" });

@@ -16,11 +16,14 @@ export const maxBodyBytes = 3 * 1024 * 1024;
  * Reads the body as an object of the expected type, applying field validation: undeclared
  * fields are dropped, and reported (Warn, into r.warnings) or refused (Strict) with duplicates.
  */
-export async function readObject(r: ResourceRequest, expected: { apiVersion: string; kind: string } = r.type): Promise<KObject> {
+export async function readObject(r: ResourceRequest, accepts: { apiVersion: string; kind: string } | readonly { apiVersion: string; kind: string }[] = r.type): Promise<KObject> {
   const codec = negotiateInput(header(r, "content-type"), codecsFor(r));
   const mode = parseFieldValidation(r.ex.query, r.ex.method === "PUT" ? "UpdateOptions" : "CreateOptions");
   const raw = await r.ex.body(maxBodyBytes);
   const body = codec.decode(raw);
+  // Several accepted versions (an Eviction in policy/v1 or v1beta1): the body's own, else the first.
+  const list = Array.isArray(accepts) ? accepts : [accepts as { apiVersion: string; kind: string }];
+  const expected = list.find((e) => isPlainObject(body) && body.apiVersion === e.apiVersion) ?? list[0];
   if (!isPlainObject(body)) throw badRequest(`the body of the request could not be decoded into a ${expected.kind} object`);
   checkTypeMeta(body, expected);
   // Protobuf bodies cannot carry unknown or duplicate fields.

@@ -12,13 +12,14 @@ import { writeOptions } from "./write-options.js";
 import { applyPatchDocument, decodePatch, patchTypeOf, validatePatchOptions } from "./patch-body.js";
 import { applyConfiguration } from "./apply.js";
 import { resolveFieldManager } from "./field-manager.js";
+import { writableSubresource } from "./write.js";
 
 /** Upstream refuses JSON patches with more operations than this (413). */
 const maxJsonPatchOperations = 10_000;
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const sub = r.info.subresource;
-  if (sub && sub !== "status") throw methodNotSupported(r.type.gr, "patch");
+  if (sub && !writableSubresource(r, "patch")) throw methodNotSupported(r.type.gr, "patch");
   const n = negotiateWrite(r);
   const type = patchTypeOf(header(r, "content-type"));
   const q = r.ex.query;

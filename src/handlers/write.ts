@@ -20,8 +20,7 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const sub = r.info.subresource;
-  const finalize = sub === "finalize" && r.type.group === "" && r.type.resource === "namespaces";
-  if (sub && sub !== "status" && !finalize) throw methodNotSupported(r.type.gr, "update");
+  if (sub && !writableSubresource(r, "update")) throw methodNotSupported(r.type.gr, "update");
   const n = negotiateWrite(r);
   const dryRun = parseDryRun(r.ex.query, "UpdateOptions");
   const fieldManager = resolveFieldManager(r, "UpdateOptions");
@@ -34,4 +33,29 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
     writeOptions(r, { dryRun, fieldManager }),
   );
   writeWritten(r, n, result);
+}
+
+/** A CertificateSigningRequest's approval subresource (approve and deny: status.conditions only). */
+export function isCsrApproval(r: ResourceRequest): boolean {
+  return r.info.subresource === "approval" && r.type.group === "certificates.k8s.io" && r.type.resource === "certificatesigningrequests";
+}
+
+/**
+ * The subresources PUT and PATCH write through the store: status everywhere; a namespace's
+ * finalize (PUT only); a CSR's approval; a pod's ephemeral containers.
+ */
+export function writableSubresource(r: ResourceRequest, verb: "update" | "patch"): boolean {
+  const { group, resource } = r.type;
+  switch (r.info.subresource) {
+    case "status":
+      return true;
+    case "finalize":
+      return verb === "update" && group === "" && resource === "namespaces";
+    case "approval":
+      return isCsrApproval(r);
+    case "ephemeralcontainers":
+      return group === "" && resource === "pods";
+    default:
+      return false;
+  }
 }

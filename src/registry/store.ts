@@ -200,6 +200,20 @@ export class GenericStore {
     }
   }
 
+  /**
+   * Admission of a create on a subresource whose handler stores nothing through this store
+   * (serviceaccounts/token): both stages, the mutating one's result returned. `check` runs
+   * between them, as a type's validation does.
+   */
+  async admitSubresourceCreate(t: ResourceType, ns: string, name: string, subresource: string, object: KObject, opts: WriteOptions, check?: (admitted: KObject) => void | Promise<void>): Promise<KObject> {
+    const attrs = this.attributes("CREATE", t, ns, name, subresource, opts, object);
+    await this.admission.admit(attrs);
+    const admitted = attrs.object ?? object;
+    await check?.(admitted);
+    await this.admission.validate(this.attributes("CREATE", t, ns, name, subresource, opts, admitted));
+    return admitted;
+  }
+
   // ---- update: the one read-modify-write loop (upstream: GuaranteedUpdate)
 
   async update(t: ResourceType, ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
@@ -248,13 +262,14 @@ export class GenericStore {
     try {
       const allocationErrors = reservation?.errors ?? [];
       let obj = prepareUpdate(t, admitted, current, ctx);
-      if (allocationErrors.length === 0 && deepEqual(withoutResourceVersion(obj), withoutResourceVersion(current))) {
-        return { object: current, created: false }; // no-op write: nothing stored, no event
-      }
-      if (opts.fieldManager !== undefined && !opts.ownershipRecorded) obj = withUpdateOwnership(t, ctx.subresource, current, obj, opts.fieldManager);
+      // A write that changes nothing is still validated and admitted (upstream decides it is a
+      // no-op only when storage compares the bytes), then answered without storing or an event.
+      const noop = allocationErrors.length === 0 && deepEqual(withoutResourceVersion(obj), withoutResourceVersion(current));
+      if (!noop && opts.fieldManager !== undefined && !opts.ownershipRecorded) obj = withUpdateOwnership(t, ctx.subresource, current, obj, opts.fieldManager);
       const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
       await this.admission.validate(this.attributes("UPDATE", t, ns, name, ctx.subresource, opts, obj, current));
+      if (noop) return { object: current, created: false };
       if (opts.dryRun) return { object: obj, created: false };
       return await this.writeUpdate(t, key, modRevision, obj);
     } finally {
@@ -281,6 +296,30 @@ export class GenericStore {
     }
   }
 
+  /**
+   * A raw read-modify-write (upstream: Storage.GuaranteedUpdate): no strategy, no admission, no
+   * ownership — for the effect of another admitted request (a pod's binding). `mutate` gets a
+   * copy of the stored object, retried after a lost race; it throws to refuse.
+   */
+  async guaranteedUpdate(t: ResourceType, ns: string, name: string, mutate: (current: KObject) => KObject, opts: { dryRun: boolean }): Promise<KObject> {
+    const key = storageKey(t, ns, name);
+    for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+      const kv = await this.storage.get(key);
+      if (!kv) throw notFound(t.gr, name);
+      const next = mutate(clone(await servedOne(t, decodeFromStorage(kv, t))));
+      delete next.metadata.resourceVersion;
+      if (opts.dryRun) return next;
+      try {
+        const written = await this.storage.update(key, encodeForStorage(await storageVersionOf(t, next)), kv.modRevision);
+        next.metadata.resourceVersion = String(written.modRevision);
+        return next;
+      } catch (e) {
+        if (!isLostRace(e)) throw e;
+      }
+    }
+    throw conflict(t.gr, name, optimisticLockMessage);
+  }
+
   // ---- delete
 
   /**
@@ -305,9 +344,11 @@ export class GenericStore {
       }
       current = await servedOne(t, current);
       checkDeletePreconditions(t, current, opts);
-      const attrs = this.attributes("DELETE", t, ns, name, "", opts, undefined, current);
-      await this.admission.admit(attrs);
-      await this.admission.validate(attrs);
+      if (!opts.skipAdmission) {
+        const attrs = this.attributes("DELETE", t, ns, name, "", opts, undefined, current);
+        await this.admission.admit(attrs);
+        await this.admission.validate(attrs);
+      }
       const outcome = await this.deleteOnce(t, key, kv.modRevision, current, opts);
       if (outcome !== "retry") return outcome;
     }
@@ -506,12 +547,23 @@ function prepareUpdate(t: ResourceType, obj: KObject, current: KObject, ctx: Str
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
   }
-  if (ctx.subresource === "status") {
-    // Only status changes through /status; metadata and spec stay as stored.
+  if (ctx.subresource === "status" || ctx.subresource === "approval") {
+    // Only status changes through /status (and a CSR's /approval, whose strategy keeps all but
+    // status.conditions); metadata and spec stay as stored.
     const next = clone(current);
     next.status = obj.status;
     if (obj.status === undefined) delete next.status;
     t.strategy.prepareForUpdate(next, current, ctx);
+    return next;
+  }
+  if (ctx.subresource === "ephemeralcontainers") {
+    // A pod's ephemeral containers, and nothing else, change through this subresource.
+    const next = clone(current);
+    const ecs = (obj.spec as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;
+    const spec = ((next.spec ??= {}) as { ephemeralContainers?: unknown });
+    if (ecs === undefined) delete spec.ephemeralContainers;
+    else spec.ephemeralContainers = ecs;
+    if (t.strategy.tracksGeneration && !deepEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(current))) next.metadata.generation = (c.generation ?? 0) + 1;
     return next;
   }
   if (t.hasStatus) {

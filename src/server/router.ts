@@ -37,7 +37,7 @@ const verbHandlers: Record<string, ResourceHandler> = {
 };
 
 /** The only subresources served by the generic verb handlers. */
-const genericSubresources = new Set(["status", "finalize"]);
+const genericSubresources = new Set(["status", "finalize", "approval", "ephemeralcontainers"]);
 
 export function createRouter(cfg: RouterConfig): Handler {
   return async (ctx) => {

@@ -11,7 +11,7 @@ import { jwtAuthentication } from "../authn/jwt-authenticator/index.js";
 import { tokenFileAuthenticator } from "../authn/token-file.js";
 import { unionAuthenticator } from "../authn/union.js";
 import { setupServiceAccounts } from "../authn/serviceaccount/setup.js";
-import { defaultControllers } from "../controllers/controllers-flag.js";
+import { controllerEnabled, defaultControllers, resourceQuotaController } from "../controllers/controllers-flag.js";
 import { authenticationMethods } from "../authn/methods.js";
 import { checkAuthorizationFlags, setupAuthorization, type AuthorizationSetup, type ModeFactories } from "../authz/modes.js";
 import { setupRbac, type RbacSetup } from "../authz/rbac/setup.js";
@@ -23,6 +23,7 @@ import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
 import { startCRDControllers } from "../controllers/crd/index.js";
 import { startGarbageCollector } from "../controllers/garbage-collector.js";
+import { startResourceQuotaController } from "../controllers/resourcequota/controller.js";
 import { startBootstrapTokens } from "../controllers/bootstrap/index.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
@@ -58,6 +59,8 @@ import { setupTls } from "./tls-setup.js";
 import { extraNonResourceHandlers, extraCodecs } from "./extensions.js";
 import { reviewHandlers } from "../handlers/reviews.js";
 import { scaleHandlers } from "../handlers/scale.js";
+import { evictionHandlers } from "../handlers/pod-eviction.js";
+import { bindingHandlers } from "../handlers/pod-binding.js";
 import { toApiError } from "../handlers/errors.js";
 import { startCrdServing } from "../apiextensions/serving.js";
 
@@ -198,6 +201,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   bootstrapped = true;
   // Custom resources: every established CRD is served (src/apiextensions/serving.ts).
   const controllers = [startCrdServing({ types, informers, store, log: o.log }), startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers), ...startCRDControllers({ store, types, informers, log: o.log }, o.controllers ?? defaultControllers)];
+  if (types.get("", "v1", "resourcequotas") && controllerEnabled(resourceQuotaController, o.controllers ?? defaultControllers)) controllers.push(startResourceQuotaController({ store, types, informers, log: o.log }));
   let gcTimer: NodeJS.Timeout | undefined;
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {
@@ -261,7 +265,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
       parts,
       nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts), ...serviceAccounts.nonResource],
       special,
-      declared: new Map([["scale", scaleHandlers], ["token", serviceAccounts.tokenHandlers]]),
+      declared: new Map([["scale", scaleHandlers], ["token", serviceAccounts.tokenHandlers], ["eviction", evictionHandlers], ["binding", bindingHandlers]]),
     }),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: methods.tlsClientCA }, handle);

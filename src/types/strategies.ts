@@ -3,7 +3,7 @@
 // this file only wires them to the store's hooks.
 import { strategy, type Strategy, type StrategyContext, defaultStrategy } from "../registry/strategy.js";
 import type { KObject } from "../registry/object.js";
-import type { FieldError } from "../apimachinery/validation.js";
+import { invalid as invalidField, validateName, type FieldError } from "../apimachinery/validation.js";
 import { defaultPod, podQOSClass } from "./defaults/pod.js";
 import {
   defaultCronJob,
@@ -31,7 +31,7 @@ import {
   defaultStorageClass,
   initialGroupStatus,
 } from "./defaults/groups.js";
-import { validatePodSpec, validatePodSpecUpdate } from "./validation/pod.js";
+import { validateEphemeralContainersUpdate, validatePodCreate, validatePodSpec, validatePodSpecUpdate } from "./validation/pod.js";
 import {
   validateCronJob,
   validateDaemonSet,
@@ -65,6 +65,7 @@ import { isObj, type Obj } from "./validation/helpers.js";
 import { deepEqual } from "../apimachinery/json-value.js";
 import { crdStrategy } from "../apiextensions/crd-strategy.js";
 import { defaultAdmissionPolicy, defaultPolicyBinding, validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from "../admission/policy/api-validation.js";
+import { validateResourceQuota, validateResourceQuotaStatusUpdate, validateResourceQuotaUpdate } from "./validation/resourcequota.js";
 
 const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
 
@@ -106,6 +107,49 @@ function kind(flags: Partial<Strategy>, p: KindParts): Strategy {
     validate: (obj, ctx) => validate(obj, ctx),
     validateUpdate: (obj, old, ctx) => (p.validateUpdate ? p.validateUpdate(obj, old, ctx) : validate(obj, ctx)),
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// certificates.k8s.io
+
+/**
+ * A CertificateSigningRequest's approval subresource changes status.conditions only (upstream
+ * csrApprovalStrategy); conditions written through approval or status get a lastTransitionTime
+ * (and lastUpdateTime) when they come without one (upstream populateConditionTimestamps).
+ */
+function prepareCsrUpdate(obj: Obj, old: Obj, ctx: StrategyContext): void {
+  if (ctx.subresource !== "approval" && ctx.subresource !== "status") return;
+  const conditions = (obj.status as { conditions?: Obj[] } | undefined)?.conditions;
+  if (ctx.subresource === "approval") obj.status = { ...((old.status as Obj | undefined) ?? {}), ...(conditions ? { conditions } : {}) };
+  if (ctx.subresource === "approval" && !conditions) delete (obj.status as Obj).conditions;
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  const before = new Map(((old.status as { conditions?: Obj[] } | undefined)?.conditions ?? []).map((c) => [`${c.type}`, c]));
+  for (const c of (obj.status as { conditions?: Obj[] } | undefined)?.conditions ?? []) {
+    if (!c.lastUpdateTime) c.lastUpdateTime = now;
+    if (!c.lastTransitionTime) {
+      const prior = before.get(`${c.type}`);
+      c.lastTransitionTime = prior && prior.status === c.status && prior.lastTransitionTime ? prior.lastTransitionTime : now;
+    }
+  }
+}
+
+/**
+ * A ClusterTrustBundle's name (upstream ValidateClusterTrustBundleName): with a signer it starts
+ * with the signer name, "/" written ":", and a ":"; the rest is a DNS subdomain. Without a signer
+ * it is a DNS subdomain with no ":".
+ */
+function validateClusterTrustBundleName(o: Obj): FieldError[] {
+  const name = str((o.metadata as Obj | undefined)?.name);
+  const signerName = str((o.spec as Obj | undefined)?.signerName);
+  if (!name) return []; // Required is the generic check's
+  let msgs: string[];
+  if (!signerName) {
+    msgs = name.includes(":") ? ['ClusterTrustBundle without signer name must not have ":" in its name'] : validateName(name, false, "subdomain");
+  } else {
+    const prefix = `${signerName.replaceAll("/", ":")}:`;
+    msgs = name.startsWith(prefix) ? validateName(name.slice(prefix.length), false, "subdomain") : [`ClusterTrustBundle for signerName ${signerName} must be named with prefix ${prefix}`];
+  }
+  return msgs.map((m) => invalidField("metadata.name", name, m));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -168,8 +212,9 @@ const pods = kind(
     onCreate(o) {
       o.status = { phase: "Pending", qosClass: podQOSClass(o.spec as Obj) };
     },
-    validate: (o) => validatePodSpec(o.spec, "spec"),
-    validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? [] : validatePodSpecUpdate(o.spec, old.spec)),
+    validate: (o) => [...validatePodSpec(o.spec, "spec"), ...validatePodCreate(o.spec)],
+    validateUpdate: (o, old, ctx) =>
+      ctx.subresource === "status" ? [] : ctx.subresource === "ephemeralcontainers" ? validateEphemeralContainersUpdate(o, old) : validatePodSpecUpdate(o.spec, old.spec),
   },
 );
 
@@ -313,6 +358,14 @@ const overrides: Record<string, Strategy> = {
   services,
   endpoints: kind({}, { defaults: defaultEndpoints }),
   limitranges: kind({}, { defaults: defaultLimitRange }),
+  // Upstream's resourcequota strategy keeps no metadata.generation.
+  resourcequotas: kind(
+    {},
+    {
+      validate: (o) => validateResourceQuota(o),
+      validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? validateResourceQuotaStatusUpdate(o) : validateResourceQuotaUpdate(o, old)),
+    },
+  ),
   persistentvolumeclaims: kind(
     { tracksGeneration: true },
     {
@@ -341,7 +394,11 @@ const overrides: Record<string, Strategy> = {
   "daemonsets.apps": appsWorkload(defaultDaemonSet, "daemonsets", validateDaemonSet),
   "jobs.batch": jobs,
   "cronjobs.batch": kind({ tracksGeneration: true }, { defaults: defaultCronJob, initialStatus: initialStatus.cronjobs, validate: (o) => validateCronJob(o) }),
-  "certificatesigningrequests.certificates.k8s.io": strategy({ selectableFields: (o) => ({ "spec.signerName": str((o.spec as any)?.signerName) }) }),
+  "clustertrustbundles.certificates.k8s.io": kind({ nameRule: "path-segment" }, { validate: (o) => validateClusterTrustBundleName(o) }),
+  "certificatesigningrequests.certificates.k8s.io": strategy({
+    selectableFields: (o) => ({ "spec.signerName": str((o.spec as any)?.signerName) }),
+    prepareForUpdate: prepareCsrUpdate,
+  }),
   "events.events.k8s.io": events,
   "leases.coordination.k8s.io": kind({}, { defaults: defaultLease }),
   "ingresses.networking.k8s.io": kind({ tracksGeneration: true }, { initialStatus: withStatus("ingresses.networking.k8s.io") }),
@@ -382,7 +439,7 @@ const overrides: Record<string, Strategy> = {
 
 // Types whose objects carry a spec that users change: generation tracks it.
 const specTypes = new Set([
-  "resourcequotas", "validatingadmissionpolicies.admissionregistration.k8s.io",
+  "validatingadmissionpolicies.admissionregistration.k8s.io",
 ]);
 
 const withSpec = strategy({ tracksGeneration: true });

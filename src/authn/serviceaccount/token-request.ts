@@ -9,6 +9,8 @@ import { ApiError, badRequest, conflict, invalid } from "../../apimachinery/erro
 import { invalid as invalidField, type FieldError } from "../../apimachinery/validation.js";
 import type { ResourceHandler, ResourceRequest } from "../../handlers/context.js";
 import { readObject } from "../../handlers/body.js";
+import { parseDryRun } from "../../handlers/options.js";
+import { writeOptions } from "../../handlers/write-options.js";
 import { negotiateWrite, writeResult } from "../../handlers/output.js";
 import type { KObject } from "../../registry/object.js";
 import { createPublicKey } from "node:crypto";
@@ -61,18 +63,22 @@ export function tokenRequestHandlers(cfg: ServiceAccountConfig): Partial<Record<
       const n = negotiateWrite(r);
       const namespace = r.info.namespace;
       const name = r.info.name;
-      const body = await readObject(r, tokenRequestTypeMeta);
-      const meta = (body.metadata ?? {}) as KObject["metadata"];
-      if (meta.name && meta.name !== name) throw invalid(tokenRequestKind, name, [invalidField("metadata.name", meta.name, "must match the service account name if specified")]);
-      if (meta.namespace && meta.namespace !== namespace) throw invalid(tokenRequestKind, name, [invalidField("metadata.namespace", meta.namespace, "must match the service account namespace if specified")]);
       const { store, types } = r.parts;
+      const dryRun = parseDryRun(r.ex.query, "CreateOptions");
+      // Admission as upstream: mutating, then the request's own checks, then validating.
+      const body = await store.admitSubresourceCreate(r.type, namespace, name, "token", (await readObject(r, tokenRequestTypeMeta)) as KObject, writeOptions(r, { dryRun }), (admitted) => {
+        const m = (admitted.metadata ?? {}) as KObject["metadata"];
+        if (m.name && m.name !== name) throw invalid(tokenRequestKind, name, [invalidField("metadata.name", m.name, "must match the service account name if specified")]);
+        if (m.namespace && m.namespace !== namespace) throw invalid(tokenRequestKind, name, [invalidField("metadata.namespace", m.namespace, "must match the service account namespace if specified")]);
+        const errs = validateTokenRequestSpec(((admitted.spec ?? {}) as { expirationSeconds?: number | null }).expirationSeconds ?? 3600);
+        if (errs.length) throw invalid(tokenRequestKind, "", errs);
+      });
+      const meta = (body.metadata ?? {}) as KObject["metadata"];
       const sa = await store.get(r.type, namespace, name);
       const spec = { ...((body.spec ?? {}) as { audiences?: string[] | null; expirationSeconds?: number | null; boundObjectRef?: BoundObjectRef | null }) };
       const audiences = spec.audiences && spec.audiences.length ? spec.audiences : [...cfg.apiAudiences];
       let expirationSeconds = spec.expirationSeconds ?? 3600;
       const nowMs = Date.now();
-      const errs = validateTokenRequestSpec(expirationSeconds);
-      if (errs.length) throw invalid(tokenRequestKind, "", errs);
 
       let pod: ObjectRef | undefined;
       let node: ObjectRef | undefined;

@@ -253,6 +253,11 @@ function validateTolerations(tols: unknown, path: string): FieldError[] {
   return errs;
 }
 
+/** Upstream ValidatePodCreate's own check: ephemeral containers come only through their subresource. */
+export function validatePodCreate(specIn: unknown): FieldError[] {
+  return arr(obj(specIn).ephemeralContainers).length > 0 ? [forbidden("spec.ephemeralContainers", "cannot be set on create")] : [];
+}
+
 export function validatePodSpec(specIn: unknown, path: string, extraVolumes: string[] = []): FieldError[] {
   const spec = obj(specIn);
   const { errs, names } = validateVolumes(spec.volumes, child(path, "volumes"));
@@ -367,6 +372,60 @@ export function validatePodSpecUpdate(newSpecIn: unknown, oldSpecIn: unknown): F
   if (!deepEqual(munged, os)) {
     errs.push(forbidden("spec", `pod updates may not change fields other than ${updatablePodSpecFields.join(",")}\n${specDiff(os, munged)}`));
   }
+  return errs;
+}
+
+/** The fields an ephemeral container may set (upstream's allow list); any other is refused. */
+const ephemeralContainerFields = new Set([
+  "name", "image", "command", "args", "workingDir", "env", "envFrom", "volumeMounts", "volumeDevices",
+  "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty", "targetContainerName",
+]);
+
+const isZero = (v: unknown) => v === undefined || v === null || v === "" || v === false || v === 0 || (Array.isArray(v) && v.length === 0) || (isObj(v) && Object.keys(v).length === 0);
+
+/** Upstream validateEphemeralContainers: container checks, unique names, a real target, the allow list. */
+export function validateEphemeralContainers(specIn: unknown, path: string, volumes: Set<string>): FieldError[] {
+  const spec = obj(specIn);
+  const errs: FieldError[] = [];
+  const others = new Set<string>([...arr(spec.containers), ...arr(spec.initContainers)].map((c) => str(obj(c).name)));
+  const all = new Set(others);
+  arr(spec.ephemeralContainers).forEach((raw, i) => {
+    const ec = obj(raw);
+    const p = index(path, i);
+    errs.push(...validateContainerCommon(ec, volumes, p));
+    const name = str(ec.name);
+    if (all.has(name)) errs.push(duplicate(child(p, "name"), name));
+    else all.add(name);
+    const target = str(ec.targetContainerName);
+    if (target && !others.has(target)) errs.push(notFound(child(p, "targetContainerName"), target));
+    for (const [k, v] of Object.entries(ec)) {
+      if (!ephemeralContainerFields.has(k) && !isZero(v)) errs.push(forbidden(child(p, k), "cannot be set for an Ephemeral Container"));
+    }
+    arr(ec.volumeMounts).forEach((m, j) => {
+      for (const f of ["subPath", "subPathExpr"]) if (str(obj(m)[f])) errs.push(forbidden(child(index(child(p, "volumeMounts"), j), f), "cannot be set for an Ephemeral Container"));
+    });
+  });
+  return errs;
+}
+
+/**
+ * Upstream ValidatePodEphemeralContainersUpdate's own part: existing ephemeral containers stay as
+ * they are (matched by name: a patch need not keep their order); new ones are validated.
+ */
+export function validateEphemeralContainersUpdate(newPod: Obj, oldPod: Obj): FieldError[] {
+  const oldMeta = obj(oldPod.metadata);
+  if (Object.hasOwn(obj(oldMeta.annotations), "kubernetes.io/config.mirror")) return [forbidden("", "static pods do not support ephemeral containers")];
+  const path = "spec.ephemeralContainers";
+  const byName = new Map(arr(obj(newPod.spec).ephemeralContainers).map((c) => [str(obj(c).name), c] as const));
+  const errs: FieldError[] = [];
+  for (const old of arr(obj(oldPod.spec).ephemeralContainers)) {
+    const name = str(obj(old).name);
+    const now = byName.get(name);
+    if (now === undefined) errs.push(forbidden(path, `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`));
+    else if (!deepEqual(old, now)) errs.push(forbidden(path, `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n${specDiff(old, now, "core.EphemeralContainer")}`));
+  }
+  const { names } = validateVolumes(obj(newPod.spec).volumes, "spec.volumes");
+  errs.push(...validateEphemeralContainers(newPod.spec, path, names));
   return errs;
 }
 

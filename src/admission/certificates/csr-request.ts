@@ -1,0 +1,26 @@
+// The PKCS#10 request of a CertificateSigningRequest (upstream certificates.ParseCSR): spec.request
+// holds PEM text (base64 in JSON); its first PEM block must be a CERTIFICATE REQUEST.
+import "reflect-metadata"; // @peculiar/x509 uses tsyringe, which needs it loaded first
+import * as x509 from "@peculiar/x509";
+
+export interface CsrSubject {
+  commonName: string;
+  organizations: string[];
+}
+
+/** Throws an Error with upstream's text when the request is not a parseable CSR. */
+export function parseCsrSubject(request: unknown): CsrSubject {
+  const text = typeof request === "string" ? Buffer.from(request, "base64").toString("latin1") : "";
+  const block = /-----BEGIN ([^-\n]+)-----\r?\n([\s\S]*?)-----END \1-----/.exec(text);
+  if (!block || block[1] !== "CERTIFICATE REQUEST") throw new Error("PEM block type must be CERTIFICATE REQUEST");
+  const der = Buffer.from(block[2]!.replace(/\s+/g, ""), "base64");
+  let csr: x509.Pkcs10CertificateRequest;
+  try {
+    csr = new x509.Pkcs10CertificateRequest(der);
+  } catch {
+    // Go's encoding/asn1 wording for a DER body that ends early, the common way a request is bad.
+    throw new Error("asn1: syntax error: sequence truncated");
+  }
+  const name = csr.subjectName;
+  return { commonName: name.getField("CN")[0] ?? "", organizations: name.getField("O") };
+}

@@ -1,0 +1,15 @@
+// What the certificate plugins read of the objects they judge.
+import type { KObject } from "../../registry/object.js";
+import type { AdmissionAttributes } from "../interface.js";
+
+export const isCsr = (a: AdmissionAttributes): boolean => a.type.group === "certificates.k8s.io" && a.type.resource === "certificatesigningrequests";
+
+export function signerNameOf(o: KObject | undefined): string {
+  const s = (o?.spec as { signerName?: unknown } | undefined)?.signerName;
+  return typeof s === "string" ? s : "";
+}
+
+export function statusOf(o: KObject | undefined): { certificate?: string; conditions?: unknown } {
+  const s = o?.status;
+  return s && typeof s === "object" ? (s as { certificate?: string; conditions?: unknown }) : {};
+}

@@ -1,0 +1,10 @@
+// The ResourceQuota plugin as the named-plugin factory makes it.
+import type { AdmissionPluginContext } from "../plugins.js";
+import type { AdmissionPlugin } from "../interface.js";
+import { resourceQuotaPlugin, storeQuotaAccess } from "./plugin.js";
+import { parseQuotaConfiguration } from "./configuration.js";
+
+export function resourceQuota(ctx: AdmissionPluginContext): AdmissionPlugin {
+  const config = parseQuotaConfiguration(ctx.configuration("ResourceQuota"));
+  return resourceQuotaPlugin(storeQuotaAccess(() => ctx.parts()), { config });
+}
