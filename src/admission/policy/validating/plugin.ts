@@ -83,14 +83,8 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
         continue;
       }
       if (!matched) continue;
-      const request = admissionRequestValue(a, matched);
-      let objects: { object: CelValue; oldObject: CelValue };
-      try {
-        objects = await objectsAs(matched);
-      } catch (e) {
-        configError(`failed to convert object version: ${e instanceof Error ? e.message : String(e)}`);
-        continue;
-      }
+      // The request and the objects as CEL values: made when a binding first needs them.
+      let inputs: { request: CelValue; object: CelValue; oldObject: CelValue } | undefined;
       const annotations = new Map<string, string[]>();
       for (const binding of hook.bindings) {
         try {
@@ -109,11 +103,19 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
           continue;
         }
         if (params.length === 0) continue;
+        if (!inputs) {
+          try {
+            inputs = { request: admissionRequestValue(a, matched), ...(await objectsAs(matched)) };
+          } catch (e) {
+            configError(`failed to convert object version: ${e instanceof Error ? e.message : String(e)}`);
+            break;
+          }
+        }
         nsObject ??= { value: namespaceValue(await requestNamespaceObject(parts, a)) };
         const actions = binding.spec?.validationActions ?? [];
         for (const param of params) {
           const ev = new Evaluation(
-            { ...objects, request, params: param ? toCel(withTypeMeta(param, policy)) : null, namespaceObject: nsObject.value, authorizer, attributes: a },
+            { ...inputs, params: param ? toCel(withTypeMeta(param, policy)) : null, namespaceObject: nsObject.value, authorizer, attributes: a },
             hook.compiled.variables,
           );
           const result = await validate(hook.compiled, failurePolicy, ev);
