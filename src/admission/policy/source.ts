@@ -35,6 +35,8 @@ export class PolicySource<P extends { metadata: PolicyMeta }, C> {
   private readonly policies = new Map<string, Entry<P, C>>();
   private readonly bindings = new Map<string, PolicyBinding>();
   private byPolicy?: Map<string, PolicyBinding[]>;
+  /** The hooks as last built; dropped on every change. */
+  private built?: Hook<P, C>[];
   private stops: (() => void)[] = [];
   private started = false;
   private synced?: Promise<unknown>;
@@ -64,7 +66,10 @@ export class PolicySource<P extends { metadata: PolicyMeta }, C> {
       pi.addHandler({
         added: (o) => this.putPolicy(o),
         updated: (_, o) => this.putPolicy(o),
-        deleted: (o) => this.policies.delete(o.metadata.name ?? ""),
+        deleted: (o) => {
+          this.policies.delete(o.metadata.name ?? "");
+          this.built = undefined;
+        },
       }),
       bi.addHandler({
         added: (o) => this.putBinding(o),
@@ -72,6 +77,7 @@ export class PolicySource<P extends { metadata: PolicyMeta }, C> {
         deleted: (o) => {
           this.bindings.delete(o.metadata.name ?? "");
           this.byPolicy = undefined;
+          this.built = undefined;
         },
       }),
     );
@@ -86,17 +92,20 @@ export class PolicySource<P extends { metadata: PolicyMeta }, C> {
     // Status updates (type checking) keep the generation: keep the compiled form.
     if (known && known.key === key) known.policy = p;
     else this.policies.set(p.metadata.name, { policy: p, key });
+    this.built = undefined;
   }
 
   private putBinding(o: KObject): void {
     this.bindings.set(o.metadata.name ?? "", o as unknown as PolicyBinding);
     this.byPolicy = undefined;
+    this.built = undefined;
   }
 
   /** Every policy with at least one binding, compiled, with its bindings (sorted by name). */
   async hooks(): Promise<Hook<P, C>[]> {
     const synced = this.start();
     if (synced) await synced;
+    if (this.built) return this.built;
     if (!this.byPolicy) {
       const m = new Map<string, PolicyBinding[]>();
       for (const b of this.bindings.values()) {
@@ -117,6 +126,7 @@ export class PolicySource<P extends { metadata: PolicyMeta }, C> {
       e.compiled ??= this.o.compile(e.policy);
       out.push({ policy: e.policy, compiled: e.compiled, bindings: this.byPolicy.get(name)! });
     }
+    this.built = out;
     return out;
   }
 
