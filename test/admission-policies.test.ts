@@ -550,9 +550,9 @@ describe("MutatingAdmissionPolicy (v1beta1 via --runtime-config, MutatingAdmissi
   });
 });
 
-describe("MutatingAdmissionPolicy without its feature gate", () => {
-  it("stores the policies (v1beta1 served by --runtime-config) but never mutates", async () => {
-    const g = withCredentials((await startServer({ storage: "memory", options: { runtimeConfig: "admissionregistration.k8s.io/v1beta1=true" } })) as TestServer);
+describe("switched off: the MutatingAdmissionPolicy gate, the type-checking controller", () => {
+  it("stores the policies (v1beta1 served by --runtime-config) but never mutates; --controllers=-validatingadmissionpolicy-status-controller writes no status", async () => {
+    const g = withCredentials((await startServer({ storage: "memory", options: { runtimeConfig: "admissionregistration.k8s.io/v1beta1=true", controllers: ["*", "-validatingadmissionpolicy-status-controller"] } })) as TestServer);
     try {
       const base = "/apis/admissionregistration.k8s.io/v1beta1";
       expect((await req(g, "POST", `${base}/mutatingadmissionpolicies`, { body: { metadata: { name: "p" }, spec: { matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }] }, reinvocationPolicy: "Never", mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'x': 'y'}}}" } }] } } })).status).toBe(201);
@@ -561,6 +561,10 @@ describe("MutatingAdmissionPolicy without its feature gate", () => {
       const r = await req(g, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "c" } } });
       expect(r.status).toBe(201);
       expect(r.json.metadata.labels).toBeUndefined();
+      const vap = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
+      expect((await req(g, "POST", vap, { body: { metadata: { name: "v" }, spec: { matchConstraints: { resourceRules: [{ apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"] }] }, validations: [{ expression: "object.nope == 1" }] } } })).status).toBe(201);
+      await sleep(500);
+      expect((await req(g, "GET", `${vap}/v`)).json.status).toBeUndefined();
     } finally {
       await g.stop();
     }

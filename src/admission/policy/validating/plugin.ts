@@ -16,7 +16,6 @@ import { PolicySource } from "../source.js";
 import { celAuthorizer, convertTo, policyDenial, requestNamespaceObject } from "../support.js";
 import type { FailurePolicy, PolicyBinding, ValidatingAdmissionPolicy } from "../types.js";
 import { compileValidatingPolicy, type CompiledValidatingPolicy } from "./compiled.js";
-import { startTypeCheckingStatus, type StatusController } from "./status-controller.js";
 import { validate } from "./validator.js";
 
 export const validationFailureAnnotation = "validation.policy.admission.k8s.io/validation_failure";
@@ -154,29 +153,11 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
     }
   }
 
-  // The type-checking status controller starts once the server's parts exist (they are made
-  // right after the admission chain, in the same turn).
-  let status: StatusController | undefined;
-  let stopped = false;
-  const starter = setImmediate(() => {
-    if (stopped) return;
-    try {
-      status = startTypeCheckingStatus(ctx.parts(), ctx.log);
-    } catch (e) {
-      ctx.log(`ValidatingAdmissionPolicy: type checking status not started: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  });
-
   return {
     name: "ValidatingAdmissionPolicy",
     source,
     validate: dispatch,
-    stop: () => {
-      stopped = true;
-      clearImmediate(starter);
-      status?.stop();
-      source.stop();
-    },
+    stop: () => source.stop(),
   };
 }
 

@@ -1,7 +1,8 @@
 // The type-checking status of ValidatingAdmissionPolicies (upstream: the
 // validatingadmissionpolicy-status-controller of kube-controller-manager): each generation of a
 // policy is type-checked once and the result written to status.typeChecking.expressionWarnings
-// with status.observedGeneration, by that field manager.
+// with status.observedGeneration, by that field manager. Started with the other controllers
+// (src/server/start.ts), switchable by --controllers, whether or not the plugin is enabled.
 import { ApiError } from "../../../apimachinery/errors.js";
 import { deepClone } from "../../../apimachinery/json-value.js";
 import type { KObject } from "../../../registry/object.js";
