@@ -112,9 +112,11 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
         }
         nsObject ??= { value: namespaceValue(await requestNamespaceObject(parts, a)) };
         const actions = binding.spec?.validationActions ?? [];
+        const base = { ...inputs, namespaceObject: nsObject.value, authorizer, attributes: a };
         for (const param of params) {
-          const ev = new Evaluation(
-            { ...inputs, params: param ? toCel(withTypeMeta(param, policy)) : null, namespaceObject: nsObject.value, authorizer, attributes: a },
+          const paramsValue = param ? toCel(withTypeMeta(param, policy)) : null;
+          const ev = () => new Evaluation(
+            { ...base, params: paramsValue },
             hook.compiled.variables,
           );
           const result = await validate(hook.compiled, failurePolicy, ev);

@@ -12,7 +12,7 @@ const deployments = defineResourceType({ group: "apps", version: "v1", resource:
 function run(spec: ValidatingAdmissionPolicy["spec"], object: Record<string, unknown>, params: unknown = null, failurePolicy: "Fail" | "Ignore" = "Fail") {
   const compiled = compileValidatingPolicy({ metadata: { name: "p" }, spec });
   const a = admissionAttributes({ operation: "CREATE", type: deployments, namespace: "ns", name: "d", subresource: "", object: object as never, dryRun: false });
-  const ev = new Evaluation(
+  const ev = () => new Evaluation(
     { object: toCel(object), oldObject: null, request: admissionRequestValue(a, { type: deployments, kind: { group: "apps", version: "v1", kind: "Deployment" }, equivalent: false }), params: toCel(params), namespaceObject: null, attributes: a },
     compiled.variables,
   );

@@ -39,13 +39,19 @@ export function aggregate(messages: string[]): string {
   return messages.length === 1 ? messages[0]! : `[${messages.join(", ")}]`;
 }
 
-export async function validate(p: CompiledValidatingPolicy, failurePolicy: FailurePolicy, ev: Evaluation): Promise<ValidateResult> {
+/**
+ * `evaluation()` makes an evaluation context: the match conditions get one of their own (their
+ * own cost budget, as upstream's matcher has), the validations, messages and audit annotations
+ * share another.
+ */
+export async function validate(p: CompiledValidatingPolicy, failurePolicy: FailurePolicy, evaluation: () => Evaluation): Promise<ValidateResult> {
   try {
     // Match conditions: any false skips the policy; errors (with none false) go to the failure policy.
     if (p.matchConditions.length > 0) {
       const errors: string[] = [];
+      const mcEv = evaluation();
       for (const mc of p.matchConditions) {
-        const r = await ev.eval(mc.compiled);
+        const r = await mcEv.eval(mc.compiled);
         if (r.error !== undefined) errors.push(r.error);
         else if (r.value === false) return { decisions: [], auditAnnotations: [] };
       }
@@ -54,6 +60,7 @@ export async function validate(p: CompiledValidatingPolicy, failurePolicy: Failu
         return errorDecision(failurePolicy, aggregate(errors));
       }
     }
+    const ev = evaluation();
     const decisions: PolicyDecision[] = [];
     for (const v of p.validations) {
       const r = await ev.eval(v.compiled);
