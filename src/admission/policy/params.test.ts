@@ -3,7 +3,7 @@ import { ApiError } from "../../apimachinery/errors.js";
 import type { KObject } from "../../registry/object.js";
 import { builtinTypeRegistry } from "../../types/register.js";
 import type { AdmissionParts } from "../plugins.js";
-import { collectParams, paramKindString } from "./params.js";
+import { collectParams, paramKindProblem, paramKindString } from "./params.js";
 
 const types = builtinTypeRegistry((f) => f.enabledByDefault);
 const cm = (ns: string, name: string, labels: Record<string, string> = {}): KObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: ns, name, labels } });
@@ -64,5 +64,12 @@ describe("collectParams", () => {
 
   it("an informer that has not synced within a second fails the binding", async () => {
     await expect(collectParams(parts([], [], false), cmKind, { name: "x" }, "team")).rejects.toThrow("paramKind kind `&ParamKind{APIVersion:v1,Kind:ConfigMap,}` not yet synced to use for admission");
+  });
+
+  it("a paramKind nothing serves is the policy's configuration error, in upstream's words", () => {
+    expect(paramKindProblem(parts([]), { apiVersion: "v1", kind: "ConfigMap" })).toBeUndefined();
+    expect(paramKindProblem(parts([]), undefined)).toBeUndefined();
+    expect(paramKindProblem(parts([]), { apiVersion: "example.com/v1", kind: "BadParamKind" })).toBe("failed to find resource referenced by paramKind: 'example.com/v1, Kind=BadParamKind'");
+    expect(paramKindProblem(parts([]), { apiVersion: "a/b/c", kind: "X" })).toBe("failed to parse apiVersion of paramKind '&ParamKind{APIVersion:a/b/c,Kind:X,}' with error: unexpected GroupVersion string: a/b/c");
   });
 });

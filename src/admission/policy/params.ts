@@ -21,6 +21,20 @@ export function paramType(parts: AdmissionParts, k: ParamKind): ResourceType | u
   return parts.types.all().find((t) => t.apiVersion === k.apiVersion && t.kind === k.kind && !t.virtual);
 }
 
+/**
+ * Why a policy's paramKind cannot be used (upstream: the policy source's configuration error,
+ * reported as "failed to configure policy: ..." for every request the policy matches); undefined
+ * when it names a served type or is absent.
+ */
+export function paramKindProblem(parts: AdmissionParts, k: ParamKind | undefined): string | undefined {
+  if (!k) return undefined;
+  const apiVersion = k.apiVersion ?? "";
+  if (apiVersion.split("/").length > 2) return `failed to parse apiVersion of paramKind '${paramKindString(k)}' with error: unexpected GroupVersion string: ${apiVersion}`;
+  if (paramType(parts, k)) return undefined;
+  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
+  return `failed to find resource referenced by paramKind: '${group}/${version}, Kind=${k.kind ?? ""}'`;
+}
+
 const syncWaitMs = 1000;
 
 export class ParamError extends Error {}

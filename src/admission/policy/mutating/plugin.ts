@@ -13,7 +13,7 @@ import { isExemptAdmissionConfigurationResource, type MatchedResource } from "..
 import type { AdmissionPluginContext } from "../../plugins.js";
 import { admissionRequestValue, Evaluation, namespaceValue, OutOfBudget } from "../activation.js";
 import { matchResources, policyMatches, PolicyConfigurationError } from "../match.js";
-import { collectParams, ParamError } from "../params.js";
+import { collectParams, paramKindProblem, ParamError } from "../params.js";
 import { PolicySource } from "../source.js";
 import { celAuthorizer, convertTo, forbiddenName, requestNamespaceObject } from "../support.js";
 import type { MutatingAdmissionPolicy, PolicyBinding } from "../types.js";
@@ -87,6 +87,11 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
         continue;
       }
       if (!matched) continue;
+      const paramProblem = paramKindProblem(parts, policy.spec?.paramKind);
+      if (paramProblem) {
+        errors.push({ policy, message: `failed to configure policy: ${paramProblem}` });
+        continue;
+      }
       for (const binding of hook.bindings) {
         try {
           if (!(await matchResources(binding.spec?.matchResources, a, deps()))) continue;

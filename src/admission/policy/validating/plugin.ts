@@ -11,7 +11,7 @@ import { isExemptAdmissionConfigurationResource, type MatchedResource } from "..
 import type { AdmissionPluginContext } from "../../plugins.js";
 import { admissionRequestValue, Evaluation, namespaceValue } from "../activation.js";
 import { matchResources, policyMatches, PolicyConfigurationError } from "../match.js";
-import { collectParams, ParamError } from "../params.js";
+import { collectParams, paramKindProblem, ParamError } from "../params.js";
 import { PolicySource } from "../source.js";
 import { celAuthorizer, convertTo, policyDenial, requestNamespaceObject } from "../support.js";
 import type { FailurePolicy, PolicyBinding, ValidatingAdmissionPolicy } from "../types.js";
@@ -82,6 +82,11 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
         continue;
       }
       if (!matched) continue;
+      const paramProblem = paramKindProblem(parts, policy.spec?.paramKind);
+      if (paramProblem) {
+        configError(paramProblem);
+        continue;
+      }
       // The request and the objects as CEL values: made when a binding first needs them.
       let inputs: { request: CelValue; object: CelValue; oldObject: CelValue } | undefined;
       const annotations = new Map<string, string[]>();
