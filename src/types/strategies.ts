@@ -64,7 +64,7 @@ import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from 
 import { isObj, type Obj } from "./validation/helpers.js";
 import { deepEqual } from "../apimachinery/json-value.js";
 import { crdStrategy } from "../apiextensions/crd-strategy.js";
-import { defaultAdmissionPolicy, defaultPolicyBinding, validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from "../admission/policy/api-validation.js";
+import { defaultAdmissionPolicy, defaultPolicyBinding, validateMutatingAdmissionPolicy, validateMutatingAdmissionPolicyBinding, validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from "../admission/policy/api-validation.js";
 import { validateResourceQuota, validateResourceQuotaStatusUpdate, validateResourceQuotaUpdate } from "./validation/resourcequota.js";
 
 const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
@@ -429,8 +429,8 @@ const overrides: Record<string, Strategy> = {
   // Admission policies (their defaults and validation live beside the plugins, src/admission/policy).
   "validatingadmissionpolicies.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultAdmissionPolicy, validate: (o) => validateValidatingAdmissionPolicy(o) }),
   "validatingadmissionpolicybindings.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultPolicyBinding, validate: (o) => validateValidatingAdmissionPolicyBinding(o) }),
-  "mutatingadmissionpolicies.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultAdmissionPolicy }),
-  "mutatingadmissionpolicybindings.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultPolicyBinding }),
+  "mutatingadmissionpolicies.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultAdmissionPolicy, validate: (o) => validateMutatingAdmissionPolicy(o) }),
+  "mutatingadmissionpolicybindings.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultPolicyBinding, validate: (o) => validateMutatingAdmissionPolicyBinding(o) }),
   "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": kind(
     { tracksGeneration: true },
     { defaults: defaultPriorityLevelConfiguration, validate: (o) => validatePriorityLevelConfiguration(o) },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatFieldError } from "../../apimachinery/validation.js";
-import { defaultAdmissionPolicy, defaultPolicyBinding, validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from "./api-validation.js";
+import { defaultAdmissionPolicy, defaultPolicyBinding, validateMutatingAdmissionPolicy, validateMutatingAdmissionPolicyBinding, validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from "./api-validation.js";
 
 const rules = [{ apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"] }];
 const policy = (spec: Record<string, unknown>) => {
@@ -74,3 +74,26 @@ describe("ValidatingAdmissionPolicyBinding validation", () => {
     ]);
   });
 });
+
+describe("MutatingAdmissionPolicy validation", () => {
+  it("compiles each mutation as admission does; shared parts as ValidatingAdmissionPolicy's", () => {
+    const p = policy({
+      reinvocationPolicy: "Sometimes",
+      mutations: [
+        { patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'a': 'b'}}}" } },
+        { patchType: "JSONPatch", jsonPatch: { expression: "[JSONPatch{op: 'add', path: '/x', value: 1}]" } },
+        { patchType: "ApplyConfiguration", applyConfiguration: { expression: "'teapot'" } },
+        { patchType: "JSONPatch", jsonPatch: { expression: "[JSONPatch{op: 1}]" } },
+        { patchType: "Merge" },
+      ],
+    });
+    expect(errors(validateMutatingAdmissionPolicy(p))).toEqual([
+      `spec.reinvocationPolicy: Unsupported value: "Sometimes": supported values: "IfNeeded", "Never"`,
+      `spec.mutations[2].applyConfiguration.expression: Invalid value: "'teapot'": must evaluate to Object but got string`,
+      expect.stringMatching(/^spec\.mutations\[3\]\.jsonPatch\.expression: Invalid value: "\[JSONPatch\{op: 1\}\]": compilation failed: ERROR: .*expected type of field 'op' is 'string' but provided type is 'int'/),
+      `spec.mutations[4].patchType: Unsupported value: "Merge": supported values: "ApplyConfiguration", "JSONPatch"`,
+    ]);
+    expect(errors(validateMutatingAdmissionPolicyBinding({ metadata: { name: "b" }, spec: {} }))).toEqual(["spec.policyName: Required value"]);
+  });
+});
+

@@ -6,6 +6,7 @@
 import { validateLabelSelector } from "../../apimachinery/labels.js";
 import { duplicate, forbidden, GoSyntaxValue, invalid, isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName, notSupported, required, tooMany, type FieldError } from "../../apimachinery/validation.js";
 import { compileExpression, policyEnvironments, type ReturnKind } from "./compile.js";
+import { compileMutation } from "./mutating/compiled.js";
 import type { NamedExpression, PolicyBinding, ValidatingAdmissionPolicy } from "./types.js";
 
 type Obj = Record<string, any>;
@@ -119,13 +120,9 @@ function validateMatchConditions(conditions: NamedExpression[] | undefined, env:
   return errs;
 }
 
-export function validateValidatingAdmissionPolicy(o: Obj): FieldError[] {
-  const p = o as ValidatingAdmissionPolicy & Obj;
-  const spec: Obj = p.spec ?? {};
+/** What both policy kinds validate alike: failurePolicy, paramKind, matchConstraints, matchConditions, variables. */
+function validatePolicyCommon(spec: Obj, envs: ReturnType<typeof policyEnvironments>, variables: NamedExpression[]): FieldError[] {
   const errs: FieldError[] = [];
-  const hasParams = !!spec.paramKind;
-  const variables: NamedExpression[] = Array.isArray(spec.variables) ? spec.variables : [];
-  const envs = policyEnvironments(hasParams, variables.filter((v) => v?.name && v?.expression));
   if (spec.failurePolicy === undefined || spec.failurePolicy === null) errs.push(required("spec.failurePolicy", ""));
   else if (!supportedFailurePolicies.includes(spec.failurePolicy)) errs.push(notSupported("spec.failurePolicy", spec.failurePolicy, supportedFailurePolicies));
   if (spec.paramKind) errs.push(...validateParamKind(spec.paramKind, "spec.paramKind"));
@@ -145,6 +142,15 @@ export function validateValidatingAdmissionPolicy(o: Obj): FieldError[] {
       if (compiled?.error) errs.push(invalid(`${path}.expression`, v.expression, compiled.error.replace(/^compilation error: /, "")));
     }
   });
+  return errs;
+}
+
+export function validateValidatingAdmissionPolicy(o: Obj): FieldError[] {
+  const p = o as ValidatingAdmissionPolicy & Obj;
+  const spec: Obj = p.spec ?? {};
+  const variables: NamedExpression[] = Array.isArray(spec.variables) ? spec.variables : [];
+  const envs = policyEnvironments(!!spec.paramKind, variables.filter((v) => v?.name && v?.expression));
+  const errs = validatePolicyCommon(spec, envs, variables);
   const validations: Obj[] = spec.validations ?? [];
   const audit: Obj[] = spec.auditAnnotations ?? [];
   if (validations.length === 0 && audit.length === 0) {
@@ -220,3 +226,48 @@ export function validateValidatingAdmissionPolicyBinding(o: Obj): FieldError[] {
   if (seen.size === 0) errs.push(required("spec.validationActions", "at least one validation action is required"));
   return errs;
 }
+
+const patchTypes = ["ApplyConfiguration", "JSONPatch"];
+const reinvocationPolicies = ["IfNeeded", "Never"];
+
+/**
+ * MutatingAdmissionPolicy: the parts it shares with ValidatingAdmissionPolicy, and each mutation's
+ * expression compiled as admission compiles it (an `Object{...}` or a list of `JSONPatch{...}`).
+ */
+export function validateMutatingAdmissionPolicy(o: Obj): FieldError[] {
+  const spec: Obj = o.spec ?? {};
+  const variables: NamedExpression[] = Array.isArray(spec.variables) ? spec.variables : [];
+  const envs = policyEnvironments(!!spec.paramKind, variables.filter((v) => v?.name && v?.expression), undefined, true);
+  const errs = validatePolicyCommon(spec, envs, variables);
+  if (spec.reinvocationPolicy !== undefined && spec.reinvocationPolicy !== null && !reinvocationPolicies.includes(spec.reinvocationPolicy)) {
+    errs.push(notSupported("spec.reinvocationPolicy", spec.reinvocationPolicy, reinvocationPolicies));
+  }
+  (spec.mutations ?? []).forEach((m: Obj, i: number) => {
+    const path = `spec.mutations[${i}]`;
+    if (!patchTypes.includes(m?.patchType)) {
+      errs.push(m?.patchType ? notSupported(`${path}.patchType`, m.patchType, patchTypes) : required(`${path}.patchType`, ""));
+      return;
+    }
+    const field = m.patchType === "JSONPatch" ? "jsonPatch" : "applyConfiguration";
+    const expr: string = m[field]?.expression ?? "";
+    if (!expr.trim()) {
+      errs.push(required(`${path}.${field}.expression`, ""));
+      return;
+    }
+    const c = compileMutation(expr, m.patchType, envs.withAuthorizer);
+    if (c.compiled.error) errs.push(invalid(`${path}.${field}.expression`, expr, c.compiled.error));
+  });
+  return errs;
+}
+
+/** A MutatingAdmissionPolicyBinding: policyName, paramRef and matchResources as a ValidatingAdmissionPolicyBinding's. */
+export function validateMutatingAdmissionPolicyBinding(o: Obj): FieldError[] {
+  const spec: Obj = o.spec ?? {};
+  const errs: FieldError[] = [];
+  if (!spec.policyName) errs.push(required("spec.policyName", ""));
+  else for (const msg of isDNS1123Subdomain(spec.policyName)) errs.push(invalid("spec.policyName", spec.policyName, msg));
+  errs.push(...validateParamRef(spec.paramRef, "spec.paramRef"));
+  errs.push(...validateMatchResources(spec.matchResources, "spec.matchResources"));
+  return errs;
+}
+

@@ -18,7 +18,8 @@ export interface CompiledMutatingPolicy {
   readonly mutations: readonly CompiledMutation[];
 }
 
-function mutation(expression: string, patchType: CompiledMutation["patchType"], env: Parameters<typeof compileExpression>[1]): CompiledMutation {
+/** One mutation's expression compiled, with upstream's error when it does not compile or returns the wrong type. */
+export function compileMutation(expression: string, patchType: CompiledMutation["patchType"], env: Parameters<typeof compileExpression>[1]): CompiledMutation {
   const c = compileExpression(expression, env, ["any"]);
   if (!c.program) return { patchType, compiled: { expression, error: c.error!.replace(/^compilation error: /, "") } };
   const t = c.program.resultType;
@@ -32,8 +33,8 @@ export function compileMutatingPolicy(p: MutatingAdmissionPolicy): CompiledMutat
   const envs = policyEnvironments(!!spec.paramKind, spec.variables ?? [], undefined, true);
   const mutations: CompiledMutation[] = [];
   for (const m of spec.mutations ?? []) {
-    if (m.patchType === "JSONPatch" && m.jsonPatch) mutations.push(mutation(m.jsonPatch.expression, "JSONPatch", envs.withAuthorizer));
-    else if (m.patchType === "ApplyConfiguration" && m.applyConfiguration) mutations.push(mutation(m.applyConfiguration.expression, "ApplyConfiguration", envs.withAuthorizer));
+    if (m.patchType === "JSONPatch" && m.jsonPatch) mutations.push(compileMutation(m.jsonPatch.expression, "JSONPatch", envs.withAuthorizer));
+    else if (m.patchType === "ApplyConfiguration" && m.applyConfiguration) mutations.push(compileMutation(m.applyConfiguration.expression, "ApplyConfiguration", envs.withAuthorizer));
   }
   return {
     variables: envs.variables,
