@@ -351,6 +351,28 @@ describe("ValidatingAdmissionPolicy", () => {
     }
   });
 
+  it.skipIf(!kubectlBin)("a policy on deployments/scale sees the Scale object (kubectl scale)", async () => {
+    await core.createNamespace({ body: { metadata: { name: "vap-scale" } } });
+    await apps.createNamespacedDeployment({ namespace: "vap-scale", body: deployment("s", 1) as k8s.V1Deployment });
+    await put(VAP, {
+      metadata: { name: "max-scale" },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: ["apps"], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["deployments/scale"] }] },
+        validations: [{ expression: "object.spec.replicas <= 5", messageExpression: "request.kind.group + '/' + request.kind.kind + ' of ' + request.resource.resource + '/' + request.subResource + ' asks ' + string(object.spec.replicas)" }],
+      },
+    });
+    await put(VAPB, { metadata: { name: "max-scale" }, spec: { policyName: "max-scale", validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-scale" } } } } });
+    let k: Awaited<ReturnType<typeof kubectl>> | undefined;
+    for (let i = 0; i < 30; i++) {
+      k = await kubectl(kubectlBin!, server.kubeconfigPath!, ["scale", "deployment", "s", "-n", "vap-scale", "--replicas=9"]);
+      if (k.code !== 0) break;
+      await sleep(100);
+    }
+    expect(k!.stderr).toContain(`ValidatingAdmissionPolicy 'max-scale' with binding 'max-scale' denied request: autoscaling/Scale of deployments/scale asks 9`);
+    const ok = await kubectl(kubectlBin!, server.kubeconfigPath!, ["scale", "deployment", "s", "-n", "vap-scale", "--replicas=4"]);
+    expect(ok.code, ok.stderr).toBe(0);
+  });
+
   it("records type checking in status.typeChecking (kubectl reads it)", async () => {
     await put(VAP, {
       metadata: { name: "typo" },

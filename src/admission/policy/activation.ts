@@ -9,7 +9,7 @@ import { authorizerValue, memoizingAuthorizer, requestResourceValue, CelPendingA
 import { CelEvalError, CelMap, type CelValue } from "../../cel/value.js";
 import type { KObject } from "../../registry/object.js";
 import type { AdmissionAttributes } from "../interface.js";
-import type { MatchedResource } from "../matching/index.js";
+import { kindFor, type MatchedResource } from "../matching/index.js";
 import type { CompiledExpression, CompiledVariable } from "./compile.js";
 
 /** The request as CEL sees it (AdmissionRequest without uid, object, oldObject). */
@@ -19,7 +19,7 @@ export function admissionRequestValue(a: AdmissionAttributes, matched: MatchedRe
     kind: matched.kind,
     resource: { group: matched.type.group, version: matched.type.version, resource: matched.type.resource },
     subResource: a.subresource,
-    requestKind: { group: a.type.group, version: a.type.version, kind: requestKindOf(a) },
+    requestKind: kindFor(a.type, a.subresource),
     requestResource: { group: a.type.group, version: a.type.version, resource: a.type.resource },
     requestSubResource: a.subresource,
     name: a.name,
@@ -30,11 +30,6 @@ export function admissionRequestValue(a: AdmissionAttributes, matched: MatchedRe
     options: a.options,
   };
   return toCel(request, admissionRequestType);
-}
-
-function requestKindOf(a: AdmissionAttributes): string {
-  if (a.subresource === "scale" && a.type.scale) return "Scale";
-  return a.type.kind;
 }
 
 /** The parts of a Namespace `namespaceObject` shows (upstream: CreateNamespaceObject). */
