@@ -371,6 +371,17 @@ describe("ValidatingAdmissionPolicy", () => {
     expect(k!.stderr).toContain(`ValidatingAdmissionPolicy 'max-scale' with binding 'max-scale' denied request: autoscaling/Scale of deployments/scale asks 9`);
     const ok = await kubectl(kubectlBin!, server.kubeconfigPath!, ["scale", "deployment", "s", "-n", "vap-scale", "--replicas=4"]);
     expect(ok.code, ok.stderr).toBe(0);
+    // The binding deleted: within a second the policy no longer applies.
+    expect((await req(s, "DELETE", `${VAPB}/max-scale`)).status).toBe(200);
+    const t0 = Date.now();
+    let r: Awaited<ReturnType<typeof req>> | undefined;
+    for (let i = 0; i < 40; i++) {
+      r = await req(s, "PATCH", "/apis/apps/v1/namespaces/vap-scale/deployments/s/scale", { body: { spec: { replicas: 9 } }, headers: { "content-type": "application/merge-patch+json" } });
+      if (r.status === 200) break;
+      await sleep(25);
+    }
+    expect(r!.status).toBe(200);
+    expect(Date.now() - t0).toBeLessThan(1000);
   });
 
   it("records type checking in status.typeChecking (kubectl reads it)", async () => {
