@@ -29,6 +29,9 @@ export interface PolicySourceOptions<P, C> {
   compile(policy: P): C;
 }
 
+/** How long a request waits for the first list of policies and bindings (upstream's timeToWaitForReady). */
+const readyWaitMs = 10_000;
+
 const compileKey = (m: PolicyMeta) => `${m.uid ?? ""}/${m.generation ?? ""}/${m.generation === undefined ? m.resourceVersion : ""}`;
 
 export class PolicySource<P extends { metadata: PolicyMeta }, C> {
@@ -40,6 +43,7 @@ export class PolicySource<P extends { metadata: PolicyMeta }, C> {
   private stops: (() => void)[] = [];
   private started = false;
   private synced?: Promise<unknown>;
+  private ready = false;
 
   constructor(private readonly o: PolicySourceOptions<P, C>) {}
 
@@ -101,10 +105,20 @@ export class PolicySource<P extends { metadata: PolicyMeta }, C> {
     this.built = undefined;
   }
 
-  /** Every policy with at least one binding, compiled, with its bindings (sorted by name). */
-  async hooks(): Promise<Hook<P, C>[]> {
+  /**
+   * Every policy with at least one binding, compiled, with its bindings (sorted by name); undefined
+   * when the informers have not listed within 10 s (upstream: WaitForReady, then "not yet ready
+   * to handle request").
+   */
+  async hooks(): Promise<Hook<P, C>[] | undefined> {
     const synced = this.start();
-    if (synced) await synced;
+    if (synced && !this.ready) {
+      let timer: NodeJS.Timeout | undefined;
+      const ready = await Promise.race([synced.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), readyWaitMs)))]);
+      clearTimeout(timer);
+      if (!ready) return undefined;
+      this.ready = true;
+    }
     if (this.built) return this.built;
     if (!this.byPolicy) {
       const m = new Map<string, PolicyBinding[]>();

@@ -5,7 +5,7 @@
 // the previous one's result, defaulted again as the type's strategy defaults a written object.
 // reinvocationPolicy IfNeeded policies run again when a later mutation changed the object.
 import { deepClone, deepEqual } from "../../../apimachinery/json-value.js";
-import { ApiError, notFound, type StatusReason } from "../../../apimachinery/errors.js";
+import { ApiError, forbidden, notFound, type StatusReason } from "../../../apimachinery/errors.js";
 import { toCel } from "../../../cel/convert.js";
 import type { KObject } from "../../../registry/object.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../interface.js";
@@ -72,6 +72,7 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
   async function admit(a: AdmissionAttributes): Promise<void> {
     if (!enabled || isExemptAdmissionConfigurationResource(a)) return;
     const hooks = await source.hooks();
+    if (!hooks) throw forbidden(a.type.gr, forbiddenName(a), "not yet ready to handle request");
     if (hooks.length === 0) return;
     const parts = ctx.parts();
     const errors: PolicyError[] = [];

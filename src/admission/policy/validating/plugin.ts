@@ -3,6 +3,7 @@
 // request is evaluated against it, once per param; failed validations act as their binding says
 // (Deny rejects with the first denial, Warn adds a Warning header, Audit an audit annotation),
 // audit annotation expressions publish `<policy>/<key>` annotations.
+import { forbidden } from "../../../apimachinery/errors.js";
 import { toCel } from "../../../cel/convert.js";
 import type { CelValue } from "../../../cel/value.js";
 import type { KObject } from "../../../registry/object.js";
@@ -13,7 +14,7 @@ import { admissionRequestValue, Evaluation, namespaceValue } from "../activation
 import { matchResources, policyMatches, PolicyConfigurationError } from "../match.js";
 import { collectParams, paramKindProblem, ParamError } from "../params.js";
 import { PolicySource } from "../source.js";
-import { celAuthorizer, convertTo, policyDenial, requestNamespaceObject } from "../support.js";
+import { celAuthorizer, convertTo, forbiddenName, policyDenial, requestNamespaceObject } from "../support.js";
 import type { FailurePolicy, PolicyBinding, ValidatingAdmissionPolicy } from "../types.js";
 import { compileValidatingPolicy, type CompiledValidatingPolicy } from "./compiled.js";
 import { validate } from "./validator.js";
@@ -47,6 +48,7 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
   async function dispatch(a: AdmissionAttributes): Promise<void> {
     if (isExemptAdmissionConfigurationResource(a)) return;
     const hooks = await source.hooks();
+    if (!hooks) throw forbidden(a.type.gr, forbiddenName(a), "not yet ready to handle request");
     if (hooks.length === 0) return;
     const denials: Denial[] = [];
     const parts = ctx.parts();
