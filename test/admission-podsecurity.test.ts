@@ -116,6 +116,21 @@ describe("enforce", () => {
     expect(ok.metadata?.name).toBe("good");
   });
 
+  it("checks ephemeral containers added through pods/ephemeralcontainers (what kubectl debug does)", async () => {
+    await namespace("restricted-debug", { "pod-security.kubernetes.io/enforce": "restricted" });
+    expect((await req(s, "POST", "/api/v1/namespaces/restricted-debug/pods", { body: restrictedPod("app") })).status).toBe(201);
+    const ec = { name: "dbg", image: "busybox", terminationMessagePolicy: "File", imagePullPolicy: "Always" };
+    const patch = (containers: unknown[]) =>
+      req(s, "PATCH", "/api/v1/namespaces/restricted-debug/pods/app/ephemeralcontainers", { headers: { "content-type": "application/merge-patch+json" }, body: { spec: { ephemeralContainers: containers } } });
+    const refused = await patch([ec]);
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toBe(
+      'pods "app" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "dbg" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "dbg" must set securityContext.capabilities.drop=["ALL"])',
+    );
+    const ok = await patch([{ ...ec, securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } } }]);
+    expect(ok.status).toBe(200);
+  });
+
   it("leaves exempt namespaces and runtime classes alone", async () => {
     await namespace("exempt-ns", { "pod-security.kubernetes.io/enforce": "restricted" });
     const r = await req(s, "POST", "/api/v1/namespaces/exempt-ns/pods", { body: { metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "nginx", securityContext: { privileged: true } }] } } });

@@ -2,7 +2,7 @@
 // written from upstream's defaulting rules.
 import { describe, expect, it } from "vitest";
 import { req } from "./support/client.js";
-import { defaultedTemplate, itCreatesWithDefaults, ns, podSpecDefaults, serverPerFile, template, type DefaultCase } from "./support/builtin-types.js";
+import { defaultedTemplate, itCreatesWithDefaults, ns, podAdmissionDefaults, podSpecDefaults, serverPerFile, template, tokenMount, tokenVolume, type DefaultCase } from "./support/builtin-types.js";
 
 const server = serverPerFile();
 
@@ -33,6 +33,7 @@ const coreCases: DefaultCase[] = [
             resources: { limits: { cpu: "500m", memory: "128Mi" }, requests: { cpu: "500m", memory: "128Mi" } },
             terminationMessagePath: "/dev/termination-log",
             terminationMessagePolicy: "File",
+            volumeMounts: [tokenMount],
           },
           {
             name: "b",
@@ -42,6 +43,7 @@ const coreCases: DefaultCase[] = [
             resources: {},
             terminationMessagePath: "/dev/termination-log",
             terminationMessagePolicy: "File",
+            volumeMounts: [tokenMount],
           },
           {
             name: "d",
@@ -50,6 +52,7 @@ const coreCases: DefaultCase[] = [
             resources: {},
             terminationMessagePath: "/dev/termination-log",
             terminationMessagePolicy: "File",
+            volumeMounts: [tokenMount],
           },
         ],
         volumes: [
@@ -57,11 +60,11 @@ const coreCases: DefaultCase[] = [
           { name: "e", emptyDir: {} },
           { name: "cm", configMap: { name: "c", defaultMode: 420 } },
           { name: "h", hostPath: { path: "/tmp", type: "" } },
+          tokenVolume,
         ],
         ...podSpecDefaults,
+        ...podAdmissionDefaults,
         enableServiceLinks: true,
-        preemptionPolicy: "PreemptLowerPriority",
-        priority: 0,
       },
       status: { phase: "Pending", qosClass: "Burstable" },
     },
@@ -134,7 +137,8 @@ const coreCases: DefaultCase[] = [
     path: `/api/v1/nodes`,
     body: { metadata: { name: "node1" }, status: { capacity: { cpu: "4", memory: "8Gi" } } },
     expected: {
-      spec: {},
+      // TaintNodesByCondition: not schedulable until its kubelet reports Ready.
+      spec: { taints: [{ key: "node.kubernetes.io/not-ready", effect: "NoSchedule" }] },
       status: {
         allocatable: { cpu: "4", memory: "8Gi" },
         capacity: { cpu: "4", memory: "8Gi" },

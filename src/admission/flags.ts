@@ -9,6 +9,10 @@ export interface AdmissionFlags {
   enableAdmissionPlugins?: string[];
   disableAdmissionPlugins?: string[];
   admissionControlConfigFile?: string;
+  /** DefaultTolerationSeconds: --default-not-ready-toleration-seconds (300). */
+  defaultNotReadyTolerationSeconds?: number;
+  /** DefaultTolerationSeconds: --default-unreachable-toleration-seconds (300). */
+  defaultUnreachableTolerationSeconds?: number;
 }
 
 const configKinds = new Set(["apiserver.config.k8s.io/v1", "apiserver.k8s.io/v1alpha1"]);

@@ -10,6 +10,26 @@ import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { AdmissionFlags } from "./flags.js";
 import type { AdmissionPlugin } from "./interface.js";
+import { alwaysAdmit, alwaysDeny } from "./builtin/always.js";
+import { alwaysPullImages } from "./builtin/always-pull-images.js";
+import { defaultIngressClassPlugin } from "./builtin/default-ingress-class.js";
+import { denyServiceExternalIPs } from "./builtin/deny-service-external-ips.js";
+import { extendedResourceToleration } from "./builtin/extended-resource-toleration.js";
+import { limitPodHardAntiAffinityTopology } from "./builtin/limit-pod-hard-anti-affinity-topology.js";
+import { namespaceAutoProvision, namespaceExists } from "./builtin/namespace-presence.js";
+import { ownerReferencesPermissionEnforcement } from "./builtin/owner-references-permission-enforcement.js";
+import { podNodeSelector, podNodeSelectorConfig } from "./builtin/pod-node-selector.js";
+import { podTolerationRestriction, tolerationRestrictionConfig } from "./builtin/pod-toleration-restriction.js";
+import { defaultStorageClassPlugin } from "./builtin/default-storage-class.js";
+import { defaultTolerationSeconds } from "./builtin/default-toleration-seconds.js";
+import { limitRanger } from "./builtin/limit-ranger.js";
+import { persistentVolumeClaimResize } from "./builtin/persistent-volume-claim-resize.js";
+import { podTopologyLabels } from "./builtin/pod-topology-labels.js";
+import { priorityPlugin } from "./builtin/priority.js";
+import { runtimeClassPlugin } from "./builtin/runtime-class.js";
+import { serviceAccountPlugin } from "./builtin/service-account.js";
+import { storageObjectInUseProtection } from "./builtin/storage-object-in-use-protection.js";
+import { taintNodesByCondition } from "./builtin/taint-nodes-by-condition.js";
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from "./certificates/index.js";
 import { namespaceLifecycle } from "./namespace-lifecycle.js";
 import { mutatingAdmissionPolicy } from "./policy/mutating/plugin.js";
@@ -115,6 +135,28 @@ const factories: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   NamespaceLifecycle: (ctx) => namespaceLifecycle((ns) => ctx.namespaces.get(ns)),
   MutatingAdmissionPolicy: (ctx) => mutatingAdmissionPolicy(ctx),
   ValidatingAdmissionPolicy: (ctx) => validatingAdmissionPolicy(ctx),
+  LimitRanger: (ctx) => limitRanger(ctx.parts),
+  ServiceAccount: (ctx) => serviceAccountPlugin(ctx.parts),
+  TaintNodesByCondition: () => taintNodesByCondition(),
+  Priority: (ctx) => priorityPlugin(ctx.parts),
+  DefaultTolerationSeconds: (ctx) => defaultTolerationSeconds(ctx.flags),
+  DefaultStorageClass: (ctx) => defaultStorageClassPlugin(ctx.parts),
+  StorageObjectInUseProtection: () => storageObjectInUseProtection(),
+  PersistentVolumeClaimResize: (ctx) => persistentVolumeClaimResize(ctx.parts),
+  RuntimeClass: (ctx) => runtimeClassPlugin(ctx.parts),
+  DefaultIngressClass: (ctx) => defaultIngressClassPlugin(ctx.parts),
+  PodTopologyLabels: (ctx) => podTopologyLabels(ctx.parts, ctx.gates.enabled("PodTopologyLabelsAdmission")),
+  AlwaysAdmit: () => alwaysAdmit(),
+  AlwaysDeny: () => alwaysDeny(),
+  AlwaysPullImages: () => alwaysPullImages(),
+  NamespaceAutoProvision: (ctx) => namespaceAutoProvision(ctx),
+  NamespaceExists: (ctx) => namespaceExists(ctx),
+  DenyServiceExternalIPs: () => denyServiceExternalIPs(),
+  LimitPodHardAntiAffinityTopology: () => limitPodHardAntiAffinityTopology(),
+  ExtendedResourceToleration: () => extendedResourceToleration(),
+  PodNodeSelector: (ctx) => podNodeSelector(ctx.parts, podNodeSelectorConfig(ctx.configuration("PodNodeSelector"))),
+  PodTolerationRestriction: (ctx) => podTolerationRestriction(ctx.parts, tolerationRestrictionConfig(ctx.configuration("PodTolerationRestriction"))),
+  OwnerReferencesPermissionEnforcement: (ctx) => ownerReferencesPermissionEnforcement(ctx.authorizer, () => ctx.parts().types),
   NodeRestriction: (ctx) =>
     nodeRestriction(storeLookup(ctx.parts), ctx.authorizer, {
       recoverVolumeExpansionFailure: ctx.gates.enabled("RecoverVolumeExpansionFailure"),

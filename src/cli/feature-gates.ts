@@ -34,6 +34,7 @@ const known: Record<string, GateSpec> = {
   ListFromCacheSnapshot: { default: true },
   MutatingAdmissionPolicy: { default: false },
   OpenAPIEnums: { default: true },
+  PodTopologyLabelsAdmission: { default: false },
   RecoverVolumeExpansionFailure: { default: true },
   RemoteRequestHeaderUID: { default: true },
   ResilientWatchCacheInitialization: { default: true },

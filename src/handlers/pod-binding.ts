@@ -15,7 +15,7 @@ import { writeOptions } from "./write-options.js";
 const bindingTypeMeta = { apiVersion: "v1", kind: "Binding" };
 
 interface Binding {
-  metadata?: { name?: string; uid?: string; resourceVersion?: string; annotations?: Record<string, string> };
+  metadata?: { name?: string; uid?: string; resourceVersion?: string; annotations?: Record<string, string>; labels?: Record<string, string> };
   target?: { kind?: string; name?: string };
 }
 
@@ -57,7 +57,7 @@ export const bindingHandlers: Partial<Record<string, ResourceHandler>> = {
       if (errs.length > 0) throw unknownError(500, aggregateMessage(errs));
     })) as KObject & Binding;
     const node = binding.target!.name!;
-    const { uid, resourceVersion, annotations } = binding.metadata ?? {};
+    const { uid, resourceVersion, annotations, labels } = binding.metadata ?? {};
     const refuse = (why: string) => conflict({ group: "", resource: "pods/binding" }, name, why);
     // A failed precondition reads as upstream's storage error, wrapped in a 409.
     const precondition = (what: string) => conflict(r.type.gr, name, `StorageError: invalid object, Code: 4, Key: ${storageKey(r.type, namespace, name)}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ${what}`);
@@ -70,6 +70,8 @@ export const bindingHandlers: Partial<Record<string, ResourceHandler>> = {
       if (spec.schedulingGates?.length) throw refuse(`pod ${name} has non-empty .spec.schedulingGates`);
       spec.nodeName = node;
       if (annotations && Object.keys(annotations).length > 0) pod.metadata.annotations = { ...pod.metadata.annotations, ...annotations };
+      // The Binding's labels (the node's topology labels from the PodTopologyLabels plugin) go onto the pod.
+      if (r.parts.gates.enabled("PodTopologyLabelsAdmission") && labels && Object.keys(labels).length > 0) pod.metadata.labels = { ...pod.metadata.labels, ...labels };
       markScheduled(pod);
       return pod;
     }, { dryRun });

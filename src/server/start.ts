@@ -37,6 +37,8 @@ import { admissionChain } from "../admission/chain.js";
 import type { AdmissionPlugin } from "../admission/interface.js";
 import { buildAdmissionPlugins, enabledAdmissionPlugins } from "../admission/plugins.js";
 import { loadAdmissionConfiguration } from "../admission/flags.js";
+import { systemPriorityClasses } from "../admission/builtin/system-priority-classes.js";
+import { startStorageProtection } from "../controllers/storage-protection.js";
 import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import { InformerFactory } from "../registry/informer-factory.js";
@@ -198,10 +200,11 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject),
     // The default RBAC objects, whenever the RBAC API is served (whatever the authorization modes).
     reconcileBootstrapPolicy({ store, types, log: o.log, gates }),
+    ...systemPriorityClasses.map((pc) => ensure(types.get("scheduling.k8s.io", "v1", "priorityclasses"), "", structuredClone(pc))),
   ]);
   bootstrapped = true;
   // Custom resources: every established CRD is served (src/apiextensions/serving.ts).
-  const controllers = [startCrdServing({ types, informers, store, log: o.log }), startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers), ...startCRDControllers({ store, types, informers, log: o.log }, o.controllers ?? defaultControllers)];
+  const controllers = [startCrdServing({ types, informers, store, log: o.log }), startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers), ...startCRDControllers({ store, types, informers, log: o.log }, o.controllers ?? defaultControllers), ...startStorageProtection({ store, types, informers }, o.controllers ?? defaultControllers)];
   if (types.get("", "v1", "resourcequotas") && controllerEnabled(resourceQuotaController, o.controllers ?? defaultControllers)) controllers.push(startResourceQuotaController({ store, types, informers, log: o.log }));
   const vapStatus = controllerEnabled(validatingAdmissionPolicyStatusController, o.controllers ?? defaultControllers) ? startTypeCheckingStatus({ store, types, informers }, o.log) : undefined;
   if (vapStatus) controllers.push(vapStatus);

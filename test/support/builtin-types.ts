@@ -66,3 +66,31 @@ export function itCreatesWithDefaults(server: () => TestServer, cases: readonly 
     });
   }
 }
+
+// What the default-on admission plugins add to every pod created (as kube-apiserver 1.34):
+// ServiceAccount (the default account and its projected token volume, mounted in every
+// container), Priority (0, PreemptLowerPriority without a class) and DefaultTolerationSeconds.
+export const tokenVolumeName = expect.stringMatching(/^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+export const tokenMount = { name: tokenVolumeName, readOnly: true, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount" };
+export const tokenVolume = {
+  name: tokenVolumeName,
+  projected: {
+    defaultMode: 420,
+    sources: [
+      { serviceAccountToken: { expirationSeconds: 3607, path: "token" } },
+      { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+      { downwardAPI: { items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }] } },
+    ],
+  },
+};
+export const defaultTolerations = [
+  { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
+  { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
+];
+export const podAdmissionDefaults = {
+  serviceAccountName: "default",
+  serviceAccount: "default",
+  priority: 0,
+  preemptionPolicy: "PreemptLowerPriority",
+  tolerations: defaultTolerations,
+};

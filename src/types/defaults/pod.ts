@@ -121,6 +121,13 @@ export function defaultVolume(v: unknown): void {
 
 /** SetDefaults_PodSpec and everything nested in a PodSpec (templates get exactly this). */
 export function defaultPodSpec(spec: Obj): void {
+  // v1's deprecated serviceAccount twin: read when serviceAccountName is empty, always written
+  // back equal to it (upstream's v1 conversion), so every served pod spec shows both.
+  const account = (typeof spec.serviceAccountName === "string" && spec.serviceAccountName) || (typeof spec.serviceAccount === "string" && spec.serviceAccount) || "";
+  if (account) {
+    spec.serviceAccountName = account;
+    spec.serviceAccount = account;
+  }
   setDefaultStr(spec, "dnsPolicy", "ClusterFirst");
   setDefaultStr(spec, "restartPolicy", "Always");
   setDefault(spec, "securityContext", {});
@@ -142,9 +149,7 @@ export function defaultPodTemplateSpec(tpl: unknown): void {
   defaultPodSpec(tpl.spec);
 }
 
-const systemPriorities: Record<string, number> = { "system-node-critical": 2000001000, "system-cluster-critical": 2000000000 };
-
-/** SetDefaults_Pod on top of the PodSpec defaults, plus the Priority admission defaults. */
+/** SetDefaults_Pod on top of the PodSpec defaults (priority is the Priority admission plugin's). */
 export function defaultPod(pod: Obj): void {
   if (!isObj(pod.spec)) pod.spec = {};
   const spec = pod.spec as Obj;
@@ -162,15 +167,6 @@ export function defaultPod(pod: Obj): void {
     }
   }
   defaultPodSpec(spec);
-  // Priority admission (enabled by default): the class's value, or 0 without a class.
-  const cls = typeof spec.priorityClassName === "string" ? spec.priorityClassName : "";
-  if (spec.priority === undefined || spec.priority === null) {
-    if (cls === "") spec.priority = 0;
-    else if (cls in systemPriorities) spec.priority = systemPriorities[cls];
-  }
-  if (spec.preemptionPolicy === undefined || spec.preemptionPolicy === null) {
-    if (cls === "" || cls in systemPriorities) spec.preemptionPolicy = "PreemptLowerPriority";
-  }
 }
 
 /** Upstream qos.GetPodQOS over cpu and memory of all (init) containers. */

@@ -1,0 +1,59 @@
+// Fake server parts for the built-in plugins' unit tests: objects per group-resource that both
+// the "informer" and the "store" serve. `informerLags` hides objects from the informer only, as
+// when a write has not reached the watch cache yet.
+import { notFound } from "../../apimachinery/errors.js";
+import type { KObject } from "../../registry/object.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import type { AdmissionParts } from "../plugins.js";
+
+export interface FakeWorld {
+  /** "group/resource" → objects (namespaced ones carry metadata.namespace). */
+  objects: Record<string, KObject[]>;
+  informerLags?: Set<string>;
+  /** Live reads made, as "group/resource ns/name". */
+  liveReads: string[];
+}
+
+const key = (group: string, resource: string) => `${group}/${resource}`;
+const namespacedResources = new Set(["serviceaccounts", "limitranges", "secrets", "pods", "persistentvolumeclaims"]);
+
+export function fakeWorld(objects: Record<string, KObject[]> = {}): FakeWorld {
+  return { objects, liveReads: [] };
+}
+
+export function fakeParts(w: FakeWorld): () => AdmissionParts {
+  const typeOf = (group: string, resource: string): ResourceType =>
+    ({ group, resource, version: "v1", namespaced: namespacedResources.has(resource), keyPrefix: `/registry/${key(group, resource)}/`, gr: { group, resource } }) as ResourceType;
+  const all = (t: ResourceType) => w.objects[key(t.group, t.resource)] ?? [];
+  const visible = (t: ResourceType) => all(t).filter((o) => !w.informerLags?.has(o.metadata.name!));
+  const match = (o: KObject, ns: string | undefined, name?: string) => (ns === undefined || !ns || o.metadata.namespace === ns || !o.metadata.namespace) && (name === undefined || o.metadata.name === name);
+  const parts = {
+    types: { preferred: (group: string, resource: string) => typeOf(group, resource) },
+    informers: {
+      forType: (t: ResourceType) => ({
+        hasSynced: () => true,
+        synced: Promise.resolve(),
+        get: (ns: string, name: string) => visible(t).find((o) => match(o, ns, name)),
+        list: (ns?: string) => visible(t).filter((o) => match(o, ns)),
+      }),
+    },
+    store: {
+      get: async (t: ResourceType, ns: string, name: string) => {
+        w.liveReads.push(`${key(t.group, t.resource)} ${ns}/${name}`);
+        const found = all(t).find((o) => match(o, ns, name));
+        if (!found) throw notFound(t.gr, name);
+        return found;
+      },
+      range: async (prefix: string) => {
+        w.liveReads.push(`range ${prefix}`);
+        const t = [...Object.keys(w.objects)].map((k) => k.split("/") as [string, string]).map(([g, r]) => typeOf(g, r)).find((t) => prefix.startsWith(t.keyPrefix));
+        const items = t ? all(t).filter((o) => prefix === t.keyPrefix || prefix === `${t.keyPrefix}${o.metadata.namespace}/`) : [];
+        return { items: items.map((o) => ({ key: prefix + o.metadata.name, value: "", createRevision: 1, modRevision: 1 })), revision: 1, more: false, remaining: 0 };
+      },
+    },
+  };
+  return () => parts as unknown as AdmissionParts;
+}
+
+export const podsType = { group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true, gr: { group: "", resource: "pods" } } as ResourceType;
+export const typeFor = (group: string, resource: string, namespaced = true) => ({ group, version: "v1", resource, namespaced, gr: { group, resource } }) as ResourceType;

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import type { KObject } from "../../registry/object.js";
+import { admissionAttributes } from "../attributes.testkit.js";
+import { fakeParts, fakeWorld, podsType } from "./parts.testkit.js";
+import { podTolerationRestriction } from "./pod-toleration-restriction.js";
+
+const dedicated = { key: "dedicated", operator: "Exists", effect: "NoSchedule" };
+const ns = (name: string, annotations?: Record<string, string>): KObject => ({ metadata: { name, ...(annotations ? { annotations } : {}) } });
+const plugin = podTolerationRestriction(
+  fakeParts(
+    fakeWorld({
+      "/namespaces": [
+        ns("plain"),
+        ns("team", { "scheduler.alpha.kubernetes.io/defaultTolerations": JSON.stringify([dedicated]), "scheduler.alpha.kubernetes.io/tolerationsWhitelist": JSON.stringify([dedicated]) }),
+      ],
+    }),
+  ),
+  { default: [], whitelist: [{ key: "cluster-ok", operator: "Exists" }] },
+);
+const run = async (namespace: string, spec: Record<string, unknown>) => {
+  const a = admissionAttributes({ operation: "CREATE", type: podsType, namespace, name: "p", subresource: "", dryRun: false, object: { metadata: { name: "p" }, spec: { containers: [{ name: "c" }], ...spec } } });
+  await plugin.admit!(a);
+  await plugin.validate!(a);
+  return (a.object as any).spec.tolerations;
+};
+
+describe("PodTolerationRestriction", () => {
+  it("adds the namespace's default tolerations, and memory pressure for pods that are not BestEffort", async () => {
+    expect(await run("team", {})).toEqual([dedicated]);
+    await expect(run("team", { containers: [{ name: "c", resources: { requests: { cpu: "1" } } }] })).rejects.toMatchObject({ code: 500 });
+  });
+  it("refuses tolerations outside the namespace's whitelist, else the cluster's, as upstream words it", async () => {
+    await expect(run("team", { tolerations: [{ key: "other", operator: "Exists" }] })).rejects.toMatchObject({
+      code: 500,
+      reason: "",
+      message: "pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist",
+    });
+    await expect(run("plain", { tolerations: [{ key: "other", operator: "Exists" }] })).rejects.toMatchObject({
+      message: "pod tolerations (possibly merged with namespace default tolerations) conflict with its cluster whitelist",
+    });
+    expect(await run("plain", { tolerations: [{ key: "cluster-ok", operator: "Exists", effect: "NoSchedule" }] })).toHaveLength(1);
+  });
+});

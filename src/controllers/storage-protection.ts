@@ -1,0 +1,135 @@
+// The controller manager's storage protection controllers, in process (upstream
+// pkg/controller/volume/pvcprotection and pvprotection): they lift the finalizers the
+// StorageObjectInUseProtection admission plugin puts on new claims and volumes once a deleted
+// one is no longer used — a claim by any scheduled, still running pod of its namespace, a volume
+// by being Bound. Without them a deleted claim or volume would wait forever.
+import { deepClone } from "../apimachinery/json-value.js";
+import { pvcProtectionFinalizer, pvProtectionFinalizer } from "../admission/builtin/storage-object-in-use-protection.js";
+import type { InformerFactory } from "../registry/informer-factory.js";
+import type { KObject } from "../registry/object.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import type { GenericStore } from "../registry/store.js";
+import type { TypeRegistry } from "../registry/type-registry.js";
+import { KeyQueue } from "../registry/work-queue.js";
+import { controllerEnabled, pvcProtectionController, pvProtectionController } from "./controllers-flag.js";
+import type { Controller } from "./namespace.js";
+
+export interface StorageProtectionDeps {
+  store: GenericStore;
+  types: TypeRegistry;
+  informers: InformerFactory;
+}
+
+const resyncMs = 5000;
+type Obj = Record<string, any>;
+
+const isDeleting = (o: KObject, finalizer: string) => !!o.metadata.deletionTimestamp && (o.metadata.finalizers ?? []).includes(finalizer);
+
+/** Does this pod keep the claim in use? Only scheduled pods that have not finished count (the kubelet starts no pod on a claim being deleted). */
+export function podUsesClaim(pod: KObject, claim: string): boolean {
+  const spec = (pod.spec ?? {}) as Obj;
+  const phase = (pod.status as Obj | undefined)?.phase;
+  if (!spec.nodeName || phase === "Succeeded" || phase === "Failed") return false;
+  for (const v of Array.isArray(spec.volumes) ? spec.volumes : []) {
+    if (v?.persistentVolumeClaim?.claimName === claim) return true;
+    // A generic ephemeral volume's claim is named <pod>-<volume>.
+    if (v?.ephemeral && `${pod.metadata.name}-${v.name}` === claim) return true;
+  }
+  return false;
+}
+
+/** Removes `finalizer` from the stored object (a no-op when it is gone or no longer has it). */
+async function dropFinalizer(store: GenericStore, t: ResourceType, ns: string, name: string, finalizer: string): Promise<void> {
+  await store
+    .update(t, ns, name, {
+      subresource: "",
+      createIfMissing: false,
+      desired: (stored) => {
+        if (!stored) throw new Error("gone");
+        const cur = deepClone(stored);
+        cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+        return cur;
+      },
+    }, { dryRun: false })
+    .catch(() => undefined); // gone, or changed: the next event or resync looks again
+}
+
+export function startPvcProtectionController({ store, types, informers }: StorageProtectionDeps): Controller {
+  const pvcType = types.get("", "v1", "persistentvolumeclaims")!;
+  const podType = types.get("", "v1", "pods")!;
+  const claims = informers.forType(pvcType);
+  const pods = informers.forType(podType);
+  const queue = new KeyQueue(async (key) => {
+    const [ns, name] = key.split("/") as [string, string];
+    const claim = claims.get(ns, name);
+    if (!claim || !isDeleting(claim, pvcProtectionFinalizer)) return;
+    if (pods.list(ns).some((p) => podUsesClaim(p, name))) return;
+    // The informer may lag a pod just created: ask storage, as upstream does before removing.
+    const live = await store.range(`${podType.keyPrefix}${ns}/`);
+    for (const kv of live.items) {
+      const pod = await store.get(podType, ns, kv.key.slice(`${podType.keyPrefix}${ns}/`.length)).catch(() => undefined);
+      if (pod && podUsesClaim(pod, name)) return;
+    }
+    await dropFinalizer(store, pvcType, ns, name, pvcProtectionFinalizer);
+  });
+  const claimKey = (c: KObject) => `${c.metadata.namespace}/${c.metadata.name}`;
+  const offClaims = claims.addHandler({
+    added: (c) => isDeleting(c, pvcProtectionFinalizer) && queue.add(claimKey(c)),
+    updated: (_o, c) => isDeleting(c, pvcProtectionFinalizer) && queue.add(claimKey(c)),
+  });
+  /** A pod that stops using claims (deleted, finished) may free them. */
+  const recheck = (p: KObject) => {
+    for (const v of ((p.spec as Obj | undefined)?.volumes ?? []) as Obj[]) {
+      const name = v?.persistentVolumeClaim?.claimName ?? (v?.ephemeral ? `${p.metadata.name}-${v.name}` : undefined);
+      if (name) queue.add(`${p.metadata.namespace}/${name}`);
+    }
+  };
+  const offPods = pods.addHandler({ updated: (_o, p) => recheck(p), deleted: (p) => recheck(p) });
+  const timer = setInterval(() => {
+    for (const c of claims.list()) if (isDeleting(c, pvcProtectionFinalizer)) queue.add(claimKey(c));
+  }, resyncMs);
+  timer.unref();
+  return {
+    stop() {
+      queue.stop();
+      clearInterval(timer);
+      offClaims();
+      offPods();
+    },
+  };
+}
+
+export function startPvProtectionController({ store, types, informers }: StorageProtectionDeps): Controller {
+  const pvType = types.get("", "v1", "persistentvolumes")!;
+  const volumes = informers.forType(pvType);
+  const queue = new KeyQueue(async (name) => {
+    const pv = volumes.get("", name);
+    if (!pv || !isDeleting(pv, pvProtectionFinalizer)) return;
+    if ((pv.status as Obj | undefined)?.phase === "Bound") return; // a claim still uses it
+    await dropFinalizer(store, pvType, "", name, pvProtectionFinalizer);
+  });
+  const off = volumes.addHandler({
+    added: (v) => isDeleting(v, pvProtectionFinalizer) && queue.add(v.metadata.name!),
+    updated: (_o, v) => isDeleting(v, pvProtectionFinalizer) && queue.add(v.metadata.name!),
+  });
+  const timer = setInterval(() => {
+    for (const v of volumes.list()) if (isDeleting(v, pvProtectionFinalizer)) queue.add(v.metadata.name!);
+  }, resyncMs);
+  timer.unref();
+  return {
+    stop() {
+      queue.stop();
+      clearInterval(timer);
+      off();
+    },
+  };
+}
+
+/** Both controllers, as --controllers switches them, when their types are served. */
+export function startStorageProtection(deps: StorageProtectionDeps, enabled: readonly string[]): Controller[] {
+  const out: Controller[] = [];
+  const served = (r: string) => !!deps.types.get("", "v1", r);
+  if (served("persistentvolumeclaims") && served("pods") && controllerEnabled(pvcProtectionController, enabled)) out.push(startPvcProtectionController(deps));
+  if (served("persistentvolumes") && controllerEnabled(pvProtectionController, enabled)) out.push(startPvProtectionController(deps));
+  return out;
+}
