@@ -32,9 +32,18 @@ export function admissionRequestValue(a: AdmissionAttributes, matched: MatchedRe
   return toCel(request, admissionRequestType);
 }
 
+// Informer objects are shared and never changed in place: one CEL value per namespace object.
+const namespaceValues = new WeakMap<KObject, CelValue>();
+
 /** The parts of a Namespace `namespaceObject` shows (upstream: CreateNamespaceObject). */
 export function namespaceValue(ns: KObject | undefined): CelValue {
   if (!ns) return null;
+  let v = namespaceValues.get(ns);
+  if (v === undefined) namespaceValues.set(ns, (v = namespaceObjectValue(ns)));
+  return v;
+}
+
+function namespaceObjectValue(ns: KObject): CelValue {
   const m = ns.metadata;
   const meta: Record<string, unknown> = {};
   for (const k of ["name", "generateName", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations", "finalizers"] as const) {
@@ -96,9 +105,13 @@ export class Evaluation {
       this.activation.authorizer = authorizerValue(service, user);
       this.activation["authorizer.requestResource"] = requestResourceValue(service, user, { group: a.type.group, resource: a.type.resource, subresource: a.subresource, namespace: a.namespace, name: a.name });
     }
-    this.activation.variables = new LazyVariables(variables, (v) => this.evalVariable(v, this.activation));
     this.withoutAuthz = { ...base };
-    this.withoutAuthz.variables = new LazyVariables(variables, (v) => this.evalVariable(v, this.withoutAuthz));
+    if (variables.length === 0) {
+      this.activation.variables = this.withoutAuthz.variables = noVariables;
+    } else {
+      this.activation.variables = new LazyVariables(variables, (v) => this.evalVariable(v, this.activation));
+      this.withoutAuthz.variables = new LazyVariables(variables, (v) => this.evalVariable(v, this.withoutAuthz));
+    }
   }
 
   get budgetLeft(): number {
@@ -141,6 +154,8 @@ export class Evaluation {
     return error !== undefined ? { error } : { value };
   }
 }
+
+const noVariables = new CelMap();
 
 /** `variables`: each entry evaluated when first read, then remembered. */
 class LazyVariables extends CelMap {
