@@ -7,9 +7,10 @@ import { getH1, getH2 } from "./get.js";
 import { list } from "./list.js";
 import { memory } from "./memory.js";
 import { p99 } from "./p99.js";
+import { createVap, createVapSequential } from "./policy.js";
 import { startup10k, startupEmpty } from "./startup.js";
 import { watch } from "./watch.js";
 import { create, update } from "./writes.js";
 import { createWebhook } from "./webhook.js";
 
-export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, createWebhook, list, watch, startupEmpty, startup10k, memory, p99];
+export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, createWebhook, createVap, createVapSequential, list, watch, startupEmpty, startup10k, memory, p99];

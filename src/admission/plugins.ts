@@ -33,6 +33,8 @@ import { taintNodesByCondition } from "./builtin/taint-nodes-by-condition.js";
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from "./certificates/index.js";
 import { namespaceLifecycle } from "./namespace-lifecycle.js";
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from "./webhook/plugin.js";
+import { mutatingAdmissionPolicy } from "./policy/mutating/plugin.js";
+import { validatingAdmissionPolicy } from "./policy/validating/plugin.js";
 import { nodeRestriction, storeLookup } from "./noderestriction/index.js";
 import { podSecurityPlugin } from "./podsecurity/index.js";
 import { resourceQuota } from "./resourcequota/index.js";
@@ -134,6 +136,8 @@ const factories: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   NamespaceLifecycle: (ctx) => namespaceLifecycle((ns) => ctx.namespaces.get(ns)),
   MutatingAdmissionWebhook: mutatingWebhookPlugin,
   ValidatingAdmissionWebhook: validatingWebhookPlugin,
+  MutatingAdmissionPolicy: (ctx) => mutatingAdmissionPolicy(ctx),
+  ValidatingAdmissionPolicy: (ctx) => validatingAdmissionPolicy(ctx),
   LimitRanger: (ctx) => limitRanger(ctx.parts),
   ServiceAccount: (ctx) => serviceAccountPlugin(ctx.parts),
   TaintNodesByCondition: () => taintNodesByCondition(),

@@ -3,6 +3,8 @@
 // request, params, namespaceObject, authorizer, variables), structured authentication (claims,
 // user) and authorization webhook match conditions (request, a SubjectAccessReviewSpec).
 import type { CelEnvironment } from "./program.js";
+import { kubernetesLibraries } from "./libraries.js";
+import { jsonPatchLibrary } from "./library/jsonpatch.js";
 import {
   BoolType,
   DynType,
@@ -149,6 +151,32 @@ export function admissionPolicyEnvironment(options: { hasParams: boolean; hasAut
   }
   if (options.variables) variables.variables = options.variables;
   return { name: "admission-policy", variables };
+}
+
+/** MutatingAdmissionPolicy's JSONPatch message: one RFC 6902 operation. */
+export const jsonPatchType = objectType("JSONPatch", { op: [StringType], path: [StringType], from: [StringType], value: [DynType] });
+
+const mutationObjectTypes = new Map<string, ObjectType>();
+
+/**
+ * The message types a MutatingAdmissionPolicy constructs: `JSONPatch`, and `Object` with every
+ * `Object.<field>...` under it, whose fields are any names of any type (the server checks that
+ * nested type names follow the field path when the mutation is applied).
+ */
+export function mutationStructType(name: string): ObjectType | undefined {
+  if (name === "JSONPatch") return jsonPatchType;
+  if (name !== "Object" && !name.startsWith("Object.")) return undefined;
+  let t = mutationObjectTypes.get(name);
+  if (!t) {
+    t = { kind: "object", name, fields: new Map(), openFields: DynType };
+    if (mutationObjectTypes.size < 10_000) mutationObjectTypes.set(name, t);
+  }
+  return t;
+}
+
+/** An admission policy environment that also constructs mutations (MutatingAdmissionPolicy). */
+export function withMutationTypes(env: CelEnvironment): CelEnvironment {
+  return { ...env, name: "mutating-admission-policy", structTypes: mutationStructType, libraries: [...kubernetesLibraries, jsonPatchLibrary] };
 }
 
 /** Structured authentication: claim validation rules and claim mappings see `claims`. */

@@ -12,7 +12,7 @@ import type { CelLibrary, Estimate } from "./library.js";
 import { kubernetesLibraries } from "./libraries.js";
 import { CelPendingAuthorization } from "./library/authz.js";
 import { parse } from "./parser/index.js";
-import type { CelType } from "./types.js";
+import type { CelType, ObjectType } from "./types.js";
 import type { CelValue } from "./value.js";
 
 export { CelCompileError, CelProgramError } from "./source.js";
@@ -29,6 +29,8 @@ export interface CelEnvironment {
    * everything reached from a variable (as apiextensions' size estimator does).
    */
   readonly costSizeRoot?: CelType;
+  /** Object types `Name{...}` may construct beyond those the variables reach (MutatingAdmissionPolicy's `Object.*`, `JSONPatch`). */
+  readonly structTypes?: (name: string) => ObjectType | undefined;
 }
 
 export interface CelBudget {
@@ -81,7 +83,7 @@ function compiledEnvironment(env: CelEnvironment): CompiledEnvironment {
   let compiled = environments.get(env);
   if (!compiled) {
     const libraries = env.libraries ?? kubernetesLibraries;
-    compiled = { env, checker: createCheckerEnv({ variables: env.variables, libraries }), libraries, programs: new Map() };
+    compiled = { env, checker: createCheckerEnv({ variables: env.variables, libraries, structTypes: env.structTypes }), libraries, programs: new Map() };
     environments.set(env, compiled);
   }
   return compiled;

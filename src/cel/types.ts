@@ -86,6 +86,11 @@ export interface ObjectType extends SizeBounds {
    * UserInfo, …) name their fields plainly (`request.namespace`).
    */
   readonly escapedFieldNames?: boolean;
+  /**
+   * Every field name is a field of this type, of this type (MutatingAdmissionPolicy's `Object`
+   * types: `Object.spec{replicas: 3}` names fields the server does not declare).
+   */
+  readonly openFields?: CelType;
 }
 
 export interface TypeParamType {

@@ -139,3 +139,14 @@ export class CelEvalError extends Error {
   /** What the evaluation had cost when it failed (set by the interpreter), for budget accounting. */
   declare cost?: number;
 }
+
+/**
+ * A constructed message (`Object.spec{replicas: 3}`, `JSONPatch{op: "add", ...}`): a string-keyed
+ * map of its set fields that remembers the type name it was constructed as.
+ */
+export class CelObject extends CelMap {
+  constructor(readonly typeName: string) {
+    super();
+  }
+}
+

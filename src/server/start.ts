@@ -11,7 +11,7 @@ import { jwtAuthentication } from "../authn/jwt-authenticator/index.js";
 import { tokenFileAuthenticator } from "../authn/token-file.js";
 import { unionAuthenticator } from "../authn/union.js";
 import { setupServiceAccounts } from "../authn/serviceaccount/setup.js";
-import { controllerEnabled, defaultControllers, resourceQuotaController } from "../controllers/controllers-flag.js";
+import { controllerEnabled, defaultControllers, resourceQuotaController, validatingAdmissionPolicyStatusController } from "../controllers/controllers-flag.js";
 import { authenticationMethods } from "../authn/methods.js";
 import { checkAuthorizationFlags, setupAuthorization, type AuthorizationSetup, type ModeFactories } from "../authz/modes.js";
 import { setupRbac, type RbacSetup } from "../authz/rbac/setup.js";
@@ -24,6 +24,7 @@ import { startNamespaceController } from "../controllers/namespace.js";
 import { startCRDControllers } from "../controllers/crd/index.js";
 import { startGarbageCollector } from "../controllers/garbage-collector.js";
 import { startResourceQuotaController } from "../controllers/resourcequota/controller.js";
+import { startTypeCheckingStatus } from "../admission/policy/validating/status-controller.js";
 import { startBootstrapTokens } from "../controllers/bootstrap/index.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
@@ -205,6 +206,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   // Custom resources: every established CRD is served (src/apiextensions/serving.ts).
   const controllers = [startCrdServing({ types, informers, store, log: o.log }), startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers), ...startCRDControllers({ store, types, informers, log: o.log }, o.controllers ?? defaultControllers), ...startStorageProtection({ store, types, informers }, o.controllers ?? defaultControllers)];
   if (types.get("", "v1", "resourcequotas") && controllerEnabled(resourceQuotaController, o.controllers ?? defaultControllers)) controllers.push(startResourceQuotaController({ store, types, informers, log: o.log }));
+  const vapStatus = controllerEnabled(validatingAdmissionPolicyStatusController, o.controllers ?? defaultControllers) ? startTypeCheckingStatus({ store, types, informers }, o.log) : undefined;
+  if (vapStatus) controllers.push(vapStatus);
   let gcTimer: NodeJS.Timeout | undefined;
   /** Stops the controllers, the informers and the watch caches. */
   const stopBackground = () => {

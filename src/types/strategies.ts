@@ -66,6 +66,7 @@ import { deepEqual } from "../apimachinery/json-value.js";
 import { crdStrategy } from "../apiextensions/crd-strategy.js";
 import { defaultMutatingWebhookConfiguration, defaultValidatingWebhookConfiguration } from "./defaults/admissionregistration.js";
 import { validateWebhookConfiguration } from "./validation/admissionregistration.js";
+import { defaultAdmissionPolicy, defaultPolicyBinding, validateMutatingAdmissionPolicy, validateMutatingAdmissionPolicyBinding, validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from "../admission/policy/api-validation.js";
 import { validateResourceQuota, validateResourceQuotaStatusUpdate, validateResourceQuotaUpdate } from "./validation/resourcequota.js";
 
 const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
@@ -429,6 +430,11 @@ const overrides: Record<string, Strategy> = {
   "customresourcedefinitions.apiextensions.k8s.io": crdStrategy,
   "mutatingwebhookconfigurations.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultMutatingWebhookConfiguration, validate: (o) => validateWebhookConfiguration(o, true), validateUpdate: (o, old) => validateWebhookConfiguration(o, true, old) }),
   "validatingwebhookconfigurations.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultValidatingWebhookConfiguration, validate: (o) => validateWebhookConfiguration(o, false), validateUpdate: (o, old) => validateWebhookConfiguration(o, false, old) }),
+  // Admission policies (their defaults and validation live beside the plugins, src/admission/policy).
+  "validatingadmissionpolicies.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultAdmissionPolicy, validate: (o) => validateValidatingAdmissionPolicy(o) }),
+  "validatingadmissionpolicybindings.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultPolicyBinding, validate: (o) => validateValidatingAdmissionPolicyBinding(o) }),
+  "mutatingadmissionpolicies.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultAdmissionPolicy, validate: (o) => validateMutatingAdmissionPolicy(o) }),
+  "mutatingadmissionpolicybindings.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultPolicyBinding, validate: (o) => validateMutatingAdmissionPolicyBinding(o) }),
   "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": kind(
     { tracksGeneration: true },
     { defaults: defaultPriorityLevelConfiguration, validate: (o) => validatePriorityLevelConfiguration(o) },

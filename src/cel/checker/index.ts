@@ -59,6 +59,8 @@ export interface CheckerEnvOptions {
   readonly libraries: readonly CelLibrary[];
   /** Object types constructible with `Name{...}` besides those reachable from the variables. */
   readonly objectTypes?: readonly ObjectType[];
+  /** Object types constructible by a name no variable reaches (`Object.spec.template` of MutatingAdmissionPolicy). */
+  readonly structTypes?: (name: string) => ObjectType | undefined;
   /**
    * Kubernetes' `cel.HomogeneousAggregateLiterals()` validator: list and map literals whose
    * elements differ in type are refused. Default true (every Kubernetes environment has it).
@@ -78,6 +80,7 @@ export interface CheckerEnv {
   readonly functions: ReadonlyMap<string, FunctionDecl>;
   /** Object types by name, for `Name{field: value}`. */
   readonly objectTypes: ReadonlyMap<string, ObjectType>;
+  readonly structTypes?: (name: string) => ObjectType | undefined;
   readonly homogeneousAggregateLiterals: boolean;
   readonly homogeneousExemptFunctions: readonly string[];
   readonly validateLiterals: boolean;
@@ -109,6 +112,7 @@ export function createCheckerEnv(options: CheckerEnvOptions): CheckerEnv {
     idents,
     functions: new Map([...functions].map(([k, v]) => [k, { name: v.name, overloads: v.overloads }])),
     objectTypes,
+    structTypes: options.structTypes,
     homogeneousAggregateLiterals: options.homogeneousAggregateLiterals ?? true,
     homogeneousExemptFunctions: options.homogeneousExemptFunctions ?? ["format"],
     validateLiterals: options.validateLiterals ?? true,
@@ -137,7 +141,13 @@ function collectObjectTypes(t: CelType, into: Map<string, ObjectType>, seen = ne
 const fieldNameCache = new WeakMap<ObjectType, Map<string, string>>();
 
 /** The schema property a CEL field name reaches on an object type, honouring Kubernetes' escaping. */
+/** The type of a field resolveFieldName found. */
+export function objectFieldType(t: ObjectType, prop: string): CelType {
+  return t.fields.get(prop)?.type ?? t.openFields ?? DynType;
+}
+
 export function resolveFieldName(t: ObjectType, celName: string): string | undefined {
+  if (t.openFields && !t.fields.has(celName)) return celName;
   if (!t.escapedFieldNames) return t.fields.has(celName) ? celName : undefined;
   let names = fieldNameCache.get(t);
   if (!names) {
@@ -331,7 +341,7 @@ class Checker {
       case "object": {
         const prop = resolveFieldName(target, fieldName);
         if (prop !== undefined) {
-          result = target.fields.get(prop)!.type;
+          result = objectFieldType(target, prop);
           field = prop;
         } else this.error(id, `undefined field '${fieldName}'`);
         break;
@@ -502,7 +512,7 @@ class Checker {
 
   private checkStruct(e: StructExpr): Expr {
     const name = e.typeName.startsWith(".") ? e.typeName.slice(1) : e.typeName;
-    const objType = this.env.objectTypes.get(name);
+    const objType = this.env.objectTypes.get(name) ?? this.env.structTypes?.(name);
     let declared: CelType | undefined = objType;
     if (!declared) {
       const t = this.env.idents.get(name);
@@ -532,7 +542,7 @@ class Checker {
       if (resultType.kind === "object") {
         const prop = resolveFieldName(resultType, f.name);
         if (prop !== undefined) {
-          fieldType = resultType.fields.get(prop)!.type;
+          fieldType = objectFieldType(resultType, prop);
           fieldName = prop;
         } else this.error(f.id, `undefined field '${f.name}'`);
       }

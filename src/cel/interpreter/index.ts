@@ -4,11 +4,11 @@
 // (interpreter/interpretable.go, runtimecost.go): strict calls, `&&`/`||` absorbing errors in
 // either order, `@not_strictly_false`, optional selection/indexing, comprehensions with one or two
 // iteration variables, and a cost budget checked as the total grows.
-import type { CallExpr, CheckedExpr, ComprehensionExpr, Expr, ListExpr, MapExpr, ParsedExpr, SelectExpr } from "../ast.js";
+import type { CallExpr, CheckedExpr, ComprehensionExpr, Expr, ListExpr, MapExpr, ParsedExpr, SelectExpr, StructExpr } from "../ast.js";
 import type { CallContext, CelLibrary, OverloadDecl } from "../library.js";
-import { listCreateBaseCost, mapCreateBaseCost, regexStringLengthCostFactor, stringTraversalCostFactor } from "../cost/constants.js";
+import { listCreateBaseCost, mapCreateBaseCost, structCreateBaseCost, regexStringLengthCostFactor, stringTraversalCostFactor } from "../cost/constants.js";
 import { stdCallCosts } from "../cost/std-costs.js";
-import { CelEvalError, CelMap, CelOptional, CelUint, type CelValue, type MapKey } from "../value.js";
+import { CelEvalError, CelMap, CelObject, CelOptional, CelUint, type CelValue, type MapKey } from "../value.js";
 import { indexList, indexMap, plainNoSuchOverload } from "../stdlib/standard.js";
 import { optIndex } from "../stdlib/optional.js";
 import { mapInsert } from "../stdlib/comprehensions.js";
@@ -191,12 +191,8 @@ class Planner {
         return this.planList(e);
       case "map":
         return this.planMap(e);
-      case "struct": {
-        const name = e.typeName;
-        return () => {
-          throw new CelEvalError(`unsupported: construction of ${name}`);
-        };
-      }
+      case "struct":
+        return this.planStruct(e);
       case "comprehension":
         return this.planComprehension(e);
     }
@@ -303,6 +299,27 @@ class Planner {
       }
       f.charge(mapCreateBaseCost);
       return m;
+    };
+  }
+
+  /** Message construction: the fields that are set (optional ones only when present), under the checked type name. */
+  private planStruct(e: StructExpr): Ev {
+    const ref = this.checked?.references.get(e.id);
+    const name = ref ?? (e.typeName.startsWith(".") ? e.typeName.slice(1) : e.typeName);
+    const fields = e.fields.map((fl) => ({ name: fl.name, value: this.plan(fl.value), optional: fl.optional }));
+    return (f) => {
+      const o = new CelObject(name);
+      for (const fl of fields) {
+        let v = fl.value(f);
+        if (fl.optional) {
+          if (!(v instanceof CelOptional)) throw new CelEvalError(`cannot initialize optional entry '${fl.name}' from non-optional value ${typeNameOf(v)}`);
+          if (!v.hasValue) continue;
+          v = v.value;
+        }
+        o.set(fl.name, v);
+      }
+      f.charge(structCreateBaseCost);
+      return o;
     };
   }
 
