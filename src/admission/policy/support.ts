@@ -1,32 +1,10 @@
 // What both policy plugins need around evaluation: the server's authorizer as the CEL library's,
 // the request's namespace object, and upstream's admission.NewForbidden naming of the object.
 import { ApiError, qualifiedResource, type StatusReason } from "../../apimachinery/errors.js";
-import type { Authorizer } from "../../authz/authorizer.js";
-import type { CelAuthorizer } from "../../cel/library/authz.js";
 import type { KObject } from "../../registry/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { AdmissionAttributes } from "../interface.js";
 import type { AdmissionParts } from "../plugins.js";
-
-export function celAuthorizer(authorizer: () => Authorizer): CelAuthorizer {
-  return {
-    async check(a) {
-      const r = await authorizer().authorize({
-        user: { name: a.user?.username ?? "", uid: a.user?.uid, groups: [...(a.user?.groups ?? [])], extra: a.user?.extra as Record<string, string[]> | undefined },
-        verb: a.verb,
-        isResourceRequest: a.isResourceRequest,
-        path: a.path,
-        namespace: a.namespace,
-        apiGroup: a.apiGroup,
-        apiVersion: a.apiVersion,
-        resource: a.resource,
-        subresource: a.subresource,
-        name: a.name,
-      });
-      return { decision: r.decision, reason: r.reason, error: r.error };
-    },
-  };
-}
 
 /** The namespace the request is in (none for cluster-scoped objects and namespaces themselves). */
 export async function requestNamespaceObject(parts: AdmissionParts, a: AdmissionAttributes): Promise<KObject | undefined> {

@@ -5,7 +5,8 @@
 import type { Authorizer } from "../../authz/authorizer.js";
 import { toCel } from "../../cel/convert.js";
 import { admissionRequestType, authorizerType, resourceCheckType } from "../../cel/environments.js";
-import { authorizerValue, memoizingAuthorizer, requestResourceValue, type CelAuthorizer } from "../../cel/library/authz.js";
+import { authorizerValue, memoizingAuthorizer, requestResourceValue } from "../../cel/library/authz.js";
+import { celAuthorizer } from "../../authz/cel-authorizer.js";
 import { compileCel, type CelEnvironment, type CelProgram } from "../../cel/program.js";
 import { BoolType, DynType, formatType } from "../../cel/types.js";
 import type { CelValue } from "../../cel/value.js";
@@ -46,29 +47,6 @@ export function compileConditions(conditions: readonly MatchCondition[] | undefi
   });
 }
 
-/** kapi's authorizer behind the CEL library's interface. */
-export function celAuthorizer(authz: Authorizer): CelAuthorizer {
-  return {
-    check: async (at) => {
-      const r = await authz.authorize({
-        user: { name: at.user?.username ?? "", uid: at.user?.uid, groups: [...(at.user?.groups ?? [])], extra: at.user?.extra as Record<string, string[]> | undefined },
-        verb: at.verb,
-        isResourceRequest: at.isResourceRequest,
-        path: at.path,
-        namespace: at.namespace,
-        apiGroup: at.apiGroup,
-        apiVersion: at.apiVersion,
-        resource: at.resource,
-        subresource: at.subresource,
-        name: at.name,
-        ...(at.fieldSelector ? { fieldSelector: at.fieldSelector } : {}),
-        ...(at.labelSelector ? { labelSelector: at.labelSelector } : {}),
-      });
-      return { decision: r.decision, reason: r.reason, ...(r.error ? { error: r.error } : {}) };
-    },
-  };
-}
-
 export type MatchOutcome = { matches: true } | { matches: false } | { error: string };
 
 /** Evaluates the conditions for one request (object and oldObject in the webhook's version). */
@@ -84,7 +62,7 @@ export async function evaluateConditions(
     request: toCel(input.request, admissionRequestType),
   };
   if (input.authorizer) {
-    const service = memoizingAuthorizer(celAuthorizer(input.authorizer));
+    const service = memoizingAuthorizer(celAuthorizer(() => input.authorizer!));
     const user = input.a.user ? { username: input.a.user.name, uid: input.a.user.uid, groups: input.a.user.groups, extra: input.a.user.extra } : undefined;
     vars.authorizer = authorizerValue(service, user);
     vars["authorizer.requestResource"] = requestResourceValue(service, user, {

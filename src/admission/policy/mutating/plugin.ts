@@ -15,7 +15,8 @@ import { admissionRequestValue, Evaluation, namespaceValue, OutOfBudget } from "
 import { matchResources, policyMatches, PolicyConfigurationError } from "../match.js";
 import { collectParams, paramKindProblem, ParamError } from "../params.js";
 import { PolicySource } from "../source.js";
-import { celAuthorizer, convertTo, forbiddenName, requestNamespaceObject } from "../support.js";
+import { celAuthorizer } from "../../../authz/cel-authorizer.js";
+import { convertTo, forbiddenName, requestNamespaceObject } from "../support.js";
 import type { MutatingAdmissionPolicy, PolicyBinding } from "../types.js";
 import { aggregate } from "../validating/validator.js";
 import { compileMutatingPolicy, type CompiledMutatingPolicy } from "./compiled.js";

@@ -14,7 +14,8 @@ import { admissionRequestValue, Evaluation, namespaceValue } from "../activation
 import { matchResources, policyMatches, PolicyConfigurationError } from "../match.js";
 import { collectParams, paramKindProblem, ParamError } from "../params.js";
 import { PolicySource } from "../source.js";
-import { celAuthorizer, convertTo, forbiddenName, policyDenial, requestNamespaceObject } from "../support.js";
+import { celAuthorizer } from "../../../authz/cel-authorizer.js";
+import { convertTo, forbiddenName, policyDenial, requestNamespaceObject } from "../support.js";
 import type { FailurePolicy, PolicyBinding, ValidatingAdmissionPolicy } from "../types.js";
 import { compileValidatingPolicy, type CompiledValidatingPolicy } from "./compiled.js";
 import { validate } from "./validator.js";
