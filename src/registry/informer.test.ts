@@ -213,6 +213,21 @@ describe("informer", () => {
     expect(inf.isStopped).toBe(false);
   });
 
+  it("resumes from its last revision when the fresh cache still holds the events: an object made and removed in the gap is reported", async () => {
+    setup();
+    await put("a", "kept");
+    const inf = informer().start();
+    const h = recorder();
+    inf.addHandler(h);
+    await inf.synced;
+    cacher.peek(prefix)!.stop();
+    await put("a", "brief");
+    await storage.delete(key("a", "brief"));
+    await until(() => h.log.length === 3, "the gap's events");
+    expect(h.log).toEqual(["add kept@1", "add brief@1", "delete brief@1"]);
+    expect(inf.get("a", "brief")).toBeUndefined();
+  });
+
   it("stops, without creating a new cache, when its cache stops because the type was removed", async () => {
     setup();
     let served = true;

@@ -50,6 +50,8 @@ export class Informer<O> {
   private readonly view = new Map<string, Entry<O>>();
   private readonly handlers: HandlerQueues<O>;
   private watcher: { stop(): void } | undefined;
+  /** The revision the view is at (the list's, then each delivery's): where a reconnect resumes. */
+  private revision = 0;
   private stopped = false;
   private listed = false;
   private isSynced = false;
@@ -150,8 +152,19 @@ export class Informer<O> {
     if (this.stopped) return true;
     if (cache.isStopped) return false;
     const pred = { prefix: this.source.prefix, namespace: "", name: "" };
-    const state = cache.list(pred);
-    this.replace(state.items);
+    // After a broken feed (its cache dropped or replaced), resume from the last revision seen when
+    // the new cache still holds the events since: what happened in the gap arrives as events —
+    // even an object created and deleted meanwhile, which a relist would never show. Otherwise
+    // relist, and handlers hear the differences.
+    const resumeFrom = this.listed && this.revision >= cache.horizon ? this.revision : undefined;
+    let start: { from: "revision"; revision: number };
+    if (resumeFrom !== undefined) start = { from: "revision", revision: resumeFrom };
+    else {
+      const state = cache.list(pred);
+      this.replace(state.items);
+      this.revision = state.revision;
+      start = { from: "revision", revision: state.revision };
+    }
     const sink: WatchSink<O> = {
       send: (d) => {
         this.apply(d);
@@ -163,7 +176,7 @@ export class Informer<O> {
         this.retry(firstRetryMs * 2, firstRetryMs);
       },
     };
-    const watcher = cache.watch(pred, sink, { from: "revision", revision: state.revision }, false);
+    const watcher = cache.watch(pred, sink, start, false);
     this.watcher = watcher;
     if (!this.listed) {
       this.listed = true;
@@ -191,6 +204,7 @@ export class Informer<O> {
   }
 
   private apply(d: Delivery<O>): void {
+    if (d.revision > this.revision) this.revision = d.revision;
     const e = d.entry;
     if (!e || this.stopped) return; // bookmarks are not asked for
     if (d.type === "DELETED") {
