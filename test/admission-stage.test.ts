@@ -313,3 +313,20 @@ describe("a write that changes nothing", () => {
     expect(ok.json.metadata.resourceVersion).toBe(created.json.metadata.resourceVersion);
   });
 });
+
+describe("field ownership and mutating admission", () => {
+  it("the writer owns what it sent, not what mutating admission added (upstream records ownership first)", async () => {
+    onAdmit = (a) => {
+      if (a.type.resource === "configmaps" && a.object) a.object.metadata.labels = { ...a.object.metadata.labels, injected: "yes" };
+    };
+    const r = await req(s, "POST", "/api/v1/namespaces/default/configmaps?fieldManager=writer", { body: { metadata: { name: "owned", labels: { mine: "1" } }, data: { k: "v" } } });
+    expect(r.status).toBe(201);
+    expect(r.json.metadata.labels).toEqual({ mine: "1", injected: "yes" });
+    const entry = r.json.metadata.managedFields.find((m: any) => m.manager === "writer");
+    expect(entry.fieldsV1).toEqual({ "f:data": { ".": {}, "f:k": {} }, "f:metadata": { "f:labels": { ".": {}, "f:mine": {} } } });
+    const u = await req(s, "PUT", "/api/v1/namespaces/default/configmaps/owned?fieldManager=writer", { body: { ...r.json, data: { k: "v", k2: "w" } } });
+    expect(u.status).toBe(200);
+    const after = u.json.metadata.managedFields.find((m: any) => m.manager === "writer");
+    expect(after.fieldsV1["f:data"]).toEqual({ ".": {}, "f:k": {}, "f:k2": {} });
+  });
+});

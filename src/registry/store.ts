@@ -138,9 +138,13 @@ export class GenericStore {
   async create(t: ResourceType, ns: string, body: unknown, opts: WriteOptions): Promise<WriteResult> {
     const input = checkBody(t, ns, body);
     t.strategy.default(input);
+    // The writer owns what it sent, recorded before mutating admission as upstream does: fields a
+    // webhook or policy adds are nobody's.
+    const owned = opts.fieldManager !== undefined && !opts.ownershipRecorded ? ownedFields(t, "", undefined, input, opts.fieldManager) : undefined;
     const attrs = this.attributes("CREATE", t, ns, input.metadata.name ?? "", "", opts, input);
     await this.admission.admit(attrs);
     const admitted = checkBody(t, ns, attrs.object);
+    if (owned) withOwnedFields(admitted, owned);
     const nameWasGenerated = !admitted.metadata.name && !!admitted.metadata.generateName;
     // A generated name that collides is retried with a fresh name, from the admitted body.
     const pristine = nameWasGenerated ? clone(admitted) : admitted;
@@ -179,11 +183,6 @@ export class GenericStore {
       t.strategy.prepareForCreate(obj, ctx);
       const errs = [...reservation.errors, ...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
-      if (opts.fieldManager !== undefined && !opts.ownershipRecorded) {
-        const owned = withUpdateOwnership(t, "", undefined, obj, opts.fieldManager);
-        obj.metadata.managedFields = owned.metadata.managedFields;
-        if (obj.metadata.managedFields === undefined) delete obj.metadata.managedFields;
-      }
       await this.admission.validate(this.attributes("CREATE", t, ns, meta.name!, "", opts, obj));
       const key = storageKey(t, ns, meta.name!);
       if (opts.dryRun) {
@@ -255,6 +254,7 @@ export class GenericStore {
   ): Promise<WriteResult | "retry"> {
     const name = current.metadata.name!;
     t.strategy.default(desired);
+    const owned = opts.fieldManager !== undefined && !opts.ownershipRecorded ? ownedFields(t, ctx.subresource, current, desired, opts.fieldManager) : undefined;
     const attrs = this.attributes("UPDATE", t, ns, name, ctx.subresource, opts, desired, current);
     await this.admission.admit(attrs);
     const admitted = checkBody(t, ns, attrs.object);
@@ -265,7 +265,7 @@ export class GenericStore {
       // A write that changes nothing is still validated and admitted (upstream decides it is a
       // no-op only when storage compares the bytes), then answered without storing or an event.
       const noop = allocationErrors.length === 0 && deepEqual(withoutResourceVersion(obj), withoutResourceVersion(current));
-      if (!noop && opts.fieldManager !== undefined && !opts.ownershipRecorded) obj = withUpdateOwnership(t, ctx.subresource, current, obj, opts.fieldManager);
+      if (!noop && owned) withOwnedFields(obj, owned);
       const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
       await this.admission.validate(this.attributes("UPDATE", t, ns, name, ctx.subresource, opts, obj, current));
@@ -483,6 +483,24 @@ function admissionOptions(operation: AdmissionOperation, opts: WriteOptions | De
   }
   const kind = operation === "CREATE" ? "CreateOptions" : "UpdateOptions";
   return { kind, apiVersion: "meta.k8s.io/v1", ...dryRun, ...(opts.fieldManager ? { fieldManager: opts.fieldManager } : {}) } as unknown as KObject;
+}
+
+/** The managedFields a writer's request gives it (computed on the request, before admission). */
+interface OwnedFields {
+  /** What the request itself carried (a plugin that rewrites them keeps its version). */
+  sent: unknown;
+  fields: unknown;
+}
+
+function ownedFields(t: ResourceType, subresource: string, prev: KObject | undefined, request: KObject, manager: string): OwnedFields {
+  const sent = request.metadata.managedFields;
+  return { sent: sent === undefined ? undefined : clone(sent as unknown as KObject), fields: withUpdateOwnership(t, subresource, prev, { ...request, metadata: { ...request.metadata } }, manager).metadata.managedFields };
+}
+
+function withOwnedFields(obj: KObject, owned: OwnedFields): void {
+  if (!deepEqual(obj.metadata.managedFields, owned.sent)) return; // admission set them deliberately
+  if (owned.fields === undefined) delete obj.metadata.managedFields;
+  else obj.metadata.managedFields = owned.fields as KObject["metadata"]["managedFields"];
 }
 
 /** Common checks of a write body: an object, matching namespace, metadata present. */
