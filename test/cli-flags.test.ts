@@ -28,6 +28,19 @@ describe("kapi CLI flags", () => {
     expect(m.stderr).toContain("authorization-mode Webhook's authorization config file not passed");
   });
 
+  it("refuses unknown, overlapping and unimplemented admission plugin names at start-up", async () => {
+    const serve = (...flags: string[]) => runKapi(["serve", "--storage-backend=memory", "--secure-port=0", ...flags]);
+    const unknown = await serve("--enable-admission-plugins=NoSuchPlugin");
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('enable-admission-plugins plugin "NoSuchPlugin" is unknown');
+    const both = await serve("--enable-admission-plugins=AlwaysPullImages", "--disable-admission-plugins=AlwaysPullImages");
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toContain("[AlwaysPullImages] in enable-admission-plugins and disable-admission-plugins overlapped");
+    const missing = await serve("--enable-admission-plugins=ImagePolicyWebhook");
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('admission plugins "ImagePolicyWebhook" are not implemented by kapi');
+  });
+
   it("hides a group version disabled with --runtime-config", async () => {
     const dir = mkdtempSync(join(tmpdir(), "kapi-rc-"));
     const k = await serveKapi(["--data-dir", dir, "--secure-port=0", "--bind-address=127.0.0.1", "--runtime-config=batch/v1=false"]);
