@@ -67,8 +67,8 @@ function pick(r: MediaType, codecs: CodecSet, transformed: boolean): Codec | und
   if (r.subtype === "*") return r.type === "application" ? codecs.get("application/json") : undefined;
   const c = codecs.get(essence(r));
   if (!c) return undefined;
-  // Table and metadata-only forms are JSON-family only (no protobuf Table upstream).
-  if (transformed && c.mediaType.includes("protobuf")) return undefined;
+  // Table and metadata-only forms are JSON and YAML only (upstream serves no protobuf or CBOR Table).
+  if (transformed && c.mediaType !== "application/json" && c.mediaType !== "application/yaml") return undefined;
   return c;
 }
 

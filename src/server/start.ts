@@ -27,6 +27,7 @@ import { startResourceQuotaController } from "../controllers/resourcequota/contr
 import { startTypeCheckingStatus } from "../admission/policy/validating/status-controller.js";
 import { startBootstrapTokens } from "../controllers/bootstrap/index.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
+import { cborCodec } from "../encoding/cbor.js";
 import { CodecSet } from "../encoding/negotiate.js";
 import type { ServerParts } from "../handlers/context.js";
 import { healthEndpoints, metricsEndpoint, versionEndpoint } from "../observability/endpoints.js";
@@ -179,7 +180,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     cacher,
     types,
     gates,
-    codecs: new CodecSet([jsonCodec, yamlCodec, ...extraCodecs()]),
+    // CBOR is served (and accepted) only behind its gate, as upstream.
+    codecs: new CodecSet([jsonCodec, yamlCodec, ...extraCodecs(), ...(gates.enabled("CBORServingAndStorage") ? [cborCodec] : [])]),
     streams: new Set(),
     minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
     authorizer,

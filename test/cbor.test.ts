@@ -1,0 +1,80 @@
+// CBOR behind the CBORServingAndStorage gate: custom resources and built-in objects accepted and
+// served as application/cbor (self-described, byte-string keys), watch streams as
+// application/cbor-seq, errors as CBOR Status; without the gate the media type is refused.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeCbor, decodeCborSequence, encodeCbor } from "../src/encoding/cbor.js";
+import { req, startTestServer, type TestServer } from "./support/client.js";
+import { crontabCRD } from "./support/crd.js";
+import { sleep } from "./support/list-watch.js";
+
+let on: TestServer;
+let off: TestServer;
+const cbor = { "content-type": "application/cbor", accept: "application/cbor" };
+const crontabs = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+
+beforeAll(async () => {
+  [on, off] = await Promise.all([startTestServer({ options: { featureGates: "CBORServingAndStorage=true" } }), startTestServer()]);
+  expect((await req(on, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crontabCRD() })).status).toBe(201);
+  for (let i = 0; i < 100 && (await req(on, "GET", crontabs)).status !== 200; i++) await sleep(50);
+});
+afterAll(async () => {
+  await Promise.all([on?.stop(), off?.stop()]);
+});
+
+const crontab = (name: string) => ({ apiVersion: "stable.example.com/v1", kind: "CronTab", metadata: { name }, spec: { cronSpec: "* * * * *", image: "img" } });
+
+describe("CBOR with the gate on", () => {
+  it("creates and reads a custom resource in CBOR, the same object JSON shows (defaults applied)", async () => {
+    const created = await req(on, "POST", crontabs, { body: encodeCbor(crontab("c1")), headers: cbor });
+    expect(created.status).toBe(201);
+    expect(created.headers["content-type"]).toBe("application/cbor");
+    expect(created.body.subarray(0, 3).toString("hex")).toBe("d9d9f7");
+    const fromCbor = decodeCbor(created.body) as any;
+    expect(fromCbor.spec).toEqual({ cronSpec: "* * * * *", image: "img", replicas: 1 });
+    const got = await req(on, "GET", `${crontabs}/c1`, { headers: { accept: "application/cbor" } });
+    expect(decodeCbor(got.body)).toEqual((await req(on, "GET", `${crontabs}/c1`)).json);
+    const list = decodeCbor((await req(on, "GET", crontabs, { headers: { accept: "application/cbor" } })).body) as any;
+    expect(list.kind).toBe("CronTabList");
+    expect(list.items.map((i: any) => i.metadata.name)).toEqual(["c1"]);
+  });
+
+  it("serves built-in objects in CBOR too, and answers errors as a CBOR Status", async () => {
+    const cm = await req(on, "POST", "/api/v1/namespaces/default/configmaps", { body: encodeCbor({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm" }, data: { k: "v" } }), headers: cbor });
+    expect(cm.status).toBe(201);
+    expect((decodeCbor(cm.body) as any).data).toEqual({ k: "v" });
+    const missing = await req(on, "GET", `${crontabs}/nope`, { headers: { accept: "application/cbor" } });
+    expect(missing.status).toBe(404);
+    expect(missing.headers["content-type"]).toBe("application/cbor");
+    expect(decodeCbor(missing.body)).toMatchObject({ kind: "Status", reason: "NotFound", code: 404 });
+  });
+
+  it("refuses a body with a duplicate key and a CBOR Table", async () => {
+    const dup = Buffer.from("d9d9f7a2446b696e644143446b696e644144", "hex");
+    const r = await req(on, "POST", crontabs, { body: dup, headers: cbor });
+    expect(r.status).toBe(400);
+    expect((decodeCbor(r.body) as any).message).toContain('found duplicate map key "kind"');
+    const table = await req(on, "GET", crontabs, { headers: { accept: "application/cbor;as=Table;v=v1;g=meta.k8s.io" } });
+    expect(table.status).toBe(406);
+  });
+
+  it("streams a watch as a CBOR sequence of WatchEvents", async () => {
+    const rv = (await req(on, "GET", crontabs)).json.metadata.resourceVersion;
+    const watching = req(on, "GET", `${crontabs}?watch=1&resourceVersion=${rv}&timeoutSeconds=2`, { headers: { accept: "application/cbor" } });
+    await sleep(200);
+    await req(on, "POST", crontabs, { body: crontab("c2") });
+    await req(on, "DELETE", `${crontabs}/c2`);
+    const w = await watching;
+    expect(w.headers["content-type"]).toBe("application/cbor-seq");
+    const items = decodeCborSequence(w.body) as any[];
+    expect(w.body.subarray(0, 3).toString("hex")).toBe("d9d9f7");
+    expect(items.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(["ADDED c2", "DELETED c2"]);
+  });
+});
+
+describe("CBOR with the gate off (the default)", () => {
+  it("refuses CBOR bodies (415) and CBOR answers (406)", async () => {
+    const body = await req(off, "POST", "/api/v1/namespaces/default/configmaps", { body: encodeCbor({ metadata: { name: "x" } }), headers: { "content-type": "application/cbor" } });
+    expect(body.status).toBe(415);
+    expect((await req(off, "GET", "/api/v1/namespaces/default/configmaps", { headers: { accept: "application/cbor" } })).status).toBe(406);
+  });
+});
