@@ -32,11 +32,11 @@ function setup() {
 const put = (ns: string, name: string, v = 1) => storage.create(key(ns, name), JSON.stringify({ name, v }));
 const set = (ns: string, name: string, v: number) => storage.update(key(ns, name), JSON.stringify({ name, v }), 0);
 
-function informer(opts: { exists?: () => boolean; errors?: unknown[] } = {}): Informer<Obj> {
+function informer(opts: { exists?: () => boolean; errors?: unknown[]; partial?: boolean } = {}): Informer<Obj> {
   const i = new Informer<Obj>({
     prefix,
     namespaced: true,
-    cache: () => cacher.get(spec),
+    cache: () => cacher.get(opts.partial ? { ...spec, partial: true } : spec),
     exists: opts.exists ?? (() => true),
     onHandlerError: (e) => opts.errors?.push(e),
   });
@@ -213,10 +213,10 @@ describe("informer", () => {
     expect(inf.isStopped).toBe(false);
   });
 
-  it("resumes from its last revision when the fresh cache still holds the events: an object made and removed in the gap is reported", async () => {
+  it.each([false, true])("resumes from its last revision when the fresh cache still holds the events: an object made and removed in the gap is reported (partial cache: %s)", async (partial) => {
     setup();
     await put("a", "kept");
-    const inf = informer().start();
+    const inf = informer({ partial }).start();
     const h = recorder();
     inf.addHandler(h);
     await inf.synced;

@@ -16,6 +16,9 @@ export interface CacheSpec<O> {
   partial?: boolean;
 }
 
+/** The events a partial (metadata-only) cache keeps for informers resuming after a reconnect. */
+const partialCacheEvents = 1024;
+
 export class Cacher<O> {
   private readonly caches = new Map<string, WatchCache<O>>();
   private readonly partial = new WeakSet<WatchCache<O>>();
@@ -35,8 +38,10 @@ export class Cacher<O> {
     let c = this.caches.get(spec.prefix);
     if (!c || c.isStopped || (!spec.partial && this.partial.has(c))) {
       c?.stop();
-      // A partial cache serves no HTTP watch, so nobody resumes from its history: it keeps none.
-      const opts = spec.partial ? { ...this.opts, maxEvents: 0 } : this.opts;
+      // A partial cache serves no HTTP watch; its history is only for in-process informers that
+      // resume after their previous cache went (an object made and removed in the gap is then
+      // still heard), so it keeps a short one.
+      const opts = spec.partial ? { ...this.opts, maxEvents: Math.min(this.opts.maxEvents, partialCacheEvents) } : this.opts;
       c = new WatchCache<O>({ storage: this.storage, prefix: spec.prefix, namespaced: spec.namespaced, decode: spec.decode }, opts);
       if (spec.partial) this.partial.add(c);
       this.caches.set(spec.prefix, c);
