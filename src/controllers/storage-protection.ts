@@ -3,11 +3,11 @@
 // StorageObjectInUseProtection admission plugin puts on new claims and volumes once a deleted
 // one is no longer used — a claim by any scheduled, still running pod of its namespace, a volume
 // by being Bound. Without them a deleted claim or volume would wait forever.
-import { deepClone } from "../apimachinery/json-value.js";
 import { pvcProtectionFinalizer, pvProtectionFinalizer } from "../admission/builtin/storage-object-in-use-protection.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { KObject } from "../registry/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
+import { removeFinalizer } from "./remove-finalizer.js";
 import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { KeyQueue } from "../registry/work-queue.js";
@@ -40,18 +40,7 @@ export function podUsesClaim(pod: KObject, claim: string): boolean {
 
 /** Removes `finalizer` from the stored object (a no-op when it is gone or no longer has it). */
 async function dropFinalizer(store: GenericStore, t: ResourceType, ns: string, name: string, finalizer: string): Promise<void> {
-  await store
-    .update(t, ns, name, {
-      subresource: "",
-      createIfMissing: false,
-      desired: (stored) => {
-        if (!stored) throw new Error("gone");
-        const cur = deepClone(stored);
-        cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-        return cur;
-      },
-    }, { dryRun: false })
-    .catch(() => undefined); // gone, or changed: the next event or resync looks again
+  await removeFinalizer(store, t, ns, name, finalizer).catch(() => undefined); // changed meanwhile: the next event or resync looks again
 }
 
 export function startPvcProtectionController({ store, types, informers }: StorageProtectionDeps): Controller {

@@ -8,6 +8,7 @@
 //                 the finalizer removed so that the CRD goes.
 // status.storedVersions is kept by the strategy (../../apiextensions/crd-strategy.ts), as upstream.
 // All three follow the CRD informer and write through the store's /status.
+import { removeFinalizer } from "../remove-finalizer.js";
 import { KeyQueue } from "../../registry/work-queue.js";
 import { deepClone, deepEqual } from "../../apimachinery/json-value.js";
 import { listObjects } from "../../registry/list.js";
@@ -247,18 +248,7 @@ function startCRDController(
       return true;
     });
     // Removing the finalizer (main resource): with none left the store removes the CRD.
-    await store.update(crdType, "", name, {
-      subresource: "",
-      createIfMissing: false,
-      desired: (cur) => {
-        if (!cur) throw new Error("gone");
-        const next = deepClone(cur);
-        next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== customResourceCleanupFinalizer);
-        return next;
-      },
-    }, { dryRun: false }).catch((e: Error & { reason?: string }) => {
-      if (e.reason !== "NotFound" && e.message !== "gone") throw e;
-    });
+    await removeFinalizer(store, crdType, "", name, customResourceCleanupFinalizer);
   }
 
   const removeHandler = crds.addHandler({
