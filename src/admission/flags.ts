@@ -15,7 +15,7 @@ export interface AdmissionFlags {
   defaultUnreachableTolerationSeconds?: number;
 }
 
-const configKinds = new Set(["apiserver.config.k8s.io/v1", "apiserver.k8s.io/v1alpha1"]);
+const configApiVersions = new Set(["apiserver.config.k8s.io/v1", "apiserver.k8s.io/v1alpha1"]);
 
 /** Plugin name → its configuration object, from the AdmissionConfiguration file (empty without one). */
 export function loadAdmissionConfiguration(path: string | undefined): Map<string, unknown> {
@@ -28,7 +28,7 @@ export function loadAdmissionConfiguration(path: string | undefined): Map<string
     throw new Error(`unable to read admission control configuration from "${path}" [${(e as Error).message}]`);
   }
   const config = doc as { kind?: string; apiVersion?: string; plugins?: { name?: string; path?: string; configuration?: unknown }[] } | null;
-  if (!config || config.kind !== "AdmissionConfiguration" || !configKinds.has(config.apiVersion ?? "")) {
+  if (!config || config.kind !== "AdmissionConfiguration" || !configApiVersions.has(config.apiVersion ?? "")) {
     throw new Error(`unable to read admission control configuration from "${path}": not an AdmissionConfiguration of apiserver.config.k8s.io/v1`);
   }
   for (const p of config.plugins ?? []) {

@@ -10,35 +10,74 @@ import { DecodeError } from "./decode-error.js";
 const selfDescribed = Buffer.from([0xd9, 0xd9, 0xf7]);
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+/** One growable buffer for a whole document. */
 class Writer {
-  private chunks: Buffer[] = [];
-  private size = 0;
+  private buf = Buffer.allocUnsafe(256);
+  private pos = 0;
 
-  push(b: Buffer): void {
-    this.chunks.push(b);
-    this.size += b.length;
+  private ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  byte(b: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = b;
+  }
+
+  bytes(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
   }
 
   head(major: number, n: number): void {
     const m = major << 5;
-    if (n < 24) this.push(Buffer.from([m | n]));
-    else if (n < 0x100) this.push(Buffer.from([m | 24, n]));
-    else if (n < 0x10000) this.push(Buffer.from([m | 25, n >> 8, n & 0xff]));
-    else if (n < 0x100000000) {
-      const b = Buffer.alloc(5);
-      b[0] = m | 26;
-      b.writeUInt32BE(n, 1);
-      this.push(b);
+    this.ensure(9);
+    if (n < 24) this.buf[this.pos++] = m | n;
+    else if (n < 0x100) {
+      this.buf[this.pos++] = m | 24;
+      this.buf[this.pos++] = n;
+    } else if (n < 0x10000) {
+      this.buf[this.pos++] = m | 25;
+      this.pos = this.buf.writeUInt16BE(n, this.pos);
+    } else if (n < 0x100000000) {
+      this.buf[this.pos++] = m | 26;
+      this.pos = this.buf.writeUInt32BE(n, this.pos);
     } else {
-      const b = Buffer.alloc(9);
-      b[0] = m | 27;
-      b.writeBigUInt64BE(BigInt(n), 1);
-      this.push(b);
+      this.buf[this.pos++] = m | 27;
+      this.pos = this.buf.writeBigUInt64BE(BigInt(n), this.pos);
     }
   }
 
+  float(width: 2 | 4 | 8, v: number): void {
+    this.ensure(9);
+    if (width === 2) {
+      this.buf[this.pos++] = 0xf9;
+      this.pos = this.buf.writeUInt16BE(v, this.pos);
+    } else if (width === 4) {
+      this.buf[this.pos++] = 0xfa;
+      this.pos = this.buf.writeFloatBE(v, this.pos);
+    } else {
+      this.buf[this.pos++] = 0xfb;
+      this.pos = this.buf.writeDoubleBE(v, this.pos);
+    }
+  }
+
+  /** A string as a byte string. */
+  string(str: string): void {
+    const n = Buffer.byteLength(str, "utf8");
+    this.head(2, n);
+    this.ensure(n);
+    this.pos += this.buf.write(str, this.pos, n, "utf8");
+  }
+
   finish(): Buffer {
-    return Buffer.concat(this.chunks, this.size);
+    return this.buf.subarray(0, this.pos);
   }
 }
 
@@ -67,47 +106,40 @@ function writeNumber(w: Writer, v: number): void {
     return;
   }
   const h = float16Bits(v);
-  if (h !== undefined) {
-    w.push(Buffer.from([0xf9, h >> 8, h & 0xff]));
-    return;
-  }
-  if (Math.fround(v) === v) {
-    const b = Buffer.alloc(5);
-    b[0] = 0xfa;
-    b.writeFloatBE(v, 1);
-    w.push(b);
-    return;
-  }
-  const b = Buffer.alloc(9);
-  b[0] = 0xfb;
-  b.writeDoubleBE(v, 1);
-  w.push(b);
+  if (h !== undefined) w.float(2, h);
+  else if (Math.fround(v) === v) w.float(4, v);
+  else w.float(8, v);
 }
 
-function byteString(s: string): Buffer {
-  const bytes = Buffer.from(s, "utf8");
-  const w = new Writer();
-  w.head(2, bytes.length);
-  w.push(bytes);
-  return w.finish();
+/**
+ * Byte-string keys sorted bytewise by their encoding: the header orders them by byte length
+ * first, then their bytes decide.
+ */
+function compareKeys(a: string, b: string): number {
+  const la = Buffer.byteLength(a, "utf8");
+  const lb = Buffer.byteLength(b, "utf8");
+  if (la !== lb) return la - lb;
+  // ASCII (the usual key): code units order as bytes do.
+  if (la === a.length && lb === b.length) return a < b ? -1 : a > b ? 1 : 0;
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
 function writeValue(w: Writer, v: unknown): void {
-  if (v === null || v === undefined) w.push(Buffer.from([0xf6]));
-  else if (v === false) w.push(Buffer.from([0xf4]));
-  else if (v === true) w.push(Buffer.from([0xf5]));
+  if (v === null || v === undefined) w.byte(0xf6);
+  else if (v === false) w.byte(0xf4);
+  else if (v === true) w.byte(0xf5);
   else if (typeof v === "number") writeNumber(w, v);
-  else if (typeof v === "string") w.push(byteString(v));
+  else if (typeof v === "string") w.string(v);
   else if (Array.isArray(v)) {
     w.head(4, v.length);
     for (const x of v) writeValue(w, x);
   } else if (typeof v === "object") {
-    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
-    const keyed = entries.map(([k, x]) => [byteString(k), x] as const).sort((a, b) => Buffer.compare(a[0], b[0]));
-    w.head(5, keyed.length);
-    for (const [k, x] of keyed) {
-      w.push(k);
-      writeValue(w, x);
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort(compareKeys);
+    w.head(5, keys.length);
+    for (const k of keys) {
+      w.string(k);
+      writeValue(w, o[k]);
     }
   } else throw new Error(`cbor: cannot encode a ${typeof v}`);
 }
@@ -115,7 +147,7 @@ function writeValue(w: Writer, v: unknown): void {
 /** One CBOR document (self-described) of a JSON-like value. */
 export function encodeCbor(v: unknown): Buffer {
   const w = new Writer();
-  w.push(selfDescribed);
+  w.bytes(selfDescribed);
   writeValue(w, v);
   return w.finish();
 }

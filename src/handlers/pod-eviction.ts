@@ -5,6 +5,7 @@
 // EvictionREST). With no disruption controller, a budget nobody has processed answers 429, as
 // kube-apiserver alone does.
 import { ApiError, badRequest, forbidden } from "../apimachinery/errors.js";
+import { deepClone } from "../apimachinery/json-value.js";
 import { labelSelectorFromObject, type LabelSelectorObject } from "../apimachinery/labels.js";
 import { decodeFromStorage } from "../registry/codec.js";
 import type { KObject } from "../registry/object.js";
@@ -45,7 +46,7 @@ function tooManyRequests(cause: string, retryAfterSeconds: number): ApiError {
   return new ApiError(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.", {
     causes: [{ reason: "DisruptionBudget", message: cause }],
     ...(retryAfterSeconds > 0 ? { retryAfterSeconds } : {}),
-  } as never);
+  });
 }
 
 const stillProcessing = (pdb: string) => tooManyRequests(`The disruption budget ${pdb} is still being processed by the server.`, 10);
@@ -165,7 +166,7 @@ async function chargeBudget(r: ResourceRequest, resource: string, namespace: str
     createIfMissing: false,
     desired(current) {
       if (!current) throw stillProcessing(pdbName);
-      const pdb = structuredClone(current) as unknown as Pdb;
+      const pdb = deepClone(current) as unknown as Pdb;
       check(pdb);
       const st = (pdb.status ??= {});
       st.disruptionsAllowed = (st.disruptionsAllowed ?? 0) - 1;

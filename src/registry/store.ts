@@ -418,6 +418,7 @@ export class GenericStore {
 
   private attributes(operation: AdmissionOperation, t: ResourceType, namespace: string, name: string, subresource: string, opts: WriteOptions | DeleteOptions, object?: KObject, oldObject?: KObject): AdmissionAttributes {
     const request = admissionRequestOf(opts);
+    let options: KObject | undefined;
     return {
       operation, type: t, namespace, name, subresource, object, oldObject, dryRun: opts.dryRun, user: opts.user,
       // Read on use only (see handlers/write-options.ts).
@@ -425,7 +426,10 @@ export class GenericStore {
         return opts.signal;
       },
       uid: request.uid,
-      options: admissionOptions(operation, opts),
+      // Made on first read: most writes meet no plugin that looks at their options.
+      get options() {
+        return (options ??= admissionOptions(operation, opts));
+      },
       warnings: opts.warnings ?? request.warnings,
       auditAnnotations: opts.auditAnnotations ?? request.auditAnnotations,
       // Each mutating stage starts afresh (an update retried after a lost race runs it again).
