@@ -1,7 +1,8 @@
 // PodSecurity admission through real clients (kubectl, @kubernetes/client-node, raw HTTPS):
 // enforce refuses with upstream's message, warn gives the Warning kubectl prints, workloads only
-// warn, namespace labels are validated and tightening them lists the violating pods, defaults
-// and exemptions come from the PodSecurityConfiguration in --admission-control-config-file.
+// warn (at the enforce level when no warn label is set), namespace labels are validated and
+// tightening them lists the violating pods, defaults and exemptions come from the
+// PodSecurityConfiguration in --admission-control-config-file.
 // (Ephemeral containers are covered by the unit tests: kapi does not serve pods/ephemeralcontainers yet.)
 import * as k8s from "@kubernetes/client-node";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -198,8 +199,37 @@ describe("warn", () => {
       body: { metadata: { name: "j" }, spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image: "busybox", securityContext: { privileged: true } }] } } } },
     });
     expect(r.status, r.text).toBe(201);
-    // Only the configured default warn level (baseline) speaks: enforce is for pods.
-    expect(warningsOf(r.headers)).toEqual(['would violate PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)']);
+    // No warn label: warn takes the enforce label's level and version over the configured default (baseline).
+    expect(warningsOf(r.headers)).toEqual([`would violate PodSecurity "restricted:v1.30": ${restrictedViolations}`]);
+  });
+
+  it.skipIf(!kubectlBin)("kubectl apply of a privileged Deployment into an enforce-only namespace warns at the enforce level; its pod is still refused", async () => {
+    await namespace("enforce-only", { "pod-security.kubernetes.io/enforce": "restricted" });
+    const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: priv
+  namespace: enforce-only
+spec:
+  selector:
+    matchLabels: {app: priv}
+  template:
+    metadata:
+      labels: {app: priv}
+    spec:
+      containers:
+      - name: c
+        image: nginx
+        securityContext:
+          privileged: true
+`;
+    const r = await kubectl(kubectlBin!, server.kubeconfigPath!, ["apply", "-f", "-"], deployment);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.trim()).toBe(`Warning: would violate PodSecurity "restricted:latest": ${restrictedViolations}`);
+    expect(r.stdout.trim()).toBe("deployment.apps/priv created");
+    const pod = await kubectl(kubectlBin!, server.kubeconfigPath!, ["apply", "-f", "-"], privilegedPodYaml("priv", "enforce-only"));
+    expect(pod.code).not.toBe(0);
+    expect(pod.stderr.trim()).toBe(`Error from server (Forbidden): error when creating "STDIN": pods "priv" is forbidden: violates PodSecurity "restricted:latest": ${restrictedViolations}`);
   });
 
   it("applies the configured defaults to unlabelled namespaces", async () => {

@@ -1,8 +1,9 @@
 // Admission webhooks end to end: a real server, loopback HTTPS webhooks with their own CA, and
 // real clients (kubectl, @kubernetes/client-node, raw HTTPS). Mutating webhooks adding a label
-// and a sidecar, validating ones rejecting, slow ones timing out under Fail and Ignore, one
-// reached through a Service reference (Service → EndpointSlice, no kube-proxy), v1 and v1beta1
-// reviews, malformed answers (failurePolicy decides, never a 500 of kapi's own), dry run with
+// and a sidecar, validating ones rejecting (any denial answered 400 or above, on both paths and
+// in both review versions), slow ones timing out under Fail and Ignore, one reached through a
+// Service reference (Service → EndpointSlice, no kube-proxy), v1 and v1beta1 reviews, malformed
+// answers (failurePolicy decides, never a 500 of kapi's own), dry run with
 // sideEffects, reinvocation, match conditions, and `kubectl apply` of a manifest set.
 import * as k8s from "@kubernetes/client-node";
 import { mkdtempSync } from "node:fs";
@@ -239,14 +240,14 @@ describe("validating", () => {
     expect(review).toMatchObject({ operation: "DELETE", object: null, oldObject: { metadata: { name: "drop" } }, options: { kind: "DeleteOptions", apiVersion: "meta.k8s.io/v1" } });
   });
 
-  it("a denial without a message or code is upstream's 'without explanation' 500", async () => {
+  it("a denial without a message or code is upstream's 'without explanation' 400", async () => {
     const ns = await namespace();
     hooks.on("/validate-bare", (r) => deny(r, {}));
     await configure("validating", `bare-${ns}`, [hook("bare.example.com", "/validate-bare", ns)]);
     await inEffect(ns, "/validate-bare").catch(() => undefined);
     const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("x") });
-    expect(r.status).toBe(500);
-    expect(r.json.message).toBe('admission webhook "bare.example.com" denied the request without explanation');
+    expect(r.status).toBe(400);
+    expect(r.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: 'admission webhook "bare.example.com" denied the request without explanation', code: 400 });
   });
 
   it("validating webhooks run in parallel", async () => {
@@ -288,6 +289,55 @@ describe("validating", () => {
     expect(r.status).toBe(403);
     expect(r.json.message).toMatch(/^configmaps "c\d+" is forbidden: expression 'object.data.missing == 'x'' resulted in error: no such key: missing$/);
   });
+});
+
+describe("denial codes", () => {
+  // Whatever code a webhook puts in its refusal, the client must see a refusal: a 2xx would be
+  // read as the object created, a missing code must not look like the server failing (500).
+  const denials = [
+    { name: "no-code", status: { message: "no code given" }, code: 400, reason: undefined },
+    { name: "code-200", status: { status: "Success", code: 200, message: "said 200" }, code: 400, reason: undefined },
+    { name: "code-403", status: { code: 403, reason: "Forbidden", message: "said 403" }, code: 403, reason: "Forbidden" },
+  ];
+  const paths = [
+    { kind: "validating", version: "v1" },
+    { kind: "mutating", version: "v1" },
+    { kind: "validating", version: "v1beta1" },
+    { kind: "mutating", version: "v1beta1" },
+  ] as const;
+  for (const { kind, version } of paths) {
+    it(`a ${kind} webhook's denial (${version} review) is answered with a code of at least 400 and a Failure status (client-node)`, async () => {
+      const ns = await namespace();
+      const path = `/deny-codes-${kind}-${version}`;
+      const name = `codes.${kind}.${version}.example.com`;
+      hooks.on(path, (r) => {
+        const denial = denials.find((d) => r.request.name === d.name);
+        return denial ? deny(r, denial.status) : allow(r);
+      });
+      await configure(kind, `codes-${ns}`, [hook(name, path, ns, { admissionReviewVersions: [version] })]);
+      await inEffect(ns, path);
+      for (const d of denials) {
+        const err = await core.createNamespacedConfigMap({ namespace: ns, body: cm(d.name) }).then(
+          (created) => new Error(`created: ${JSON.stringify(created)}`),
+          (e) => e,
+        );
+        expect(err, d.name).toBeInstanceOf(k8s.ApiException);
+        expect(err.code, d.name).toBe(d.code);
+        const status = JSON.parse(err.body);
+        expect(status, d.name).toEqual({
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: `admission webhook "${name}" denied the request: ${d.status.message}`,
+          ...(d.reason ? { reason: d.reason } : {}),
+          code: d.code,
+        });
+        expect((await req(s, "GET", `/api/v1/namespaces/${ns}/configmaps/${d.name}`)).status, d.name).toBe(404);
+      }
+      expect(seenAt(path).at(-1)!.review.apiVersion).toBe(`admission.k8s.io/${version}`);
+    });
+  }
 });
 
 describe("failurePolicy", () => {

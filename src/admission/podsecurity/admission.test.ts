@@ -150,7 +150,12 @@ describe("PodSecurity on workloads", () => {
   it("never refuses a workload, but warns and audits about its template", async () => {
     const a = attrs({ type: deployments, name: "web", object: deployment("restricted") });
     await expect(plugin.validate!(a)).resolves.toBeUndefined();
-    expect(a.warnings).toEqual([]); // warn defaults to privileged
+    // No warn label: warn follows the enforce label, so the refusal its pods will meet shows now.
+    expect(a.warnings).toHaveLength(1);
+    expect(a.warnings[0]).toMatch(/^would violate PodSecurity "restricted:latest": privileged \(container "c" must not set securityContext.privileged=true\), allowPrivilegeEscalation != false/);
+    const open = attrs({ type: deployments, name: "web", namespace: "open", object: deployment("open") });
+    await plugin.validate!(open);
+    expect(open.warnings).toEqual([]); // no labels: every mode privileged
     const w = attrs({ type: deployments, name: "web", namespace: "warned", object: deployment("warned") });
     await plugin.validate!(w);
     expect(w.warnings).toEqual(['would violate PodSecurity "baseline:v1.33": privileged (container "c" must not set securityContext.privileged=true)']);

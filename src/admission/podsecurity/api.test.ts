@@ -36,6 +36,23 @@ describe("policy labels", () => {
     ]);
   });
 
+  it("raises warn to a stricter enforce label when no warn label is set", () => {
+    const enforce = "pod-security.kubernetes.io/enforce";
+    const of = (labels: Record<string, string>, defaults = privilegedPolicy) => {
+      const { policy } = policyFromLabels(labels, defaults);
+      return lvString(policy.warn);
+    };
+    expect(of({ [enforce]: "restricted", [`${enforce}-version`]: "v1.30" })).toBe("restricted:v1.30");
+    // A warn-version label keeps its version; a warn label keeps its level.
+    expect(of({ [enforce]: "baseline", [`${enforce}-version`]: "v1.30", "pod-security.kubernetes.io/warn-version": "v1.29" })).toBe("baseline:v1.29");
+    expect(of({ [enforce]: "restricted", "pod-security.kubernetes.io/warn": "privileged" })).toBe("privileged:latest");
+    // Only a label that parsed, and only upward from the default.
+    expect(of({ [enforce]: "strict" })).toBe("privileged:latest");
+    expect(of({ [`${enforce}-version`]: "v1.30" })).toBe("privileged:latest");
+    const warnRestricted = { ...privilegedPolicy, warn: { level: "restricted" as const, version: v1(28) } };
+    expect(of({ [enforce]: "baseline" }, warnRestricted)).toBe("restricted:v1.28");
+  });
+
   it("parses versions as upstream", () => {
     expect(parseVersion("latest")).toEqual({ version: latest });
     expect(parseVersion("v1.0")).toEqual({ version: v1(0) });

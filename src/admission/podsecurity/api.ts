@@ -92,6 +92,9 @@ export function parseVersion(value: string): { version: Version; error?: string 
 /**
  * The policy a namespace's labels give, over `defaults`, with one field error per bad label.
  * A bad enforce level fails closed (restricted); bad audit and warn levels fail open (privileged).
+ * An enforce label stricter than the warn level, with no warn label, raises warn to it: enforce
+ * is never applied to workloads (their pods are checked when made), so without this a namespace
+ * labelled for enforce alone would accept a Deployment whose pods will all be refused, silently.
  */
 export function policyFromLabels(labels: Record<string, string> | undefined, defaults: Policy): { policy: Policy; errors: FieldError[] } {
   const p: Policy = { enforce: { ...defaults.enforce }, audit: { ...defaults.audit }, warn: { ...defaults.warn } };
@@ -103,12 +106,15 @@ export function policyFromLabels(labels: Record<string, string> | undefined, def
     ["audit", auditLevelLabel, auditVersionLabel, "privileged"],
     ["warn", warnLevelLabel, warnVersionLabel, "privileged"],
   ];
+  let enforceLevelLabelled = false;
   for (const [mode, levelLabel, versionLabel, onError] of modes) {
     const level = labels[levelLabel];
     if (level !== undefined) {
       const r = parseLevel(level);
       p[mode].level = r.error ? onError : r.level;
       if (r.error) errors.push(invalid(field(levelLabel), level, r.error));
+      // A level that failed to parse is not a choice to warn by.
+      else if (mode === "enforce") enforceLevelLabelled = true;
     }
     const version = labels[versionLabel];
     if (version !== undefined) {
@@ -116,6 +122,10 @@ export function policyFromLabels(labels: Record<string, string> | undefined, def
       p[mode].version = r.version;
       if (r.error) errors.push(invalid(field(versionLabel), version, r.error));
     }
+  }
+  if (enforceLevelLabelled && labels[warnLevelLabel] === undefined && compareLevels(p.enforce.level, p.warn.level) > 0) {
+    p.warn.level = p.enforce.level;
+    if (labels[warnVersionLabel] === undefined) p.warn.version = p.enforce.version;
   }
   return { policy: p, errors };
 }
