@@ -75,6 +75,17 @@ describe("pods/log", () => {
     expect(noNode.status).toBe(404);
     expect(noNode.json).toMatchObject({ reason: "NotFound", message: 'nodes "no-such-node" not found' });
   });
+
+  it("of a pod on a known node ends where the kubelet would be dialled: a reasonless 500", async () => {
+    expect((await req(s, "POST", "/api/v1/nodes", { body: { metadata: { name: "node-1" } } })).status).toBe(201);
+    await pod("running", ["app"], "node-1");
+    for (const path of ["log", "exec?command=ls"]) {
+      const r = await req(s, path === "log" ? "GET" : "POST", `${pods}/running/${path}`);
+      expect(r.status).toBe(500);
+      expect(r.json.reason).toBeUndefined();
+      expect(r.json.message).toMatch(/^error dialing backend: /);
+    }
+  });
 });
 
 describe("pods/exec, attach, portforward", () => {
