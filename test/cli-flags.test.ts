@@ -53,3 +53,33 @@ describe("kapi CLI flags", () => {
     }
   });
 });
+
+describe("kapi serve's warning about an open server", () => {
+  const serve = async (flags: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-exposure-"));
+    const k = await serveKapi(["--data-dir", dir, "--secure-port=0", ...flags]);
+    return { k, s: asTestServer(k.url, dir) };
+  };
+
+  it("is printed with kube-apiserver's defaults on every interface, where anyone may read every Secret", async () => {
+    const { k, s } = await serve(["--bind-address=0.0.0.0"]);
+    try {
+      expect(k.stderr()).toContain("kapi: warning: kapi serves on 0.0.0.0, which is reachable from other machines, with the AlwaysAllow authorizer: every request is allowed, including requests with no credential at all");
+      // What the warning says is so: a request with no credential lists Secrets.
+      expect((await req(s, "GET", "/api/v1/secrets", { creds: s.anonymous })).status).toBe(200);
+    } finally {
+      k.proc.kill("SIGKILL");
+    }
+  });
+
+  it("names authenticated requests when anonymous ones are off, and is not printed with RBAC or on loopback", async () => {
+    const noAnon = await serve(["--bind-address=0.0.0.0", "--anonymous-auth=false"]);
+    noAnon.k.proc.kill("SIGKILL");
+    expect(noAnon.k.stderr()).toContain("with the AlwaysAllow authorizer: every authenticated request is allowed");
+    for (const flags of [["--bind-address=0.0.0.0", "--authorization-mode=Node,RBAC"], ["--bind-address=127.0.0.1"]]) {
+      const { k } = await serve(flags);
+      k.proc.kill("SIGKILL");
+      expect(k.stderr(), flags.join(" ")).not.toContain("warning");
+    }
+  });
+});

@@ -4,6 +4,7 @@
 import { startApiServer } from "../server/start.js";
 import { helpText, parseServeFlags } from "./flags.js";
 import { runCel } from "./cel.js";
+import { exposureOf, exposureWarnings } from "./exposure-warning.js";
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -24,6 +25,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   options.log = (m) => process.stderr.write(m + "\n");
+  const exposure = exposureOf(options);
+  for (const w of exposure ? exposureWarnings(exposure) : []) process.stderr.write(`kapi: warning: ${w}\n`);
   let server;
   try {
     server = await startApiServer(options);

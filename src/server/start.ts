@@ -65,6 +65,7 @@ import { reviewHandlers } from "../handlers/reviews.js";
 import { scaleHandlers } from "../handlers/scale.js";
 import { evictionHandlers } from "../handlers/pod-eviction.js";
 import { bindingHandlers } from "../handlers/pod-binding.js";
+import { podConnectHandlers, podLogHandlers } from "../handlers/pod-connect.js";
 import { toApiError } from "../handlers/errors.js";
 import { startCrdServing } from "../apiextensions/serving.js";
 
@@ -273,7 +274,9 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
       parts,
       nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...extraNonResourceHandlers(parts), ...serviceAccounts.nonResource],
       special,
-      declared: new Map([["scale", scaleHandlers], ["token", serviceAccounts.tokenHandlers], ["eviction", evictionHandlers], ["binding", bindingHandlers]]),
+      declared: new Map([["scale", scaleHandlers], ["token", serviceAccounts.tokenHandlers], ["eviction", evictionHandlers], ["binding", bindingHandlers],
+        ["log", podLogHandlers], ["exec", podConnectHandlers("exec")], ["attach", podConnectHandlers("attach")], ["portforward", podConnectHandlers("portforward")],
+      ]),
     }),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: methods.tlsClientCA }, handle);
