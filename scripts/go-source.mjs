@@ -378,6 +378,9 @@ function parseFile(src, file, pkg) {
   return imports;
 }
 
+// Go's convention for marking a generated file (https://go.dev/s/generatedcode).
+const GENERATED_CODE = /^\/\/ Code generated .* DO NOT EDIT\.$/m;
+
 /** Reads the hand-written Go files of one package directory. */
 export function readGoPackage(dir) {
   const pkg = { dir, name: "", importsByFile: new Map(), types: new Map(), consts: new Map() };
@@ -387,7 +390,10 @@ export function readGoPackage(dir) {
     .sort();
   for (const f of files) {
     const file = path.join(dir, f);
-    pkg.importsByFile.set(f, parseFile(fs.readFileSync(file, "utf8"), file, pkg));
+    const src = fs.readFileSync(file, "utf8");
+    // Generated code (protobuf, deepcopy, docs) declares no API types or constants of its own.
+    if (GENERATED_CODE.test(src)) continue;
+    pkg.importsByFile.set(f, parseFile(src, file, pkg));
   }
   return pkg;
 }
