@@ -17,6 +17,12 @@
 import fs from "node:fs";
 import path from "node:path";
 
+const KEYWORDS = new Set([
+  "break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func",
+  "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct",
+  "switch", "type", "var",
+]);
+// After these keywords (as after an identifier or a literal) a line break ends the statement.
 const KEYWORDS_ENDING_STATEMENT = new Set(["break", "continue", "fallthrough", "return"]);
 
 /** Go tokens, with the automatic semicolons of the language spec and each token's doc comment. */
@@ -30,9 +36,9 @@ function tokenize(src, file) {
   const last = () => tokens[tokens.length - 1];
   const endsStatement = (t) =>
     t &&
-    (t.type === "ident" || t.type === "string" || t.type === "number" || t.type === "char" ||
-      (t.type === "punct" && [")", "]", "}", "++", "--"].includes(t.text)) ||
-      (t.type === "ident" && KEYWORDS_ENDING_STATEMENT.has(t.text)));
+    ((t.type === "ident" && (!KEYWORDS.has(t.text) || KEYWORDS_ENDING_STATEMENT.has(t.text))) ||
+      t.type === "string" || t.type === "number" || t.type === "char" ||
+      (t.type === "punct" && [")", "]", "}", "++", "--"].includes(t.text)));
   const push = (type, text, extra = {}) => {
     const doc = groupEndLine === line - 1 ? group : [];
     tokens.push({ type, text, line, doc, ...extra });
