@@ -1,18 +1,26 @@
 #!/usr/bin/env node
 // Generator for the facts-only tables under src/types/generated/.
 //
-// Usage: node scripts/generate-schemas.mjs <upstream-dir> [--out <dir>]
+// Usage: node scripts/generate-schemas.mjs <upstream-dir> [--out <dir>] [--go-types <dir>]
 //   e.g. node scripts/generate-schemas.mjs ../shared/upstream/k8s-1.34
 //   --out writes the tables to <dir> instead of src/types/generated (tests use it).
+//   --go-types reads the Go type packages from <dir> instead of <upstream-dir>/go.
 //
-// Input (never copied into the repo): <upstream-dir>/openapi-v2.json and
-// <upstream-dir>/proto/**/generated.proto. Output: facts only (names, types,
-// formats, markers, field numbers) — every description/comment is dropped.
+// Input (never copied into the repo): <upstream-dir>/openapi-v2.json,
+// <upstream-dir>/proto/**/generated.proto and, for the enum values, the Go type
+// packages as <upstream-dir>/go/<repository>/<package path>/*.go (k8s.io/api,
+// k8s.io/apimachinery, k8s.io/apiextensions-apiserver, k8s.io/kube-aggregator at
+// the proto files' tags). Output: facts only (names, types, formats, markers,
+// enum values, field numbers) — every description/comment is dropped.
 //
 // Outputs:
 //   src/types/generated/resources.json  — served resource types (from OpenAPI paths)
 //   src/types/generated/schemas.json    — structural schemas (from OpenAPI definitions)
 //   src/types/generated/protobuf.json   — protobuf messages (from generated.proto files)
+//   src/types/generated/enums.json      — enum values of fields, as an overlay of schemas.json
+//                                         (from the Go packages' +enum types; the published
+//                                         OpenAPI document carries none). Without the Go
+//                                         packages it is left as it is, and the run says so.
 //
 // The output is deterministic: keys are sorted and nothing depends on time or
 // file-system ordering.
@@ -20,6 +28,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { enumOverlay } from "./enum-facts.mjs";
 
 const SCRIPT = "scripts/generate-schemas.mjs";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -34,14 +43,25 @@ if (outFlag >= 0) {
   outDir = path.resolve(process.cwd(), args[outFlag + 1]);
   args.splice(outFlag, 2);
 }
+let goTypesArg;
+const goFlag = args.indexOf("--go-types");
+if (goFlag >= 0) {
+  if (!args[goFlag + 1]) {
+    console.error(`usage: node ${SCRIPT} <upstream-dir> [--out <dir>] [--go-types <dir>]`);
+    process.exit(2);
+  }
+  goTypesArg = args[goFlag + 1];
+  args.splice(goFlag, 2);
+}
 const inputArg = args[0];
 if (!inputArg) {
-  console.error(`usage: node ${SCRIPT} <upstream-dir> [--out <dir>]`);
+  console.error(`usage: node ${SCRIPT} <upstream-dir> [--out <dir>] [--go-types <dir>]`);
   process.exit(2);
 }
 const inputDir = path.resolve(process.cwd(), inputArg);
 const openapiFile = path.join(inputDir, "openapi-v2.json");
 const protoDir = path.join(inputDir, "proto");
+const goTypesDir = goTypesArg ? path.resolve(process.cwd(), goTypesArg) : path.join(inputDir, "go");
 
 // JSON files cannot carry comments, so the "generated" marker is the first key
 // of the top-level object, which sits on the first line of the file.
@@ -642,4 +662,17 @@ function relateProtoToJson() {
     `wrote ${path.join(outDir, "protobuf.json")} (${Object.keys(protobuf.messages).length} messages, ` +
       `${Object.keys(related.definitionToMessage).length} mapped definitions, ${text.length} bytes)`,
   );
+}
+
+// ---------------------------------------------------------------------------
+// 4. enums.json
+
+if (fs.existsSync(goTypesDir)) {
+  const overlay = sortKeysDeep(enumOverlay(goTypesDir, openapi.definitions));
+  const lines = Object.entries(overlay).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  const text = `{"//":${JSON.stringify(GENERATED_NOTE)},\n"definitions":{\n${lines.join(",\n")}\n}}\n`;
+  fs.writeFileSync(path.join(outDir, "enums.json"), text);
+  console.log(`wrote ${path.join(outDir, "enums.json")} (${lines.length} definitions with enum fields, ${text.length} bytes)`);
+} else {
+  console.log(`enums.json left as it is: no Go type packages at ${goTypesDir} (see --go-types)`);
 }

@@ -1,9 +1,11 @@
 // Typed accessors for src/types/generated/schemas.json: the structural facts
 // (types, formats, required fields, list/map markers, patch strategies,
 // group-version-kinds) of every definition of the kube-apiserver 1.34 OpenAPI v2
-// document, as produced by scripts/generate-schemas.mjs. No descriptions.
+// document, with the enum values of enums.json laid over them, as produced by
+// scripts/generate-schemas.mjs. No descriptions.
 
 import { bareDefinitionName, resolveNode, type SchemaNode } from "../apimachinery/schema.js";
+import { withEnums, type EnumOverlay } from "./enum-overlay.js";
 import { lazyTable } from "./generated-table.js";
 
 export type { GroupVersionKind, SchemaType, SchemaUnion } from "../apimachinery/schema.js";
@@ -14,11 +16,19 @@ interface SchemasFile {
   readonly definitions: Readonly<Record<string, SchemaFacts>>;
 }
 
+interface EnumsFile {
+  readonly definitions: Readonly<Record<string, EnumOverlay>>;
+}
+
 const file = lazyTable<SchemasFile>("schemas.json");
+const enumsFile = lazyTable<EnumsFile>("enums.json");
 let index: { definitionMap: Map<string, SchemaFacts>; byGVK: Map<string, string> } | undefined;
 function tables() {
   if (!index) {
-    const definitionMap = new Map<string, SchemaFacts>(Object.entries(file().definitions));
+    const enums = enumsFile().definitions;
+    const definitionMap = new Map<string, SchemaFacts>(
+      Object.entries(file().definitions).map(([name, schema]) => [name, enums[name] ? withEnums(schema, enums[name], name) : schema]),
+    );
     const byGVK = new Map<string, string>();
     for (const [name, schema] of definitionMap) {
       for (const gvk of schema["x-kubernetes-group-version-kind"] ?? []) {
