@@ -12,6 +12,7 @@ import { handleWatch } from "../handlers/watch.js";
 import { handleCreate, handleUpdate } from "../handlers/write.js";
 import { requestInfoOf, userOf, type NonResourceHandler, type RequestContext } from "../http/context.js";
 import type { Handler } from "./filters/filter.js";
+import { servedAtPathScope } from "./path-scope.js";
 
 /** Verb handlers by "group/resource/subresource" ("" subresource: the resource itself). */
 export type SpecialHandlers = Map<string, Partial<Record<string, ResourceHandler>>>;
@@ -53,7 +54,7 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
   const info = requestInfoOf(ctx);
   const { parts } = cfg;
   const type = parts.types.get(info.apiGroup, info.apiVersion, info.resource);
-  if (!type || info.parts.length > 3) throw notFoundPath();
+  if (!type || info.parts.length > 3 || !servedAtPathScope(type.namespaced, info)) throw notFoundPath();
   // The deprecated verb-in-path forms: only GET /watch/... is served (no /proxy/... paths).
   if (info.verbViaPath && (info.verb !== "watch" || (ctx.ex.method !== "GET" && ctx.ex.method !== "HEAD"))) throw notFoundPath();
   const r: ResourceRequest = {
@@ -80,7 +81,6 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
     if (!sub.verbs.includes(info.verb as never)) throw methodNotSupported(type.gr, info.verb);
   } else {
     if (type.virtual) throw methodNotSupported(type.gr, info.verb);
-    if (type.namespaced && !info.namespace && info.verb !== "list" && info.verb !== "watch") throw notFoundPath();
     if (!type.verbs.has(info.verb)) throw methodNotSupported(type.gr, info.verb);
   }
   const handler = verbHandlers[info.verb];
