@@ -1,5 +1,6 @@
 // The /scale subresource: an autoscaling/v1 Scale view of the replica counts and selector that the
-// type's scale declaration points at (workloads and, later, custom resources alike).
+// type's scale declaration points at (workloads and custom resources alike). Writes through it are
+// tracked on that view and recorded in the object's managedFields (src/registry/scale-ownership.ts).
 import { ApiError, badRequest, notFound } from "../apimachinery/errors.js";
 import { checkNameMatches } from "../registry/store.js";
 import { writeOptions } from "./write-options.js";

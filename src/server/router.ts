@@ -1,7 +1,8 @@
 // The end of the chain: a request that passed every filter goes to the handler for its path.
 // Non-resource paths (health, version, metrics, discovery, openapi) are offered to each
-// non-resource handler in turn; resource paths go to a subresource handler registered for the
-// group/resource (reviews, scale), or to the verb handler when the type serves that verb.
+// non-resource handler in turn; resource paths at the scope their type is served at
+// (src/server/path-scope.ts) go to a subresource handler registered for the group/resource
+// (reviews, scale), or to the verb handler when the type serves that verb.
 import { ApiError, methodNotSupported } from "../apimachinery/errors.js";
 import type { ResourceHandler, ResourceRequest, ServerParts } from "../handlers/context.js";
 import { isPretty } from "../handlers/context.js";
