@@ -25,6 +25,8 @@ export {
 } from "./managed-fields.js";
 export type { FieldError, ManagedFieldsEntry } from "./managed-fields.js";
 export type { SchemaResolver } from "./schema.js";
+export { SCALE_API_VERSION, replicasFieldPath, toParentEntries, toScaleEntries } from "./scale-ownership.js";
+export type { ReplicasPathOf } from "./scale-ownership.js";
 export { TypedValueError } from "./typed.js";
 
 /**

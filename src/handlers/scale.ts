@@ -1,17 +1,20 @@
 // The /scale subresource: an autoscaling/v1 Scale view of the replica counts and selector that the
-// type's scale declaration points at (workloads and, later, custom resources alike).
+// type's scale declaration points at (workloads and custom resources alike). Writes through it are
+// tracked on that view and recorded in the object's managedFields (src/registry/scale-ownership.ts).
 import { ApiError, badRequest, notFound } from "../apimachinery/errors.js";
 import { checkNameMatches } from "../registry/store.js";
 import { writeOptions } from "./write-options.js";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import type { KObject } from "../registry/object.js";
-import type { ScaleDeclaration } from "../registry/resource-type.js";
+import type { ResourceType, ScaleDeclaration } from "../registry/resource-type.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
 import { checkTypeMeta, header, maxBodyBytes, readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
-import { applyPatchDocument, decodePatch, patchTypeOf } from "./patch-body.js";
+import { applyPatchDocument, decodePatch, patchTypeOf, validatePatchOptions } from "./patch-body.js";
 import { setValueAt, toScale } from "../registry/scale-paths.js";
+import { replicasPaths, trackScaleChange, type ScaleChange } from "../registry/scale-ownership.js";
+import { resolveFieldManager } from "./field-manager.js";
 
 const scaleTypeMeta = { apiVersion: "autoscaling/v1", kind: "Scale" };
 
@@ -27,26 +30,40 @@ function replicasOf(scale: KObject): number {
   return n;
 }
 
-async function writeScale(r: ResourceRequest, desired: (scale: KObject) => KObject, dryRun: boolean): Promise<void> {
+/** Every served version of the request's group-resource (their scale declarations map replicas ownership). */
+function versionsOf(r: ResourceRequest): ResourceType[] {
+  return r.parts.types.all().filter((t) => t.group === r.type.group && t.resource === r.type.resource);
+}
+
+/**
+ * One write through /scale: `change` says what the request makes of the stored object's Scale;
+ * the object gets its replica count and the writer's ownership of it (as `manager`).
+ */
+async function writeScale(r: ResourceRequest, change: (scale: KObject) => ScaleChange, opts: { dryRun: boolean; manager: string }): Promise<void> {
   const n = negotiateWrite(r);
   const { name } = r.info;
+  const decl = declaration(r);
+  const replicasPathOf = replicasPaths(versionsOf(r));
   const { object } = await r.parts.store.update(r.type, r.info.namespace, name, {
     subresource: "scale",
     createIfMissing: false,
     desired(stored) {
       if (!stored) throw notFound(r.type.gr, name);
       const current = deepClone(stored);
-      const want = desired(toScale(current, declaration(r)));
+      const scale = toScale(current, decl);
+      const { scale: want, managedFields } = trackScaleChange(r.type, replicasPathOf, current, scale, change(scale), opts.manager);
       checkNameMatches(want, name);
       const replicas = replicasOf(want);
       if (replicas < 0) throw badRequest(`Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${replicas}: must be greater than or equal to 0`);
       // The Scale's resourceVersion (when given) is the object's precondition.
       if (want.metadata?.resourceVersion) current.metadata.resourceVersion = want.metadata.resourceVersion;
-      setValueAt(current, declaration(r).specReplicasPath, replicas);
+      setValueAt(current, decl.specReplicasPath, replicas);
+      if (managedFields) current.metadata.managedFields = managedFields;
+      else delete current.metadata.managedFields;
       return current;
     },
-  }, writeOptions(r, { dryRun }));
-  writeResult(r, n, 200, toScale(object, declaration(r)));
+  }, writeOptions(r, { dryRun: opts.dryRun, fieldManager: opts.manager, ownershipRecorded: true }));
+  writeResult(r, n, 200, toScale(object, decl));
 }
 
 export const scaleHandlers: Partial<Record<string, ResourceHandler>> = {
@@ -56,22 +73,26 @@ export const scaleHandlers: Partial<Record<string, ResourceHandler>> = {
   },
   async update(r) {
     const dryRun = parseDryRun(r.ex.query, "UpdateOptions");
+    const manager = resolveFieldManager(r, "UpdateOptions");
     const body = await readObject(r, scaleTypeMeta);
-    await writeScale(r, () => body, dryRun);
+    await writeScale(r, () => ({ scale: body }), { dryRun, manager });
   },
   async patch(r) {
     const type = patchTypeOf(header(r, "content-type"));
-    const dryRun = parseDryRun(r.ex.query, "PatchOptions");
+    const q = r.ex.query;
+    validatePatchOptions(type, q.get("fieldManager"), q.get("force"));
+    const dryRun = parseDryRun(q, "PatchOptions");
+    const manager = resolveFieldManager(r, "PatchOptions");
     const patch = decodePatch(type, await r.ex.body(maxBodyBytes));
+    if (type === "apply") {
+      if (!isPlainObject(patch)) throw badRequest("the apply configuration must be an object");
+      checkTypeMeta(patch, scaleTypeMeta);
+    }
     await writeScale(r, (scale) => {
-      if (type === "apply") {
-        if (!isPlainObject(patch)) throw badRequest("the apply configuration must be an object");
-        checkTypeMeta(patch, scaleTypeMeta);
-        return { ...scale, spec: { ...(scale.spec as object), ...((patch.spec as object) ?? {}) } };
-      }
+      if (type === "apply") return { apply: patch as KObject, force: q.get("force") === "true" };
       // Scale has no strategic-merge metadata beyond a plain struct: merge semantics suffice.
-      return applyPatchDocument(type === "strategic" ? "merge" : type, r.type, scale, patch);
-    }, dryRun);
+      return { scale: applyPatchDocument(type === "strategic" ? "merge" : type, r.type, scale, patch) };
+    }, { dryRun, manager });
   },
 };
 

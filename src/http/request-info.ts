@@ -9,6 +9,11 @@ export interface RequestInfo {
   apiGroup: string;
   apiVersion: string;
   namespace: string;
+  /**
+   * The resource was addressed below /namespaces/{namespace}/. Not set on a Namespace's own paths
+   * (/api/v1/namespaces/{name}[/status|/finalize]), where `namespace` is the Namespace's name.
+   */
+  namespacedPath?: boolean;
   resource: string;
   subresource: string;
   name: string;
@@ -98,7 +103,10 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   if (parts[0] === "namespaces" && parts.length > 1) {
     info.namespace = parts[1]!;
     // /namespaces/{ns}/{resource}... ; but /namespaces/{name}[/status|/finalize] is the namespace itself
-    if (parts.length > 2 && !namespaceSubresources.has(parts[2]!)) parts = parts.slice(2);
+    if (parts.length > 2 && !namespaceSubresources.has(parts[2]!)) {
+      parts = parts.slice(2);
+      info.namespacedPath = true;
+    }
   }
   info.parts = parts;
   if (parts.length >= 3 && info.verb !== "proxy") info.subresource = parts[2]!;

@@ -1,7 +1,8 @@
 // The end of the chain: a request that passed every filter goes to the handler for its path.
 // Non-resource paths (health, version, metrics, discovery, openapi) are offered to each
-// non-resource handler in turn; resource paths go to a subresource handler registered for the
-// group/resource (reviews, scale), or to the verb handler when the type serves that verb.
+// non-resource handler in turn; resource paths at the scope their type is served at
+// (src/server/path-scope.ts) go to a subresource handler registered for the group/resource
+// (reviews, scale), or to the verb handler when the type serves that verb.
 import { ApiError, methodNotSupported } from "../apimachinery/errors.js";
 import type { ResourceHandler, ResourceRequest, ServerParts } from "../handlers/context.js";
 import { isPretty } from "../handlers/context.js";
@@ -12,6 +13,7 @@ import { handleWatch } from "../handlers/watch.js";
 import { handleCreate, handleUpdate } from "../handlers/write.js";
 import { requestInfoOf, userOf, type NonResourceHandler, type RequestContext } from "../http/context.js";
 import type { Handler } from "./filters/filter.js";
+import { servedAtPathScope } from "./path-scope.js";
 
 /** Verb handlers by "group/resource/subresource" ("" subresource: the resource itself). */
 export type SpecialHandlers = Map<string, Partial<Record<string, ResourceHandler>>>;
@@ -53,7 +55,7 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
   const info = requestInfoOf(ctx);
   const { parts } = cfg;
   const type = parts.types.get(info.apiGroup, info.apiVersion, info.resource);
-  if (!type || info.parts.length > 3) throw notFoundPath();
+  if (!type || info.parts.length > 3 || !servedAtPathScope(type.namespaced, info)) throw notFoundPath();
   // The deprecated verb-in-path forms: only GET /watch/... is served (no /proxy/... paths).
   if (info.verbViaPath && (info.verb !== "watch" || (ctx.ex.method !== "GET" && ctx.ex.method !== "HEAD"))) throw notFoundPath();
   const r: ResourceRequest = {
@@ -80,7 +82,6 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
     if (!sub.verbs.includes(info.verb as never)) throw methodNotSupported(type.gr, info.verb);
   } else {
     if (type.virtual) throw methodNotSupported(type.gr, info.verb);
-    if (type.namespaced && !info.namespace && info.verb !== "list" && info.verb !== "watch") throw notFoundPath();
     if (!type.verbs.has(info.verb)) throw methodNotSupported(type.gr, info.verb);
   }
   const handler = verbHandlers[info.verb];
