@@ -12,7 +12,7 @@ import type { ReviewSpec } from "./review-spec.js";
 
 const envs = new Map<boolean, CelEnvironment>();
 /** The CEL environment of match conditions (one object per selector setting, so programs are cached). */
-export function matchEnvironment(authorizeWithSelectors: boolean): CelEnvironment {
+function matchEnvironment(authorizeWithSelectors: boolean): CelEnvironment {
   let env = envs.get(authorizeWithSelectors);
   if (!env) envs.set(authorizeWithSelectors, (env = authorizationMatchEnvironment(authorizeWithSelectors)));
   return env;
