@@ -218,6 +218,103 @@ describe("--authorization-config reloaded while serving", () => {
   });
 });
 
+describe("--authorization-config: match conditions over the whole request, errors as upstream", () => {
+  let dir: string;
+  let hook: SarWebhook;
+  let s: TestServer;
+  let file: string;
+  let tokenKc: string;
+  // Guarded for non-resource requests; a cluster-scoped request's namespace is "" (not a missing key).
+  const teamOnly = 'has(request.resourceAttributes) && request.resourceAttributes.namespace.startsWith(\'team-\')';
+  const unguarded = "request.resourceAttributes.namespace.startsWith('team-')";
+  const config = (failurePolicy: string, expression: string) => `apiVersion: apiserver.config.k8s.io/v1
+kind: AuthorizationConfiguration
+authorizers:
+- type: Webhook
+  name: teams
+  webhook:
+    timeout: 2s
+    subjectAccessReviewVersion: v1
+    matchConditionSubjectAccessReviewVersion: v1
+    failurePolicy: ${failurePolicy}
+    authorizedTTL: 1ms
+    unauthorizedTTL: 1ms
+    connectionInfo:
+      type: KubeConfigFile
+      kubeConfigFile: ${hook.kubeconfigPath}
+    matchConditions:
+    - expression: "${expression}"
+- type: RBAC
+  name: rbac
+`;
+  const reload = async (text: string, until: () => Promise<boolean>) => {
+    writeFileSync(file, text);
+    for (let i = 0; i < 100 && !(await until()); i++) await new Promise((r) => setTimeout(r, 100));
+  };
+  const get = (path: string) => req(s, "GET", path, { creds: s.as("tok-dana") });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "kapi-authz-match-"));
+    hook = await startSarWebhook(dir);
+    hook.reply = () => ({ allowed: false, denied: true, reason: "team namespaces belong to the teams webhook" });
+    const tokens = join(dir, "tokens.csv");
+    writeFileSync(tokens, "tok-dana,dana,u4\n");
+    file = join(dir, "authz.yaml");
+    writeFileSync(file, config("Deny", teamOnly));
+    s = await startTestServer({ storage: "memory", options: { tokenAuthFile: tokens, authorizationConfig: file } });
+    await req(s, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+      body: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "reader" }, rules: [{ apiGroups: [""], resources: ["nodes", "configmaps"], verbs: ["get", "list"] }] },
+    });
+    await req(s, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+      body: {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name: "dana-reader" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "reader" },
+        subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "dana" }],
+      },
+    });
+    tokenKc = tokenKubeconfig(s, dir);
+  });
+  afterAll(async () => {
+    await s?.stop();
+    await hook?.close();
+  });
+
+  it.skipIf(!bin)("a cluster-scoped request's namespace is \"\": the condition is false, the webhook skipped, RBAC allows (failurePolicy Deny)", async () => {
+    const r = await kubectl(bin!, tokenKc, ["--token", "tok-dana", "get", "nodes", "-o", "name"]);
+    expect(r.stderr).not.toMatch(/InternalError|Internal error/);
+    expect(r.code).toBe(0);
+    expect(hook.requests.length).toBe(0);
+    // Where the condition holds the webhook is asked, and its Deny stands over RBAC.
+    const team = await kubectl(bin!, tokenKc, ["--token", "tok-dana", "get", "configmaps", "-n", "team-a"]);
+    expect(team.code).toBe(1);
+    expect(team.stderr).toContain('configmaps is forbidden: User "dana" cannot list resource "configmaps" in API group "" in the namespace "team-a": team namespaces belong to the teams webhook');
+    expect(hook.requests.at(-1)!.spec).toMatchObject({ user: "dana", resourceAttributes: { namespace: "team-a", verb: "list", resource: "configmaps" } });
+  });
+
+  it("a condition that errs: Deny → 500 with the error; NoOpinion → on to RBAC, which allows, or, if nothing allows, 500", async () => {
+    await reload(config("Deny", unguarded), async () => (await get("/apis")).status === 500);
+    const denied = await get("/apis");
+    expect(denied.status).toBe(500);
+    expect(denied.json).toMatchObject({
+      kind: "Status",
+      reason: "InternalError",
+      code: 500,
+      message: `Internal error occurred: cel evaluation error: expression '${unguarded}' resulted in error: no such key: resourceAttributes`,
+    });
+    // A resource request still evaluates (to false) and RBAC decides.
+    expect((await get("/api/v1/nodes")).status).toBe(200);
+
+    await reload(config("NoOpinion", unguarded), async () => (await get("/apis")).status === 200);
+    expect((await get("/apis")).status).toBe(200); // RBAC's system:discovery
+    const nobody = await get("/metrics"); // RBAC has no opinion either: the error makes it a 500, not a 403
+    expect(nobody.status).toBe(500);
+    expect(nobody.json.message).toMatch(/^Internal error occurred: cel evaluation error: /);
+    expect(hook.requests.length).toBe(1);
+  });
+});
+
 describe("ABAC start-up", () => {
   it("a policy file with a bad line is a start-up error naming the line", async () => {
     const dir = mkdtempSync(join(tmpdir(), "kapi-abac-"));

@@ -93,6 +93,49 @@ describe("RBAC bootstrap policy on a real server", () => {
     expect(who.status).toBe(201);
   });
 
+  it("system:masters: a rules review lists what RBAC grants (cluster-admin plus the authenticated bindings), complete", async () => {
+    const r = await req(s, "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", { body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectRulesReview", spec: { namespace: "default" } } });
+    expect(r.status).toBe(201);
+    expect(r.json.status.incomplete).toBe(false);
+    expect(r.json.status.resourceRules).toContainEqual({ verbs: ["*"], apiGroups: ["*"], resources: ["*"] });
+    expect(r.json.status.resourceRules).toContainEqual({ verbs: ["create"], apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"] });
+    expect(r.json.status.nonResourceRules).toContainEqual({ verbs: ["*"], nonResourceURLs: ["*"] });
+    expect(r.json.status.nonResourceRules).toContainEqual({ verbs: ["get"], nonResourceURLs: ["/healthz", "/livez", "/readyz", "/version", "/version/"] });
+  });
+
+  it.skipIf(!bin)("kubectl auth can-i --list as the admin prints upstream's table", async () => {
+    const r = await kubectl(bin!, s.kubeconfigPath!, ["auth", "can-i", "--list"]);
+    expect(r.code, r.stderr).toBe(0);
+    // As a 1.34 cluster prints it: the discovery and public-info rules overlap, so some rows repeat.
+    expect(r.stdout).toBe(
+      [
+        "Resources                                       Non-Resource URLs   Resource Names   Verbs",
+        "*.*                                             []                  []               [*]",
+        "                                                [*]                 []               [*]",
+        "selfsubjectreviews.authentication.k8s.io        []                  []               [create]",
+        "selfsubjectaccessreviews.authorization.k8s.io   []                  []               [create]",
+        "selfsubjectrulesreviews.authorization.k8s.io    []                  []               [create]",
+        "                                                [/api/*]            []               [get]",
+        "                                                [/api]              []               [get]",
+        "                                                [/apis/*]           []               [get]",
+        "                                                [/apis]             []               [get]",
+        "                                                [/healthz]          []               [get]",
+        "                                                [/healthz]          []               [get]",
+        "                                                [/livez]            []               [get]",
+        "                                                [/livez]            []               [get]",
+        "                                                [/openapi/*]        []               [get]",
+        "                                                [/openapi]          []               [get]",
+        "                                                [/readyz]           []               [get]",
+        "                                                [/readyz]           []               [get]",
+        "                                                [/version/]         []               [get]",
+        "                                                [/version/]         []               [get]",
+        "                                                [/version]          []               [get]",
+        "                                                [/version]          []               [get]",
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("a restart restores missing rules and subjects, keeps extras, respects autoupdate=false, recreates deleted objects", async () => {
     const basic = await get(path("clusterroles", "system:basic-user"));
     basic.rules = [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }];

@@ -9,7 +9,7 @@ import { parse as parseYaml } from "yaml";
 import { parseGoDuration } from "../apimachinery/duration.js";
 import { aggregateMessage, duplicate, invalid, isDNS1123Subdomain, notSupported, required, tooMany, type FieldError } from "../apimachinery/validation.js";
 import { goDurationString } from "../cel/convert.js";
-import { compileMatchCondition } from "./webhook/index.js";
+import { compileMatchCondition } from "./webhook/match-conditions.js";
 import type { CelProgram } from "../cel/program.js";
 
 export const authorizationModeChoices = ["AlwaysAllow", "AlwaysDeny", "ABAC", "Webhook", "RBAC", "Node"] as const;

@@ -23,7 +23,9 @@ import {
   type AuthorizationFlags,
 } from "./config.js";
 import { AuthorizationMetrics, sha256Label } from "./metrics.js";
-import { aggregateErrors, unionAuthorizer } from "./union.js";
+import { mastersGroup } from "../authn/user.js";
+import { privilegedGroups } from "./privileged-groups.js";
+import { aggregateErrors, unionAuthorizer, unionRuleResolver } from "./union.js";
 import { checkSarVersion, webhookAuthorizer } from "./webhook/index.js";
 
 export type { AuthorizationFlags };
@@ -145,7 +147,8 @@ export function setupAuthorization(flags: AuthorizationFlags, factories: ModeFac
       }
       return instrumented(a.type, a.name, z, metrics);
     });
-    return unionAuthorizer(chain);
+    // system:masters is allowed before the configured modes, which alone list a user's rules.
+    return { authorize: unionAuthorizer([privilegedGroups(mastersGroup), ...chain]).authorize, rulesFor: unionRuleResolver(chain).rulesFor };
   };
 
   let current = build(config);

@@ -1,14 +1,12 @@
-// Authorizers asked in order; the first allow or deny ends it; all no-opinion → deny.
-// system:masters is allowed before any configured mode (upstream's privileged-group authorizer).
-import { mastersGroup } from "../authn/user.js";
-import type { Attributes, Authorizer, AuthzResult, RulesResult } from "./authorizer.js";
+// Authorizers asked in order; the first allow or deny ends it (with its own error); all no-opinion
+// → deny, carrying every reason and error met on the way. Rule resolvers are a union of their own:
+// every resolver's rules, concatenated.
+import type { Attributes, Authorizer, AuthzResult, RuleResolver, RulesResult } from "./authorizer.js";
 import type { UserInfo } from "../authn/user.js";
-import { allRules } from "./always.js";
 
 export function unionAuthorizer(chain: Authorizer[]): Authorizer {
   return {
     async authorize(a: Attributes): Promise<AuthzResult> {
-      if (a.user.groups.includes(mastersGroup)) return { decision: "allow", reason: "" };
       const reasons: string[] = [];
       const errors: string[] = [];
       for (const z of chain) {
@@ -22,9 +20,15 @@ export function unionAuthorizer(chain: Authorizer[]): Authorizer {
       if (error) out.error = error;
       return out;
     },
+  };
+}
+
+/** An authorizer without a rule resolver makes the answer incomplete. */
+export function unionRuleResolver(chain: Partial<RuleResolver>[]): RuleResolver {
+  return {
     async rulesFor(user: UserInfo, namespace: string): Promise<RulesResult> {
-      if (user.groups.includes(mastersGroup)) return allRules();
       const out: RulesResult = { resourceRules: [], nonResourceRules: [], incomplete: false };
+      const errors: string[] = [];
       for (const z of chain) {
         if (!z.rulesFor) {
           out.incomplete = true;
@@ -34,8 +38,10 @@ export function unionAuthorizer(chain: Authorizer[]): Authorizer {
         out.resourceRules.push(...r.resourceRules);
         out.nonResourceRules.push(...r.nonResourceRules);
         out.incomplete ||= r.incomplete;
-        if (r.evaluationError) out.evaluationError = [out.evaluationError, r.evaluationError].filter(Boolean).join("; ");
+        if (r.evaluationError) errors.push(r.evaluationError);
       }
+      const error = aggregateErrors(errors);
+      if (error) out.evaluationError = error;
       return out;
     },
   };

@@ -6,7 +6,8 @@ import { loadWebhookKubeconfig } from "../../webhook/kubeconfig.js";
 import { attributes, authorizerConformance } from "../conformance.testkit.js";
 import { attributesFor } from "../attributes.js";
 import { parseRequestInfo } from "../../http/request-info.js";
-import { compileMatchCondition, webhookAuthorizer, type WebhookAuthorizerOptions } from "./index.js";
+import { webhookAuthorizer, type WebhookAuthorizerOptions } from "./index.js";
+import { compileMatchCondition } from "./match-conditions.js";
 import { startSarWebhook, type SarWebhook } from "./server.testkit.js";
 
 const dir = mkdtempSync(join(tmpdir(), "authz-webhook-"));

@@ -1,5 +1,6 @@
 // May this user do this? The authorizer decides on the request's attributes; anything but allow
-// is 403 with upstream's wording.
+// is 403 with upstream's wording, or 500 when an authorizer failed on the way (an error that no
+// later authorizer's allow made moot).
 import { ApiError, forbidden, internalError } from "../../apimachinery/errors.js";
 import type { UserInfo } from "../../authn/user.js";
 import { attributesFor } from "../../authz/attributes.js";
