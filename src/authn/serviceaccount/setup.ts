@@ -12,6 +12,7 @@ import { serviceAccountAuthenticator } from "./authenticator.js";
 import { resolveServiceAccountConfig, type ServiceAccountConfig, type ServiceAccountFlags } from "./config.js";
 import { startServiceAccountsController, startTokensController } from "./controllers.js";
 import { storeGetter } from "./getter.js";
+import { secretLastUsedRecorder } from "./legacy-tracking.js";
 import { discoverable, openIdHandler } from "./openid.js";
 import { tokenRequestHandlers } from "./token-request.js";
 import { controllerEnabled, serviceAccountController, serviceAccountTokenController } from "../../controllers/controllers-flag.js";
@@ -49,6 +50,7 @@ export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAc
           apiAudiences: config.apiAudiences,
           lookup: config.lookup,
           getter: storeGetter(store, types, informers),
+          recordLegacyTokenUse: secretLastUsedRecorder(store, types, deps.log),
         });
       }
       return inner.authenticate(req);
