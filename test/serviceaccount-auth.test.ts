@@ -232,6 +232,21 @@ describe("service accounts", () => {
     expect(listed.stderr).toContain("Warning: Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens.");
   });
 
+  it.skipIf(!bin)("keeps kube-system/kube-apiserver-legacy-service-account-token-tracking with a valid since date", async () => {
+    const path = "/api/v1/namespaces/kube-system/configmaps/kube-apiserver-legacy-service-account-token-tracking";
+    const today = new Date().toISOString().slice(0, 10);
+    const made = await eventually(() => req(s, "GET", path), (r) => r.status === 200);
+    expect(made.json.data).toEqual({ since: today });
+    const broken = await kubectl(bin!, kubeconfigPath, ["patch", "configmap", "kube-apiserver-legacy-service-account-token-tracking", "-n", "kube-system", "--type=merge", "-p", '{"data":{"since":"last tuesday"}}']);
+    expect(broken.stderr).toBe("");
+    const fixed = await eventually(() => req(s, "GET", path), (r) => r.json.data?.since === today);
+    expect(fixed.json.data.since).toBe(today);
+    // Deleted, it is made again only once half an hour has passed since the last creation.
+    expect((await req(s, "DELETE", path)).status).toBe(200);
+    await sleep(500);
+    expect((await req(s, "GET", path)).status).toBe(404);
+  });
+
   it("serves the issuer's OIDC discovery documents", async () => {
     const cfg = await req(s, "GET", "/.well-known/openid-configuration");
     expect(cfg.status).toBe(200);
