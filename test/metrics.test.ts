@@ -6,6 +6,10 @@ let a: TestServer;
 let b: TestServer;
 beforeAll(async () => {
   [a, b] = await Promise.all([startTestServer({ storage: "memory" }), startTestServer({ storage: "memory" })]);
+  // Each server makes one ConfigMap of its own (legacy token tracking, in kube-system) at start.
+  for (const s of [a, b]) {
+    while ((await req(s, "GET", "/api/v1/namespaces/kube-system/configmaps/kube-apiserver-legacy-service-account-token-tracking")).status !== 200) await new Promise((r) => setTimeout(r, 20));
+  }
 });
 afterAll(async () => Promise.all([a?.stop(), b?.stop()]));
 
@@ -32,12 +36,12 @@ describe("/metrics", () => {
     expect(sample(ma.text, "apiserver_request_total", { ...cm, verb: "POST", scope: "resource", code: "201" })).toBe(1);
     expect(sample(ma.text, "apiserver_request_total", { ...cm, verb: "LIST", scope: "namespace", code: "200" })).toBe(1);
     expect(sample(ma.text, "apiserver_request_total", { ...cm, verb: "GET", scope: "resource", code: "404" })).toBe(1);
-    expect(sample(ma.text, "apiserver_storage_objects", { resource: "configmaps" })).toBe(1);
+    expect(sample(ma.text, "apiserver_storage_objects", { resource: "configmaps" })).toBe(2);
     expect(sample(ma.text, "apiserver_storage_objects", { resource: "namespaces" })).toBe(4);
     expect(ma.text).toContain("apiserver_request_duration_seconds_bucket");
     const mb = await req(b, "GET", "/metrics");
     expect(sample(mb.text, "apiserver_request_total", { ...cm, verb: "POST" })).toBeUndefined();
-    expect(sample(mb.text, "apiserver_storage_objects", { resource: "configmaps" })).toBe(0);
+    expect(sample(mb.text, "apiserver_storage_objects", { resource: "configmaps" })).toBe(1);
   });
 
   it("needs credentials under npm start's configuration", async () => {

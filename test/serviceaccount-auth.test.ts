@@ -188,6 +188,65 @@ describe("service accounts", () => {
     expect((await whoami(s, token)).status).toBe(401);
   });
 
+  /** A ServiceAccount with a filled legacy token Secret, and kubectl as that token. */
+  async function legacyTokenUser(saName: string) {
+    await req(s, "POST", "/api/v1/namespaces/ns1/serviceaccounts", { body: { metadata: { name: saName } } });
+    await req(s, "POST", "/api/v1/namespaces/ns1/secrets", {
+      body: { metadata: { name: `${saName}-token`, annotations: { "kubernetes.io/service-account.name": saName } }, type: "kubernetes.io/service-account-token" },
+    });
+    const filled = await eventually(() => req(s, "GET", `/api/v1/namespaces/ns1/secrets/${saName}-token`), (r) => Boolean(r.json.data?.token));
+    const token = Buffer.from(filled.json.data.token, "base64").toString();
+    const kubeconfig = join(dir, `${saName}.kubeconfig`);
+    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${s.url}\n    certificate-authority-data: ${Buffer.from(s.admin.ca).toString("base64")}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: ${token}}\n`);
+    return { token, secret: filled.json, whoami: () => kubectl(bin!, kubeconfig, ["auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"]) };
+  }
+
+  it.skipIf(!bin)("a legacy token is refused while its Secret is labelled kubernetes.io/legacy-token-invalid-since", async () => {
+    const u = await legacyTokenUser("revoked");
+    expect(await u.whoami()).toMatchObject({ code: 0, stdout: "system:serviceaccount:ns1:revoked" });
+    const label = await kubectl(bin!, kubeconfigPath, ["label", "secret", "revoked-token", "-n", "ns1", "kubernetes.io/legacy-token-invalid-since=2025-01-01"]);
+    expect(label.stderr).toBe("");
+    const refused = await u.whoami();
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("Unauthorized");
+    const review = await req(s, "POST", "/apis/authentication.k8s.io/v1/tokenreviews", { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token: u.token } } });
+    expect(review.json.status.error).toContain(
+      "the token in secret ns1/revoked-token for service account ns1/revoked has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token",
+    );
+    // Removing the label lets it in again.
+    expect((await kubectl(bin!, kubeconfigPath, ["label", "secret", "revoked-token", "-n", "ns1", "kubernetes.io/legacy-token-invalid-since-"])).stderr).toBe("");
+    expect(await u.whoami()).toMatchObject({ code: 0, stdout: "system:serviceaccount:ns1:revoked" });
+  });
+
+  it.skipIf(!bin)("a legacy token's use stamps kubernetes.io/legacy-token-last-used; one the ServiceAccount lists warns", async () => {
+    const u = await legacyTokenUser("tracked");
+    expect(u.secret.metadata.labels?.["kubernetes.io/legacy-token-last-used"]).toBeUndefined();
+    expect(await u.whoami()).toMatchObject({ code: 0, stdout: "system:serviceaccount:ns1:tracked", stderr: "" });
+    const stamped = (await req(s, "GET", "/api/v1/namespaces/ns1/secrets/tracked-token")).json;
+    expect(stamped.metadata.labels["kubernetes.io/legacy-token-last-used"]).toBe(new Date().toISOString().slice(0, 10));
+    expect(stamped.metadata.managedFields.map((f: { manager: string }) => f.manager)).toContain("kube-apiserver");
+    // Listed in the ServiceAccount's secrets, as token controllers before 1.24 did: an auto-generated token.
+    await req(s, "PATCH", "/api/v1/namespaces/ns1/serviceaccounts/tracked", { body: { secrets: [{ name: "tracked-token" }] }, headers: { "content-type": "application/merge-patch+json" } });
+    const listed = await u.whoami();
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toContain("Warning: Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens.");
+  });
+
+  it.skipIf(!bin)("keeps kube-system/kube-apiserver-legacy-service-account-token-tracking with a valid since date", async () => {
+    const path = "/api/v1/namespaces/kube-system/configmaps/kube-apiserver-legacy-service-account-token-tracking";
+    const today = new Date().toISOString().slice(0, 10);
+    const made = await eventually(() => req(s, "GET", path), (r) => r.status === 200);
+    expect(made.json.data).toEqual({ since: today });
+    const broken = await kubectl(bin!, kubeconfigPath, ["patch", "configmap", "kube-apiserver-legacy-service-account-token-tracking", "-n", "kube-system", "--type=merge", "-p", '{"data":{"since":"last tuesday"}}']);
+    expect(broken.stderr).toBe("");
+    const fixed = await eventually(() => req(s, "GET", path), (r) => r.json.data?.since === today);
+    expect(fixed.json.data.since).toBe(today);
+    // Deleted, it is made again only once half an hour has passed since the last creation.
+    expect((await req(s, "DELETE", path)).status).toBe(200);
+    await sleep(500);
+    expect((await req(s, "GET", path)).status).toBe(404);
+  });
+
   it("serves the issuer's OIDC discovery documents", async () => {
     const cfg = await req(s, "GET", "/.well-known/openid-configuration");
     expect(cfg.status).toBe(200);

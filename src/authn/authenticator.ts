@@ -35,9 +35,10 @@ export interface AuthnRequest {
 
 /**
  * undefined: this method does not apply (try the next one).
- * { user }: authenticated. { error }: the credential was presented and is invalid (401).
+ * { user }: authenticated; `warnings` go to the response's Warning header (a credential that
+ * still works but should be replaced). { error }: the credential was presented and is invalid (401).
  */
-export type AuthnResult = { user: UserInfo; audiences?: string[] } | { error: string } | undefined;
+export type AuthnResult = { user: UserInfo; audiences?: string[]; warnings?: string[] } | { error: string } | undefined;
 
 export interface Authenticator {
   name: string;

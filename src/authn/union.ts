@@ -12,7 +12,7 @@
 import { bearerToken, type Authenticator, type AuthnRequest } from "./authenticator.js";
 import { authenticatedGroup, unauthenticatedGroup, type UserInfo } from "./user.js";
 
-export type AuthnOutcome = { user: UserInfo; audiences?: string[] } | { error: string };
+export type AuthnOutcome = { user: UserInfo; audiences?: string[]; warnings?: string[] } | { error: string };
 
 export interface UnionOptions {
   /** --api-audiences: the audiences a request's credential is checked for when it names none. */
@@ -44,7 +44,10 @@ export function unionAuthenticator(authenticators: Authenticator[], anonymous?: 
         if (request.audiences === undefined && apiAudiences.length > 0 && r.audiences && r.audiences.length > 0 && !r.audiences.some((x) => apiAudiences.includes(x))) {
           return { error: "unable to match the audience" };
         }
-        return r.audiences ? { user: withAuthenticated(r.user), audiences: r.audiences } : { user: withAuthenticated(r.user) };
+        const outcome: AuthnOutcome = { user: withAuthenticated(r.user) };
+        if (r.audiences) outcome.audiences = r.audiences;
+        if (r.warnings?.length) outcome.warnings = r.warnings;
+        return outcome;
       }
       errors.push(r.error);
     }

@@ -130,6 +130,8 @@ export function reviewHandlers(authorizer: Authorizer, authenticate: (req: Authn
       if (typeof spec.token !== "string" || spec.token.length === 0) throw badRequest("token is required for TokenReview in authentication");
       const wanted = Array.isArray(spec.audiences) ? spec.audiences.filter((a): a is string => typeof a === "string") : [];
       const out = await authenticate({ path: "/", headers: { authorization: `Bearer ${spec.token}` }, ...(wanted.length > 0 ? { audiences: wanted } : {}) });
+      // What the authenticator has to say about the reviewed token is said to the reviewer.
+      if ("warnings" in out && out.warnings) r.warnings.push(...out.warnings);
       if ("user" in out && wanted.length > 0 && !(out.audiences ?? []).some((a) => wanted.includes(a))) {
         // Upstream answers a fresh TokenReview carrying only the error.
         answer(r, { metadata: {}, spec: {} } as KObject, { user: {}, error: "error validating audiences" });

@@ -165,7 +165,7 @@ export class GenericStore {
 
   private async createOnce(t: ResourceType, ns: string, obj: KObject, opts: WriteOptions): Promise<WriteResult> {
     const meta = obj.metadata;
-    const ctx = this.context(ns, "", opts.warnings);
+    const ctx = this.context(ns, "", opts);
     // Server-owned metadata: clients cannot set these on create.
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
@@ -218,7 +218,7 @@ export class GenericStore {
   async update(t: ResourceType, ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
     const key = storageKey(t, ns, name);
     const { subresource } = spec;
-    const ctx = this.context(ns, subresource, opts.warnings);
+    const ctx = this.context(ns, subresource, opts);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       const kv = await this.storage.get(key);
       const current = kv ? await servedOne(t, decodeFromStorage(kv, t)) : undefined;
@@ -443,8 +443,11 @@ export class GenericStore {
     return res.items.map((kv) => decodeFromStorage(kv, t));
   }
 
-  private context(namespace: string, subresource: string, warnings?: string[]): StrategyContext {
-    return warnings ? { namespace, subresource, ...this.config, warnings } : { namespace, subresource, ...this.config };
+  private context(namespace: string, subresource: string, opts: WriteOptions): StrategyContext {
+    const ctx: StrategyContext = { namespace, subresource, ...this.config };
+    if (opts.warnings) ctx.warnings = opts.warnings;
+    if (opts.user) ctx.user = opts.user;
+    return ctx;
   }
 
   compactedError(): ApiError {

@@ -1,6 +1,7 @@
 // Per-type behaviour the generic store asks for (upstream: RESTCreateStrategy and friends).
 // A type module supplies only what differs from the defaults.
 import type { FieldError } from "../apimachinery/validation.js";
+import type { UserInfo } from "../authn/user.js";
 import type { KObject } from "./object.js";
 
 export type NameRule = "subdomain" | "label" | "dns1035" | "path-segment";
@@ -18,6 +19,11 @@ export interface StrategyContext {
    * resources: ratcheted CEL rule failures). Absent for the server's own writes.
    */
   warnings?: string[];
+  /**
+   * Who asked (absent for the server's own writes): types that record their requester
+   * (CertificateSigningRequest's spec.username and friends) take it from here, never from the body.
+   */
+  user?: UserInfo;
 }
 
 export interface Strategy {

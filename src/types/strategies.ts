@@ -64,6 +64,7 @@ import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from 
 import { isObj, type Obj } from "./validation/helpers.js";
 import { deepEqual } from "../apimachinery/json-value.js";
 import { crdStrategy } from "../apiextensions/crd-strategy.js";
+import { prepareCsrCreate, prepareCsrUpdate } from "./certificate-signing-request.js";
 import { defaultMutatingWebhookConfiguration, defaultValidatingWebhookConfiguration } from "./defaults/admissionregistration.js";
 import { validateWebhookConfiguration } from "./validation/admissionregistration.js";
 import { defaultAdmissionPolicy, defaultPolicyBinding, validateMutatingAdmissionPolicy, validateMutatingAdmissionPolicyBinding, validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from "../admission/policy/api-validation.js";
@@ -113,27 +114,6 @@ function kind(flags: Partial<Strategy>, p: KindParts): Strategy {
 
 // ---------------------------------------------------------------------------------------------
 // certificates.k8s.io
-
-/**
- * A CertificateSigningRequest's approval subresource changes status.conditions only (upstream
- * csrApprovalStrategy); conditions written through approval or status get a lastTransitionTime
- * (and lastUpdateTime) when they come without one (upstream populateConditionTimestamps).
- */
-function prepareCsrUpdate(obj: Obj, old: Obj, ctx: StrategyContext): void {
-  if (ctx.subresource !== "approval" && ctx.subresource !== "status") return;
-  const conditions = (obj.status as { conditions?: Obj[] } | undefined)?.conditions;
-  if (ctx.subresource === "approval") obj.status = { ...((old.status as Obj | undefined) ?? {}), ...(conditions ? { conditions } : {}) };
-  if (ctx.subresource === "approval" && !conditions) delete (obj.status as Obj).conditions;
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
-  const before = new Map(((old.status as { conditions?: Obj[] } | undefined)?.conditions ?? []).map((c) => [`${c.type}`, c]));
-  for (const c of (obj.status as { conditions?: Obj[] } | undefined)?.conditions ?? []) {
-    if (!c.lastUpdateTime) c.lastUpdateTime = now;
-    if (!c.lastTransitionTime) {
-      const prior = before.get(`${c.type}`);
-      c.lastTransitionTime = prior && prior.status === c.status && prior.lastTransitionTime ? prior.lastTransitionTime : now;
-    }
-  }
-}
 
 /**
  * A ClusterTrustBundle's name (upstream ValidateClusterTrustBundleName): with a signer it starts
@@ -399,6 +379,7 @@ const overrides: Record<string, Strategy> = {
   "clustertrustbundles.certificates.k8s.io": kind({ nameRule: "path-segment" }, { validate: (o) => validateClusterTrustBundleName(o) }),
   "certificatesigningrequests.certificates.k8s.io": strategy({
     selectableFields: (o) => ({ "spec.signerName": str((o.spec as any)?.signerName) }),
+    prepareForCreate: prepareCsrCreate,
     prepareForUpdate: prepareCsrUpdate,
   }),
   "events.events.k8s.io": events,

@@ -23,6 +23,7 @@ const put = (kind: string, ns: string, name: string, uid: string, extra: Partial
   objects.set(`${kind}/${ns}/${name}`, { metadata: { name, namespace: ns || undefined, uid, ...(extra.metadata ?? {}) }, ...extra } as KObject);
 const getter: TokenObjectGetter = {
   serviceAccount: async (ns, name) => objects.get(`sa/${ns}/${name}`),
+  serviceAccountWithSecrets: async (ns, name) => objects.get(`sa/${ns}/${name}`),
   pod: async (ns, name) => objects.get(`pod/${ns}/${name}`),
   node: async (name) => objects.get(`node//${name}`),
   secret: async (ns, name) => objects.get(`secret/${ns}/${name}`),
@@ -155,6 +156,28 @@ describe("service-account authenticator messages (upstream's)", () => {
   it("leeway: a token expired less than a minute ago still passes", async () => {
     const c = bound({ now: Math.floor(Date.now() / 1000) - 3630 });
     expect(await make().authenticate(bearer(tokenOf(c)))).toHaveProperty("user");
+  });
+
+  it("legacy tokens: refused once their Secret is labelled invalid, each use recorded, a warning when the ServiceAccount lists the Secret", async () => {
+    reset();
+    const used: string[] = [];
+    const a = serviceAccountAuthenticator({ issuers: [issuer], publicKeys: [ecPub], apiAudiences: [issuer], lookup: true, getter, recordLegacyTokenUse: async (s) => void used.push(s.metadata.name!) });
+    const labelled = (labels: Record<string, string>) =>
+      put("secret", "ns", "legacy-secret", "ls-uid", { metadata: { name: "legacy-secret", labels }, data: { token: b64(legacySecretToken) } } as Partial<KObject>);
+    labelled({ "kubernetes.io/legacy-token-invalid-since": "2025-01-01" });
+    expect(await a.authenticate(bearer(legacySecretToken))).toEqual({
+      error: "the token in secret ns/legacy-secret for service account ns/robot has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily allow use of this token",
+    });
+    labelled({});
+    const manual = await a.authenticate(bearer(legacySecretToken));
+    expect(manual).toHaveProperty("user");
+    expect(manual).not.toHaveProperty("warnings");
+    put("sa", "ns", "robot", "sa-uid", { secrets: [{ name: "legacy-secret" }] } as Partial<KObject>);
+    expect(await a.authenticate(bearer(legacySecretToken))).toMatchObject({ warnings: ["Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens."] });
+    expect(used).toEqual(["legacy-secret", "legacy-secret", "legacy-secret"]);
+    // Bound tokens are not Secret tokens: nothing to record.
+    await a.authenticate(bearer(unbound));
+    expect(used).toHaveLength(3);
   });
 
   it("lookup=false skips the Secret and ServiceAccount of legacy tokens", async () => {

@@ -9,6 +9,8 @@ import type { TypeRegistry } from "../../registry/type-registry.js";
 
 export interface TokenObjectGetter {
   serviceAccount(namespace: string, name: string): Promise<KObject | undefined>;
+  /** Whole ServiceAccount, read live (the legacy check reads its `secrets` list, which metadata lacks). */
+  serviceAccountWithSecrets(namespace: string, name: string): Promise<KObject | undefined>;
   pod(namespace: string, name: string): Promise<KObject | undefined>;
   node(name: string): Promise<KObject | undefined>;
   /** Whole Secret (the legacy check compares its data). */
@@ -47,6 +49,7 @@ export function storeGetter(store: GenericStore, types: TypeRegistry, informers?
   const node = cached("nodes");
   return {
     serviceAccount: sa,
+    serviceAccountWithSecrets: (ns, name) => live(type("serviceaccounts"), ns, name),
     pod,
     node: (name) => node("", name),
     secret: (ns, name) => live(type("secrets"), ns, name),

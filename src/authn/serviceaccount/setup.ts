@@ -1,6 +1,6 @@
 // Service-account authentication assembled for one server: the configuration from the flags
 // (keys loaded or generated), the authenticator, the serviceaccounts/token subresource, the
-// issuer's OIDC discovery documents and the two controllers. start.ts calls this once.
+// issuer's OIDC discovery documents and the controllers. start.ts calls this once.
 import type { Controller } from "../../controllers/namespace.js";
 import type { ResourceHandler } from "../../handlers/context.js";
 import type { NonResourceHandler } from "../../http/context.js";
@@ -12,6 +12,8 @@ import { serviceAccountAuthenticator } from "./authenticator.js";
 import { resolveServiceAccountConfig, type ServiceAccountConfig, type ServiceAccountFlags } from "./config.js";
 import { startServiceAccountsController, startTokensController } from "./controllers.js";
 import { storeGetter } from "./getter.js";
+import { secretLastUsedRecorder } from "./legacy-tracking.js";
+import { startTrackingConfigMapController } from "./tracking-configmap.js";
 import { discoverable, openIdHandler } from "./openid.js";
 import { tokenRequestHandlers } from "./token-request.js";
 import { controllerEnabled, serviceAccountController, serviceAccountTokenController } from "../../controllers/controllers-flag.js";
@@ -22,7 +24,10 @@ export interface ServiceAccountSetup {
   /** The `token` subresource's verb handlers (empty without a signing key). */
   tokenHandlers: Partial<Record<string, ResourceHandler>>;
   nonResource: NonResourceHandler[];
-  /** Starts the serviceaccount and tokens controllers --controllers enables (after the bootstrap objects exist). */
+  /**
+   * Starts the serviceaccount and tokens controllers --controllers enables, and the server's
+   * legacy-token tracking ConfigMap (after the bootstrap objects exist).
+   */
   startControllers(enabled: readonly string[]): Controller[];
 }
 
@@ -49,6 +54,7 @@ export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAc
           apiAudiences: config.apiAudiences,
           lookup: config.lookup,
           getter: storeGetter(store, types, informers),
+          recordLegacyTokenUse: secretLastUsedRecorder(store, types, deps.log),
         });
       }
       return inner.authenticate(req);
@@ -65,6 +71,9 @@ export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAc
       const parts = { ...deps.parts(), log: deps.log };
       const served = (...resources: string[]) => resources.every((r) => parts.types.get("", "v1", r));
       const c: Controller[] = [];
+      // The API server's own (a post-start hook upstream), not one --controllers names.
+      const tracking = startTrackingConfigMapController(parts);
+      if (tracking) c.push(tracking);
       if (served("namespaces", "serviceaccounts") && controllerEnabled(serviceAccountController, enabled)) c.push(startServiceAccountsController(parts));
       if (config.signingKey && served("secrets", "serviceaccounts") && controllerEnabled(serviceAccountTokenController, enabled)) {
         c.push(startTokensController({ ...parts, signingKey: config.signingKey, rootCA: deps.rootCA }));

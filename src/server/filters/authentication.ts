@@ -14,6 +14,7 @@ export function authenticationFilter(authenticate: Authenticate): Filter {
     const outcome = await authenticate({ path: ex.path, headers: ex.headers, ...(ex.rawHeaders ? { rawHeaders: ex.rawHeaders } : {}), peerCertificate: clientCertificate(ex.socket) });
     if ("error" in outcome) throw unauthorized();
     ctx.user = outcome.user;
+    if (outcome.warnings) ctx.warnings.push(...outcome.warnings);
     return next();
   };
 }

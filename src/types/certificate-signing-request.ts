@@ -1,0 +1,57 @@
+// CertificateSigningRequest's strategy hooks (upstream pkg/registry/certificates/certificates):
+// who asked is the server's to record, and a request's spec never changes once made.
+import type { UserInfo } from "../authn/user.js";
+import type { StrategyContext } from "../registry/strategy.js";
+import type { Obj } from "./validation/helpers.js";
+
+/** The CSR spec fields that name the requester, as Go writes them (each omitted when empty). */
+export function requesterFields(user: UserInfo | undefined): Obj {
+  if (!user) return {};
+  const out: Obj = {};
+  if (user.name) out.username = user.name;
+  if (user.uid) out.uid = user.uid;
+  if (user.groups.length > 0) out.groups = [...user.groups];
+  if (user.extra && Object.keys(user.extra).length > 0) out.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
+  return out;
+}
+
+const requesterKeys = ["username", "uid", "groups", "extra"] as const;
+
+/**
+ * Approvers and signers trust spec.username, groups and extra to say who asked, so whatever the
+ * body claims is dropped and the authenticated (or impersonated) user written in its place.
+ */
+export function prepareCsrCreate(obj: Obj, ctx: StrategyContext): void {
+  const spec: Obj = { ...((obj.spec as Obj | undefined) ?? {}) };
+  for (const k of requesterKeys) delete spec[k];
+  obj.spec = { ...spec, ...requesterFields(ctx.user) };
+  // A request is never created approved, denied or issued.
+  obj.status = {};
+}
+
+/**
+ * The spec is fixed at creation: an update of the object itself keeps the stored one. The
+ * approval subresource changes status.conditions only (upstream csrApprovalStrategy);
+ * conditions written through approval or status get a lastTransitionTime (and lastUpdateTime)
+ * when they come without one (upstream populateConditionTimestamps).
+ */
+export function prepareCsrUpdate(obj: Obj, old: Obj, ctx: StrategyContext): void {
+  if (ctx.subresource === "") {
+    if (old.spec === undefined) delete obj.spec;
+    else obj.spec = old.spec;
+    return;
+  }
+  if (ctx.subresource !== "approval" && ctx.subresource !== "status") return;
+  const conditions = (obj.status as { conditions?: Obj[] } | undefined)?.conditions;
+  if (ctx.subresource === "approval") obj.status = { ...((old.status as Obj | undefined) ?? {}), ...(conditions ? { conditions } : {}) };
+  if (ctx.subresource === "approval" && !conditions) delete (obj.status as Obj).conditions;
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+  const before = new Map(((old.status as { conditions?: Obj[] } | undefined)?.conditions ?? []).map((c) => [`${c.type}`, c]));
+  for (const c of (obj.status as { conditions?: Obj[] } | undefined)?.conditions ?? []) {
+    if (!c.lastUpdateTime) c.lastUpdateTime = now;
+    if (!c.lastTransitionTime) {
+      const prior = before.get(`${c.type}`);
+      c.lastTransitionTime = prior && prior.status === c.status && prior.lastTransitionTime ? prior.lastTransitionTime : now;
+    }
+  }
+}
