@@ -7,10 +7,11 @@ import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import type { KObject } from "../registry/object.js";
 import type { ScaleDeclaration } from "../registry/resource-type.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
-import { checkTypeMeta, header, maxBodyBytes, readObject } from "./body.js";
+import { checkTypeMeta, maxBodyBytes, readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
-import { applyPatchDocument, decodePatch, patchTypeOf } from "./patch-body.js";
+import { applyPatchDocument, decodePatch } from "./patch-body.js";
+import { requestPatchFormat } from "./patch.js";
 import { setValueAt, toScale } from "../registry/scale-paths.js";
 
 const scaleTypeMeta = { apiVersion: "autoscaling/v1", kind: "Scale" };
@@ -60,9 +61,10 @@ export const scaleHandlers: Partial<Record<string, ResourceHandler>> = {
     await writeScale(r, () => body, dryRun);
   },
   async patch(r) {
-    const type = patchTypeOf(header(r, "content-type"));
+    const format = requestPatchFormat(r);
+    const type = format.type;
     const dryRun = parseDryRun(r.ex.query, "PatchOptions");
-    const patch = decodePatch(type, await r.ex.body(maxBodyBytes));
+    const patch = decodePatch(format, await r.ex.body(maxBodyBytes));
     await writeScale(r, (scale) => {
       if (type === "apply") {
         if (!isPlainObject(patch)) throw badRequest("the apply configuration must be an object");
