@@ -88,6 +88,14 @@ describe("CBOR with the gate on", () => {
     expect(notAMap.status).toBe(400);
   });
 
+  it("names apply-patch+cbor among a custom resource's patch types, where strategic merge is not one", async () => {
+    const r = await req(on, "PATCH", `${crontabs}/c1`, { body: "{}", headers: { "content-type": "application/strategic-merge-patch+json" } });
+    expect(r.status).toBe(415);
+    expect(r.json.message).toBe(
+      "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/apply-patch+cbor",
+    );
+  });
+
   it("names apply-patch+cbor among the accepted patch types", async () => {
     const r = await req(on, "PATCH", "/api/v1/namespaces/default/configmaps/cm", { body: "{}", headers: { "content-type": "application/cbor" } });
     expect(r.status).toBe(415);

@@ -29,12 +29,12 @@ const patchTypes: Record<string, PatchType> = {
   [applyCborMediaType]: "apply",
 };
 
-const allPatchMediaTypes: readonly string[] = Object.keys(patchTypes);
-const patchMediaTypesWithoutCbor = allPatchMediaTypes.filter((t) => t !== applyCborMediaType);
-
-/** The patch media types a server accepts: apply configurations in CBOR only with the CBOR gate on. */
-export function acceptedPatchMediaTypes(cborEnabled: boolean): readonly string[] {
-  return cborEnabled ? allPatchMediaTypes : patchMediaTypesWithoutCbor;
+/**
+ * The patch media types an endpoint accepts: strategic merge only for types that have its schema
+ * (not custom resources), apply configurations in CBOR only with the CBOR gate on.
+ */
+export function acceptedPatchMediaTypes(o: { strategic: boolean; cbor: boolean }): string[] {
+  return Object.keys(patchTypes).filter((t) => (o.cbor || t !== applyCborMediaType) && (o.strategic || patchTypes[t] !== "strategic"));
 }
 
 /** The request's patch format; 415 naming the accepted types when it is not one of them. */

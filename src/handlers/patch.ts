@@ -20,7 +20,8 @@ const maxJsonPatchOperations = 10_000;
 
 /** The request's patch format among those this server accepts (415 otherwise). */
 export function requestPatchFormat(r: ResourceRequest): PatchFormat {
-  return patchFormatOf(header(r, "content-type"), acceptedPatchMediaTypes(r.parts.gates.enabled("CBORServingAndStorage")));
+  const accepted = acceptedPatchMediaTypes({ strategic: r.type.strategicMergePatch, cbor: r.parts.gates.enabled("CBORServingAndStorage") });
+  return patchFormatOf(header(r, "content-type"), accepted);
 }
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
