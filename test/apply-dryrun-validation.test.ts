@@ -74,6 +74,14 @@ describe("server-side apply ownership table", () => {
     expect(managers(r.json)).not.toContain("bob/Apply"); // bob owned only `paused`; a manager with no fields disappears
   });
 
+  it("refuses force on a non-apply patch once given, false included (the option is set by its presence)", async () => {
+    for (const force of ["true", "false", ""]) {
+      const r = await req(s, "PATCH", `${base}/own?force=${force}`, { body: { spec: {} }, headers: { "content-type": "application/merge-patch+json" } });
+      expect(r.status, force).toBe(422);
+      expect(r.json.message, force).toContain("force: Forbidden: may not be specified for non-apply patch");
+    }
+  });
+
   it("records PUT and non-apply PATCH as Update and never conflicts", async () => {
     const cur = (await req(s, "GET", `${base}/own`)).json;
     const put = await req(s, "PUT", `${base}/own?fieldManager=dave`, { body: { ...cur, spec: { ...cur.spec, paused: true } } });

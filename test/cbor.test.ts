@@ -69,6 +69,40 @@ describe("CBOR with the gate on", () => {
     expect(w.body.subarray(0, 3).toString("hex")).toBe("d9d9f7");
     expect(items.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(["ADDED c2", "DELETED c2"]);
   });
+
+  it("applies a configuration sent as application/apply-patch+cbor, with conflicts and force as for YAML", async () => {
+    const applyCbor = { "content-type": "application/apply-patch+cbor" };
+    const path = "/api/v1/namespaces/default/configmaps/applied";
+    const config = (value: string) => encodeCbor({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "applied" }, data: { key: value } });
+    const created = await req(on, "PATCH", `${path}?fieldManager=first`, { body: config("one"), headers: applyCbor });
+    expect(created.status).toBe(201);
+    expect(created.json.data).toEqual({ key: "one" });
+    expect(created.json.metadata.managedFields).toMatchObject([{ manager: "first", operation: "Apply", fieldsV1: { "f:data": { "f:key": {} } } }]);
+    const conflict = await req(on, "PATCH", `${path}?fieldManager=second`, { body: config("two"), headers: applyCbor });
+    expect(conflict.status).toBe(409);
+    expect(conflict.json.message).toContain('conflict with "first"');
+    const forced = await req(on, "PATCH", `${path}?fieldManager=second&force=true`, { body: config("two"), headers: applyCbor });
+    expect(forced.status).toBe(200);
+    expect(forced.json.data).toEqual({ key: "two" });
+    const notAMap = await req(on, "PATCH", `${path}?fieldManager=first`, { body: encodeCbor(["not", "a", "map"]), headers: applyCbor });
+    expect(notAMap.status).toBe(400);
+  });
+
+  it("names apply-patch+cbor among a custom resource's patch types, where strategic merge is not one", async () => {
+    const r = await req(on, "PATCH", `${crontabs}/c1`, { body: "{}", headers: { "content-type": "application/strategic-merge-patch+json" } });
+    expect(r.status).toBe(415);
+    expect(r.json.message).toBe(
+      "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/apply-patch+cbor",
+    );
+  });
+
+  it("names apply-patch+cbor among the accepted patch types", async () => {
+    const r = await req(on, "PATCH", "/api/v1/namespaces/default/configmaps/cm", { body: "{}", headers: { "content-type": "application/cbor" } });
+    expect(r.status).toBe(415);
+    expect(r.json.message).toBe(
+      "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml, application/apply-patch+cbor",
+    );
+  });
 });
 
 describe("CBOR with the gate off (the default)", () => {
@@ -76,5 +110,16 @@ describe("CBOR with the gate off (the default)", () => {
     const body = await req(off, "POST", "/api/v1/namespaces/default/configmaps", { body: encodeCbor({ metadata: { name: "x" } }), headers: { "content-type": "application/cbor" } });
     expect(body.status).toBe(415);
     expect((await req(off, "GET", "/api/v1/namespaces/default/configmaps", { headers: { accept: "application/cbor" } })).status).toBe(406);
+  });
+
+  it("refuses an apply configuration in CBOR (415), naming only the other patch types", async () => {
+    const config = encodeCbor({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "applied" }, data: { key: "one" } });
+    const r = await req(off, "PATCH", "/api/v1/namespaces/default/configmaps/applied?fieldManager=first", { body: config, headers: { "content-type": "application/apply-patch+cbor" } });
+    expect(r.status).toBe(415);
+    expect(r.json).toMatchObject({ kind: "Status", reason: "UnsupportedMediaType", code: 415 });
+    expect(r.json.message).toBe(
+      "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml",
+    );
+    expect((await req(off, "GET", "/api/v1/namespaces/default/configmaps/applied")).status).toBe(404);
   });
 });

@@ -82,7 +82,8 @@ describe("deletion", () => {
   });
 
   it("orphans dependents with Orphan and with the deprecated orphanDependents", async () => {
-    for (const [name, query] of [["or1", "propagationPolicy=Orphan"], ["or2", "orphanDependents=true"]]) {
+    // orphanDependents is read as every query boolean is: True (Python's spelling) and a bare name are true.
+    for (const [name, query] of [["or1", "propagationPolicy=Orphan"], ["or2", "orphanDependents=true"], ["or3", "orphanDependents=True"], ["or4", "orphanDependents"]]) {
       const o = await owner(`${name}-owner`);
       await dependent(`${name}-dep`, o);
       const d = await req(s, "DELETE", `${cmPath}/${name}-owner?${query}`);
@@ -104,6 +105,10 @@ describe("deletion", () => {
     expect(both.json.message).toContain("orphanDependents and deletionPropagation cannot be both set");
     const unsafeWithOthers = await req(s, "DELETE", `${cmPath}/opts?ignoreStoreReadErrorWithClusterBreakingPotential=true&gracePeriodSeconds=0`);
     expect(unsafeWithOthers.status).toBe(422);
+    // False is still given: with a policy it conflicts just as true does.
+    const falseAndPolicy = await req(s, "DELETE", `${cmPath}/opts?propagationPolicy=Background&orphanDependents=False`);
+    expect(falseAndPolicy.status).toBe(422);
+    expect(falseAndPolicy.json.message).toContain("orphanDependents and deletionPropagation cannot be both set");
   });
 
   it("dry-runs a delete: nothing removed, no watch event", async () => {

@@ -27,6 +27,8 @@ describe("health and version", () => {
       const v = await req(s, "GET", `/${ep}?verbose`);
       expect(v.text).toContain("[+]ping ok");
       expect(v.text.trim().endsWith(`${ep} check passed`)).toBe(true);
+      // Present at all is verbose, as upstream: it checks for the parameter, not its value.
+      expect((await req(s, "GET", `/${ep}?verbose=false`)).text).toContain("[+]ping ok");
       const ex = await req(s, "GET", `/${ep}?verbose&exclude=etcd`);
       expect(ex.text).toContain("[+]etcd excluded: ok");
     }
@@ -253,6 +255,10 @@ describe("wire basics", () => {
   it("pretty-prints on request and gzips large responses", async () => {
     const p = await req(s, "GET", "/api/v1/namespaces/default?pretty=true");
     expect(p.text).toContain('\n  "kind": "Namespace"');
+    // pretty is read with Go's ParseBool: its spellings of true, anything else false; empty leaves it to the User-Agent.
+    for (const yes of ["True", "1", "t"]) expect((await req(s, "GET", `/api/v1/namespaces/default?pretty=${yes}`)).text, yes).toContain('\n  "kind"');
+    for (const no of ["yes", "false", "0"]) expect((await req(s, "GET", `/api/v1/namespaces/default?pretty=${no}`, { headers: { "user-agent": "curl/8.0" } })).text, no).not.toContain("\n  ");
+    expect((await req(s, "GET", "/api/v1/namespaces/default?pretty=", { headers: { "user-agent": "curl/8.0" } })).text).toContain('\n  "kind"');
     for (let i = 0; i < 40; i++) await req(s, "POST", "/api/v1/namespaces/default/configmaps", { body: cm(`bulk${i}`, { v: "y".repeat(5000) }) });
     const g = await req(s, "GET", "/api/v1/namespaces/default/configmaps", { headers: { "accept-encoding": "gzip" } });
     expect(g.headers["content-encoding"]).toBe("gzip");

@@ -212,4 +212,15 @@ describe.skipIf(!clientVersion)(`python kubernetes client ${clientVersion ?? "(n
     expect(r.listed).toEqual(["dyn"]);
     expect(r.patched).toEqual({ a: "b", c: "d" });
   });
+
+  it("reads True as kube-apiserver does: orphan_dependents=True keeps the dependent, force_conflicts=True takes ownership", async () => {
+    const r = await run("booleans");
+    expect(r.ownerGone).toBe(true);
+    expect(r.dependent.status).toBeNull();
+    expect(r.dependent.ownerReferences ?? []).toEqual([]);
+    expectStatus(r.conflict, 409, "Conflict");
+    expect(r.conflict.body.message).toContain('conflict with "first"');
+    expect(r.forced.data).toEqual({ key: "two" });
+    expect(r.forced.owners).toEqual(["second"]);
+  });
 });

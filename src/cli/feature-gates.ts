@@ -1,5 +1,6 @@
 // --feature-gates: the gates kube-apiserver 1.34 knows that matter to an API server, with their
 // 1.34 defaults. Unknown names and bad values are start-up errors naming them, as upstream.
+import { parseGoBool } from "../apimachinery/booleans.js";
 
 interface GateSpec {
   default: boolean;
@@ -86,10 +87,4 @@ export class FeatureGates {
     if (!gate) throw new Error(`feature gate ${name} is not registered`);
     return this.values.get(name) ?? gate.default;
   }
-}
-
-function parseGoBool(s: string): boolean | undefined {
-  if (["1", "t", "T", "TRUE", "true", "True"].includes(s)) return true;
-  if (["0", "f", "F", "FALSE", "false", "False"].includes(s)) return false;
-  return undefined;
 }

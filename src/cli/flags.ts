@@ -1,5 +1,6 @@
 // kube-apiserver-style flags: `--name=value` or `--name value`, booleans as `--name` or
 // `--name=false`. An unknown flag is an error that names it.
+import { parseGoBool } from "../apimachinery/booleans.js";
 import { parseGoDuration } from "../apimachinery/duration.js";
 import { defaultOptions, type ServerOptions } from "../server/options.js";
 import { controllersError, controllersFlagHelp, parseControllersFlag } from "../controllers/controllers-flag.js";
@@ -20,8 +21,8 @@ export function parseDuration(s: string): number {
 }
 
 function parseFlagBool(name: string, v: string): boolean {
-  if (v === "true" || v === "1" || v === "t" || v === "T" || v === "TRUE" || v === "True") return true;
-  if (v === "false" || v === "0" || v === "f" || v === "F" || v === "FALSE" || v === "False") return false;
+  const b = parseGoBool(v);
+  if (b !== undefined) return b;
   throw new Error(`invalid argument ${JSON.stringify(v)} for "--${name}" flag: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
 }
 

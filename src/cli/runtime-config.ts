@@ -1,12 +1,14 @@
 // --runtime-config: "<group>/<version>[=bool]", "api/all", "api/ga|beta|alpha", "<group>/<version>/<resource>".
 // Core is "api/v1" (also accepted: "v1"). Returns whether a resource is served.
 import type { ResourceFacts } from "../types/builtin-resources.js";
+import { parseGoBool } from "../apimachinery/booleans.js";
 
 export type RuntimeConfig = (f: ResourceFacts) => boolean;
 
 function parseBool(v: string | undefined, key: string): boolean {
-  if (v === undefined || v === "" || v === "true") return true;
-  if (v === "false") return false;
+  if (v === undefined || v === "") return true;
+  const b = parseGoBool(v);
+  if (b !== undefined) return b;
   throw new Error(`--runtime-config: invalid value ${JSON.stringify(v)} for ${key}: must be true or false`);
 }
 

@@ -1,8 +1,8 @@
 // Writing pre-encoded discovery/OpenAPI documents. Our own writer (not http/respond.ts)
 // because these answers need exact control of ETag, Vary and Cache-Control, and a 304 path.
 import { createHash } from "node:crypto";
-import { gzipSync } from "node:zlib";
 import { header, type Exchange } from "../http/exchange.js";
+import { encodeBody } from "../http/respond.js";
 
 /** A document encoded once; the ETag is the quoted upper-case hex SHA-512 of `hashed`. */
 export interface Encoded {
@@ -23,10 +23,6 @@ export function encodeJson(obj: unknown, newline = true): Encoded {
   return { bytes: Buffer.from(newline ? compact + "\n" : compact), hash, etag: `"${hash}"` };
 }
 
-/** Upstream's compression filter only compresses larger bodies. */
-const gzipThreshold = 128 * 1024;
-const gzipped = new WeakMap<Buffer, Buffer>();
-
 /** True (and a bare 304 sent) when the client's If-None-Match names this ETag. */
 export function notModified(ex: Exchange, etag: string, headers: Record<string, string>): boolean {
   const inm = header(ex.headers, "if-none-match");
@@ -41,17 +37,7 @@ export function notModified(ex: Exchange, etag: string, headers: Record<string, 
 /** Sends bytes with the given headers; gzip for large bodies when the client accepts it. */
 export function sendBytes(ex: Exchange, status: number, body: Buffer, headers: Record<string, string>): void {
   const h: Record<string, string | number> = { ...headers };
-  let payload = body;
-  if (body.length > gzipThreshold && /\bgzip\b/.test(header(ex.headers, "accept-encoding") ?? "")) {
-    let z = gzipped.get(body);
-    if (!z) {
-      z = gzipSync(body, { level: 4 });
-      gzipped.set(body, z);
-    }
-    payload = z;
-    h["content-encoding"] = "gzip";
-    h["vary"] = h["vary"] ? `${h["vary"]}, Accept-Encoding` : "Accept-Encoding";
-  }
+  const payload = encodeBody(ex, body, h);
   h["content-length"] = payload.length;
   ex.head(status, h);
   ex.end(ex.method === "HEAD" ? undefined : payload);

@@ -1,5 +1,6 @@
 // What a verb handler gets: the request's context (deadline signal, warnings), the exchange, the
 // parsed request, the caller, the type, and the server's shared parts.
+import { parseGoBool } from "../apimachinery/booleans.js";
 import type { UserInfo } from "../authn/user.js";
 import type { CodecSet } from "../encoding/negotiate.js";
 import type { FeatureGates } from "../cli/feature-gates.js";
@@ -43,10 +44,14 @@ export interface ResourceRequest {
 
 export type ResourceHandler = (r: ResourceRequest) => Promise<void>;
 
+/**
+ * `pretty` is read with Go's ParseBool, not as the other query booleans: it predates the options
+ * types and upstream never moved it (so `pretty=yes` is false). Without a value, browsers and
+ * command-line fetchers get indented output.
+ */
 export function isPretty(ex: Exchange): boolean {
   const p = ex.query.get("pretty");
-  if (p !== null) return p === "true" || p === "1";
-  // Upstream pretty-prints for browsers and curl without an explicit choice.
+  if (p) return parseGoBool(p) ?? false;
   const ua = String(ex.headers["user-agent"] ?? "");
-  return /^(curl|Wget|Mozilla)/.test(ua);
+  return /^(curl|Wget|Mozilla\/5\.0)/.test(ua);
 }

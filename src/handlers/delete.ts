@@ -2,6 +2,7 @@
 import { listObjects } from "../registry/list.js";
 import { parseListOptions, validateListOptions } from "../registry/list-options.js";
 import type { DeleteOptions, PropagationPolicy } from "../registry/store.js";
+import { optionalQueryBool } from "../apimachinery/booleans.js";
 import { invalid } from "../apimachinery/errors.js";
 import { forbidden as fieldForbidden, invalid as fieldInvalid, notSupported, type FieldError } from "../apimachinery/validation.js";
 import type { ResourceRequest } from "./context.js";
@@ -18,6 +19,11 @@ interface ParsedDeleteOptions extends DeleteOptions {
   explicitNoOrphan: boolean;
 }
 
+/** A DeleteOptions body field that is a pointer to bool: null and absent both mean unset. */
+function bodyBool(v: unknown): boolean | undefined {
+  return v === undefined || v === null ? undefined : v === true;
+}
+
 async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
   const q = r.ex.query;
   const raw = await r.ex.body(maxBodyBytes);
@@ -31,10 +37,8 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
   const dryRun = parseDryRun(q, "DeleteOptions") || (Array.isArray(body.dryRun) && body.dryRun.includes("All"));
   const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
   const policy = q.get("propagationPolicy") ?? body.propagationPolicy ?? undefined;
-  const orphanRaw = q.get("orphanDependents") ?? body.orphanDependents;
-  const orphan = orphanRaw === undefined || orphanRaw === null ? undefined : orphanRaw === true || orphanRaw === "true";
-  const unsafeRaw = q.get("ignoreStoreReadErrorWithClusterBreakingPotential") ?? body.ignoreStoreReadErrorWithClusterBreakingPotential;
-  const unsafe = unsafeRaw === true || unsafeRaw === "true";
+  const orphan = optionalQueryBool(q, "orphanDependents") ?? bodyBool(body.orphanDependents);
+  const unsafe = optionalQueryBool(q, "ignoreStoreReadErrorWithClusterBreakingPotential") ?? bodyBool(body.ignoreStoreReadErrorWithClusterBreakingPotential) ?? false;
   const errs: FieldError[] = [];
   if (policy !== undefined && !["Foreground", "Background", "Orphan"].includes(policy)) {
     errs.push(notSupported("propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"]));

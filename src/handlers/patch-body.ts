@@ -2,6 +2,7 @@
 // (current, patch bytes, type): the handler does the I/O.
 import { ApiError, badRequest, invalid, unsupportedMediaType } from "../apimachinery/errors.js";
 import { required, type FieldError } from "../apimachinery/validation.js";
+import { decodeCbor } from "../encoding/cbor.js";
 import { yaml } from "../encoding/yaml-lazy.js";
 import { applyJsonPatch } from "../patch/json-patch.js";
 import { applyMergePatch, assertMergePatchDocument } from "../patch/merge-patch.js";
@@ -12,25 +13,44 @@ import type { ResourceType } from "../registry/resource-type.js";
 
 export type PatchType = "json" | "merge" | "strategic" | "apply";
 
+/** A patch request's kind and the media type its document is written in. */
+export interface PatchFormat {
+  type: PatchType;
+  mediaType: string;
+}
+
+const applyCborMediaType = "application/apply-patch+cbor";
+
 const patchTypes: Record<string, PatchType> = {
   "application/json-patch+json": "json",
   "application/merge-patch+json": "merge",
   "application/strategic-merge-patch+json": "strategic",
   "application/apply-patch+yaml": "apply",
+  [applyCborMediaType]: "apply",
 };
 
-export function patchTypeOf(contentType: string | undefined): PatchType {
-  const mt = contentType ? parseMediaType(contentType) : undefined;
-  const t = mt ? patchTypes[`${mt.type}/${mt.subtype}`] : undefined;
-  if (!t) throw unsupportedMediaType(Object.keys(patchTypes));
-  return t;
+/**
+ * The patch media types an endpoint accepts: strategic merge only for types that have its schema
+ * (not custom resources), apply configurations in CBOR only with the CBOR gate on.
+ */
+export function acceptedPatchMediaTypes(o: { strategic: boolean; cbor: boolean }): string[] {
+  return Object.keys(patchTypes).filter((t) => (o.cbor || t !== applyCborMediaType) && (o.strategic || patchTypes[t] !== "strategic"));
 }
 
-/** Parses the patch document: JSON for the three patch types, YAML (or JSON) for apply. */
-export function decodePatch(type: PatchType, raw: Buffer): unknown {
-  const text = raw.toString("utf8");
+/** The request's patch format; 415 naming the accepted types when it is not one of them. */
+export function patchFormatOf(contentType: string | undefined, accepted: readonly string[]): PatchFormat {
+  const mt = contentType ? parseMediaType(contentType) : undefined;
+  const mediaType = mt ? `${mt.type}/${mt.subtype}` : "";
+  if (!accepted.includes(mediaType)) throw unsupportedMediaType([...accepted]);
+  return { type: patchTypes[mediaType]!, mediaType };
+}
+
+/** Parses the patch document: JSON for the three patch types; YAML (or JSON), or CBOR, for apply. */
+export function decodePatch(format: PatchFormat, raw: Buffer): unknown {
   try {
-    if (type === "apply") return yaml().parse(text, { uniqueKeys: false });
+    if (format.mediaType === applyCborMediaType) return decodeCbor(raw);
+    const text = raw.toString("utf8");
+    if (format.type === "apply") return yaml().parse(text, { uniqueKeys: false });
     return JSON.parse(text);
   } catch (e) {
     throw badRequest(`error decoding patch: ${(e as Error).message}`);
@@ -53,11 +73,15 @@ export function applyPatchDocument(type: Exclude<PatchType, "apply">, t: Resourc
   return out as KObject;
 }
 
-/** PatchOptions checks (upstream ValidatePatchOptions): fieldManager is required for apply. */
-export function validatePatchOptions(type: PatchType, fieldManager: string | null, force: string | null): void {
+/**
+ * PatchOptions checks (upstream ValidatePatchOptions): fieldManager is required for apply, and
+ * `force` is refused on any other patch once given at all (false included: the option is a
+ * pointer, set by its presence).
+ */
+export function validatePatchOptions(type: PatchType, fieldManager: string | null, force: boolean | undefined): void {
   const errs: FieldError[] = [];
   if (type === "apply" && !fieldManager) errs.push(required("fieldManager", "is required for apply patch"));
-  if (type !== "apply" && force !== null && force !== "false") {
+  if (type !== "apply" && force !== undefined) {
     errs.push({ type: "FieldValueForbidden", field: "force", message: "may not be specified for non-apply patch" });
   }
   if (errs.length > 0) throw invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", errs);

@@ -1,6 +1,7 @@
 // PATCH of an object or its /status: JSON patch, merge patch, strategic merge patch, and
 // server-side apply (create when absent).
 import { ApiError, methodNotSupported, notFound } from "../apimachinery/errors.js";
+import { optionalQueryBool } from "../apimachinery/booleans.js";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import type { KObject } from "../registry/object.js";
 import type { ResourceRequest } from "./context.js";
@@ -9,7 +10,7 @@ import { decodeAgainstSchema, decodeTarget, fieldValidationOutcome, parseFieldVa
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeWritten } from "./output.js";
 import { writeOptions } from "./write-options.js";
-import { applyPatchDocument, decodePatch, patchTypeOf, validatePatchOptions } from "./patch-body.js";
+import { acceptedPatchMediaTypes, applyPatchDocument, decodePatch, patchFormatOf, validatePatchOptions, type PatchFormat } from "./patch-body.js";
 import { applyConfiguration } from "./apply.js";
 import { resolveFieldManager } from "./field-manager.js";
 import { writableSubresource } from "./write.js";
@@ -17,19 +18,28 @@ import { writableSubresource } from "./write.js";
 /** Upstream refuses JSON patches with more operations than this (413). */
 const maxJsonPatchOperations = 10_000;
 
+/** The request's patch format among those this server accepts (415 otherwise). */
+export function requestPatchFormat(r: ResourceRequest): PatchFormat {
+  const accepted = acceptedPatchMediaTypes({ strategic: r.type.strategicMergePatch, cbor: r.parts.gates.enabled("CBORServingAndStorage") });
+  return patchFormatOf(header(r, "content-type"), accepted);
+}
+
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const sub = r.info.subresource;
   if (sub && !writableSubresource(r, "patch")) throw methodNotSupported(r.type.gr, "patch");
   const n = negotiateWrite(r);
-  const type = patchTypeOf(header(r, "content-type"));
+  const format = requestPatchFormat(r);
+  const type = format.type;
   const q = r.ex.query;
-  validatePatchOptions(type, q.get("fieldManager"), q.get("force"));
+  const force = optionalQueryBool(q, "force");
+  validatePatchOptions(type, q.get("fieldManager"), force);
   const dryRun = parseDryRun(q, "PatchOptions");
   const fieldManager = resolveFieldManager(r, "PatchOptions");
   const mode = parseFieldValidation(q, "PatchOptions");
   const raw = await r.ex.body(maxBodyBytes);
-  const patch = decodePatch(type, raw);
-  const duplicates = mode === "Ignore" ? [] : duplicateKeys(type === "apply" ? "application/apply-patch+yaml" : "application/json", raw);
+  const patch = decodePatch(format, raw);
+  // Duplicate keys are found in JSON and YAML text; the CBOR decoder refuses them outright.
+  const duplicates = mode === "Ignore" ? [] : duplicateKeys(type === "apply" ? format.mediaType : "application/json", raw);
   const schema = decodeTarget(r.type.schema, r.type);
   // Undeclared fields are dropped from what would be stored and reported per the directive.
   const validateFields = (obj: KObject) => {
@@ -51,7 +61,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     if (config.metadata?.managedFields !== undefined) {
       throw new ApiError(400, "BadRequest", "metadata.managedFields must be nil");
     }
-    writeWritten(r, n, await applyConfiguration(r, config, { ...opts, force: q.get("force") === "true", manager: fieldManager! }));
+    writeWritten(r, n, await applyConfiguration(r, config, { ...opts, force: force ?? false, manager: fieldManager! }));
     return;
   }
 

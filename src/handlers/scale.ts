@@ -8,10 +8,12 @@ import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import type { KObject } from "../registry/object.js";
 import type { ResourceType, ScaleDeclaration } from "../registry/resource-type.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
-import { checkTypeMeta, header, maxBodyBytes, readObject } from "./body.js";
+import { checkTypeMeta, maxBodyBytes, readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
-import { applyPatchDocument, decodePatch, patchTypeOf, validatePatchOptions } from "./patch-body.js";
+import { applyPatchDocument, decodePatch, validatePatchOptions } from "./patch-body.js";
+import { requestPatchFormat } from "./patch.js";
+import { optionalQueryBool } from "../apimachinery/booleans.js";
 import { setValueAt, toScale } from "../registry/scale-paths.js";
 import { replicasPaths, trackScaleChange, type ScaleChange } from "../registry/scale-ownership.js";
 import { resolveFieldManager } from "./field-manager.js";
@@ -78,18 +80,20 @@ export const scaleHandlers: Partial<Record<string, ResourceHandler>> = {
     await writeScale(r, () => ({ scale: body }), { dryRun, manager });
   },
   async patch(r) {
-    const type = patchTypeOf(header(r, "content-type"));
+    const format = requestPatchFormat(r);
+    const type = format.type;
     const q = r.ex.query;
-    validatePatchOptions(type, q.get("fieldManager"), q.get("force"));
+    const force = optionalQueryBool(q, "force");
+    validatePatchOptions(type, q.get("fieldManager"), force);
     const dryRun = parseDryRun(q, "PatchOptions");
     const manager = resolveFieldManager(r, "PatchOptions");
-    const patch = decodePatch(type, await r.ex.body(maxBodyBytes));
+    const patch = decodePatch(format, await r.ex.body(maxBodyBytes));
     if (type === "apply") {
       if (!isPlainObject(patch)) throw badRequest("the apply configuration must be an object");
       checkTypeMeta(patch, scaleTypeMeta);
     }
     await writeScale(r, (scale) => {
-      if (type === "apply") return { apply: patch as KObject, force: q.get("force") === "true" };
+      if (type === "apply") return { apply: patch as KObject, force: force ?? false };
       // Scale has no strategic-merge metadata beyond a plain struct: merge semantics suffice.
       return { scale: applyPatchDocument(type === "strategic" ? "merge" : type, r.type, scale, patch) };
     }, { dryRun, manager });

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import { constants as h2constants, type ServerHttp2Stream, type IncomingHttpHeaders as H2Headers } from "node:http2";
 import type { TLSSocket } from "node:tls";
 import { tooLarge } from "../apimachinery/errors.js";
+import { negotiateContentEncoding } from "../encoding/gzip.js";
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -15,6 +16,12 @@ export interface Exchange {
   /** The headers as received, name/value alternating; repeated headers stay apart (authentication reads them). */
   rawHeaders?: string[];
   socket: TLSSocket;
+  /**
+   * The encoding whole response bodies may be sent in: negotiated from Accept-Encoding when the
+   * server compresses responses (APIResponseCompression), absent when it does not or the client
+   * takes no encoding it offers. Streams (watch, logs) are never compressed.
+   */
+  readonly responseEncoding?: "gzip";
   /** Reads the whole body, refusing more than `limit` bytes with 413. */
   body(limit: number): Promise<Buffer>;
   /** Sends status + headers; call once. */
@@ -60,7 +67,17 @@ function splitUrl(url: string): { path: string; query: URLSearchParams } {
   return q < 0 ? { path: url, query: new URLSearchParams() } : { path: url.slice(0, q), query: new URLSearchParams(url.slice(q + 1)) };
 }
 
-export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHeaders?: string[]): Exchange {
+/** What the server lets every exchange do. */
+export interface ExchangeOptions {
+  /** APIResponseCompression: large responses may be gzipped for clients that accept it. */
+  compressResponses: boolean;
+}
+
+function responseEncoding(h: Headers, o: ExchangeOptions): "gzip" | undefined {
+  return o.compressResponses ? negotiateContentEncoding(header(h, "accept-encoding")) : undefined;
+}
+
+export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHeaders: string[] | undefined, o: ExchangeOptions): Exchange {
   const { path, query } = splitUrl(String(headers[":path"] ?? "/"));
   let sent = false;
   let status = 0;
@@ -71,6 +88,7 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
     headers: headers as Headers,
     rawHeaders,
     socket: stream.session?.socket as TLSSocket,
+    responseEncoding: responseEncoding(headers as Headers, o),
     body: (limit) => readBody(stream, headers["content-length"] as string | undefined, limit),
     head(code, h) {
       sent = true;
@@ -109,7 +127,7 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
   return ex;
 }
 
-export function h1Exchange(req: IncomingMessage, res: ServerResponse): Exchange {
+export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: ExchangeOptions): Exchange {
   const { path, query } = splitUrl(req.url ?? "/");
   let closed = false;
   res.once("close", () => (closed = true));
@@ -120,6 +138,7 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse): Exchange 
     headers: req.headers as IncomingHttpHeaders as Headers,
     rawHeaders: req.rawHeaders,
     socket: req.socket as TLSSocket,
+    responseEncoding: responseEncoding(req.headers as IncomingHttpHeaders as Headers, o),
     body: (limit) => readBody(req, req.headers["content-length"], limit),
     head(status, h) {
       res.writeHead(status, h as Record<string, string | number | string[]>);

@@ -34,6 +34,9 @@ export class QuietableExchange implements Exchange {
   get socket(): TLSSocket {
     return this.inner.socket;
   }
+  get responseEncoding(): "gzip" | undefined {
+    return this.inner.responseEncoding;
+  }
   get headersSent(): boolean {
     return this.inner.headersSent;
   }

@@ -26,6 +26,7 @@ export interface RequestInfo {
   labelSelector?: string;
 }
 
+import { queryBool } from "../apimachinery/booleans.js";
 import { parseFieldSelector } from "../apimachinery/fields.js";
 import { parseLabelSelector } from "../apimachinery/labels.js";
 
@@ -138,7 +139,7 @@ const methodVerbs: Record<string, string> = { POST: "create", GET: "get", HEAD: 
  * sets no name.
  */
 function decodeListOptions(query: URLSearchParams): { watch: boolean; name?: string } {
-  const watch = goBool(query.get("watch"));
+  const watch = queryBool(query, "watch");
   try {
     for (const k of ["limit", "timeoutSeconds"]) {
       const v = query.get(k);
@@ -151,12 +152,6 @@ function decodeListOptions(query: URLSearchParams): { watch: boolean; name?: str
   } catch {
     return { watch };
   }
-}
-
-/** Query booleans as upstream converts them: absent, "0" or "false" (any case) are false; anything else (even "") is true. */
-function goBool(v: string | null): boolean {
-  if (v === null) return false;
-  return !(v === "0" || v.toLowerCase() === "false");
 }
 
 /** Upstream path.IsValidPathSegmentName. */

@@ -1,14 +1,11 @@
 // Writing responses: objects in the negotiated encoding, and ApiErrors as metav1.Status bodies
 // (writeStatus; the recovery filter is the one caller for errors that leave the chain).
-import { gzipSync } from "node:zlib";
 import type { ApiError } from "../apimachinery/errors.js";
 import type { Codec } from "../encoding/codec.js";
 import { jsonCodec } from "../encoding/codec.js";
+import { gzipBody, gzipThresholdBytes } from "../encoding/gzip.js";
 import { negotiateOutput, type CodecSet } from "../encoding/negotiate.js";
 import { header, type Exchange } from "./exchange.js";
-
-/** Upstream compresses only responses above this size. */
-const gzipThreshold = 128 * 1024;
 
 export interface WriteOptions {
   pretty?: boolean;
@@ -25,15 +22,21 @@ export function warningHeader(warnings: string[]): string[] {
 export function writeBytes(ex: Exchange, status: number, body: Buffer, contentType: string, opts: WriteOptions = {}): void {
   const h: Record<string, string | number | string[]> = { "content-type": contentType, "cache-control": "no-cache, private", ...(opts.headers ?? {}) };
   if (opts.warnings && opts.warnings.length > 0) h["warning"] = warningHeader(opts.warnings);
-  let payload = body;
-  if (body.length > gzipThreshold && /\bgzip\b/.test(header(ex.headers, "accept-encoding") ?? "")) {
-    payload = gzipSync(body, { level: 4 });
-    h["content-encoding"] = "gzip";
-    h["vary"] = "Accept-Encoding";
-  }
+  const payload = encodeBody(ex, body, h);
   h["content-length"] = payload.length;
   ex.head(status, h);
   ex.end(ex.method === "HEAD" ? undefined : payload);
+}
+
+/**
+ * The body as it goes on the wire: gzipped when the exchange may compress and the body is large
+ * enough, with Content-Encoding and Vary added to `h`.
+ */
+export function encodeBody(ex: Exchange, body: Buffer, h: Record<string, string | number | string[]>): Buffer {
+  if (ex.responseEncoding !== "gzip" || body.length <= gzipThresholdBytes) return body;
+  h["content-encoding"] = "gzip";
+  h["vary"] = h["vary"] ? `${h["vary"]}, Accept-Encoding` : "Accept-Encoding";
+  return gzipBody(body);
 }
 
 export function writeObject(ex: Exchange, status: number, obj: unknown, codec: Codec, opts: WriteOptions = {}): void {

@@ -11,7 +11,8 @@ export interface HealthResult {
 }
 
 export async function runChecks(endpoint: string, checks: HealthCheck[], query: URLSearchParams): Promise<HealthResult> {
-  const verbose = query.has("verbose") && query.get("verbose") !== "false";
+  // Upstream lists the checks whenever `verbose` is present, whatever its value (verbose=false too).
+  const verbose = query.has("verbose");
   const excluded = new Set(query.getAll("exclude"));
   const lines: string[] = [];
   let failed = false;

@@ -2,6 +2,7 @@
 import { ApiError, badRequest, invalid } from "../apimachinery/errors.js";
 import { parseFieldSelector, type FieldSelector } from "../apimachinery/fields.js";
 import { parseLabelSelector, type LabelSelector } from "../apimachinery/labels.js";
+import { optionalQueryBool, queryBool } from "../apimachinery/booleans.js";
 import { forbidden, notSupported, type FieldError } from "../apimachinery/validation.js";
 
 export interface ListOptions {
@@ -17,10 +18,6 @@ export interface ListOptions {
   timeoutSeconds: number | undefined;
 }
 
-function bool(v: string | null): boolean {
-  return v !== null && v !== "" && v !== "0" && v !== "false";
-}
-
 /** Throws SelectorParseError (400) for a selector that does not parse. */
 export function parseListOptions(q: URLSearchParams): ListOptions {
   const labelSelector: LabelSelector = parseLabelSelector(q.get("labelSelector") ?? "");
@@ -29,7 +26,6 @@ export function parseListOptions(q: URLSearchParams): ListOptions {
   const limit = limitRaw ? Number(limitRaw) : 0;
   if (limitRaw && (!Number.isInteger(limit))) throw badRequest(`invalid value for limit: ${JSON.stringify(limitRaw)}`);
   const timeoutRaw = q.get("timeoutSeconds");
-  const sie = q.get("sendInitialEvents");
   const opts: ListOptions = {
     labelSelector,
     fieldSelector,
@@ -37,9 +33,9 @@ export function parseListOptions(q: URLSearchParams): ListOptions {
     continueToken: q.get("continue") ?? "",
     resourceVersion: q.get("resourceVersion") ?? undefined,
     resourceVersionMatch: (q.get("resourceVersionMatch") ?? "") as ListOptions["resourceVersionMatch"],
-    watch: bool(q.get("watch")),
-    allowWatchBookmarks: bool(q.get("allowWatchBookmarks")),
-    sendInitialEvents: sie === null ? undefined : bool(sie),
+    watch: queryBool(q, "watch"),
+    allowWatchBookmarks: queryBool(q, "allowWatchBookmarks"),
+    sendInitialEvents: optionalQueryBool(q, "sendInitialEvents"),
     timeoutSeconds: timeoutRaw ? Number(timeoutRaw) : undefined,
   };
   if (opts.resourceVersion === "") opts.resourceVersion = undefined;

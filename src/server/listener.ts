@@ -2,7 +2,7 @@
 // compatibility layer on the hot path); HTTP/1.1 requests from the `request` event.
 import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream, type IncomingHttpHeaders } from "node:http2";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { h1Exchange, h2Exchange, type Exchange } from "../http/exchange.js";
+import { h1Exchange, h2Exchange, type Exchange, type ExchangeOptions } from "../http/exchange.js";
 
 export interface TlsMaterial {
   cert: string;
@@ -22,7 +22,7 @@ export interface Listener {
   idle(): Promise<void>;
 }
 
-export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promise<void>): Listener {
+export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promise<void>, exchange: ExchangeOptions): Listener {
   const server = createSecureServer({
     cert: tls.cert,
     key: tls.key,
@@ -56,14 +56,14 @@ export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promi
 
   server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders?: string[]) => {
     stream.on("error", () => undefined);
-    track(h2Exchange(stream, headers, rawHeaders));
+    track(h2Exchange(stream, headers, rawHeaders, exchange));
   });
   // HTTP/1.1 connections arrive as 'request'. Adding a 'request' listener makes Node also attach
   // its compatibility 'stream' listener, which we remove again: h2 streams are ours alone.
   const ownStreamListeners = server.listeners("stream");
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     if ((req as { httpVersionMajor?: number }).httpVersionMajor === 2) return;
-    track(h1Exchange(req, res));
+    track(h1Exchange(req, res, exchange));
   });
   for (const l of server.listeners("stream")) {
     if (!ownStreamListeners.includes(l)) server.removeListener("stream", l as (...args: unknown[]) => void);

@@ -279,7 +279,9 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
       ]),
     }),
   });
-  const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: methods.tlsClientCA }, handle);
+  const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: methods.tlsClientCA }, handle, {
+    compressResponses: gates.enabled("APIResponseCompression"),
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       listener.server.once("error", reject);

@@ -13,6 +13,7 @@ import type { AdmissionParts } from "../plugins.js";
 import { admissionForbidden } from "./forbidden.js";
 import { objectLookup } from "./lookup.js";
 import { isObj, isPods, objs, podSpec, str, type Obj } from "./pod-shape.js";
+import { parseGoBool } from "../../apimachinery/booleans.js";
 
 export const defaultServiceAccountName = "default";
 export const enforceMountableSecretsAnnotation = "kubernetes.io/enforce-mountable-secrets";
@@ -155,11 +156,9 @@ function mountToken(spec: Obj): void {
 
 function enforcesMountableSecrets(sa: KObject): boolean {
   const v = sa.metadata.annotations?.[enforceMountableSecretsAnnotation];
-  return v !== undefined && parseGoBool(v);
+  return v !== undefined && parseGoBool(v) === true;
 }
 
-/** strconv.ParseBool's true spellings (anything else, including errors, is false). */
-const parseGoBool = (v: string) => ["1", "t", "T", "TRUE", "true", "True"].includes(v);
 
 function envProblem(c: Obj, mountable: ReadonlySet<string>, what: string, account: string): string | undefined {
   for (const e of objs(c.env)) {

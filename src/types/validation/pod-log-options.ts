@@ -2,6 +2,7 @@
 // on it before it looks for the pod's node. Pure: no I/O.
 import { badRequest } from "../../apimachinery/errors.js";
 import { forbidden, invalid, type FieldError } from "../../apimachinery/validation.js";
+import { queryBool } from "../../apimachinery/booleans.js";
 
 export interface PodLogOptions {
   container: string;
@@ -13,13 +14,6 @@ export interface PodLogOptions {
   sinceTime?: string;
   tailLines?: number;
   limitBytes?: number;
-}
-
-/** A query flag as the API's parameter codec reads one: present and not a "no" word means true. */
-export function queryFlag(q: URLSearchParams, name: string): boolean {
-  const v = q.get(name);
-  if (v === null) return false;
-  return !["0", "f", "false", "n", "no"].includes(v.toLowerCase());
 }
 
 /** An optional int64 parameter; blank is unset, anything else must be a decimal integer. */
@@ -47,10 +41,10 @@ function queryTime(q: URLSearchParams, name: string): string | undefined {
 export function parsePodLogOptions(q: URLSearchParams): PodLogOptions {
   return {
     container: q.get("container") ?? "",
-    follow: queryFlag(q, "follow"),
-    previous: queryFlag(q, "previous"),
-    timestamps: queryFlag(q, "timestamps"),
-    insecureSkipTLSVerifyBackend: queryFlag(q, "insecureSkipTLSVerifyBackend"),
+    follow: queryBool(q, "follow"),
+    previous: queryBool(q, "previous"),
+    timestamps: queryBool(q, "timestamps"),
+    insecureSkipTLSVerifyBackend: queryBool(q, "insecureSkipTLSVerifyBackend"),
     sinceSeconds: queryInt(q, "sinceSeconds"),
     sinceTime: queryTime(q, "sinceTime"),
     tailLines: queryInt(q, "tailLines"),

@@ -328,6 +328,49 @@ def scenario_dynamic(api, ns):
     }
 
 
+def scenario_booleans(api, ns):
+    # Python sends its booleans as "True"/"False"; the server must read them as kube-apiserver does.
+    from kubernetes import dynamic
+
+    v1 = client.CoreV1Api(api)
+    ensure_namespace(v1, ns)
+    owner = v1.create_namespaced_config_map(ns, cm("owner"))
+    ref = client.V1OwnerReference(api_version="v1", kind="ConfigMap", name="owner", uid=owner.metadata.uid)
+    v1.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="dependent", owner_references=[ref])))
+    v1.delete_namespaced_config_map("owner", ns, orphan_dependents=True)
+    owner_gone = False
+    for _ in range(100):
+        if api_error(v1.read_namespaced_config_map, "owner", ns)["status"] == 404:
+            owner_gone = True
+            break
+        time.sleep(0.1)
+    # Give the garbage collector time to act on the dependent, as it would had the owner not orphaned it.
+    time.sleep(1)
+    dependent = api_error(v1.read_namespaced_config_map, "dependent", ns)
+    kept = v1.read_namespaced_config_map("dependent", ns) if dependent["status"] is None else None
+
+    dyn = dynamic.DynamicClient(api)
+    cms = dyn.resources.get(api_version="v1", kind="ConfigMap")
+
+    def apply(manager, value, **kwargs):
+        doc = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied"}, "data": {"key": value}}
+        return cms.server_side_apply(body=json.dumps(doc), name="applied", namespace=ns, field_manager=manager, **kwargs)
+
+    apply("first", "one")
+    conflict = api_error(apply, "second", "two")
+    forced = apply("second", "two", force_conflicts=True).to_dict()
+    return {
+        "ownerGone": owner_gone,
+        "dependent": {"status": dependent["status"], "ownerReferences": (kept.metadata.owner_references if kept else None)},
+        "conflict": conflict,
+        "forced": {
+            "data": forced["data"],
+            # Who owns data.key now, by the managedFields entries that list it.
+            "owners": sorted(f["manager"] for f in forced["metadata"]["managedFields"] if "f:key" in f.get("fieldsV1", {}).get("f:data", {})),
+        },
+    }
+
+
 SCENARIOS = {
     "version": scenario_version,
     "crud": scenario_crud,
@@ -337,6 +380,7 @@ SCENARIOS = {
     "watch": scenario_watch,
     "errors": scenario_errors,
     "dynamic": scenario_dynamic,
+    "booleans": scenario_booleans,
 }
 
 
