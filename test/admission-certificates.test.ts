@@ -95,8 +95,10 @@ describe.skipIf(!bin)("certificate admission (CertificateApproval, CertificateSi
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.spec.signerName).toBe("example.com/widgets");
     expect(r.json.status.conditions).toMatchObject([{ type: "Approved", reason: "Patched" }]);
+    // On an undecided request (taking widget-3's decision back is refused by validation first).
+    await csr("widget-4", "example.com/widgets");
     const deny = { status: { conditions: [{ type: "Denied", status: "True", reason: "Mine" }] } };
-    const no = await req(s, "PATCH", `${csrPath}/widget-3/approval`, { body: deny, headers: { "content-type": "application/merge-patch+json" }, creds: users.alice!.creds });
+    const no = await req(s, "PATCH", `${csrPath}/widget-4/approval`, { body: deny, headers: { "content-type": "application/merge-patch+json" }, creds: users.alice!.creds });
     expect(no.status).toBe(403);
   });
 

@@ -60,7 +60,7 @@ describe.skipIf(!bin)("CertificateSigningRequest requester fields", () => {
     const ok = (r: { status: number; json: unknown }) => expect(r.status, JSON.stringify(r.json)).toBeLessThan(300);
     ok(
       await req(s, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", {
-        body: { metadata: { name: "csr-maker" }, rules: [{ apiGroups: ["certificates.k8s.io"], resources: ["certificatesigningrequests"], verbs: ["create", "get", "update"] }] },
+        body: { metadata: { name: "csr-maker" }, rules: [{ apiGroups: ["certificates.k8s.io"], resources: ["certificatesigningrequests", "certificatesigningrequests/status"], verbs: ["create", "get", "update"] }] },
       }),
     );
     ok(
@@ -112,5 +112,27 @@ describe.skipIf(!bin)("CertificateSigningRequest requester fields", () => {
     });
     expect(r.status, JSON.stringify(r.json)).toBe(201);
     expect(r.json.spec).toMatchObject({ username: "carol", uid: "uid-carol", groups: ["system:masters", "system:authenticated"], extra: { scopes: ["view"] } });
+  });
+
+  it("a writer of /status cannot approve, and nobody can take a decision back", async () => {
+    await kubectl(bin!, malloryKubeconfig, ["create", "-f", "-"], JSON.stringify(await spoofedCsr("self-approved")));
+    const stored = (await req(s, "GET", `${csrPath}/self-approved`)).json;
+    const approved = { type: "Approved", status: "True", reason: "Self", message: "self-approved" };
+    const viaStatus = await req(s, "PUT", `${csrPath}/self-approved/status`, { body: { ...stored, status: { conditions: [approved] } }, creds: s.as("tok-mallory") });
+    expect(viaStatus.status, JSON.stringify(viaStatus.json)).toBe(422);
+    expect(viaStatus.json.details.causes).toEqual([{ reason: "FieldValueForbidden", field: "status.conditions", message: 'Forbidden: updates may not add a condition of type "Approved"' }]);
+    expect((await req(s, "GET", `${csrPath}/self-approved`)).json.status).toEqual({});
+
+    // The approver's way in (kubectl certificate approve writes /approval) still works ...
+    const ok = await kubectl(bin!, adminKubeconfig, ["certificate", "approve", "self-approved"]);
+    expect(ok.stderr).toBe("");
+    const decided = (await req(s, "GET", `${csrPath}/self-approved`)).json;
+    expect(decided.status.conditions.map((c: { type: string }) => c.type)).toEqual(["Approved"]);
+    // ... and the decision stays, on /status and on /approval alike.
+    for (const sub of ["status", "approval"]) {
+      const undo = await req(s, "PUT", `${csrPath}/self-approved/${sub}`, { body: { ...decided, status: { conditions: [] } } });
+      expect(undo.status, JSON.stringify(undo.json)).toBe(422);
+      expect(undo.json.details.causes[0].message).toBe('Forbidden: updates may not remove a condition of type "Approved"');
+    }
   });
 });

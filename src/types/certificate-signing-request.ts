@@ -3,6 +3,8 @@
 import type { UserInfo } from "../authn/user.js";
 import type { StrategyContext } from "../registry/strategy.js";
 import type { Obj } from "./validation/helpers.js";
+import { deepEqual } from "../apimachinery/json-value.js";
+import { forbidden, type FieldError } from "../apimachinery/validation.js";
 
 /** The CSR spec fields that name the requester, as Go writes them (each omitted when empty). */
 export function requesterFields(user: UserInfo | undefined): Obj {
@@ -54,4 +56,37 @@ export function prepareCsrUpdate(obj: Obj, old: Obj, ctx: StrategyContext): void
       c.lastTransitionTime = prior && prior.status === c.status && prior.lastTransitionTime ? prior.lastTransitionTime : now;
     }
   }
+}
+
+const approvalTypes = ["Approved", "Denied"] as const;
+const permanentTypes = [...approvalTypes, "Failed"] as const;
+
+function conditionsOfType(o: Obj, type: string): Obj[] {
+  const conditions = (o.status as { conditions?: unknown } | undefined)?.conditions;
+  return Array.isArray(conditions) ? conditions.filter((c: Obj) => c?.type === type) : [];
+}
+
+/**
+ * A decision stays made: no update removes an Approved, Denied or Failed condition, and only the
+ * approval subresource (whose writers admission checks for the signer's approve verb) may add
+ * or change Approved and Denied. Without this, whoever may write /status could approve.
+ * (upstream validateCertificateSigningRequestUpdate with allowSettingApprovalConditions)
+ */
+export function validateCsrUpdate(obj: Obj, old: Obj, ctx: StrategyContext): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const type of permanentTypes) {
+    if (conditionsOfType(obj, type).length < conditionsOfType(old, type).length) {
+      errs.push(forbidden("status.conditions", `updates may not remove a condition of type "${type}"`));
+    }
+  }
+  if (ctx.subresource === "approval") return errs;
+  for (const type of approvalTypes) {
+    const before = conditionsOfType(old, type);
+    const after = conditionsOfType(obj, type);
+    if (after.length > before.length) errs.push(forbidden("status.conditions", `updates may not add a condition of type "${type}"`));
+    else if (after.length === before.length && !deepEqual(after, before)) {
+      errs.push(forbidden("status.conditions", `updates may not modify a condition of type "${type}"`));
+    }
+  }
+  return errs;
 }

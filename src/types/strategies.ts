@@ -64,7 +64,7 @@ import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from 
 import { isObj, type Obj } from "./validation/helpers.js";
 import { deepEqual } from "../apimachinery/json-value.js";
 import { crdStrategy } from "../apiextensions/crd-strategy.js";
-import { prepareCsrCreate, prepareCsrUpdate } from "./certificate-signing-request.js";
+import { prepareCsrCreate, prepareCsrUpdate, validateCsrUpdate } from "./certificate-signing-request.js";
 import { defaultMutatingWebhookConfiguration, defaultValidatingWebhookConfiguration } from "./defaults/admissionregistration.js";
 import { validateWebhookConfiguration } from "./validation/admissionregistration.js";
 import { defaultAdmissionPolicy, defaultPolicyBinding, validateMutatingAdmissionPolicy, validateMutatingAdmissionPolicyBinding, validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from "../admission/policy/api-validation.js";
@@ -381,6 +381,7 @@ const overrides: Record<string, Strategy> = {
     selectableFields: (o) => ({ "spec.signerName": str((o.spec as any)?.signerName) }),
     prepareForCreate: prepareCsrCreate,
     prepareForUpdate: prepareCsrUpdate,
+    validateUpdate: validateCsrUpdate,
   }),
   "events.events.k8s.io": events,
   "leases.coordination.k8s.io": kind({}, { defaults: defaultLease }),
