@@ -21,6 +21,7 @@ import type { KObject } from "../registry/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
+import { controllerManagerFieldManager } from "./field-manager.js";
 import { deletionConditions, emptyReport, mergeConditions, type ContentReport, type NamespaceCondition } from "./namespace-conditions.js";
 
 export interface Controller {
@@ -100,7 +101,7 @@ export function startNamespaceController({ store, types, informers }: NamespaceC
       const cur = deepClone(stored);
       cur.status = { ...(cur.status ?? {}), conditions };
       return cur;
-    } }, { dryRun: false });
+    } }, { dryRun: false, fieldManager: controllerManagerFieldManager });
   }
 
   async function finalize(name: string): Promise<void> {
@@ -117,7 +118,7 @@ export function startNamespaceController({ store, types, informers }: NamespaceC
       const cur = deepClone(stored);
       cur.spec = { ...(cur.spec ?? {}), finalizers: specFinalizers(cur).filter((f) => f !== kubernetesFinalizer) };
       return cur;
-    } }, { dryRun: false }).catch(() => undefined);
+    } }, { dryRun: false, fieldManager: controllerManagerFieldManager }).catch(() => undefined);
     // With no finalizers left at all the object can go.
     const cur = await store.get(nsType, "", name).catch(() => undefined);
     if (cur && specFinalizers(cur).length === 0 && (cur.metadata.finalizers ?? []).length === 0) {

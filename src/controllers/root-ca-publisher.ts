@@ -14,6 +14,7 @@ import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { KeyQueue } from "../registry/work-queue.js";
 import { controllerEnabled, rootCACertificatePublisherController } from "./controllers-flag.js";
+import { controllerManagerFieldManager } from "./field-manager.js";
 import type { Controller } from "./namespace.js";
 
 export const rootCAConfigMapName = "kube-root-ca.crt";
@@ -51,7 +52,7 @@ export function startRootCAPublisher({ store, types, informers, rootCA }: RootCA
     const current = await store.get(cmType, ns, rootCAConfigMapName).catch((e) => (notFound(e) ? undefined : Promise.reject(e)));
     if (!current) {
       const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: rootCAConfigMapName, annotations: { [descriptionAnnotation]: description } }, data: { ...wanted } } as KObject;
-      await store.create(cmType, ns, cm, { dryRun: false }).catch((e) => {
+      await store.create(cmType, ns, cm, { dryRun: false, fieldManager: controllerManagerFieldManager }).catch((e) => {
         if (!notFound(e) && !namespaceTerminating(e)) throw e;
       });
       return;
@@ -63,7 +64,7 @@ export function startRootCAPublisher({ store, types, informers, rootCA }: RootCA
       next.data = { ...wanted };
       next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [descriptionAnnotation]: description };
       return next;
-    } }, { dryRun: false }).catch((e) => {
+    } }, { dryRun: false, fieldManager: controllerManagerFieldManager }).catch((e) => {
       if (!notFound(e)) throw e;
     });
   }
