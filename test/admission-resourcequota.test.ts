@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type KapiServer } from "../src/index.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { req, withCredentials, type TestServer } from "./support/client.js";
+import { waitForRootCA } from "./support/namespaces.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
 let server: KapiServer;
@@ -46,6 +47,7 @@ async function mkns(name: string, server: TestServer = s): Promise<void> {
   const r = await req(server, "POST", "/api/v1/namespaces", { body: { metadata: { name } } });
   if (r.status !== 201) throw new Error(`namespace ${name}: ${r.status} ${r.text}`);
   await waitFor(`${name}/default ServiceAccount`, async () => ((await req(server, "GET", `/api/v1/namespaces/${name}/serviceaccounts/default`)).status === 200 ? true : undefined));
+  await waitForRootCA(server, name);
 }
 
 async function quotaStatus(ns: string, name: string): Promise<any> {
@@ -110,32 +112,33 @@ describe("object counts", () => {
     const ns = "quota-cm";
     await mkns(ns);
     const k = (...args: string[]) => kubectl(kubectlBin!, server.kubeconfigPath!, args);
-    const made = await k("create", "quota", "cm", "-n", ns, "--hard=count/configmaps=2,configmaps=2");
+    const made = await k("create", "quota", "cm", "-n", ns, "--hard=count/configmaps=3,configmaps=3");
     expect(made.code, made.stderr).toBe(0);
-    await waitUsed(ns, "cm", { configmaps: "0", "count/configmaps": "0" });
+    // kube-root-ca.crt is counted, as on any cluster.
+    await waitUsed(ns, "cm", { configmaps: "1", "count/configmaps": "1" });
 
     expect((await k("create", "configmap", "a", "-n", ns, "--from-literal=k=v")).code).toBe(0);
     expect((await k("create", "configmap", "b", "-n", ns, "--from-literal=k=v")).code).toBe(0);
     const refused = await k("create", "configmap", "c", "-n", ns, "--from-literal=k=v");
     expect(refused.code).not.toBe(0);
     expect(refused.stderr.trim()).toBe(
-      'error: failed to create configmap: configmaps "c" is forbidden: exceeded quota: cm, requested: configmaps=1,count/configmaps=1, used: configmaps=2,count/configmaps=2, limited: configmaps=2,count/configmaps=2',
+      'error: failed to create configmap: configmaps "c" is forbidden: exceeded quota: cm, requested: configmaps=1,count/configmaps=1, used: configmaps=3,count/configmaps=3, limited: configmaps=3,count/configmaps=3',
     );
 
     const get = await k("get", "quota", "cm", "-n", ns);
     expect(get.code, get.stderr).toBe(0);
-    expect(get.stdout).toMatch(/^NAME\s+REQUEST\s+LIMIT\s+AGE\ncm\s+configmaps: 2\/2, count\/configmaps: 2\/2\s+\S+\n$/);
+    expect(get.stdout).toMatch(/^NAME\s+REQUEST\s+LIMIT\s+AGE\ncm\s+configmaps: 3\/3, count\/configmaps: 3\/3\s+\S+\n$/);
     const describeOut = await k("describe", "quota", "cm", "-n", ns);
     expect(describeOut.code, describeOut.stderr).toBe(0);
-    expect(describeOut.stdout).toMatch(/Resource\s+Used\s+Hard\n\s*--------\s+----\s+----\nconfigmaps\s+2\s+2\ncount\/configmaps\s+2\s+2\n/);
+    expect(describeOut.stdout).toMatch(/Resource\s+Used\s+Hard\n\s*--------\s+----\s+----\nconfigmaps\s+3\s+3\ncount\/configmaps\s+3\s+3\n/);
 
     const nsOut = await k("describe", "namespace", ns);
     expect(nsOut.code, nsOut.stderr).toBe(0);
-    expect(nsOut.stdout).toMatch(/Resource Quotas\n\s+Name:\s+cm\n\s+Resource\s+Used\s+Hard\n\s+--------\s+---\s+---\n\s+configmaps\s+2\s+2\n\s+count\/configmaps\s+2\s+2\n/);
+    expect(nsOut.stdout).toMatch(/Resource Quotas\n\s+Name:\s+cm\n\s+Resource\s+Used\s+Hard\n\s+--------\s+---\s+---\n\s+configmaps\s+3\s+3\n\s+count\/configmaps\s+3\s+3\n/);
 
     // A deletion gives the count back.
     expect((await k("delete", "configmap", "a", "-n", ns)).code).toBe(0);
-    await waitUsed(ns, "cm", { configmaps: "1", "count/configmaps": "1" });
+    await waitUsed(ns, "cm", { configmaps: "2", "count/configmaps": "2" });
     expect((await k("create", "configmap", "c", "-n", ns, "--from-literal=k=v")).code).toBe(0);
   });
 
@@ -359,17 +362,17 @@ describe("controller", () => {
     const ns = "quota-ctl";
     await mkns(ns);
     await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: "early" } } });
-    await createQuota(ns, "q", { hard: { "count/configmaps": "1" } });
-    const st = await waitUsed(ns, "q", { "count/configmaps": "1" });
-    expect(st.hard).toEqual({ "count/configmaps": "1" });
+    await createQuota(ns, "q", { hard: { "count/configmaps": "2" } });
+    const st = await waitUsed(ns, "q", { "count/configmaps": "2" }); // early and kube-root-ca.crt
+    expect(st.hard).toEqual({ "count/configmaps": "2" });
     const refused = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: "late" } } });
     expect(refused.status).toBe(403);
     const patched = await req(s, "PATCH", `/api/v1/namespaces/${ns}/resourcequotas/q`, {
-      body: { spec: { hard: { "count/configmaps": "2" } } },
+      body: { spec: { hard: { "count/configmaps": "3" } } },
       headers: { "content-type": "application/merge-patch+json" },
     });
     expect(patched.status, patched.text).toBe(200);
-    await waitFor("status.hard raised", async () => ((await quotaStatus(ns, "q")).hard?.["count/configmaps"] === "2" ? true : undefined));
+    await waitFor("status.hard raised", async () => ((await quotaStatus(ns, "q")).hard?.["count/configmaps"] === "3" ? true : undefined));
     expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: "late" } } })).status).toBe(201);
 
     // Nothing counts example.com/foo: status.hard only, no used (Go leaves the empty map out).

@@ -21,6 +21,12 @@ describe("--controllers", () => {
     expect(controllerEnabled("serviceaccount-controller", ["*", "-serviceaccount"])).toBe(false);
     expect(controllerEnabled("serviceaccount-controller", ["tokencleaner"])).toBe(false);
   });
+  it("switches the root CA publisher by its upstream name and alias", () => {
+    expect(controllerEnabled("root-ca-certificate-publisher-controller", ["*"])).toBe(true);
+    expect(controllerEnabled("root-ca-certificate-publisher-controller", ["*", "-root-ca-cert-publisher"])).toBe(false);
+    expect(controllerEnabled("root-ca-certificate-publisher-controller", ["-root-ca-certificate-publisher-controller", "*"])).toBe(false);
+    expect(controllersError(["root-ca-cert-publisher"])).toBeUndefined();
+  });
   it("refuses unknown names with upstream's message", () => {
     expect(controllersError(["*", "-bootstrapsigner", "tokencleaner"])).toBeUndefined();
     expect(controllersError(["foo"])).toBe('"foo" is not in the list of known controllers');

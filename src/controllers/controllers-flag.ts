@@ -21,6 +21,7 @@ export const pvcProtectionController = "persistentvolumeclaim-protection-control
 export const pvProtectionController = "persistentvolume-protection-controller";
 export const resourceQuotaController = "resourcequota-controller";
 export const validatingAdmissionPolicyStatusController = "validatingadmissionpolicy-status-controller";
+export const rootCACertificatePublisherController = "root-ca-certificate-publisher-controller";
 // apiextensions-apiserver's CRD controllers (not kube-controller-manager's: named after their
 // upstream work queues, with those queue names as aliases).
 export const crdNamingController = "crd-naming-condition-controller";
@@ -41,6 +42,7 @@ export const switchableControllers: ControllerDescriptor[] = [
   { name: pvProtectionController, aliases: ["pv-protection"], onByDefault: true },
   { name: resourceQuotaController, aliases: ["resourcequota"], onByDefault: true },
   { name: validatingAdmissionPolicyStatusController, aliases: [], onByDefault: true },
+  { name: rootCACertificatePublisherController, aliases: ["root-ca-cert-publisher"], onByDefault: true },
   { name: crdNamingController, aliases: ["crd_naming_condition_controller"], onByDefault: true },
   { name: crdEstablishingController, aliases: ["crd_establishing_controller"], onByDefault: true },
   { name: crdFinalizerController, aliases: ["crd_finalizer"], onByDefault: true },
@@ -52,7 +54,7 @@ export const controllersFlagHelp =
   "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. " +
   `kapi's switchable in-process controllers: ${switchableControllers.map((c) => (c.aliases.length ? `${c.name} (alias ${c.aliases.join(", ")})` : c.name)).join(", ")}. ` +
   "kapi runs all of them by default: the bootstrap token cleaner deletes expired bootstrap token Secrets and the bootstrap signer signs kube-public/cluster-info " +
-  "(both off by default in kube-controller-manager), the serviceaccount controller gives every namespace its default ServiceAccount and the serviceaccount-token controller fills legacy token Secrets, the clusterrole-aggregation controller fills the rules of aggregated ClusterRoles, the storage protection controllers lift the protection finalizers of deleted claims and volumes nothing uses any more, the resourcequota controller keeps status.hard and status.used of every ResourceQuota, the validatingadmissionpolicy-status controller type-checks each ValidatingAdmissionPolicy generation into status.typeChecking, " +
+  "(both off by default in kube-controller-manager), the serviceaccount controller gives every namespace its default ServiceAccount and the serviceaccount-token controller fills legacy token Secrets, the clusterrole-aggregation controller fills the rules of aggregated ClusterRoles, the storage protection controllers lift the protection finalizers of deleted claims and volumes nothing uses any more, the resourcequota controller keeps status.hard and status.used of every ResourceQuota, the validatingadmissionpolicy-status controller type-checks each ValidatingAdmissionPolicy generation into status.typeChecking, the root-ca-certificate-publisher controller keeps a kube-root-ca.crt ConfigMap (the CA bundle that verifies this server) in every namespace, " +
   "the CRD naming, establishing and finalizer controllers accept CustomResourceDefinition names, establish them and delete their custom objects when they are deleted (in kube-apiserver's apiextensions server upstream, not switchable there). " +
   "The namespace controller and the garbage collector always run.";
 

@@ -17,6 +17,7 @@ import type { ResourceType } from "../registry/resource-type.js";
 import { foregroundFinalizer, orphanFinalizer, type GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { informAboutEveryType } from "./every-type.js";
+import { controllerManagerFieldManager } from "./field-manager.js";
 import type { Controller } from "./namespace.js";
 import { finalizersOf, isDeleting, OwnerGraph, uidOf, type GcNode } from "./owner-graph.js";
 
@@ -144,7 +145,7 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
       const cur = deepClone(stored);
       cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => !gone.has(o.uid));
       return cur;
-    } }, { dryRun: false });
+    } }, { dryRun: false, fieldManager: controllerManagerFieldManager });
   }
 
   async function removeFinalizer(t: ResourceType, n: GcNode, finalizer: string) {
@@ -153,7 +154,7 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
       const cur = deepClone(stored);
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
       return cur;
-    } }, { dryRun: false });
+    } }, { dryRun: false, fieldManager: controllerManagerFieldManager });
   }
 
   async function orphanDependents(t: ResourceType, owner: GcNode) {
@@ -165,7 +166,7 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
         const cur = deepClone(stored);
         cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== uidOf(owner));
         return cur;
-      } }, { dryRun: false }).catch((e) => {
+      } }, { dryRun: false, fieldManager: controllerManagerFieldManager }).catch((e) => {
         if (!(e instanceof ApiError && e.code === 404)) throw e;
       });
     }

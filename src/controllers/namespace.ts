@@ -1,5 +1,7 @@
 // Namespace lifecycle (upstream: the namespace controller): a namespace being deleted has all
-// its content deleted, then its `kubernetes` finalizer removed, then it is gone.
+// its content deleted, then its `kubernetes` finalizer removed, then it is gone. Each pass records
+// what it found in the namespace's deletion conditions (namespace-conditions.ts), so a deletion
+// held up by finalizers or failing deletes says so in `kubectl describe namespace`.
 //
 // It hears of namespaces with a deletionTimestamp from the namespace (metadata) informer, and
 // re-examines every terminating namespace periodically (content that takes time to go, such as
@@ -10,13 +12,17 @@
 // types added later (custom resources) are included.
 import { KeyQueue } from "../registry/work-queue.js";
 import { deepClone } from "../apimachinery/json-value.js";
+import { ApiError } from "../apimachinery/errors.js";
 import { listObjects } from "../registry/list.js";
 import { parseListOptions } from "../registry/list-options.js";
+import { nowTimestamp } from "../registry/object.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { KObject } from "../registry/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
+import { controllerManagerFieldManager } from "./field-manager.js";
+import { deletionConditions, emptyReport, mergeConditions, type ContentReport, type NamespaceCondition } from "./namespace-conditions.js";
 
 export interface Controller {
   stop(): void;
@@ -32,6 +38,7 @@ const resyncMs = 2000;
 const kubernetesFinalizer = "kubernetes";
 
 const isTerminating = (ns: KObject | undefined) => Boolean(ns?.metadata.deletionTimestamp);
+const specFinalizers = (ns: KObject): string[] => (ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
 /** A plain list: everything, consistent (resourceVersion unset). */
 const everything = parseListOptions(new URLSearchParams());
 
@@ -46,34 +53,75 @@ export function startNamespaceController({ store, types, informers }: NamespaceC
   const listContent = async (t: ResourceType, ns: string): Promise<KObject[]> =>
     (await listObjects(store, t, ns, everything)).items;
 
-  /** Deletes what is in the namespace; returns how many objects remain after that. */
-  async function deleteContent(ns: string): Promise<number> {
-    const namespaced = types.stored().filter((t) => t.namespaced);
-    for (const t of namespaced) {
-      for (const obj of await listContent(t, ns)) {
-        if (obj.metadata.deletionTimestamp) continue; // already going
-        await store.delete(t, ns, obj.metadata.name!, { dryRun: false }).catch(() => undefined); // gone already, or changed: counted below
+  /** Deletes what is in the namespace; reports what remains after that, and why. */
+  async function deleteContent(ns: string): Promise<ContentReport> {
+    const report = emptyReport();
+    for (const t of types.stored().filter((t) => t.namespaced)) {
+      try {
+        await deleteContentOfType(t, ns, report);
+      } catch (e) {
+        report.errors.push(e instanceof Error ? e.message : String(e));
       }
     }
+    return report;
+  }
+
+  async function deleteContentOfType(t: ResourceType, ns: string, report: ContentReport): Promise<void> {
+    for (const obj of await listContent(t, ns)) {
+      if (obj.metadata.deletionTimestamp) continue; // already going
+      await store.delete(t, ns, obj.metadata.name!, { dryRun: false, propagationPolicy: "Background" }).catch((e) => {
+        if (!(e instanceof ApiError && (e.code === 404 || e.code === 405))) throw e; // gone already, or not deletable
+      });
+    }
     // Listed again, as upstream verifies: what remains keeps the namespace until the next pass.
-    let remaining = 0;
-    for (const t of namespaced) remaining += (await listContent(t, ns)).length;
-    return remaining;
+    const left = await listContent(t, ns);
+    if (left.length === 0) return;
+    report.remainingByResource.set(`${t.resource}.${t.group}`, left.length);
+    let held = false;
+    for (const obj of left) {
+      for (const f of obj.metadata.finalizers ?? []) {
+        report.remainingByFinalizer.set(f, (report.remainingByFinalizer.get(f) ?? 0) + 1);
+        held = true;
+      }
+    }
+    // Objects with neither a finalizer nor a grace period running should be gone by now.
+    const terminating = left.some((o) => o.metadata.deletionTimestamp && (o.metadata.deletionGracePeriodSeconds ?? 0) > 0);
+    if (!held && !terminating) report.errors.push(`unexpected items still remain in namespace: ${ns} for gvr: ${t.group}/${t.version}, Resource=${t.resource}`);
+  }
+
+  /** Writes the conditions a pass calls for through /status, when they differ from the stored ones. */
+  async function recordConditions(live: KObject, report: ContentReport): Promise<void> {
+    const desired = deletionConditions(report);
+    const merged = (ns: KObject) => mergeConditions((ns.status as { conditions?: NamespaceCondition[] } | undefined)?.conditions, desired, nowTimestamp());
+    if (!merged(live)) return;
+    await store.update(nsType, "", live.metadata.name!, { subresource: "status", createIfMissing: false, desired: (stored) => {
+      if (!stored || stored.metadata.uid !== live.metadata.uid) throw new ApiError(404, "NotFound", "gone");
+      const conditions = merged(stored);
+      if (!conditions) return stored;
+      const cur = deepClone(stored);
+      cur.status = { ...(cur.status ?? {}), conditions };
+      return cur;
+    } }, { dryRun: false, fieldManager: controllerManagerFieldManager });
   }
 
   async function finalize(name: string): Promise<void> {
     if (!isTerminating(namespaces.get("", name))) return;
-    if ((await deleteContent(name)) > 0) return;
+    const live = await store.get(nsType, "", name).catch(() => undefined);
+    // Finalized already (spec.finalizers empty): only metadata finalizers can hold it now.
+    if (!live?.metadata.deletionTimestamp || specFinalizers(live).length === 0) return;
+    const report = await deleteContent(name);
+    // A failed condition write (the namespace changed or went) is left to the next pass.
+    await recordConditions(live, report).catch(() => undefined);
+    if (report.errors.length > 0 || report.remainingByResource.size > 0) return;
     await store.update(nsType, "", name, { subresource: "finalize", createIfMissing: false, desired: (stored) => {
       if (!stored) throw new Error("gone");
       const cur = deepClone(stored);
-      const spec = (cur.spec ?? {}) as { finalizers?: string[] };
-      cur.spec = { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== kubernetesFinalizer) };
+      cur.spec = { ...(cur.spec ?? {}), finalizers: specFinalizers(cur).filter((f) => f !== kubernetesFinalizer) };
       return cur;
-    } }, { dryRun: false }).catch(() => undefined);
+    } }, { dryRun: false, fieldManager: controllerManagerFieldManager }).catch(() => undefined);
     // With no finalizers left at all the object can go.
     const cur = await store.get(nsType, "", name).catch(() => undefined);
-    if (cur && ((cur.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).length === 0 && (cur.metadata.finalizers ?? []).length === 0) {
+    if (cur && specFinalizers(cur).length === 0 && (cur.metadata.finalizers ?? []).length === 0) {
       await store.delete(nsType, "", name, { dryRun: false }).catch(() => undefined);
     }
   }

@@ -18,6 +18,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from "./validate-meta.js
 import { withUpdateOwnership } from "./field-ownership.js";
 import { Reservations } from "./reservations.js";
 import { withPropagationFinalizers, type DeleteOptions } from "./deletion.js";
+import { dropEmptyMetadata } from "./empty-metadata.js";
 
 export { foregroundFinalizer, orphanFinalizer, withPropagationFinalizers, type DeleteOptions, type PropagationPolicy } from "./deletion.js";
 
@@ -517,6 +518,7 @@ function checkBody(t: ResourceType, ns: string, body: unknown): KObject {
   // Field order as upstream serialises: kind, apiVersion, metadata, then the rest.
   const obj: KObject = { kind: t.kind, apiVersion: t.apiVersion, metadata: metadata ?? {}, ...rest };
   if (!isPlainObject(obj.metadata)) throw badRequest("metadata must be an object");
+  dropEmptyMetadata(obj.metadata);
   if (t.namespaced) {
     const bodyNs = obj.metadata.namespace;
     if (bodyNs !== undefined && bodyNs !== "" && bodyNs !== ns) {

@@ -40,6 +40,7 @@ import { buildAdmissionPlugins, enabledAdmissionPlugins } from "../admission/plu
 import { loadAdmissionConfiguration } from "../admission/flags.js";
 import { systemPriorityClasses } from "../admission/builtin/system-priority-classes.js";
 import { startStorageProtection } from "../controllers/storage-protection.js";
+import { startRootCAPublishing } from "../controllers/root-ca-publisher.js";
 import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import { InformerFactory } from "../registry/informer-factory.js";
@@ -207,7 +208,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   ]);
   bootstrapped = true;
   // Custom resources: every established CRD is served (src/apiextensions/serving.ts).
-  const controllers = [startCrdServing({ types, informers, store, log: o.log }), startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers), ...startCRDControllers({ store, types, informers, log: o.log }, o.controllers ?? defaultControllers), ...startStorageProtection({ store, types, informers }, o.controllers ?? defaultControllers)];
+  const controllers = [startCrdServing({ types, informers, store, log: o.log }), startNamespaceController({ store, types, informers }), ...serviceAccounts.startControllers(o.controllers ?? defaultControllers), ...rbac.startControllers(o.controllers ?? defaultControllers), ...startCRDControllers({ store, types, informers, log: o.log }, o.controllers ?? defaultControllers), ...startStorageProtection({ store, types, informers }, o.controllers ?? defaultControllers), ...startRootCAPublishing({ store, types, informers, rootCA: tls.servingCA }, o.controllers ?? defaultControllers)];
   if (types.get("", "v1", "resourcequotas") && controllerEnabled(resourceQuotaController, o.controllers ?? defaultControllers)) controllers.push(startResourceQuotaController({ store, types, informers, log: o.log }));
   const vapStatus = controllerEnabled(validatingAdmissionPolicyStatusController, o.controllers ?? defaultControllers) ? startTypeCheckingStatus({ store, types, informers }, o.log) : undefined;
   if (vapStatus) controllers.push(vapStatus);

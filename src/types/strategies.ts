@@ -55,6 +55,7 @@ import {
   validatePriorityClass,
   validatePriorityClassUpdate,
   validatePriorityLevelConfiguration,
+  validateNamespaceStatusUpdate,
   validatePVC,
   validatePVCUpdate,
   validateStorageClass,
@@ -148,11 +149,14 @@ const namespaces = kind(
     },
     prepareForUpdate(obj, old, ctx) {
       // spec.finalizers changes only through /finalize, and /finalize changes nothing else;
-      // status.phase is the server's.
+      // status (phase, the namespace controller's deletion conditions) only through /status.
+      if (ctx.subresource === "status") return;
       const oldFinalizers = (old.spec as { finalizers?: string[] } | undefined)?.finalizers;
       if (ctx.subresource === "finalize") {
         const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
-        obj.spec = { ...(old.spec as object), finalizers };
+        // An emptied list is left out, as Go's omitempty writes it.
+        const { finalizers: _old, ...rest } = (old.spec ?? {}) as { finalizers?: string[] };
+        obj.spec = finalizers.length > 0 ? { ...rest, finalizers } : rest;
         obj.metadata = { ...old.metadata };
       } else if (oldFinalizers) {
         obj.spec = { ...(obj.spec as object), finalizers: oldFinalizers };
@@ -167,7 +171,7 @@ const namespaces = kind(
       o.status = { ...(o.status as object), phase: "Terminating" };
     },
   },
-  { defaults: defaultNamespace },
+  { defaults: defaultNamespace, validateUpdate: (o, _old, ctx) => (ctx.subresource === "status" ? validateNamespaceStatusUpdate(o) : []) },
 );
 
 const pods = kind(

@@ -75,7 +75,8 @@ export function kubectlAcceptance(minor: number): void {
       expect(wide).toMatch(/^web\s+0\/2\s+0\s+0\s+\d+s\s+nginx\s+nginx:1\.25\s+app=web$/m);
       expect(await ok("get", "cm", "cm1", "-n", "team", "-o", "yaml")).toMatch(/^data:\n {2}a: b\nkind: ConfigMap\n/m);
       expect(JSON.parse(await ok("get", "secret", "s1", "-n", "team", "-o", "json")).data).toEqual({ k: Buffer.from("v").toString("base64") });
-      expect(await ok("get", "cm", "-n", "team", "-o", "name")).toBe("configmap/cm1\n");
+      // kube-root-ca.crt too, as in any namespace (published long before these commands ran).
+      expect(await ok("get", "cm", "-n", "team", "-o", "name")).toBe("configmap/cm1\nconfigmap/kube-root-ca.crt\n");
       expect(await ok("get", "deploy", "web", "-n", "team", "-o", "jsonpath={.spec.replicas}")).toBe("2");
       const all = await ok("get", "cm", "-A");
       expect(all).toMatch(/^NAMESPACE\s+NAME\s+DATA\s+AGE$/m);

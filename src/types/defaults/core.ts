@@ -53,6 +53,9 @@ export function defaultNamespace(o: Obj): void {
   if (typeof meta.name === "string" && meta.name.length > 0) {
     meta.labels = { ...(isObj(meta.labels) ? meta.labels : {}), "kubernetes.io/metadata.name": meta.name };
   }
+  // The status is a struct upstream, so its phase is defaulted even when the body has none.
+  const status = isObj(o.status) ? o.status : {};
+  if (!status.phase) o.status = { ...status, phase: "Active" };
 }
 
 export function defaultPVC(o: Obj): void {

@@ -153,3 +153,12 @@ export function validatePriorityLevelConfiguration(o: Obj): FieldError[] {
 }
 
 export { FIELD_IMMUTABLE };
+
+/** A namespace's /status: the phase follows deletionTimestamp (only the server moves it). */
+export function validateNamespaceStatusUpdate(o: Obj): FieldError[] {
+  const phase = str(obj(o.status).phase);
+  const deleting = Boolean(obj(o.metadata).deletionTimestamp);
+  if (!deleting && phase !== "Active") return [invalid("status.Phase", phase, "may only be 'Active' if `deletionTimestamp` is empty")];
+  if (deleting && phase !== "Terminating") return [invalid("status.Phase", phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
+  return [];
+}
