@@ -5,7 +5,7 @@
 import type { ResourceType } from "../registry/resource-type.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { customResourceTypes, isTerminating, type DefinitionState, type CRDVersion, type CustomResourceDefinition, type VersionHooks } from "./custom-resource-type.js";
 import { compileValidationRules, type RulesSchema } from "./validation-rules.js";
 import type { GenericStore } from "../registry/store.js";

@@ -7,7 +7,7 @@ import { TypeRegistry } from "../registry/type-registry.js";
 import { printerFor } from "../printers/index.js";
 import { builtinResources, type ResourceFacts } from "./builtin-resources.js";
 import { gracePeriodPolicyFor } from "./graceful-deletion.js";
-import { definitionNameForGVK, getDefinition } from "./schema-facts.js";
+import { definitionNameForGVK, getDefinition } from "../encoding/schema/schema-facts.js";
 import { storageGVK } from "./storage-version.js";
 import { strategyFor } from "./strategies.js";
 

@@ -2,7 +2,7 @@
 // Defaults live in ./defaults, validation in ./validation, Service allocation in ./allocation;
 // this file only wires them to the store's hooks.
 import { strategy, type Strategy, type StrategyContext, defaultStrategy } from "../registry/strategy.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { invalid as invalidField, validateName, type FieldError } from "../apimachinery/validation.js";
 import { defaultPod, podQOSClass } from "./defaults/pod.js";
 import {

@@ -10,7 +10,7 @@
 // for service "x"`, ...); the caller prefixes them with `Post "<url>": `.
 import { goQuote } from "../apimachinery/validation.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { DialTarget } from "./client.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../apimachinery/errors.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { checkRequest, type QuotaRequest } from "./check.js";
 import { evaluatorFor } from "./evaluators/registry.js";
 

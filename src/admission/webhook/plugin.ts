@@ -3,7 +3,7 @@
 // configuration types themselves (a broken webhook must stay removable).
 import { forbidden } from "../../apimachinery/errors.js";
 import { endpointServiceResolver, informerServiceSource, type ServiceResolver } from "../../webhook/service-resolver.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import { isExemptAdmissionConfigurationResource } from "../matching/index.js";
 import type { AdmissionPluginContext } from "../plugins.js";
 import type { WebhookDeps } from "./invocation.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { resourceListJson } from "../../admission/resourcequota/resource-list.js";
 import { calculateUsage, countedTypes } from "./usage.js";
