@@ -45,6 +45,7 @@ import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import { InformerFactory } from "../registry/informer-factory.js";
 import { builtinTypeRegistry } from "../types/register.js";
+import { featureStrategies } from "./feature-strategies.js";
 import type { Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
@@ -108,7 +109,7 @@ function authorizationModeFactories(rbac: RbacSetup, node: () => Authorizer): Mo
 export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promise<RunningServer> {
   const t0 = Date.now();
   const gates = FeatureGates.parse(o.featureGates);
-  const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
+  const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources), featureStrategies);
   // Authorization flags are checked before anything is opened; the chain is built below.
   checkAuthorizationFlags(o);
   enabledAdmissionPlugins(o); // unknown or overlapping plugin names fail here, before anything opens
