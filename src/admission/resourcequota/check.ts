@@ -5,9 +5,9 @@
 import { ApiError, forbidden } from "../../apimachinery/errors.js";
 import { clone, type KObject } from "../../apimachinery/object.js";
 import type { GroupResource } from "../../apimachinery/errors.js";
-import { matchingScopes, quotaMatches, type EvaluatedRequest, type Evaluator } from "./evaluators/evaluator.js";
+import { matchingScopes, quotaMatches, type EvaluatedRequest, type Evaluator } from "../../quota/evaluators/evaluator.js";
 import type { LimitedResource } from "./configuration.js";
-import { scopeSelectorsOf, type ScopeRequirement } from "./scopes.js";
+import { scopeSelectorsOf, type ScopeRequirement } from "../../quota/scopes.js";
 import {
   addLists,
   exceededNames,
@@ -20,7 +20,7 @@ import {
   resourceListOf,
   subtractNonNegative,
   type ResourceList,
-} from "./resource-list.js";
+} from "../../quota/resource-list.js";
 
 export interface QuotaRequest extends EvaluatedRequest {
   gr: GroupResource;

@@ -14,8 +14,8 @@ import type { ResourceType } from "../../registry/resource-type.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { checkRequest, type QuotaRequest } from "./check.js";
-import { evaluatorFor } from "./evaluators/registry.js";
-import type { Evaluator } from "./evaluators/evaluator.js";
+import { evaluatorFor } from "../../quota/evaluators/registry.js";
+import type { Evaluator } from "../../quota/evaluators/evaluator.js";
 import type { QuotaConfiguration } from "./configuration.js";
 
 const maxRetries = 3;
