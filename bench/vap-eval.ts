@@ -2,7 +2,7 @@
 // plugin's validate() for a ConfigMap create bound by one policy of 3 validations (the bench
 // `create-vap` policy), against the same create in a namespace no binding selects (matching only).
 // `npx tsx bench/vap-eval.ts`
-import type { KObject } from "../src/registry/object.js";
+import type { KObject } from "../src/apimachinery/object.js";
 import { admissionAttributes } from "../src/admission/attributes.testkit.js";
 import type { AdmissionPluginContext } from "../src/admission/plugins.js";
 import { defaultAdmissionPolicy, defaultPolicyBinding } from "../src/admission/policy/api-validation.js";

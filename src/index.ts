@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultOptions, type ServerOptions } from "./server/options.js";
 import { startApiServer } from "./server/start.js";
-import type { AdmissionPlugin } from "./admission/interface.js";
+import type { AdmissionPlugin } from "./registry/admission.js";
 
 export interface StartOptions {
   /** "memory" (default when no dataDir) or "sqlite". */
@@ -66,4 +66,4 @@ export async function startServer(opts: StartOptions = {}): Promise<KapiServer> 
 }
 
 export type { ServerOptions };
-export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from "./admission/interface.js";
+export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from "./registry/admission.js";

@@ -1,6 +1,6 @@
 // Admission attributes for plugin unit tests: what the store would hand a plugin, with the
 // request slots (uid, options, warnings, audit annotations, reinvocation) filled in.
-import type { AdmissionAttributes } from "./interface.js";
+import type { AdmissionAttributes } from "../registry/admission.js";
 
 type Given = Omit<AdmissionAttributes, "uid" | "options" | "warnings" | "auditAnnotations" | "reinvocation"> & Partial<AdmissionAttributes>;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../apimachinery/errors.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { admissionChain } from "./chain.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "./interface.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
 import { admissionAttributes } from "./attributes.testkit.js";
 
 const type = { group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true, gr: { group: "", resource: "configmaps" } } as ResourceType;

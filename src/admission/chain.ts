@@ -2,7 +2,7 @@
 // validating plugins run in order after the type's own validation. The first rejection wins.
 // When a reinvocable plugin asks for it, the reinvocable plugins run once more after the whole
 // mutating pass (upstream: the reinvoker around the chain).
-import type { Admission, AdmissionAttributes, AdmissionPlugin } from "./interface.js";
+import type { Admission, AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
 
 const handles = (p: AdmissionPlugin, a: AdmissionAttributes) => !p.operations || p.operations.includes(a.operation);
 

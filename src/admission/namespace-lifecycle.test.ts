@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ResourceType } from "../registry/resource-type.js";
-import type { AdmissionAttributes } from "./interface.js";
+import type { AdmissionAttributes } from "../registry/admission.js";
 import { admissionAttributes } from "./attributes.testkit.js";
 import { namespaceLifecycle, type NamespaceState } from "./namespace-lifecycle.js";
 

@@ -2,7 +2,7 @@
 // namespace that does not exist or is being terminated, and the system namespaces cannot be
 // deleted. Namespace states come from a watched view, with a live read on a miss.
 import { forbidden, notFound } from "../apimachinery/errors.js";
-import type { AdmissionPlugin } from "./interface.js";
+import type { AdmissionPlugin } from "../registry/admission.js";
 
 export type NamespaceState = "active" | "terminating" | "missing";
 

@@ -3,13 +3,13 @@
 // `--disable-admission-plugins` choose from these names; the chain runs them in this order
 // whatever order the flags give (upstream: AllOrderedPlugins, DefaultOffAdmissionPlugins).
 import type { Authorizer } from "../authz/authorizer.js";
-import type { FeatureGates } from "../cli/feature-gates.js";
+import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { NamespaceStates } from "../registry/namespace-states.js";
 import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { AdmissionFlags } from "./flags.js";
-import type { AdmissionPlugin } from "./interface.js";
+import type { AdmissionPlugin } from "../registry/admission.js";
 import { alwaysAdmit, alwaysDeny } from "./builtin/always.js";
 import { alwaysPullImages } from "./builtin/always-pull-images.js";
 import { defaultIngressClassPlugin } from "./builtin/default-ingress-class.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { aggregateMessage, validateLabels } from "../apimachinery/validation.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { clusterIPServiceResolver, ConversionError, conversionStatusError, createConverter, goDurationString } from "./conversion.js";
 import { defaultReply, renameConvert, startConversionWebhook, success, type ConversionWebhook } from "./conversion.testkit.js";
 import type { CRDLike } from "./versions.js";

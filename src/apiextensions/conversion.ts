@@ -17,7 +17,7 @@ import { randomUUID } from "node:crypto";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import { internalError, type ApiError } from "../apimachinery/errors.js";
 import { aggregateMessage, goQuote, validateAnnotations, validateLabels } from "../apimachinery/validation.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { CallError, defaultRequestTimeoutMs, genericMessage, post, type DialTarget } from "../webhook/client.js";
 import { goURLString, type WebhookConnection } from "../webhook/kubeconfig.js";
 import type { ServiceResolver } from "../webhook/service-resolver.js";

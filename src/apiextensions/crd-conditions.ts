@@ -1,5 +1,5 @@
 // CRD status conditions (upstream apiextensions helpers SetCRDCondition / FindCRDCondition).
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 
 export interface CRDCondition {
   type: string;

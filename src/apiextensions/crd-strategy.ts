@@ -4,7 +4,7 @@
 // CRD Terminating with the customresourcecleanup finalizer (etcd.go's REST.Delete) so that the
 // finalizer controller deletes its custom objects before the CRD goes.
 import { strategy, type Strategy } from "../registry/strategy.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { validateCRD, validateCRDStatus } from "./crd-validation.js";
 import { setCRDCondition } from "./crd-conditions.js";
 

@@ -3,7 +3,7 @@
 // status subresource only spec-side changes bump it; without one every non-metadata change does),
 // and the version's selectable fields. Metadata rules are the generic store's, as for built-ins.
 import type { FieldError } from "../apimachinery/validation.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { strategy, type Strategy } from "../registry/strategy.js";
 import type { RulesValidator } from "./validation-rules.js";
 import { applyDefaults, validateObject, type JSONSchemaProps } from "./custom-resource-schema.js";

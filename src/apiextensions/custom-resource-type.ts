@@ -5,7 +5,7 @@
 // OpenAPI v3 (kubectl explain).
 import type { SchemaNode } from "../apimachinery/schema.js";
 import { ApiError } from "../apimachinery/errors.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { defineResourceType, type ResourceType, type SubresourceDeclaration } from "../registry/resource-type.js";
 import { layeredSchema, type TypeSchema } from "../registry/type-schema.js";
 import { builtinSchema } from "../types/register.js";

@@ -5,11 +5,12 @@
 import type { ResourceType } from "../registry/resource-type.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { customResourceTypes, isTerminating, type DefinitionState, type CRDVersion, type CustomResourceDefinition, type VersionHooks } from "./custom-resource-type.js";
 import { compileValidationRules, type RulesSchema } from "./validation-rules.js";
 import type { GenericStore } from "../registry/store.js";
 import { endpointServiceResolver, informerServiceSource, type ServiceResolver } from "../webhook/service-resolver.js";
+import { syncedInformerLookup } from "../registry/synced-informer-lookup.js";
 
 /** CEL rules of a version, compiled once per schema object (the compiler caches by schema). */
 export const celRulesHooks: VersionHooks = {
@@ -46,7 +47,7 @@ const gvrKey = (t: ResourceType) => `${t.group}/${t.version}/${t.resource}`;
 export function startCrdServing({ types, informers, log = () => undefined, hooks: given = celRulesHooks, store }: CrdServingDeps): CrdServing {
   const crdType = types.get("apiextensions.k8s.io", "v1", "customresourcedefinitions");
   // Conversion webhooks named by a service reference dial one of the Service's endpoints (no kube-proxy here).
-  const resolveService: ServiceResolver | undefined = store ? endpointServiceResolver(informerServiceSource(informers, types)) : undefined;
+  const resolveService: ServiceResolver | undefined = store ? endpointServiceResolver(informerServiceSource(syncedInformerLookup(informers, types))) : undefined;
   const hooks: VersionHooks = { ...given, converterOptions: { ...(given.converterOptions ?? {}), ...(resolveService ? { resolveService } : {}) } };
   const served = new Map<string, ResourceType[]>();
   if (!crdType) return { served: () => served, stop() {} };

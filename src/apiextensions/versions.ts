@@ -1,7 +1,7 @@
 // Versions of a CustomResourceDefinition: the storage version, the served versions, the
 // apiVersion string of a group/version, and the Warning a deprecated version gives its clients
 // (customresource_handler.go of apiextensions-apiserver).
-import { compareKubeAwareVersions } from "../discovery/version-order.js";
+import { compareKubeAwareVersions } from "../apimachinery/version-order.js";
 
 /** The parts of a CRD (apiextensions.k8s.io/v1) these helpers read. */
 export interface CRDVersionSpec {

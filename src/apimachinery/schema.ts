@@ -1,6 +1,6 @@
 // The structural schema of a kind, as OpenAPI v2 definitions describe it (types, list/map and
 // patch markers, group-version-kinds; no descriptions). Built-in types get theirs from the
-// generated table (src/types/schema-facts.ts); custom resources will bring their own. Field
+// generated table (src/encoding/schema/schema-facts.ts); custom resources will bring their own. Field
 // validation, strategic merge patch, server-side apply and OpenAPI serving all walk these nodes
 // through a lookup they are handed, never through a global table.
 

@@ -1,7 +1,7 @@
 // Shared by the server-side apply tests: a Deployment, simulated storage and apply/update
 // helpers with fixed times. Not part of the build (*.testkit.ts).
 import { deepClone } from "../apimachinery/json-value.js";
-import { getDefinition } from "../types/schema-facts.js";
+import { getDefinition } from "../encoding/schema/schema-facts.js";
 import { ApplyConflictError, applyPatch, recordUpdate } from "./index.js";
 import type { ApplyOptions, FieldManagerResult, ManagedFieldsEntry } from "./index.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getDefinition } from "../types/schema-facts.js";
+import { getDefinition } from "../encoding/schema/schema-facts.js";
 import { FieldSet, fieldElement as f, pathString } from "./fieldpath.js";
 import { SchemaContext } from "./schema.js";
 import { compare, ensureNamedFieldsAreMembers, merge, reconcileFieldSetWithSchema, removeItems, toFieldSet } from "./typed.js";

@@ -1,7 +1,7 @@
 // Anonymous access, optionally restricted to paths (upstream: `anonymous.conditions` of the
 // structured AuthenticationConfiguration). Conditions match the request path exactly.
 import type { Authenticator } from "./authenticator.js";
-import { anonymousUser, unauthenticatedGroup } from "./user.js";
+import { anonymousUser, unauthenticatedGroup } from "../apimachinery/user.js";
 
 export interface AnonymousOptions {
   enabled: boolean;

@@ -1,5 +1,5 @@
 import type { X509Certificate } from "node:crypto";
-import type { UserInfo } from "./user.js";
+import type { UserInfo } from "../apimachinery/user.js";
 
 /**
  * The client certificate a connection presented. The TLS layer does not verify it: each method

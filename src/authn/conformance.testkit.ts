@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Authenticator, AuthnRequest } from "./authenticator.js";
 import { anonymousAuthenticator } from "./anonymous.js";
 import { unionAuthenticator } from "./union.js";
-import { authenticatedGroup, type UserInfo } from "./user.js";
+import { authenticatedGroup, type UserInfo } from "../apimachinery/user.js";
 
 export interface AuthenticatorConformanceCase {
   /** The method's name in test titles. */

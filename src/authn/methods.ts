@@ -2,7 +2,7 @@
 // options, in kube-apiserver's union order: request header, x509, then the bearer-token methods
 // (token file, service accounts, bootstrap tokens, JWT — added by start-up between `leading` and
 // `trailing`), the webhook last. Also the CA bundle the TLS layer asks client certificates from.
-import type { FeatureGates } from "../cli/feature-gates.js";
+import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import type { Authenticator } from "./authenticator.js";
 import { requestHeaderFromFlags, type RequestHeaderFlags } from "./requestheader/index.js";
 import { webhookFromFlags, type WebhookFlags } from "./webhook/index.js";

@@ -5,7 +5,7 @@
 // with a warning; a repeated token: the later row wins (with a warning); groups split on ",".
 import { readFileSync } from "node:fs";
 import { bearerToken, type Authenticator } from "./authenticator.js";
-import type { UserInfo } from "./user.js";
+import type { UserInfo } from "../apimachinery/user.js";
 
 /** One CSV record (Go's encoding/csv rules); throws Go's parse error texts. */
 export function parseCsvLine(line: string, lineNo = 1): string[] {

@@ -10,7 +10,7 @@
 // - with --api-audiences, requests are audience-bound to them (upstream's filter), and an answer
 //   whose audiences miss them all is a 401.
 import { bearerToken, type Authenticator, type AuthnRequest } from "./authenticator.js";
-import { authenticatedGroup, unauthenticatedGroup, type UserInfo } from "./user.js";
+import { authenticatedGroup, unauthenticatedGroup, type UserInfo } from "../apimachinery/user.js";
 
 export type AuthnOutcome = { user: UserInfo; audiences?: string[]; warnings?: string[] } | { error: string };
 

@@ -4,7 +4,7 @@
 // no requirements is left out.
 import { parseFieldSelector } from "../apimachinery/fields.js";
 import { parseLabelSelector } from "../apimachinery/labels.js";
-import type { UserInfo } from "../authn/user.js";
+import type { UserInfo } from "../apimachinery/user.js";
 import type { RequestInfo } from "../http/request-info.js";
 import type { Attributes } from "./authorizer.js";
 

@@ -1,4 +1,4 @@
-import type { UserInfo } from "../authn/user.js";
+import type { UserInfo } from "../apimachinery/user.js";
 
 /** A selector of a list/watch/deletecollection, as AuthorizeWithSelectors passes it along. */
 export interface SelectorAttributes<R> {

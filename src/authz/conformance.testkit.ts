@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Attributes, Authorizer, AuthzResult, Decision } from "./authorizer.js";
 import { unionAuthorizer } from "./union.js";
-import type { UserInfo } from "../authn/user.js";
+import type { UserInfo } from "../apimachinery/user.js";
 
 export interface AuthorizerConformanceCase {
   readonly title: string;

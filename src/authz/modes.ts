@@ -23,7 +23,7 @@ import {
   type AuthorizationFlags,
 } from "./config.js";
 import { AuthorizationMetrics, sha256Label } from "./metrics.js";
-import { mastersGroup } from "../authn/user.js";
+import { mastersGroup } from "../apimachinery/user.js";
 import { privilegedGroups } from "./privileged-groups.js";
 import { aggregateErrors, unionAuthorizer, unionRuleResolver } from "./union.js";
 import { checkSarVersion, webhookAuthorizer } from "./webhook/index.js";

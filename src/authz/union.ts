@@ -2,7 +2,7 @@
 // → deny, carrying every reason and error met on the way. Rule resolvers are a union of their own:
 // every resolver's rules, concatenated.
 import type { Attributes, Authorizer, AuthzResult, RuleResolver, RulesResult } from "./authorizer.js";
-import type { UserInfo } from "../authn/user.js";
+import type { UserInfo } from "../apimachinery/user.js";
 
 export function unionAuthorizer(chain: Authorizer[]): Authorizer {
   return {

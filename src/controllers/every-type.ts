@@ -6,7 +6,7 @@
 // competing all at once with requests.
 import type { InformerHandler } from "../registry/informer.js";
 import type { InformerFactory, ObjectInformer } from "../registry/informer-factory.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 

@@ -12,7 +12,7 @@
 import { deepClone } from "../apimachinery/json-value.js";
 import { ApiError } from "../apimachinery/errors.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
-import type { OwnerReference } from "../registry/object.js";
+import type { OwnerReference } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { foregroundFinalizer, orphanFinalizer, type GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";

@@ -2,7 +2,7 @@
 // objects the informers report, keyed by uid (as upstream's graph). Only objects that matter to
 // collection become nodes — those with ownerReferences and those being deleted — and a node
 // points into the informer's shared metadata rather than copying it (never mutating it).
-import type { KObject, ObjectMeta, OwnerReference } from "../registry/object.js";
+import type { KObject, ObjectMeta, OwnerReference } from "../apimachinery/object.js";
 
 export interface GcNode {
   /** The key prefix of its type (which group-resource it is). */

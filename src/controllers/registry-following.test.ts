@@ -6,7 +6,7 @@ import { admissionChain } from "../admission/chain.js";
 import { namespaceLifecycle } from "../admission/namespace-lifecycle.js";
 import { InformerFactory } from "../registry/informer-factory.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { GenericStore } from "../registry/store.js";
 import { Cacher } from "../storage/cacher/cacher.js";

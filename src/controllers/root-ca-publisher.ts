@@ -9,7 +9,7 @@
 import { ApiError } from "../apimachinery/errors.js";
 import { deepClone, deepEqual } from "../apimachinery/json-value.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { KeyQueue } from "../registry/work-queue.js";

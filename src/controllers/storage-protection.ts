@@ -5,7 +5,7 @@
 // by being Bound. Without them a deleted claim or volume would wait forever.
 import { pvcProtectionFinalizer, pvProtectionFinalizer } from "../admission/builtin/storage-object-in-use-protection.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { removeFinalizer } from "./remove-finalizer.js";
 import type { GenericStore } from "../registry/store.js";

@@ -3,7 +3,7 @@
 // remove invalidates what it touches, and the next request rebuilds it.
 import { ApiError, notAcceptable } from "../apimachinery/errors.js";
 import type { DefinitionLookup } from "../apimachinery/schema.js";
-import type { UserInfo } from "../authn/user.js";
+import type { UserInfo } from "../apimachinery/user.js";
 import { yamlCodec } from "../encoding/codec.js";
 import { parseAccept } from "../encoding/media-type.js";
 import type { TypeRegistry } from "../registry/type-registry.js";

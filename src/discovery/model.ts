@@ -7,7 +7,7 @@
 import type { ResourceType } from "../registry/resource-type.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { groupDiscoveryOrder, groupVersionPriority } from "../types/resource-names.js";
-import { compareKubeAwareVersions } from "./version-order.js";
+import { compareKubeAwareVersions } from "../apimachinery/version-order.js";
 
 export interface ServedVersion {
   version: string;

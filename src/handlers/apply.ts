@@ -3,11 +3,11 @@
 // other managers unless forced; the store's one update path then defaults, admits, validates and
 // stores it (creating it when absent).
 import { applyPatch } from "../apply/index.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { ownershipOptions } from "../registry/field-ownership.js";
 import { checkNameMatches, type WriteOptions, type WriteResult } from "../registry/store.js";
 import type { ResourceRequest } from "./context.js";
-import { createAuthorization } from "../authz/create-on-update.js";
+import { createAuthorization } from "./create-on-update.js";
 
 export interface ApplyOptions extends WriteOptions {
   force: boolean;

@@ -5,7 +5,7 @@ import { duplicateJsonKeys } from "../encoding/json.js";
 import { duplicateYamlKeys } from "../encoding/yaml-lazy.js";
 import { decodeAgainstSchema, decodeTarget, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
 import { isPlainObject } from "../apimachinery/json-value.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceRequest } from "./context.js";
 import { codecsFor } from "./codecs.js";
 

@@ -1,9 +1,9 @@
 // What a verb handler gets: the request's context (deadline signal, warnings), the exchange, the
 // parsed request, the caller, the type, and the server's shared parts.
 import { parseGoBool } from "../apimachinery/booleans.js";
-import type { UserInfo } from "../authn/user.js";
+import type { UserInfo } from "../apimachinery/user.js";
 import type { CodecSet } from "../encoding/negotiate.js";
-import type { FeatureGates } from "../cli/feature-gates.js";
+import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { GenericStore } from "../registry/store.js";
 import type { ObjectCacher } from "../registry/list.js";

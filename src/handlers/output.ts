@@ -1,6 +1,6 @@
 // Writing objects and lists in the form the client negotiated: as-is, or as a Table.
 import { negotiateOutput, type Negotiated } from "../encoding/negotiate.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { writeBytes, writeObject } from "../http/respond.js";
 import type { WriteResult } from "../registry/store.js";
 import { toTable, type TableList } from "./table.js";

@@ -8,7 +8,7 @@ import { applyJsonPatch } from "../patch/json-patch.js";
 import { applyMergePatch, assertMergePatchDocument } from "../patch/merge-patch.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
 import { parseMediaType } from "../encoding/media-type.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 
 export type PatchType = "json" | "merge" | "strategic" | "apply";

@@ -3,7 +3,7 @@
 import { ApiError, methodNotSupported, notFound } from "../apimachinery/errors.js";
 import { optionalQueryBool } from "../apimachinery/booleans.js";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceRequest } from "./context.js";
 import { checkTypeMeta, duplicateKeys, header, maxBodyBytes, versionedKind } from "./body.js";
 import { decodeAgainstSchema, decodeTarget, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";

@@ -3,9 +3,9 @@
 // nodeName is otherwise immutable), no admission of its own — as upstream's BindingREST.
 import { ApiError, badRequest, conflict, type StatusReason } from "../apimachinery/errors.js";
 import { aggregateMessage, notSupported, required, type FieldError } from "../apimachinery/validation.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { storageKey } from "../registry/resource-type.js";
-import { nowTimestamp } from "../registry/object.js";
+import { nowTimestamp } from "../apimachinery/object.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
 import { readObject } from "./body.js";
 import { parseDryRun } from "./options.js";

@@ -5,7 +5,7 @@
 // to kubelets yet, so a placed pod on a known node ends at the dial, as an unreachable kubelet
 // does upstream.
 import { ApiError, badRequest, invalid, type StatusReason } from "../apimachinery/errors.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { assignedNode, requireAssignedNode, targetContainer } from "../types/pod-location.js";
 import { parsePodLogOptions, validatePodLogOptions } from "../types/validation/pod-log-options.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";

@@ -3,7 +3,7 @@
 // and watch), not re-serialised per request.
 import { applyListDefaults, parseListOptions, validateListOptions } from "../registry/list-options.js";
 import { listObjects, servedObject, type ListResult } from "../registry/list.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { Entry } from "../storage/cacher/types.js";
 import { writeBytes } from "../http/respond.js";

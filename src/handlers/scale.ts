@@ -5,7 +5,7 @@ import { ApiError, badRequest, notFound } from "../apimachinery/errors.js";
 import { checkNameMatches } from "../registry/store.js";
 import { writeOptions } from "./write-options.js";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType, ScaleDeclaration } from "../registry/resource-type.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
 import { checkTypeMeta, maxBodyBytes, readObject } from "./body.js";

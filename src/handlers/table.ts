@@ -1,6 +1,6 @@
 // Server-side Table (meta.k8s.io/v1 and v1beta1) for get, list and watch.
 import { badRequest } from "../apimachinery/errors.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceRequest } from "./context.js";
 
 export interface TableList {

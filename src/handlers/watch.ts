@@ -10,7 +10,7 @@ import { ApiError } from "../apimachinery/errors.js";
 import type { Codec } from "../encoding/codec.js";
 import { applyListDefaults, parseListOptions, validateListOptions } from "../registry/list-options.js";
 import { servedObject } from "../registry/list.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { convertsOnRead, type ResourceType } from "../registry/resource-type.js";
 import { servedOne } from "../registry/conversion.js";
 import { bookmarkObject, initialEventsEndAnnotation, prepareWatch, type ActiveWatch } from "../registry/watch.js";

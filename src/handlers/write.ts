@@ -6,7 +6,7 @@ import { parseDryRun } from "./options.js";
 import { resolveFieldManager } from "./field-manager.js";
 import { negotiateWrite, writeWritten } from "./output.js";
 import { writeOptions } from "./write-options.js";
-import { createAuthorization } from "../authz/create-on-update.js";
+import { createAuthorization } from "./create-on-update.js";
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   const refused = r.type.createRefused?.();

@@ -2,7 +2,7 @@
 // exchange), what it asks for (request info), who asks (user), how long it may take (deadline +
 // signal), and what the response will carry besides its body (warnings, the audit event).
 import { internalError } from "../apimachinery/errors.js";
-import type { UserInfo } from "../authn/user.js";
+import type { UserInfo } from "../apimachinery/user.js";
 import type { Exchange } from "./exchange.js";
 import type { RequestInfo } from "./request-info.js";
 

@@ -1,7 +1,7 @@
 // Test double: an exchange with no socket that records what was written to it, for unit tests
 // of filters and handlers.
 import type { TLSSocket } from "node:tls";
-import type { UserInfo } from "../authn/user.js";
+import type { UserInfo } from "../apimachinery/user.js";
 import { newRequestContext, type RequestContext } from "./context.js";
 import type { Exchange, Headers } from "./exchange.js";
 import { parseRequestInfo } from "./request-info.js";

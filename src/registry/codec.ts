@@ -1,7 +1,7 @@
 // Object ⇄ stored bytes. resourceVersion is never stored: it is the key's mod revision,
 // filled in on every read (as upstream's etcd3 store does).
 import type { KeyValue } from "../storage/interface.js";
-import type { KObject } from "./object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { convertsOnRead, type ResourceType } from "./resource-type.js";
 
 export function encodeForStorage(obj: KObject): string {

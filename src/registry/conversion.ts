@@ -1,7 +1,7 @@
 // Storage-version conversion at the store's boundary (custom resources; see ResourceType.conversion):
 // objects read from storage are converted to the version the request names, objects written are
 // converted to the storage version first. Built-ins have no conversion: both are identities.
-import type { KObject } from "./object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { convertsOnRead, type ResourceType } from "./resource-type.js";
 
 const versionOf = (apiVersion: string): string => apiVersion.slice(apiVersion.indexOf("/") + 1);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dropEmptyMetadata } from "./empty-metadata.js";
-import type { ObjectMeta } from "./object.js";
+import type { ObjectMeta } from "../apimachinery/object.js";
 
 describe("dropEmptyMetadata", () => {
   it("drops empty and null omitempty lists and maps", () => {

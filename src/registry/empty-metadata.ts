@@ -6,7 +6,7 @@
 // managedFields is left alone: an empty list there is a request (reset ownership), read by the
 // field manager after decode, not a value to store.
 import { isPlainObject } from "../apimachinery/json-value.js";
-import type { ObjectMeta } from "./object.js";
+import type { ObjectMeta } from "../apimachinery/object.js";
 
 const lists = ["finalizers", "ownerReferences"] as const;
 const maps = ["labels", "annotations"] as const;

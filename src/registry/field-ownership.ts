@@ -2,7 +2,7 @@
 // "Update" entry gains what it changed. Apply computes its entries itself (src/apply).
 import { recordUpdate, topLevelFields } from "../apply/index.js";
 import type { FieldManagerOptions } from "../apply/index.js";
-import { nowTimestamp, type KObject } from "./object.js";
+import { nowTimestamp, type KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "./resource-type.js";
 
 /** Options for the apply engine for a write of this type at this subresource. */

@@ -5,7 +5,7 @@ import { builtinTypeRegistry } from "../types/register.js";
 import { noAdmission } from "../admission/chain.js";
 import { InformerFactory } from "./informer-factory.js";
 import { cacheSpec } from "./list.js";
-import type { KObject } from "./object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { GenericStore } from "./store.js";
 
 const stops: (() => unknown)[] = [];

@@ -10,7 +10,7 @@
 import type { CacheSpec } from "../storage/cacher/cacher.js";
 import { cacheSpec, type ObjectCacher } from "./list.js";
 import { Informer } from "./informer.js";
-import type { KObject } from "./object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { metadataCacheSpec } from "./object-metadata.js";
 import type { ResourceType } from "./resource-type.js";
 import type { TypeRegistry } from "./type-registry.js";

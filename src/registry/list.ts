@@ -11,7 +11,7 @@ import { StorageError, type KeyValue } from "../storage/interface.js";
 import { decodeFromStorage } from "./codec.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
 import { tooLargeError, tooOldError, type ListOptions } from "./list-options.js";
-import type { KObject } from "./object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { convertsOnRead, storagePrefix, type ResourceType } from "./resource-type.js";
 import { servedVersionOf } from "./conversion.js";
 import { parseResourceVersion } from "./resource-version.js";

@@ -3,7 +3,7 @@
 // informer does not hold is read live through the store: it may be newer than the cache.
 import { ApiError } from "../apimachinery/errors.js";
 import type { ObjectInformer } from "./informer-factory.js";
-import type { KObject } from "./object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "./resource-type.js";
 
 export type NamespaceState = "active" | "terminating" | "missing";

@@ -7,7 +7,7 @@
 // object), read by no controller here; a reader that needs them uses a full informer.
 import type { CacheSpec } from "../storage/cacher/cacher.js";
 import type { KeyValue } from "../storage/interface.js";
-import type { KObject, ObjectMeta } from "./object.js";
+import type { KObject, ObjectMeta } from "../apimachinery/object.js";
 import type { ResourceType } from "./resource-type.js";
 
 const kept = [

@@ -3,7 +3,7 @@
 // still in flight that reserved values. The lock is released before validating admission and the
 // write, so a slow webhook never blocks other writes of the type; the reservation is released
 // once the write is stored (the stored object then holds the values) or has failed.
-import type { KObject } from "./object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "./resource-type.js";
 import type { StrategyContext } from "./strategy.js";
 import type { FieldError } from "../apimachinery/validation.js";

@@ -4,7 +4,7 @@
 // `defineResourceType`; nothing generic looks a type up in a built-in table.
 import type { ApiError, GroupResource } from "../apimachinery/errors.js";
 import type { GroupVersionKind } from "../apimachinery/schema.js";
-import type { KObject } from "./object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { defaultStrategy, type Strategy } from "./strategy.js";
 import { defaultTablePrinter, type TablePrinter } from "./table-printer.js";
 import { noSchema, type TypeSchema } from "./type-schema.js";

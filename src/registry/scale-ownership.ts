@@ -4,7 +4,7 @@
 // writer owns the object's replicas field from then on (src/apply/scale-ownership.ts).
 import { applyPatch, recordUpdate, replicasFieldPath, SCALE_API_VERSION, toParentEntries, toScaleEntries } from "../apply/index.js";
 import type { ManagedFieldsEntry, ReplicasPathOf } from "../apply/index.js";
-import { nowTimestamp, type KObject } from "./object.js";
+import { nowTimestamp, type KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "./resource-type.js";
 
 /** How a request changes the Scale: the Scale it wants (PUT, patches), or a configuration to apply. */

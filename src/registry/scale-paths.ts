@@ -2,7 +2,7 @@
 // into the object, as a CRD's `subresources.scale` declares them (no indices, no wildcards).
 import { labelSelectorFromObject } from "../apimachinery/labels.js";
 import { isPlainObject } from "../apimachinery/json-value.js";
-import type { KObject } from "./object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ScaleDeclaration } from "./resource-type.js";
 
 function segments(path: string): string[] {

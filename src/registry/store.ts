@@ -5,11 +5,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { alreadyExists, ApiError, badRequest, conflict, gone, invalid, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
-import type { UserInfo } from "../authn/user.js";
-import type { Admission, AdmissionAttributes, AdmissionOperation } from "../admission/interface.js";
+import type { UserInfo } from "../apimachinery/user.js";
+import type { Admission, AdmissionAttributes, AdmissionOperation } from "./admission.js";
 import { StorageError, type KeyValue, type RangeOptions, type RangeResult, type Storage } from "../storage/interface.js";
 import { decodedJson, decodeFromStorage, encodeForStorage, servedJson, spliceResourceVersion } from "./codec.js";
-import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "./object.js";
+import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "../apimachinery/object.js";
 import { convertsOnRead, storageKey, type ResourceType } from "./resource-type.js";
 import { servedOne, storageVersionOf } from "./conversion.js";
 import { parseResourceVersion, tooLargeError } from "./resource-version.js";

@@ -1,8 +1,8 @@
 // Per-type behaviour the generic store asks for (upstream: RESTCreateStrategy and friends).
 // A type module supplies only what differs from the defaults.
 import type { FieldError } from "../apimachinery/validation.js";
-import type { UserInfo } from "../authn/user.js";
-import type { KObject } from "./object.js";
+import type { UserInfo } from "../apimachinery/user.js";
+import type { KObject } from "../apimachinery/object.js";
 
 export type NameRule = "subdomain" | "label" | "dns1035" | "path-segment";
 

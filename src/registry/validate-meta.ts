@@ -6,7 +6,7 @@ import {
   validateObjectMetaName,
   type FieldError,
 } from "../apimachinery/validation.js";
-import type { KObject } from "./object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "./resource-type.js";
 
 export function validateObjectMeta(obj: KObject, t: ResourceType): FieldError[] {

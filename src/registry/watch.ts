@@ -15,7 +15,7 @@ import type { WatchSink } from "../storage/cacher/cache-watcher.js";
 import type { WatchStart } from "../storage/cacher/watch-cache.js";
 import { cacheSpec, checkFieldSelector, predicateFor, type ObjectCacher } from "./list.js";
 import type { ListOptions } from "./list-options.js";
-import type { KObject } from "./object.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "./resource-type.js";
 import { parseResourceVersion } from "./resource-version.js";
 

@@ -18,7 +18,7 @@ import { setupRbac, type RbacSetup } from "../authz/rbac/setup.js";
 import { createNodeAuthorizer, type RunningNodeAuthorizer } from "../authz/node/index.js";
 import type { Authorizer } from "../authz/authorizer.js";
 import { reconcileBootstrapPolicy } from "../authz/bootstrap-policy/index.js";
-import { FeatureGates } from "../cli/feature-gates.js";
+import { FeatureGates } from "../apimachinery/feature-gates.js";
 import { parseRuntimeConfig } from "../cli/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
 import { startCRDControllers } from "../controllers/crd/index.js";
@@ -30,12 +30,12 @@ import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { cborCodec } from "../encoding/cbor.js";
 import { CodecSet } from "../encoding/negotiate.js";
 import type { ServerParts } from "../handlers/context.js";
-import { healthEndpoints, metricsEndpoint, versionEndpoint } from "../observability/endpoints.js";
-import type { KObject } from "../registry/object.js";
+import { healthEndpoints, metricsEndpoint, versionEndpoint } from "./endpoints.js";
+import type { KObject } from "../apimachinery/object.js";
 import { storageKey, type ResourceType } from "../registry/resource-type.js";
 import { GenericStore } from "../registry/store.js";
 import { admissionChain } from "../admission/chain.js";
-import type { AdmissionPlugin } from "../admission/interface.js";
+import type { AdmissionPlugin } from "../registry/admission.js";
 import { buildAdmissionPlugins, enabledAdmissionPlugins } from "../admission/plugins.js";
 import { loadAdmissionConfiguration } from "../admission/flags.js";
 import { systemPriorityClasses } from "../admission/builtin/system-priority-classes.js";
@@ -45,6 +45,7 @@ import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import { InformerFactory } from "../registry/informer-factory.js";
 import { builtinTypeRegistry } from "../types/register.js";
+import { featureStrategies } from "./feature-strategies.js";
 import type { Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
@@ -108,7 +109,7 @@ function authorizationModeFactories(rbac: RbacSetup, node: () => Authorizer): Mo
 export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promise<RunningServer> {
   const t0 = Date.now();
   const gates = FeatureGates.parse(o.featureGates);
-  const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources));
+  const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources), featureStrategies);
   // Authorization flags are checked before anything is opened; the chain is built below.
   checkAuthorizationFlags(o);
   enabledAdmissionPlugins(o); // unknown or overlapping plugin names fail here, before anything opens

@@ -1,6 +1,6 @@
 // CertificateSigningRequest's strategy hooks (upstream pkg/registry/certificates/certificates):
 // who asked is the server's to record, and a request's spec never changes once made.
-import type { UserInfo } from "../authn/user.js";
+import type { UserInfo } from "../apimachinery/user.js";
 import type { StrategyContext } from "../registry/strategy.js";
 import type { Obj } from "./validation/helpers.js";
 import { deepEqual } from "../apimachinery/json-value.js";

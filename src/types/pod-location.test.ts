@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { requireAssignedNode, targetContainer } from "./pod-location.js";
 
 const pod = (spec: Record<string, unknown>): KObject => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec });

@@ -1,7 +1,7 @@
 // Where a pod's log, exec, attach and port-forward requests would be sent: which container, and
 // which node's kubelet. Pure: the pod is given; kube-apiserver's answers when either is missing.
 import { badRequest } from "../apimachinery/errors.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 
 interface PodSpec {
   nodeName?: string;

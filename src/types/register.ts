@@ -7,9 +7,9 @@ import { TypeRegistry } from "../registry/type-registry.js";
 import { printerFor } from "../printers/index.js";
 import { builtinResources, type ResourceFacts } from "./builtin-resources.js";
 import { gracePeriodPolicyFor } from "./graceful-deletion.js";
-import { definitionNameForGVK, getDefinition } from "./schema-facts.js";
+import { definitionNameForGVK, getDefinition } from "../encoding/schema/schema-facts.js";
 import { storageGVK } from "./storage-version.js";
-import { strategyFor } from "./strategies.js";
+import { strategyFor, type StrategyContributions } from "./strategies.js";
 
 const virtualResources = new Set([
   "tokenreviews",
@@ -33,8 +33,8 @@ const scaleByGroupResource: Readonly<Record<string, ScaleDeclaration>> = {
   "/replicationcontrollers": workloadScale,
 };
 
-export function builtinResourceType(f: ResourceFacts): ResourceType {
-  const strategy = strategyFor(f.group, f.resource);
+export function builtinResourceType(f: ResourceFacts, contributed: StrategyContributions = {}): ResourceType {
+  const strategy = strategyFor(f.group, f.resource, contributed);
   return defineResourceType({
     group: f.group,
     version: f.version,
@@ -61,13 +61,17 @@ export function builtinResourceType(f: ResourceFacts): ResourceType {
   });
 }
 
-/** Registers every built-in type `enabled` accepts (after --runtime-config). */
-export function registerBuiltinTypes(types: TypeRegistry, enabled: (f: ResourceFacts) => boolean): TypeRegistry {
-  for (const f of builtinResources) if (enabled(f)) types.add(builtinResourceType(f));
+/**
+ * Registers every built-in type `enabled` accepts (after --runtime-config). `contributed` holds
+ * the strategies features own (CRDs, webhook configurations, admission policies); without them
+ * those types get the default strategy, which is enough for tests that never write them.
+ */
+export function registerBuiltinTypes(types: TypeRegistry, enabled: (f: ResourceFacts) => boolean, contributed: StrategyContributions = {}): TypeRegistry {
+  for (const f of builtinResources) if (enabled(f)) types.add(builtinResourceType(f, contributed));
   return types;
 }
 
-/** A registry of the built-in types `enabled` accepts (tests and tools). */
-export function builtinTypeRegistry(enabled: (f: ResourceFacts) => boolean): TypeRegistry {
-  return registerBuiltinTypes(new TypeRegistry(), enabled);
+/** A registry of the built-in types `enabled` accepts (the server, tests and tools). */
+export function builtinTypeRegistry(enabled: (f: ResourceFacts) => boolean, contributed: StrategyContributions = {}): TypeRegistry {
+  return registerBuiltinTypes(new TypeRegistry(), enabled, contributed);
 }

@@ -2,7 +2,7 @@
 // Defaults live in ./defaults, validation in ./validation, Service allocation in ./allocation;
 // this file only wires them to the store's hooks.
 import { strategy, type Strategy, type StrategyContext, defaultStrategy } from "../registry/strategy.js";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { invalid as invalidField, validateName, type FieldError } from "../apimachinery/validation.js";
 import { defaultPod, podQOSClass } from "./defaults/pod.js";
 import {
@@ -64,11 +64,7 @@ import {
 import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from "./allocation/service.js";
 import { isObj, type Obj } from "./validation/helpers.js";
 import { deepEqual } from "../apimachinery/json-value.js";
-import { crdStrategy } from "../apiextensions/crd-strategy.js";
 import { prepareCsrCreate, prepareCsrUpdate, validateCsrUpdate } from "./certificate-signing-request.js";
-import { defaultMutatingWebhookConfiguration, defaultValidatingWebhookConfiguration } from "./defaults/admissionregistration.js";
-import { validateWebhookConfiguration } from "./validation/admissionregistration.js";
-import { defaultAdmissionPolicy, defaultPolicyBinding, validateMutatingAdmissionPolicy, validateMutatingAdmissionPolicyBinding, validateValidatingAdmissionPolicy, validateValidatingAdmissionPolicyBinding } from "../admission/policy/api-validation.js";
 import { validateResourceQuota, validateResourceQuotaStatusUpdate, validateResourceQuotaUpdate } from "./validation/resourcequota.js";
 
 const str = (v: unknown): string => (v === undefined || v === null ? "" : String(v));
@@ -89,7 +85,7 @@ interface KindParts {
 }
 
 /** A strategy from the per-kind parts, on top of the store-facing flags. */
-function kind(flags: Partial<Strategy>, p: KindParts): Strategy {
+export function kind(flags: Partial<Strategy>, p: KindParts): Strategy {
   const validate = p.validate ?? (() => []);
   return strategy({
     ...flags,
@@ -413,14 +409,6 @@ const overrides: Record<string, Strategy> = {
   "rolebindings.rbac.authorization.k8s.io": rbacBinding(true),
   "clusterrolebindings.rbac.authorization.k8s.io": rbacBinding(false),
   "flowschemas.flowcontrol.apiserver.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultFlowSchema }),
-  "customresourcedefinitions.apiextensions.k8s.io": crdStrategy,
-  "mutatingwebhookconfigurations.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultMutatingWebhookConfiguration, validate: (o) => validateWebhookConfiguration(o, true), validateUpdate: (o, old) => validateWebhookConfiguration(o, true, old) }),
-  "validatingwebhookconfigurations.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultValidatingWebhookConfiguration, validate: (o) => validateWebhookConfiguration(o, false), validateUpdate: (o, old) => validateWebhookConfiguration(o, false, old) }),
-  // Admission policies (their defaults and validation live beside the plugins, src/admission/policy).
-  "validatingadmissionpolicies.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultAdmissionPolicy, validate: (o) => validateValidatingAdmissionPolicy(o) }),
-  "validatingadmissionpolicybindings.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultPolicyBinding, validate: (o) => validateValidatingAdmissionPolicyBinding(o) }),
-  "mutatingadmissionpolicies.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultAdmissionPolicy, validate: (o) => validateMutatingAdmissionPolicy(o) }),
-  "mutatingadmissionpolicybindings.admissionregistration.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultPolicyBinding, validate: (o) => validateMutatingAdmissionPolicyBinding(o) }),
   "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": kind(
     { tracksGeneration: true },
     { defaults: defaultPriorityLevelConfiguration, validate: (o) => validatePriorityLevelConfiguration(o) },
@@ -442,8 +430,16 @@ const createOnUpdate = new Set([
   "rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io",
 ]);
 
-export function strategyFor(group: string, resource: string): Strategy {
+/**
+ * Strategies a feature contributes for the built-in types it owns, keyed `resource.group`
+ * (CustomResourceDefinitions from apiextensions/, webhook configurations and admission
+ * policies from admission/). They live with their feature because their validation needs it
+ * (the CRD schema checks, the CEL compiler), and types/ sits below both.
+ */
+export type StrategyContributions = Readonly<Record<string, Strategy>>;
+
+export function strategyFor(group: string, resource: string, contributed: StrategyContributions = {}): Strategy {
   const key = group ? `${resource}.${group}` : resource;
-  const s = overrides[key] ?? (specTypes.has(key) ? withSpec : defaultStrategy);
+  const s = contributed[key] ?? overrides[key] ?? (specTypes.has(key) ? withSpec : defaultStrategy);
   return createOnUpdate.has(key) ? { ...s, allowCreateOnUpdate: true } : s;
 }

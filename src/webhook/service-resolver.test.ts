@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 import { endpointServiceResolver, type ServiceSource } from "./service-resolver.js";
 
 const o = (v: unknown) => v as KObject;

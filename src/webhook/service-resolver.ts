@@ -9,9 +9,7 @@
 // Errors carry the text upstream's dial reports (`service "x" not found`, `no endpoints available
 // for service "x"`, ...); the caller prefixes them with `Post "<url>": `.
 import { goQuote } from "../apimachinery/validation.js";
-import type { InformerFactory } from "../registry/informer-factory.js";
-import type { KObject } from "../registry/object.js";
-import type { TypeRegistry } from "../registry/type-registry.js";
+import type { KObject } from "../apimachinery/object.js";
 import type { DialTarget } from "./client.js";
 
 /** Resolves (namespace, name, service port) to the host and port to dial; throws with upstream's text. */
@@ -78,15 +76,18 @@ function fromEndpoints(ep: KObject | undefined, portName: string): DialTarget[] 
   return out;
 }
 
-/** A ServiceSource over the server's shared informers (started on first use, waited for once). */
-export function informerServiceSource(informers: InformerFactory, types: TypeRegistry): ServiceSource {
-  const informer = async (group: string, version: string, resource: string) => {
-    const t = types.get(group, version, resource);
-    if (!t) return undefined;
-    const i = informers.forType(t);
-    if (!i.hasSynced()) await i.synced;
-    return i;
-  };
+/** The reads this source needs of a synced informer (registry/synced-informer-lookup.ts gives one). */
+export interface SyncedObjects {
+  get(namespace: string, name: string): KObject | undefined;
+  list(namespace?: string): KObject[];
+}
+
+/**
+ * A ServiceSource over the server's shared informers. `informer` returns the synced informer of
+ * a type (started on first use, waited for once), or undefined when it is not served; it is a
+ * function so that this client does not import the registry, which sits above it.
+ */
+export function informerServiceSource(informer: (group: string, version: string, resource: string) => Promise<SyncedObjects | undefined>): ServiceSource {
   return {
     async service(namespace, name) {
       return (await informer("", "v1", "services"))?.get(namespace, name);

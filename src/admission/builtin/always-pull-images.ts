@@ -2,7 +2,7 @@
 // pod, and of an update that brings a new image, pulls its image always — so a node's cached
 // image is never used by a pod that could not pull it itself.
 import { formatFieldError, notSupported } from "../../apimachinery/validation.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden } from "./forbidden.js";
 import { isObj, isPods, objs, str, type Obj } from "./pod-shape.js";
 

@@ -1,6 +1,6 @@
 // AlwaysAdmit and AlwaysDeny (upstream plugin/pkg/admission/admit, deny): deprecated test
 // plugins that let every write through, or refuse every write.
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden } from "./forbidden.js";
 
 export const alwaysAdmit = (): AdmissionPlugin => ({ name: "AlwaysAdmit", admit() {}, validate() {} });

@@ -1,6 +1,6 @@
 // The default class of a class-per-object API (StorageClass, IngressClass): those annotated as
 // default, the newest first and, at the same creation time, the first by name.
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 
 export function newestDefault(classes: readonly KObject[], isDefault: (c: KObject) => boolean): KObject | undefined {
   const created = (c: KObject) => Date.parse(c.metadata.creationTimestamp ?? "") || 0;

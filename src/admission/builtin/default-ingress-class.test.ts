@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { admissionAttributes } from "../attributes.testkit.js";
 import { defaultIngressClassPlugin } from "./default-ingress-class.js";
 import { fakeParts, fakeWorld, typeFor } from "./parts.testkit.js";

@@ -1,8 +1,8 @@
 // DefaultIngressClass (upstream plugin/pkg/admission/network/defaultingressclass): an Ingress
 // created without spec.ingressClassName nor the kubernetes.io/ingress.class annotation gets the
 // default IngressClass's name, when one is marked default.
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { newestDefault } from "./default-class.js";
 import { objectLookup } from "./lookup.js";

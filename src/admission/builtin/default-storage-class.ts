@@ -1,8 +1,8 @@
 // DefaultStorageClass (upstream plugin/pkg/admission/storage/storageclass/setdefault): a claim
 // created without a class (neither spec.storageClassName nor the beta annotation) gets the
 // default StorageClass's name, when one is marked default.
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { newestDefault } from "./default-class.js";
 import { objectLookup } from "./lookup.js";

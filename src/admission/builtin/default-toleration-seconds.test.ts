@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { admissionAttributes } from "../attributes.testkit.js";
 import { defaultTolerationSeconds } from "./default-toleration-seconds.js";
 import { podsType } from "./parts.testkit.js";

@@ -2,7 +2,7 @@
 // does not tolerate the not-ready / unreachable NoExecute taints gets tolerations for them with
 // --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (300 each),
 // so that its node's failure evicts it after that long rather than at once.
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { isPods, objs, podSpec, str, type Obj } from "./pod-shape.js";
 
 export const notReadyTaintKey = "node.kubernetes.io/not-ready";

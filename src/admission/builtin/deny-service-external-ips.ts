@@ -1,6 +1,6 @@
 // DenyServiceExternalIPs (upstream plugin/pkg/admission/network/denyserviceexternalips): no new
 // spec.externalIPs on Services (the old ones of an update may stay), closing CVE-2020-8554.
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden } from "./forbidden.js";
 import { isObj, type Obj } from "./pod-shape.js";
 

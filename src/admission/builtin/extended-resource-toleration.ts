@@ -2,7 +2,7 @@
 // requesting an extended resource (example.com/gpu) tolerates the NoSchedule taint of that name,
 // so nodes dedicated to the resource (tainted with it) take exactly the pods that need it.
 import { isQualifiedName } from "../../apimachinery/validation.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { isObj, isPods, objs, type Obj } from "./pod-shape.js";
 import { mergeTolerations } from "./tolerations.js";
 

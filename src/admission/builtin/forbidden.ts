@@ -2,7 +2,7 @@
 // the name is the request's, else the object's name or generateName (a create whose name is not
 // generated yet), else "Unknown". A reason that already is a 403 is passed through unwrapped.
 import { ApiError, forbidden } from "../../apimachinery/errors.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 
 export function admissionForbidden(a: AdmissionAttributes, reason: string | ApiError): ApiError {
   if (reason instanceof ApiError && reason.code === 403) return reason;

@@ -1,6 +1,6 @@
 // LimitPodHardAntiAffinityTopology (upstream plugin/pkg/admission/antiaffinity): a pod's required
 // anti-affinity may only spread over hosts (kubernetes.io/hostname), not wider domains.
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden } from "./forbidden.js";
 import { isObj, isPods, objs, str, type Obj } from "./pod-shape.js";
 

@@ -4,8 +4,8 @@
 // maxLimitRequestRatio per Container and per Pod, min and max storage requests per
 // PersistentVolumeClaim. Pods are only looked at on create (their containers are immutable).
 import { formatQuantity, parseQuantity, type Fraction } from "../../apimachinery/quantity.js";
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { admissionForbidden, aggregateMessage } from "./forbidden.js";
 import { objectLookup } from "./lookup.js";

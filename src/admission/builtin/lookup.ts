@@ -4,7 +4,7 @@
 // made just before).
 import { ApiError } from "../../apimachinery/errors.js";
 import type { ObjectInformer } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { AdmissionParts } from "../plugins.js";
 

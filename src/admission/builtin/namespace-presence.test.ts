@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { NamespaceStates } from "../../registry/namespace-states.js";
 import { admissionAttributes } from "../attributes.testkit.js";
 import type { AdmissionParts } from "../plugins.js";

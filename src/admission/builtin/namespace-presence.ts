@@ -3,8 +3,8 @@
 // in a namespace that does not exist is answered 404 (NamespaceLifecycle does the latter for
 // creates among other things; these two are the older, narrower plugins).
 import { notFound } from "../../apimachinery/errors.js";
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionPluginContext } from "../plugins.js";
 import { admissionForbidden } from "./forbidden.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Attributes, Authorizer } from "../../authz/authorizer.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import { admissionAttributes } from "../attributes.testkit.js";
 import { ownerReferencesPermissionEnforcement } from "./owner-references-permission-enforcement.js";

@@ -3,9 +3,9 @@
 // permission to update the finalizers subresource of the owner — else anyone could hold up the
 // deletion of objects they cannot touch. Pod status updates are exempt.
 import type { Attributes, Authorizer } from "../../authz/authorizer.js";
-import type { KObject, OwnerReference } from "../../registry/object.js";
+import type { KObject, OwnerReference } from "../../apimachinery/object.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden } from "./forbidden.js";
 
 const refsOf = (o: KObject | undefined): OwnerReference[] => (Array.isArray(o?.metadata.ownerReferences) ? o!.metadata.ownerReferences! : []);

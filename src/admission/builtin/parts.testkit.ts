@@ -2,7 +2,7 @@
 // the "informer" and the "store" serve. `informerLags` hides objects from the informer only, as
 // when a write has not reached the watch cache yet.
 import { notFound } from "../../apimachinery/errors.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { AdmissionParts } from "../plugins.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { admissionAttributes } from "../attributes.testkit.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { fakeParts, fakeWorld, typeFor } from "./parts.testkit.js";
 import { persistentVolumeClaimResize } from "./persistent-volume-claim-resize.js";
 

@@ -2,8 +2,8 @@
 // claim's storage request may only grow when it is bound and its (unchanged) StorageClass sets
 // allowVolumeExpansion.
 import { compareQuantity } from "../../apimachinery/quantity.js";
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { betaStorageClassAnnotation } from "./default-storage-class.js";
 import { admissionForbidden } from "./forbidden.js";

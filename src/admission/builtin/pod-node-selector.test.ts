@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { admissionAttributes } from "../attributes.testkit.js";
 import { fakeParts, fakeWorld, podsType } from "./parts.testkit.js";
 import { podNodeSelector, podNodeSelectorConfig } from "./pod-node-selector.js";

@@ -3,7 +3,7 @@
 // clusterDefaultNodeSelector) is merged into its pods' node selectors, which may not conflict
 // with it; the configuration may also whitelist, per namespace, the labels pods may select.
 import { ApiError, forbidden, internalError } from "../../apimachinery/errors.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { labelsConflict, namespaceAnnotations, selectorToLabelsMap } from "./namespace-annotations.js";
 import { isObj, isPods, str, type Obj } from "./pod-shape.js";

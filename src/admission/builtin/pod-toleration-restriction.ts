@@ -5,7 +5,7 @@
 // scheduler.alpha.kubernetes.io/tolerationsWhitelist, else the configuration's `whitelist`).
 import { ApiError, internalError } from "../../apimachinery/errors.js";
 import { podQOSClass } from "../../types/defaults/pod.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { namespaceAnnotations } from "./namespace-annotations.js";
 import { isObj, isPods, objs, type Obj } from "./pod-shape.js";

@@ -3,7 +3,7 @@
 // topology.kubernetes.io/zone and /region labels on the Binding, which the binding then copies
 // onto the pod; a pod created with spec.nodeName gets them directly. Only those two keys; labels
 // already on the Binding or pod win.
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { objectLookup } from "./lookup.js";
 import { isObj, str, type Obj } from "./pod-shape.js";

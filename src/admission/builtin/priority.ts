@@ -3,8 +3,8 @@
 // preemptionPolicy too when the class has one. Updates keep what creation resolved. A second
 // globalDefault class is refused, and so is deleting a system class.
 import { badRequest, forbidden, internalError } from "../../apimachinery/errors.js";
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { admissionForbidden } from "./forbidden.js";
 import { objectLookup } from "./lookup.js";

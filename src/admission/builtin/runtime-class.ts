@@ -3,8 +3,8 @@
 // merged); a pod's overhead must be the class's, and no class means no overhead.
 import { badRequest } from "../../apimachinery/errors.js";
 import { compareQuantity } from "../../apimachinery/quantity.js";
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { admissionForbidden } from "./forbidden.js";
 import { objectLookup } from "./lookup.js";

@@ -7,8 +7,8 @@
 // secret or token projection.
 import { randomInt } from "node:crypto";
 import { mirrorPodAnnotation } from "../../authz/node/references.js";
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { admissionForbidden } from "./forbidden.js";
 import { objectLookup } from "./lookup.js";

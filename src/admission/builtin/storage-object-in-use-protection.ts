@@ -1,7 +1,7 @@
 // StorageObjectInUseProtection (upstream plugin/pkg/admission/storage/storageobjectinuseprotection):
 // new PersistentVolumes and PersistentVolumeClaims get the protection finalizer, which the
 // pv-protection / pvc-protection controllers lift once nothing uses them.
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 
 export const pvProtectionFinalizer = "kubernetes.io/pv-protection";
 export const pvcProtectionFinalizer = "kubernetes.io/pvc-protection";

@@ -1,6 +1,6 @@
 // The two system PriorityClasses kube-apiserver creates at start when missing (upstream's
 // post-start hook scheduling/bootstrap-system-priority-classes), for critical cluster pods.
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 
 export const systemPriorityClasses: readonly KObject[] = [
   {

@@ -1,7 +1,7 @@
 // TaintNodesByCondition (upstream plugin/pkg/admission/nodetaint): a Node is created with the
 // not-ready NoSchedule taint, so nothing is scheduled on it before its kubelet reports Ready and
 // the node lifecycle controller lifts the taint.
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { notReadyTaintKey } from "./default-toleration-seconds.js";
 import { isObj, objs, str, type Obj } from "./pod-shape.js";
 

@@ -4,7 +4,7 @@
 // that also tries to change spec.signerName is judged by the signer it had.
 import { goQuote } from "../../apimachinery/validation.js";
 import type { Authorizer } from "../../authz/authorizer.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden } from "./forbidden.js";
 import { isCsr, signerNameOf } from "./resources.js";
 import { isAuthorizedForSignerName } from "./signers.js";

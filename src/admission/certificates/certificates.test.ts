@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { UserInfo } from "../../authn/user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import type { Attributes, Authorizer } from "../../authz/authorizer.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { admissionAttributes } from "../attributes.testkit.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { csrRequest } from "./csr.testkit.js";
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from "./index.js";
 

@@ -6,8 +6,8 @@
 // off; the type is certificates.k8s.io/v1beta1, also behind --runtime-config).
 import { goQuote } from "../../apimachinery/validation.js";
 import type { Authorizer } from "../../authz/authorizer.js";
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden, semanticEqual } from "./forbidden.js";
 import { signerNameOf } from "./resources.js";
 import { isAuthorizedForSignerName } from "./signers.js";

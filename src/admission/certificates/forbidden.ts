@@ -3,7 +3,7 @@
 // "Unknown" (a create whose name is not generated yet). A refusal that already is a 403 passes
 // through unchanged, as upstream does not wrap a Forbidden twice.
 import { ApiError, forbidden } from "../../apimachinery/errors.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 
 export function admissionForbidden(a: AdmissionAttributes, reason: string): ApiError {
   return forbidden(a.type.gr, requestName(a), reason);

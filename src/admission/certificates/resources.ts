@@ -1,6 +1,6 @@
 // What the certificate plugins read of the objects they judge.
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 
 export const isCsr = (a: AdmissionAttributes): boolean => a.type.group === "certificates.k8s.io" && a.type.resource === "certificatesigningrequests";
 

@@ -2,7 +2,7 @@
 // synthetic resource certificates.k8s.io "signers" named after the signer, or failing that on
 // "<domain>/*" — the signer name's part before its first "/" — so one grant covers a domain's
 // signers. An authorizer error counts as no permission (upstream logs it and goes on).
-import type { UserInfo } from "../../authn/user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import type { Attributes, Authorizer } from "../../authz/authorizer.js";
 
 export async function isAuthorizedForSignerName(authz: Authorizer, user: UserInfo, verb: string, signerName: string): Promise<boolean> {

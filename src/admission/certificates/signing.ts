@@ -4,7 +4,7 @@
 // that changes neither passes unchecked.
 import { goQuote } from "../../apimachinery/validation.js";
 import type { Authorizer } from "../../authz/authorizer.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden, semanticEqual } from "./forbidden.js";
 import { isCsr, signerNameOf, statusOf } from "./resources.js";
 import { isAuthorizedForSignerName } from "./signers.js";

@@ -1,7 +1,7 @@
 // CertificateSubjectRestriction (upstream plugin/pkg/admission/certificates/subjectrestriction):
 // nobody may ask the kubernetes.io/kube-apiserver-client signer for a certificate in the
 // system:masters group (organization), which would bypass every authorizer.
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { parseCsrSubject } from "./csr-request.js";
 import { admissionForbidden } from "./forbidden.js";
 import { isCsr, signerNameOf } from "./resources.js";

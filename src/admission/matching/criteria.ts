@@ -6,7 +6,7 @@
 import type { LabelSelectorObject } from "../../apimachinery/labels.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { equivalentTypes, kindFor, type GroupVersionKind } from "./equivalence.js";
 import { matchesRule, ruleRequestOf, type NamedRuleWithOperations, type RuleWithOperations } from "./rules.js";
 import { matchesNamespaceSelector, matchesObjectSelector, type NamespaceLabels } from "./selectors.js";

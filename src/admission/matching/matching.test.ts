@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parseRuntimeConfig } from "../../cli/runtime-config.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { builtinResources } from "../../types/builtin-resources.js";
 import { builtinTypeRegistry } from "../../types/register.js";
 import { admissionAttributes } from "../attributes.testkit.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { isExemptAdmissionConfigurationResource, matchesRule, matchRequest, NamespaceNotFound, ruleRequestOf, type MatchCriteria, type RuleWithOperations } from "./index.js";
 
 const types = builtinTypeRegistry(parseRuntimeConfig("", builtinResources));

@@ -2,7 +2,7 @@
 // request matches a rule when its operation, group, version, resource/subresource and scope are
 // all among the rule's. Pure: the request is described by plain values, so an equivalent
 // resource (matchPolicy Equivalent) is matched by passing another group/version/resource.
-import type { AdmissionAttributes, AdmissionOperation } from "../interface.js";
+import type { AdmissionAttributes, AdmissionOperation } from "../../registry/admission.js";
 
 export type RuleScope = "Cluster" | "Namespaced" | "*";
 

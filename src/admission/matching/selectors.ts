@@ -1,8 +1,8 @@
 // The namespace and object selectors of admission webhooks and policies (upstream:
 // webhook/predicates/namespace and object).
 import { labelSelectorFromObject, type LabelSelectorObject } from "../../apimachinery/labels.js";
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { requestNamespace } from "./rules.js";
 
 /** A namespace's labels; undefined when it does not exist. Errors (other than absence) throw. */

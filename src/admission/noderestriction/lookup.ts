@@ -3,7 +3,7 @@
 // written just before the kubelet's request is seen. A miss is upstream's lister NotFound, which
 // names the resource in the singular: `pod "x" not found`.
 import { ApiError } from "../../apimachinery/errors.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 
 export interface ObjectLookup {
   /** The stored object, or undefined when there is none. */

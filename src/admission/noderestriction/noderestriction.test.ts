@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { UserInfo } from "../../authn/user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import type { Authorizer } from "../../authz/authorizer.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { admissionAttributes } from "../attributes.testkit.js";
 import { csrRequest } from "../certificates/csr.testkit.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { forbiddenLabels, isKubeletLabel, modifiedLabels } from "./labels.js";
 import type { ObjectLookup } from "./lookup.js";
 import { nodeRestriction } from "./plugin.js";

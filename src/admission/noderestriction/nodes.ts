@@ -4,7 +4,7 @@
 // would let it steer workloads to itself.
 import { goQuote } from "../../apimachinery/validation.js";
 import { admissionForbidden, semanticEqual } from "../certificates/forbidden.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { forbiddenLabels, modifiedLabels } from "./labels.js";
 import { specOf } from "./lookup.js";
 

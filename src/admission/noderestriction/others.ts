@@ -5,10 +5,10 @@
 // serving) only for CN=system:node:<itself>.
 import { goQuote } from "../../apimachinery/validation.js";
 import { nodeLeaseNamespace } from "../../authz/node/authorizer.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { parseCsrSubject } from "../certificates/csr-request.js";
 import { admissionForbidden, semanticEqual } from "../certificates/forbidden.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { obj, specOf, str } from "./lookup.js";
 
 export function admitPVCStatus(nodeName: string, a: AdmissionAttributes, recoveryEnabled: boolean): void {

@@ -7,7 +7,7 @@ import { goQuote } from "../../apimachinery/validation.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import { nodeIdentity } from "../../authz/node/authorizer.js";
 import { admissionForbidden } from "../certificates/forbidden.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { ObjectLookup } from "./lookup.js";
 import { admitNode } from "./nodes.js";
 import { admitCSINode, admitCSR, admitLease, admitPVCStatus, admitResourceSlice } from "./others.js";

@@ -5,9 +5,9 @@
 // bound to itself. No other write to a pod.
 import { goQuote } from "../../apimachinery/validation.js";
 import { isMirrorPod, mirrorPodAnnotation, podConfigMapNames, podSecretNames } from "../../authz/node/references.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { admissionForbidden } from "../certificates/forbidden.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { arr, listerNotFound, obj, type ObjectLookup, specOf, str } from "./lookup.js";
 
 export async function admitPod(nodeName: string, a: AdmissionAttributes, lookup: ObjectLookup): Promise<void> {

@@ -1,6 +1,6 @@
 // ObjectLookup over the server's store: the preferred served version of a group-resource, read live.
 import { ApiError } from "../../apimachinery/errors.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { AdmissionParts } from "../plugins.js";
 import type { ObjectLookup } from "./lookup.js";
 

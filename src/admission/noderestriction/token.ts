@@ -7,9 +7,9 @@
 // on that audience.
 import { goQuote } from "../../apimachinery/validation.js";
 import type { Authorizer } from "../../authz/authorizer.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { admissionForbidden } from "../certificates/forbidden.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { arr, listerNotFound, obj, type ObjectLookup, specOf, str } from "./lookup.js";
 
 export interface TokenChecks {

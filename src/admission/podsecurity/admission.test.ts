@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { admissionAttributes } from "../attributes.testkit.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { podSecurity, type PodSecurityDeps } from "./admission.js";
 import { isSignificantPodUpdate } from "./pod-updates.js";
 import { defaultConfiguration, loadPodSecurityConfiguration } from "./config.js";

@@ -8,8 +8,8 @@
 //   level, warns about the existing pods that would violate it.
 import { ApiError, forbidden, internalError, invalid } from "../../apimachinery/errors.js";
 import { aggregateMessage, type FieldError } from "../../apimachinery/validation.js";
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import {
   auditLevelLabel,
   auditVersionLabel,

@@ -1,8 +1,8 @@
 // The PodSecurity plugin as the named-plugin table builds it: configuration from the admission
 // configuration file, namespace labels from the namespace states, existing pods from the shared
 // pod informer (started on first need).
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionPluginContext } from "../plugins.js";
 import { podSecurity } from "./admission.js";
 import { loadPodSecurityConfiguration } from "./config.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { latest } from "./api.js";
 import { existingPodWarnings, prioritizePods } from "./namespace-pods.js";
 import { aggregate } from "./registry.js";

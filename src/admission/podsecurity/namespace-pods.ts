@@ -2,7 +2,7 @@
 // existing pods that would now be refused, grouped by their violations, each group named by its
 // lexically first pod and a count of the others. At most a given number of pods are checked,
 // within a deadline; a cut-off is said.
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { lvString, type LevelVersion } from "./api.js";
 import type { PodJson } from "./pod-updates.js";
 import { forbiddenReason, type AggregateResult } from "./registry.js";

@@ -3,7 +3,7 @@
 // bring a violation: containers added or removed, images, per-container seccomp annotations, and
 // ephemeral containers added or changed. Everything else passes unevaluated, so that pods created
 // before their namespace's policy tightened stay updatable (labels, annotations, tolerations).
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { PodSpecJson } from "./check.js";
 
 export type PodJson = KObject & { spec?: PodSpecJson };

@@ -1,6 +1,6 @@
 // The workloads whose pod templates PodSecurity audits and warns about, and where each keeps its
 // template (upstream: DefaultPodSpecExtractor).
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { PodMetaJson, PodSpecJson } from "./check.js";
 
 const templateResources = new Set([

@@ -7,8 +7,8 @@ import { toCel } from "../../cel/convert.js";
 import { perCallLimit, runtimeCelCostBudget } from "../../cel/cost/constants.js";
 import { authorizerValue, memoizingAuthorizer, requestResourceValue, CelPendingAuthorization, type AuthorizationUser, type CelAuthorizer } from "../../cel/library/authz.js";
 import { CelEvalError, CelMap, type CelValue } from "../../cel/value.js";
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { kindFor, type MatchedResource } from "../matching/index.js";
 import type { CompiledExpression, CompiledVariable } from "./compile.js";
 

@@ -1,7 +1,7 @@
 // Which policies and bindings apply to a request (upstream: policy/matching Matcher): a policy by
 // its matchConstraints, a binding by its matchResources (none: every request the policy
 // matched). Empty resourceRules match every resource, as upstream's policy matcher has it.
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { criteriaOfMatchResources, matchRequest, NamespaceNotFound, type MatchDeps, type MatchedResource, type MatchResources, type NamedRuleWithOperations } from "../matching/index.js";
 
 const everything: NamedRuleWithOperations = { operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*/*"], scope: "*" };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../apimachinery/errors.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { builtinTypeRegistry } from "../../types/register.js";
 import type { AdmissionParts } from "../plugins.js";
 import { collectParams, paramKindProblem, paramKindString } from "./params.js";

@@ -5,7 +5,7 @@
 // parameterNotFoundAction is Deny.
 import { labelSelectorFromObject } from "../../apimachinery/labels.js";
 import { ApiError } from "../../apimachinery/errors.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { AdmissionParts } from "../plugins.js";
 import type { ParamKind, ParamRef } from "./types.js";

@@ -2,7 +2,7 @@
 // from the shared informers of the two types, so a write takes effect as soon as the informer
 // hears it (well within a second) with no restart. A policy is compiled once per generation,
 // when a request first needs it; bindings are grouped by the policy they name.
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { AdmissionParts } from "../plugins.js";
 import type { PolicyBinding, PolicyMeta } from "./types.js";

@@ -1,9 +1,9 @@
 // What both policy plugins need around evaluation: the server's authorizer as the CEL library's,
 // the request's namespace object, and upstream's admission.NewForbidden naming of the object.
 import { ApiError, qualifiedResource, type StatusReason } from "../../apimachinery/errors.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 
 /** The namespace the request is in (none for cluster-scoped objects and namespaces themselves). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../apimachinery/errors.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { checkRequest, type QuotaRequest } from "./check.js";
-import { evaluatorFor } from "./evaluators/registry.js";
+import { evaluatorFor } from "../../quota/evaluators/registry.js";
 
 const quota = (name: string, hard: Record<string, string>, used?: Record<string, string>, spec: object = {}) =>
   ({ metadata: { name, namespace: "ns", resourceVersion: "5" }, spec: { hard, ...spec }, status: { hard, ...(used ? { used } : {}) } }) as unknown as KObject;

@@ -3,11 +3,11 @@
 // over the stored object), and whether every such quota still has room. Returns the quotas with
 // status.used as it would be if the request is stored; throws the 403 the client sees when not.
 import { ApiError, forbidden } from "../../apimachinery/errors.js";
-import { clone, type KObject } from "../../registry/object.js";
+import { clone, type KObject } from "../../apimachinery/object.js";
 import type { GroupResource } from "../../apimachinery/errors.js";
-import { matchingScopes, quotaMatches, type EvaluatedRequest, type Evaluator } from "./evaluators/evaluator.js";
+import { matchingScopes, quotaMatches, type EvaluatedRequest, type Evaluator } from "../../quota/evaluators/evaluator.js";
 import type { LimitedResource } from "./configuration.js";
-import { scopeSelectorsOf, type ScopeRequirement } from "./scopes.js";
+import { scopeSelectorsOf, type ScopeRequirement } from "../../quota/scopes.js";
 import {
   addLists,
   exceededNames,
@@ -20,7 +20,7 @@ import {
   resourceListOf,
   subtractNonNegative,
   type ResourceList,
-} from "./resource-list.js";
+} from "../../quota/resource-list.js";
 
 export interface QuotaRequest extends EvaluatedRequest {
   gr: GroupResource;

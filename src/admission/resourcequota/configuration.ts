@@ -3,7 +3,7 @@
 // may only be consumed where some quota covers it (matchContains: resource names containing any
 // of these strings; matchScopes: objects in these scopes, e.g. a PriorityClass kept for
 // cluster services).
-import type { ScopeRequirement } from "./scopes.js";
+import type { ScopeRequirement } from "../../quota/scopes.js";
 
 export interface LimitedResource {
   apiGroup: string;

@@ -1,6 +1,6 @@
 // The ResourceQuota plugin as the named-plugin factory makes it.
 import type { AdmissionPluginContext } from "../plugins.js";
-import type { AdmissionPlugin } from "../interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { resourceQuotaPlugin, storeQuotaAccess } from "./plugin.js";
 import { parseQuotaConfiguration } from "./configuration.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, conflict } from "../../apimachinery/errors.js";
-import { clone, type KObject } from "../../registry/object.js";
+import { clone, type KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import { admissionAttributes } from "../attributes.testkit.js";
 import { resourceQuotaPlugin, type QuotaAccess } from "./plugin.js";

@@ -9,13 +9,13 @@
 import { ApiError, internalError } from "../../apimachinery/errors.js";
 import { parseListOptions } from "../../registry/list-options.js";
 import { listObjects } from "../../registry/list.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { checkRequest, type QuotaRequest } from "./check.js";
-import { evaluatorFor } from "./evaluators/registry.js";
-import type { Evaluator } from "./evaluators/evaluator.js";
+import { evaluatorFor } from "../../quota/evaluators/registry.js";
+import type { Evaluator } from "../../quota/evaluators/evaluator.js";
 import type { QuotaConfiguration } from "./configuration.js";
 
 const maxRetries = 3;

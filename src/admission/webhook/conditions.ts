@@ -10,7 +10,7 @@ import { celAuthorizer } from "../../authz/cel-authorizer.js";
 import { compileCel, type CelEnvironment, type CelProgram } from "../../cel/program.js";
 import { BoolType, DynType, formatType } from "../../cel/types.js";
 import type { CelValue } from "../../cel/value.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import type { MatchedResource } from "../matching/index.js";
 import type { FailurePolicy, MatchCondition } from "./types.js";
 

@@ -3,11 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../apimachinery/errors.js";
 import { parseRuntimeConfig } from "../../cli/runtime-config.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { builtinResources } from "../../types/builtin-resources.js";
 import { builtinTypeRegistry } from "../../types/register.js";
 import { admissionAttributes } from "../attributes.testkit.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import type { WebhookDeps } from "./invocation.js";
 import { dispatchMutating } from "./mutating.js";
 import { allow, deny, patch, startAdmissionWebhookServer, type AdmissionWebhookServer, type ReviewRequest } from "./server.testkit.js";

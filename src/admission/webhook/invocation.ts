@@ -5,11 +5,11 @@
 import type { Authorizer } from "../../authz/authorizer.js";
 import { forbidden, notFound } from "../../apimachinery/errors.js";
 import { toScale } from "../../registry/scale-paths.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import type { ServiceResolver } from "../../webhook/service-resolver.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { matchRequest, NamespaceNotFound, type MatchedResource, type NamespaceLabels } from "../matching/index.js";
 import { callWebhook } from "./call.js";
 import { evaluateConditions } from "./conditions.js";

@@ -3,7 +3,8 @@
 // configuration types themselves (a broken webhook must stay removable).
 import { forbidden } from "../../apimachinery/errors.js";
 import { endpointServiceResolver, informerServiceSource, type ServiceResolver } from "../../webhook/service-resolver.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../interface.js";
+import { syncedInformerLookup } from "../../registry/synced-informer-lookup.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import { isExemptAdmissionConfigurationResource } from "../matching/index.js";
 import type { AdmissionPluginContext } from "../plugins.js";
 import type { WebhookDeps } from "./invocation.js";
@@ -18,7 +19,7 @@ function depsOf(ctx: AdmissionPluginContext): WebhookDeps {
     types: () => ctx.parts().types,
     namespaceLabels: (ns) => ctx.namespaces.labels(ns),
     authorizer: () => ctx.authorizer(),
-    resolveService: () => (resolver ??= endpointServiceResolver(informerServiceSource(ctx.parts().informers, ctx.parts().types))),
+    resolveService: () => (resolver ??= endpointServiceResolver(informerServiceSource(syncedInformerLookup(ctx.parts().informers, ctx.parts().types)))),
     log: (m) => ctx.log(m),
   };
 }

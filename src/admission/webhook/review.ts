@@ -4,8 +4,8 @@
 // apiVersion, v1beta1 answers were never checked for them and still are not.
 import { goJSONSyntaxError } from "../../apimachinery/go-json.js";
 import { goQuote } from "../../apimachinery/validation.js";
-import type { KObject } from "../../registry/object.js";
-import type { AdmissionAttributes } from "../interface.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { requestNamespace, type MatchedResource } from "../matching/index.js";
 
 export const supportedReviewVersions = ["v1", "v1beta1"] as const;

@@ -5,7 +5,7 @@
 // as the informer has seen it. Compiled parts (CEL, connection) are kept per configuration
 // resourceVersion.
 import type { InformerFactory, ObjectInformer } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import type { MatchCriteria } from "../matching/index.js";
 import { endpointOf, type Endpoint } from "./call.js";

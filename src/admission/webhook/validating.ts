@@ -1,7 +1,7 @@
 // Validating webhooks: every one that applies is called at once, on the final object (upstream:
 // validating/dispatcher.go). The first failure to come back decides: a denial as the webhook
 // worded it, a failed call as failurePolicy says (Fail: 500, Ignore: recorded and passed).
-import type { AdmissionAttributes } from "../interface.js";
+import type { AdmissionAttributes } from "../../registry/admission.js";
 import { CallingWebhookError, deniedError, dryRunUnsupported, failedClosed } from "./errors.js";
 import { callHook, dryRunSafe, shouldCall, type Invocation, type WebhookDeps } from "./invocation.js";
 import { requestTimedOut } from "./mutating.js";

@@ -3,7 +3,7 @@ import type { Authenticator, AuthnRequest } from "../authenticator.js";
 import { anonymousAuthenticator } from "../anonymous.js";
 import { authenticatorConformance } from "../conformance.testkit.js";
 import { unionAuthenticator } from "../union.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { bootstrapTokenAuthenticator } from "./authenticator.js";
 
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");

@@ -9,7 +9,7 @@
 // cannot be read is an error.
 import { timingSafeEqual } from "node:crypto";
 import { bearerToken, type Authenticator } from "../authenticator.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { bootstrapUserPrefix, getData, getExpiration, getGroups, hasData, keys, parseToken, secretName, tokenSecretNamespace, tokenSecretType } from "./token.js";
 
 /** Where Secrets are read: an informer's view, or the store while the informer is not synced. */

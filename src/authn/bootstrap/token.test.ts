@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { getExpiration, getGroups, parseRfc3339, parseSecretName, parseToken, validateGroupName } from "./token.js";
 
 const secret = (data: Record<string, string>) => ({ metadata: { name: "x" }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])) }) as unknown as KObject;

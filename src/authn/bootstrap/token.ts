@@ -1,6 +1,6 @@
 // Bootstrap tokens: the token format, the Secret that holds one and how its keys read
 // (upstream: k8s.io/cluster-bootstrap token/api, util/tokens, util/secrets).
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 
 export const tokenSecretNamespace = "kube-system";
 export const tokenSecretPrefix = "bootstrap-token-";

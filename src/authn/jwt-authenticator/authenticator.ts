@@ -12,7 +12,7 @@ import type { CelProgram } from "../../cel/program.js";
 import type { CelValue } from "../../cel/value.js";
 import { bearerToken, type Authenticator, type AuthnRequest, type AuthnResult } from "../authenticator.js";
 import { MalformedJwsError, parseJws, supportedAlgorithms, verifyJws, type ParsedJws } from "../jwt/jws.js";
-import type { UserInfo } from "../user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import type { CompiledMappings, JwtAuthenticatorSpec } from "./config.js";
 import { RemoteKeySet } from "./keyset.js";
 

@@ -10,7 +10,6 @@ import { basename, dirname } from "node:path";
 import type { Registry } from "prom-client";
 import { forbidden, type FieldError } from "../../apimachinery/validation.js";
 import type { ServerMetrics } from "../../observability/metrics.js";
-import type { ServerOptions } from "../../server/options.js";
 import { parseAuthenticationConfig, type AuthenticationConfig } from "../authentication-config.js";
 import type { Authenticator, AuthnRequest, AuthnResult } from "../authenticator.js";
 import { JwtAuthenticator, allSigningAlgorithms } from "./authenticator.js";
@@ -37,6 +36,18 @@ export interface OidcFlagOptions {
 export interface JwtTuning {
   authenticationConfigReloadPollMs?: number;
   jwtMinKeyRefreshMs?: number;
+}
+
+/**
+ * What the JWT authentication reads of the server's options: only these, so authn/ does not
+ * import server/ (ServerOptions satisfies it).
+ */
+export interface JwtAuthenticationOptions extends OidcFlagOptions, JwtTuning {
+  /** --authentication-config: the structured configuration file, watched for changes. */
+  authenticationConfig?: string;
+  /** --service-account-issuer: no JWT issuer may equal one of them. */
+  serviceAccountIssuers: readonly string[];
+  log: (msg: string) => void;
 }
 
 function oidcFlagsSet(o: OidcFlagOptions): boolean {
@@ -72,7 +83,7 @@ export function jwtSpecFromFlags(o: OidcFlagOptions): JwtAuthenticatorSpec | und
 }
 
 /** The service-account issuers (kapi's default one when none is set): no JWT issuer may equal one of them. */
-function serviceAccountIssuers(o: ServerOptions): string[] {
+function serviceAccountIssuers(o: JwtAuthenticationOptions): readonly string[] {
   return o.serviceAccountIssuers.length ? o.serviceAccountIssuers : [defaultServiceAccountIssuer];
 }
 
@@ -134,7 +145,7 @@ class ReloadMetrics {
 
 // ---- the authenticators of one configuration -----------------------------------------------
 
-function build(specs: readonly JwtAuthenticatorSpec[], compiled: readonly CompiledMappings[], signingAlgs: readonly string[], o: ServerOptions & JwtTuning): JwtAuthenticator[] {
+function build(specs: readonly JwtAuthenticatorSpec[], compiled: readonly CompiledMappings[], signingAlgs: readonly string[], o: JwtAuthenticationOptions): JwtAuthenticator[] {
   const out: JwtAuthenticator[] = [];
   try {
     specs.forEach((spec, i) => {
@@ -168,7 +179,7 @@ export interface JwtAuthentication {
  * The JWT authentication of a server from its options and its (already read) configuration
  * file. Throws start-up errors in upstream's words.
  */
-export function jwtAuthentication(o: ServerOptions & OidcFlagOptions & JwtTuning, config: AuthenticationConfig | undefined): JwtAuthentication {
+export function jwtAuthentication(o: JwtAuthenticationOptions, config: AuthenticationConfig | undefined): JwtAuthentication {
   const flagsSet = oidcFlagsSet(o);
   if (o.authenticationConfig && flagsSet) throw new Error("authentication-config file and oidc-* flags are mutually exclusive");
   if (!o.authenticationConfig && flagsSet && (!o.oidcIssuerURL || !o.oidcClientID)) {

@@ -5,11 +5,11 @@ import { describe, expect, it } from "vitest";
 import { authenticatorConformance } from "../conformance.testkit.js";
 import type { AuthnRequest } from "../authenticator.js";
 import { signJws } from "../jwt/jws.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { serviceAccountAuthenticator } from "./authenticator.js";
 import { boundTokenClaims, legacyTokenClaims } from "./claims.js";
 import type { TokenObjectGetter } from "./getter.js";
-import { legacyToken, tokenSigner } from "./token-request.js";
+import { legacyToken, tokenSigner } from "../../handlers/token-request.js";
 
 const issuer = "https://kubernetes.default.svc.cluster.local";
 const { privateKey: ecKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });

@@ -8,7 +8,7 @@ import { keyIdOf } from "../jwt/jws.js";
 import { boundTokenClaims, checkTimes, legacyTokenClaims, splitUsername, userInfoOf } from "./claims.js";
 import { resolveServiceAccountConfig, validateServiceAccountFlags, type ServiceAccountFlags } from "./config.js";
 import { jwksDocument, openIdConfiguration } from "./openid.js";
-import { validateTokenRequestSpec } from "./token-request.js";
+import { validateTokenRequestSpec } from "../../handlers/token-request.js";
 
 const flags = (f: Partial<ServiceAccountFlags> = {}): ServiceAccountFlags => ({
   serviceAccountKeyFiles: [],

@@ -3,7 +3,7 @@
 // plus the private `kubernetes.io` claim, the legacy Secret-based token's four flat claims, the
 // time checks with go-jose's one-minute leeway, and the user a verified token stands for.
 import { randomUUID } from "node:crypto";
-import type { UserInfo } from "../user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 
 /** A kubelet-style request for this many seconds gets a long-lived, warn-only token (1h + 7s). */
 export const warnOnlyBoundTokenExpirationSeconds = 60 * 60 + 7;

@@ -2,7 +2,7 @@
 // from the shared metadata informers when they have the object, else straight from the store (an
 // informer that has not caught up with a new object must not reject its fresh token). Never writes.
 import type { InformerFactory } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";

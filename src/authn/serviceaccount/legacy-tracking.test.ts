@@ -1,7 +1,7 @@
 // The pure rules of legacy-token tracking: which label value marks a token invalid, and when a
 // use is worth stamping on its Secret.
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { invalidatedTokenMessage, invalidSinceLabel, isMarkedInvalid, lastUsedLabel, lastUsedStamp } from "./legacy-tracking.js";
 
 const secret = (labels?: Record<string, string>): KObject => ({ metadata: { name: "s", namespace: "ns", ...(labels ? { labels } : {}) } }) as KObject;

@@ -3,7 +3,7 @@
 // LegacyServiceAccountTokenCleanUp, both GA): a Secret labelled invalid-since no longer
 // authenticates, and each use stamps the day it happened on the Secret, so that an operator (or a
 // clean-up controller) can see which long-lived tokens are still in use.
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 

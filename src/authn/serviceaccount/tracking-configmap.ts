@@ -6,7 +6,7 @@
 // that disagree do not fight over it) and keeps `since` a valid date.
 import type { Controller } from "../../controllers/namespace.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 

@@ -11,7 +11,7 @@
 // connection are retried with upstream's backoff (500ms ×1.5, jitter 0.2, 5 attempts).
 // Answers are cached (./cache.ts) for the TTL; errors are not.
 import { bearerToken, type Authenticator } from "../authenticator.js";
-import type { UserInfo } from "../user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import { TokenCache, type Lookup } from "./cache.js";
 import { loadWebhookKubeconfig, type WebhookConnection } from "./kubeconfig.js";
 import { CallError, defaultBackoff, postReview, withBackoff, type Backoff } from "../../webhook/client.js";

@@ -7,7 +7,7 @@
 // get/list/watch only) and either its resource (namespace, resource, apiGroup, each "*" or exact)
 // or its non-resource path ("*", exact, or a prefix ending in "*"); otherwise no opinion.
 import { readFileSync } from "node:fs";
-import type { UserInfo } from "../../authn/user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import type { Attributes, Authorizer, AuthzResult, RulesResult } from "../authorizer.js";
 
 export interface PolicySpec {

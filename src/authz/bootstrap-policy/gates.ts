@@ -1,7 +1,7 @@
 // Feature gates the bootstrap policy consults, with kube-apiserver 1.34's defaults (beta and GA
 // on, alpha off). A gate kapi's --feature-gates knows is read from it; the others keep 1.34's
 // default, since kapi serves those features (or not) exactly as 1.34 does by default.
-import type { FeatureGates } from "../../cli/feature-gates.js";
+import type { FeatureGates } from "../../apimachinery/feature-gates.js";
 
 export const policyGateDefaults: Readonly<Record<string, boolean>> = {
   DynamicResourceAllocation: true, // GA in 1.34

@@ -1,7 +1,7 @@
 // kube-apiserver 1.34's RBAC bootstrap policy: every default ClusterRole, ClusterRoleBinding, Role
 // and RoleBinding, and their reconciliation at start (reconcileBootstrapPolicy, called once from
 // the server's start-up whenever the RBAC API is served, whatever the authorization modes).
-import type { FeatureGates } from "../../cli/feature-gates.js";
+import type { FeatureGates } from "../../apimachinery/feature-gates.js";
 import type { GenericStore } from "../../registry/store.js";
 import { controllerRoleBindings, controllerRoles } from "./controller-policy.js";
 import { policyGates } from "./gates.js";

@@ -5,7 +5,7 @@
 // ClusterRoles only get their aggregationRule reconciled: their rules are the aggregation
 // controller's. A binding whose roleRef changed is deleted and created again (roleRef is
 // immutable). All reads are four range reads; all writes go out together (one storage batch).
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore, WriteOptions } from "../../registry/store.js";
 import { decodeFromStorage } from "../../registry/codec.js";

@@ -1,7 +1,7 @@
 // Building blocks of the bootstrap policy: a policy-rule builder (verbs, groups, resources, names
 // and URLs sorted and deduplicated, as upstream's builder does) and the object
 // constructors that stamp every default object with upstream's label and annotation.
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { PolicyRule } from "../rbac/rules.js";
 
 export const rbacGroup = "rbac.authorization.k8s.io";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { UserInfo } from "../../authn/user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import { authorizerConformance, attributes, type AuthorizerConformanceCase } from "../conformance.testkit.js";
 import { Graph } from "./graph.js";
 import { NodeAuthorizer, nodeIdentity } from "./authorizer.js";

@@ -10,7 +10,7 @@
 //   - anything else: the static node rules (rules.ts) allow, or no opinion.
 // Every refusal is a no-opinion (a later authorizer may still allow), with upstream's reason.
 import type { Attributes, Authorizer, AuthzResult, RulesResult } from "../authorizer.js";
-import type { UserInfo } from "../../authn/user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import type { Graph, VertexType } from "./graph.js";
 import { nodeRules, rulesAllow } from "./rules.js";
 

@@ -3,7 +3,7 @@
 // (upstream: graph_populator.go). Nothing is read from the store per request.
 import type { Authorizer } from "../authorizer.js";
 import type { InformerFactory, ObjectInformer } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import { Graph } from "./graph.js";
 import { NodeAuthorizer, type NodeAuthorizerGates } from "./authorizer.js";

@@ -7,7 +7,7 @@
 import { deepClone, deepEqual } from "../../apimachinery/json-value.js";
 import { labelSelectorFromObject, type LabelSelectorObject } from "../../apimachinery/labels.js";
 import type { ObjectInformer } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
 import type { Controller } from "../../controllers/namespace.js";

@@ -3,7 +3,7 @@
 // to User "u"` — else no opinion, the reason listing the roles that could not be resolved
 // (`RBAC: clusterrole.rbac.authorization.k8s.io "x" not found`) or empty. Decisions read only
 // the index; it is built on first use from the four informers and kept current by them.
-import type { UserInfo } from "../../authn/user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import type { Attributes, Authorizer, AuthzResult, NonResourceRule, ResourceRule, RulesResult } from "../authorizer.js";
 import { aggregateMessage, describeSource, followInformers, RbacIndex, type RbacInformers, type RuleSource } from "./index.js";
 import { ruleAllows } from "./rules.js";

@@ -1,8 +1,8 @@
 // RBAC's cases for the shared authorizer conformance suite (src/authz/conformance.testkit.ts:
 // {title, attributes, decision, reasonMatches?, error?}), over a fixed policy built into an index.
-import type { UserInfo } from "../../authn/user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import type { Attributes, Decision } from "../authorizer.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { RbacIndex } from "./index.js";
 
 export interface RbacCase {

@@ -15,9 +15,9 @@
 // - An update changing only ownerReferences/finalizers (the garbage collector's) passes.
 import { forbidden } from "../../apimachinery/errors.js";
 import { deepEqual } from "../../apimachinery/json-value.js";
-import { mastersGroup, type UserInfo } from "../../authn/user.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../../admission/interface.js";
-import type { KObject } from "../../registry/object.js";
+import { mastersGroup, type UserInfo } from "../../apimachinery/user.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { Authorizer } from "../authorizer.js";
 import { aggregateMessage, roleNotFound, type RbacIndex } from "./index.js";
 import { goQuoteList } from "../../apimachinery/validation.js";

@@ -2,8 +2,8 @@
 // Roles/ClusterRoles and `bindings` RoleBindings/ClusterRoleBindings spread over namespaces
 // and users, then a loop of decisions (a mix of allows and no-opinions) for a fixed time.
 // Used by bench/rbac-index.ts and printed by index-bench.test.ts; never asserts on timing.
-import type { UserInfo } from "../../authn/user.js";
-import type { KObject } from "../../registry/object.js";
+import type { UserInfo } from "../../apimachinery/user.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { Attributes } from "../authorizer.js";
 import { decide } from "./authorizer.js";
 import { RbacIndex } from "./index.js";

@@ -6,9 +6,9 @@
 // ClusterRoleBindings that apply to the user, then — for a namespaced request — the
 // RoleBindings of that namespace; a binding whose role is missing yields an error
 // (`clusterrole.rbac.authorization.k8s.io "x" not found`) and is skipped.
-import type { UserInfo } from "../../authn/user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import type { ObjectInformer } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { toPolicyRule, type PolicyRule } from "./rules.js";
 
 export interface Subject {

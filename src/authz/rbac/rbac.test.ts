@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Attributes } from "../authorizer.js";
 import { authorizerConformance } from "../conformance.testkit.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { decide, rulesFromIndex } from "./authorizer.js";
 import { conformancePolicy, rbacConformanceCases } from "./conformance-cases.js";
 import { confirmNoEscalation, onlyGCFields } from "./escalation.js";

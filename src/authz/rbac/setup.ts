@@ -2,11 +2,11 @@
 // started on first use), the escalation guard (a validating admission plugin, installed in
 // every mode as upstream's RBAC storage always checks) and the ClusterRole aggregation
 // controller (--controllers name clusterrole-aggregation-controller).
-import type { AdmissionPlugin } from "../../admission/interface.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
 import { clusterRoleAggregationController, controllerEnabled, defaultControllers } from "../../controllers/controllers-flag.js";
 import type { Controller } from "../../controllers/namespace.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import type { Authorizer } from "../authorizer.js";

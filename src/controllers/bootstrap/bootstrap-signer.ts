@@ -11,7 +11,7 @@
 // deleting the Secret).
 import { deepClone } from "../../apimachinery/json-value.js";
 import type { ObjectInformer } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
 import { computeDetachedSignature } from "../../authn/bootstrap/jws.js";

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { admissionChain } from "../../admission/chain.js";
 import { detachedTokenIsValid } from "../../authn/bootstrap/jws.js";
 import { InformerFactory } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { GenericStore } from "../../registry/store.js";
 import { Cacher } from "../../storage/cacher/cacher.js";
 import { MemoryStorage } from "../../storage/memory/memory-storage.js";

@@ -4,7 +4,7 @@
 import type { Authenticator } from "../../authn/authenticator.js";
 import { bootstrapTokenAuthenticator, type SecretReader } from "../../authn/bootstrap/authenticator.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import type { Controller } from "../namespace.js";

@@ -3,7 +3,7 @@
 // changes; one past its `expiration` (or with an expiration that does not parse) is deleted,
 // with its uid as precondition; one that expires later is examined again at its expiration.
 import type { ObjectInformer } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
 import { getExpiration, tokenSecretNamespace, tokenSecretType } from "../../authn/bootstrap/token.js";

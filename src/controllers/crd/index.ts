@@ -14,7 +14,7 @@ import { deepClone, deepEqual } from "../../apimachinery/json-value.js";
 import { listObjects } from "../../registry/list.js";
 import { parseListOptions } from "../../registry/list-options.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";

@@ -13,11 +13,11 @@ import { KeyQueue } from "../../registry/work-queue.js";
 import { listObjects } from "../../registry/list.js";
 import { parseListOptions } from "../../registry/list-options.js";
 import type { InformerFactory, ObjectInformer } from "../../registry/informer-factory.js";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
-import { listsEqual, mask, resourceListJson, resourceListOf } from "../../admission/resourcequota/resource-list.js";
+import { listsEqual, mask, resourceListJson, resourceListOf } from "../../quota/resource-list.js";
 import { calculateUsage, countedTypes } from "./usage.js";
 
 export interface ResourceQuotaControllerDeps {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { resourceListJson } from "../../admission/resourcequota/resource-list.js";
+import { resourceListJson } from "../../quota/resource-list.js";
 import { calculateUsage, countedTypes } from "./usage.js";
 
 const type = (group: string, resource: string, namespaced = true) => ({ group, resource, namespaced, virtual: false }) as ResourceType;

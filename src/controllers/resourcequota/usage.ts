@@ -2,12 +2,12 @@
 // evaluator's UsageStats): every type whose evaluator counts one of the quota's hard resources is
 // listed in the namespace, the objects in all of the quota's scopes are summed; resources no
 // evaluator counts are left out.
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { evaluatorFor } from "../../admission/resourcequota/evaluators/registry.js";
-import type { Evaluator } from "../../admission/resourcequota/evaluators/evaluator.js";
-import { addLists, mask, zeroQuantity, type ResourceList } from "../../admission/resourcequota/resource-list.js";
-import { scopeSelectorsOf } from "../../admission/resourcequota/scopes.js";
+import { evaluatorFor } from "../../quota/evaluators/registry.js";
+import type { Evaluator } from "../../quota/evaluators/evaluator.js";
+import { addLists, mask, zeroQuantity, type ResourceList } from "../../quota/resource-list.js";
+import { scopeSelectorsOf } from "../../quota/scopes.js";
 
 export interface CountedType {
   type: ResourceType;

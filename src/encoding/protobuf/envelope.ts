@@ -2,7 +2,7 @@
 // { typeMeta{apiVersion=1, kind=2}=1, raw=2, contentEncoding=3, contentType=4 }.
 // Go's marshaller writes all four fields, the last two as empty strings; so do we.
 import { DecodeError } from "../decode-error.js";
-import { protoMessageForGVK, getProtoMessage } from "../../types/protobuf-facts.js";
+import { protoMessageForGVK, getProtoMessage } from "../schema/protobuf-facts.js";
 import { Reader, WIRE_LEN, type Writer } from "./wire.js";
 
 export const MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0x00];

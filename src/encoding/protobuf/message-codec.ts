@@ -2,8 +2,8 @@
 // message (fields in number order, precomputed tags and JSON keys) is compiled on first
 // use and cached; nested plans are resolved lazily, so recursive schemas are fine.
 import { DecodeError } from "../decode-error.js";
-import { getProtoMessage, definitionForProtoMessage, type ProtoField } from "../../types/protobuf-facts.js";
-import { getDefinition } from "../../types/schema-facts.js";
+import { getProtoMessage, definitionForProtoMessage, type ProtoField } from "../schema/protobuf-facts.js";
+import { getDefinition } from "../schema/schema-facts.js";
 import presenceFile from "./presence.json" with { type: "json" };
 import { Special, readSpecial, schemaPropsMessageOf, specialOf, writeSpecial } from "./special-types.js";
 import { Reader, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT, tagBytes, type Writer } from "./wire.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DecodeError } from "../decode-error.js";
-import { getProtoMessage, protoMessageForDefinition, protoMessageForGVK } from "../../types/protobuf-facts.js";
-import { definitionNames, getDefinition, resolveRef, type SchemaFacts } from "../../types/schema-facts.js";
+import { getProtoMessage, protoMessageForDefinition, protoMessageForGVK } from "../schema/protobuf-facts.js";
+import { definitionNames, getDefinition, resolveRef, type SchemaFacts } from "../schema/schema-facts.js";
 import { ProtobufNotSupportedError, decodeWatchStream, isProtobufAvailable, protobufCodec } from "./index.js";
 
 // Bodies POSTed by kubectl 1.32.4 (`kubectl create configmap x --from-literal=a=b`,

@@ -2,7 +2,7 @@
 // is 403 with upstream's wording, or 500 when an authorizer failed on the way (an error that no
 // later authorizer's allow made moot).
 import { ApiError, forbidden, internalError } from "../../apimachinery/errors.js";
-import type { UserInfo } from "../../authn/user.js";
+import type { UserInfo } from "../../apimachinery/user.js";
 import { attributesFor } from "../../authz/attributes.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import { requestInfoOf, userOf, type RequestContext } from "../../http/context.js";

@@ -3,7 +3,7 @@
 // request proceeds as the impersonated user (upstream's WithImpersonation filter).
 import { badRequest, forbidden } from "../../apimachinery/errors.js";
 import type { Attributes, Authorizer } from "../../authz/authorizer.js";
-import { anonymousUser, authenticatedGroup, unauthenticatedGroup, type UserInfo } from "../../authn/user.js";
+import { anonymousUser, authenticatedGroup, unauthenticatedGroup, type UserInfo } from "../../apimachinery/user.js";
 import { userOf } from "../../http/context.js";
 import type { Filter } from "./filter.js";
 

@@ -3,7 +3,7 @@
 // 429 at once, not queued. Long-running requests (watch) are not counted, 0 means no limit, and
 // system:masters is let through when the limit is reached (not counted either).
 // This is a seam: priority and fairness (APF) is another Filter in the same place of the chain.
-import { mastersGroup } from "../../authn/user.js";
+import { mastersGroup } from "../../apimachinery/user.js";
 import { requestInfoOf } from "../../http/context.js";
 import type { Exchange } from "../../http/exchange.js";
 import { writeText } from "../../http/respond.js";

@@ -11,7 +11,7 @@ import { merge } from "../../../apply/typed.js";
 import { isObject } from "../../../apply/value.js";
 import { applyJsonPatch } from "../../../patch/json-patch.js";
 import { PatchError } from "../../../patch/errors.js";
-import type { KObject } from "../../../registry/object.js";
+import type { KObject } from "../../../apimachinery/object.js";
 import type { ResourceType } from "../../../registry/resource-type.js";
 
 export class MutationError extends Error {}

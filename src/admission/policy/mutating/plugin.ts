@@ -7,8 +7,8 @@
 import { deepClone, deepEqual } from "../../../apimachinery/json-value.js";
 import { ApiError, forbidden, notFound, type StatusReason } from "../../../apimachinery/errors.js";
 import { toCel } from "../../../cel/convert.js";
-import type { KObject } from "../../../registry/object.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../../interface.js";
+import type { KObject } from "../../../apimachinery/object.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../../registry/admission.js";
 import { isExemptAdmissionConfigurationResource, type MatchedResource } from "../../matching/index.js";
 import type { AdmissionPluginContext } from "../../plugins.js";
 import { admissionRequestValue, Evaluation, namespaceValue, OutOfBudget } from "../activation.js";

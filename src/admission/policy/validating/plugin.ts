@@ -6,8 +6,8 @@
 import { forbidden } from "../../../apimachinery/errors.js";
 import { toCel } from "../../../cel/convert.js";
 import type { CelValue } from "../../../cel/value.js";
-import type { KObject } from "../../../registry/object.js";
-import type { AdmissionAttributes, AdmissionPlugin } from "../../interface.js";
+import type { KObject } from "../../../apimachinery/object.js";
+import type { AdmissionAttributes, AdmissionPlugin } from "../../../registry/admission.js";
 import { isExemptAdmissionConfigurationResource, type MatchedResource } from "../../matching/index.js";
 import type { AdmissionPluginContext } from "../../plugins.js";
 import { admissionRequestValue, Evaluation, namespaceValue } from "../activation.js";

@@ -5,7 +5,7 @@
 // (src/server/start.ts), switchable by --controllers, whether or not the plugin is enabled.
 import { ApiError } from "../../../apimachinery/errors.js";
 import { deepClone } from "../../../apimachinery/json-value.js";
-import type { KObject } from "../../../registry/object.js";
+import type { KObject } from "../../../apimachinery/object.js";
 import { KeyQueue } from "../../../registry/work-queue.js";
 import type { AdmissionParts } from "../../plugins.js";
 import type { ValidatingAdmissionPolicy } from "../types.js";

@@ -1,9 +1,9 @@
 // The admission seam: every write (create, update, delete, and the connect verbs when they come)
 // passes the mutating stage, then the type's validation, then the validating stage. Built-in
 // plugins, webhooks and CEL policies are all plugins of one chain.
-import type { UserInfo } from "../authn/user.js";
-import type { KObject } from "../registry/object.js";
-import type { ResourceType } from "../registry/resource-type.js";
+import type { UserInfo } from "../apimachinery/user.js";
+import type { KObject } from "../apimachinery/object.js";
+import type { ResourceType } from "./resource-type.js";
 
 export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
 

@@ -3,9 +3,9 @@
 import { jsonCodec } from "../encoding/codec.js";
 import type { NonResourceHandler } from "../http/context.js";
 import { writeBytes, writeObject, writeText } from "../http/respond.js";
-import { runChecks, runOneCheck, type HealthCheck } from "./health.js";
-import type { ServerMetrics } from "./metrics.js";
-import { versionInfo } from "./version.js";
+import { runChecks, runOneCheck, type HealthCheck } from "../observability/health.js";
+import type { ServerMetrics } from "../observability/metrics.js";
+import { versionInfo } from "../observability/version.js";
 
 export interface HealthState {
   /** Checks that pass when the store answers. */

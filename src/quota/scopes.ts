@@ -2,7 +2,7 @@
 // getScopeSelectorsFromQuota and ScopedResourceSelectorRequirementsAsSelector). A scope in
 // spec.scopes is the requirement "<scope> Exists"; an evaluator decides what each scope means for
 // its objects (pods: Terminating, BestEffort, PriorityClass, …; PVCs: VolumeAttributesClass).
-import type { KObject } from "../../registry/object.js";
+import type { KObject } from "../apimachinery/object.js";
 
 export interface ScopeRequirement {
   scopeName: string;

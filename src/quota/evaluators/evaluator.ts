@@ -1,8 +1,8 @@
 // What quota knows of one group-resource (upstream: quota.Evaluator): which requests change its
 // usage, which quota resource names it counts, how an object matches a quota's scopes, and the
 // usage of one object.
-import type { AdmissionOperation } from "../../interface.js";
-import type { KObject } from "../../../registry/object.js";
+import type { AdmissionOperation } from "../../registry/admission.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { scopeSelectorsOf, type ScopeRequirement } from "../scopes.js";
 import type { ResourceList } from "../resource-list.js";
 

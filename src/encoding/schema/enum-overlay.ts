@@ -1,7 +1,7 @@
 // Lays the enum values of src/types/generated/enums.json over the structural schemas of
 // schemas.json. The two tables come from different upstream sources (the OpenAPI document has no
 // enums; the Go packages' +enum types do), so they are generated apart and joined here, once.
-import type { SchemaNode } from "../apimachinery/schema.js";
+import type { SchemaNode } from "../../apimachinery/schema.js";
 
 /** Where enum values go inside one definition: the same shape as the schema, sparse. */
 export interface EnumOverlay {

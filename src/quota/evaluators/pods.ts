@@ -2,10 +2,10 @@
 // cpu/memory/ephemeral-storage requests and limits, hugepages and extended resources for pods
 // that are not terminal. Charged on create and on the resize subresource. Quotas on cpu or
 // memory require every container to state them (upstream calls that a mistake it must keep).
-import { isZeroQuantity } from "../../../apimachinery/quantity.js";
-import type { KObject } from "../../../registry/object.js";
-import { podQOSClass } from "../../../types/defaults/pod.js";
-import { isQualifiedName } from "../../../apimachinery/validation.js";
+import { isZeroQuantity } from "../../apimachinery/quantity.js";
+import type { KObject } from "../../apimachinery/object.js";
+import { podQOSClass } from "../../types/defaults/pod.js";
+import { isQualifiedName } from "../../apimachinery/validation.js";
 import { addLists, integerQuantity, resourceListOf, type ResourceList } from "../resource-list.js";
 import { requirementMatches, type ScopeRequirement } from "../scopes.js";
 import { intersection, objectCountName, type Evaluator } from "./evaluator.js";

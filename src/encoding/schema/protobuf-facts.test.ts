@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { builtinResources } from "./builtin-resources.js";
+import { builtinResources } from "../../types/builtin-resources.js";
 import {
   customJsonShape,
   definitionForProtoMessage,

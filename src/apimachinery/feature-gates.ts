@@ -1,6 +1,6 @@
 // --feature-gates: the gates kube-apiserver 1.34 knows that matter to an API server, with their
 // 1.34 defaults. Unknown names and bad values are start-up errors naming them, as upstream.
-import { parseGoBool } from "../apimachinery/booleans.js";
+import { parseGoBool } from "./booleans.js";
 
 interface GateSpec {
   default: boolean;

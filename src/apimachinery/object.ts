@@ -50,4 +50,4 @@ let lastSecond = -1;
 let lastStamp = "";
 
 // The JSON value helpers live in apimachinery; these names stay for the generic store.
-export { deepClone as clone, deepEqual, isPlainObject } from "../apimachinery/json-value.js";
+export { deepClone as clone, deepEqual, isPlainObject } from "./json-value.js";

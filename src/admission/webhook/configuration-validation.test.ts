@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatFieldError } from "../../apimachinery/validation.js";
-import { defaultMutatingWebhookConfiguration } from "../defaults/admissionregistration.js";
-import { validateWebhookConfiguration } from "./admissionregistration.js";
+import { defaultMutatingWebhookConfiguration } from "./configuration-defaults.js";
+import { validateWebhookConfiguration } from "./configuration-validation.js";
 
 const hook = (extra: Record<string, unknown> = {}) => ({
   name: "hook.example.com",

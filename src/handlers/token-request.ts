@@ -5,18 +5,18 @@
 // Node that must exist (and match its uid); kubelet-style requests (3607 s, API audiences, pod
 // bound) get a one-year token with `warnafter` when --service-account-extend-token-expiration.
 import type { KeyObject } from "node:crypto";
-import { ApiError, badRequest, conflict, invalid } from "../../apimachinery/errors.js";
-import { invalid as invalidField, type FieldError } from "../../apimachinery/validation.js";
-import type { ResourceHandler, ResourceRequest } from "../../handlers/context.js";
-import { readObject } from "../../handlers/body.js";
-import { parseDryRun } from "../../handlers/options.js";
-import { writeOptions } from "../../handlers/write-options.js";
-import { negotiateWrite, writeResult } from "../../handlers/output.js";
-import type { KObject } from "../../registry/object.js";
+import { ApiError, badRequest, conflict, invalid } from "../apimachinery/errors.js";
+import { invalid as invalidField, type FieldError } from "../apimachinery/validation.js";
+import type { ResourceHandler, ResourceRequest } from "./context.js";
+import { readObject } from "./body.js";
+import { parseDryRun } from "./options.js";
+import { writeOptions } from "./write-options.js";
+import { negotiateWrite, writeResult } from "./output.js";
+import type { KObject } from "../apimachinery/object.js";
 import { createPublicKey } from "node:crypto";
-import { keyIdOf, signJws } from "../jwt/jws.js";
-import { boundTokenClaims, legacyTokenClaims, warnOnlyBoundTokenExpirationSeconds, type ObjectRef } from "./claims.js";
-import type { ServiceAccountConfig } from "./config.js";
+import { keyIdOf, signJws } from "../authn/jwt/jws.js";
+import { boundTokenClaims, legacyTokenClaims, warnOnlyBoundTokenExpirationSeconds, type ObjectRef } from "../authn/serviceaccount/claims.js";
+import type { ServiceAccountConfig } from "../authn/serviceaccount/config.js";
 
 const tokenRequestKind = { group: "authentication.k8s.io", kind: "TokenRequest" };
 const tokenRequestTypeMeta = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest" };

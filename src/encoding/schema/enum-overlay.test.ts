@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SchemaNode } from "../apimachinery/schema.js";
+import type { SchemaNode } from "../../apimachinery/schema.js";
 import { withEnums } from "./enum-overlay.js";
 import { getDefinition } from "./schema-facts.js";
 

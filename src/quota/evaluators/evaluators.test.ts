@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KObject } from "../../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { resourceListJson } from "../resource-list.js";
 import { podEvaluator } from "./pods.js";
 import { pvcEvaluator } from "./persistentvolumeclaims.js";

@@ -3,8 +3,8 @@
 // the update and patch handlers): the same attributes with verb "create", asked once. Allowed →
 // go on; an evaluation error without allow → 500; otherwise 403 `<resource> "<name>" is forbidden: <reason>`.
 import { forbidden, internalError } from "../apimachinery/errors.js";
-import type { ResourceRequest } from "../handlers/context.js";
-import type { AuthzResult } from "./authorizer.js";
+import type { ResourceRequest } from "./context.js";
+import type { AuthzResult } from "../authz/authorizer.js";
 
 export function createAuthorization(r: ResourceRequest): (() => Promise<void>) | undefined {
   const z = r.parts.authorizer;

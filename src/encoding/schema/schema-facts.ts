@@ -4,11 +4,11 @@
 // document, with the enum values of enums.json laid over them, as produced by
 // scripts/generate-schemas.mjs. No descriptions.
 
-import { bareDefinitionName, resolveNode, type SchemaNode } from "../apimachinery/schema.js";
+import { bareDefinitionName, resolveNode, type SchemaNode } from "../../apimachinery/schema.js";
 import { withEnums, type EnumOverlay } from "./enum-overlay.js";
 import { lazyTable } from "./generated-table.js";
 
-export type { GroupVersionKind, SchemaType, SchemaUnion } from "../apimachinery/schema.js";
+export type { GroupVersionKind, SchemaType, SchemaUnion } from "../../apimachinery/schema.js";
 /** A node of the generated built-in schemas (the shape field validation, patch and apply walk). */
 export type SchemaFacts = SchemaNode;
 

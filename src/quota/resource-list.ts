@@ -2,7 +2,7 @@
 // and resource.Quantity.Add / Sub). A quantity keeps its exact value and its format, because the
 // format decides how it prints in status.used and in the "exceeded quota" message: a sum takes
 // the format of its left operand unless that one is zero (then the right one's), as Quantity.Add.
-import { formatQuantity, parseQuantity, type Fraction } from "../../apimachinery/quantity.js";
+import { formatQuantity, parseQuantity, type Fraction } from "../apimachinery/quantity.js";
 
 export type QuantityFormat = "BinarySI" | "DecimalSI" | "DecimalExponent";
 

@@ -3,7 +3,7 @@
 // `<class>.storageclass.storage.k8s.io/<resource>`; the VolumeAttributesClass scope. Storage is
 // charged in whole bytes, at the larger of the request and what the volume was given
 // (status.allocatedResources) once that is known.
-import type { KObject } from "../../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { cmp, integerQuantity, quantityOf, roundUpToInteger, type Quantity, type ResourceList } from "../resource-list.js";
 import { requirementMatches, type ScopeRequirement } from "../scopes.js";
 import { objectCountName, type Evaluator } from "./evaluator.js";

@@ -4,8 +4,8 @@
 // keeps accepting what the stored object already had (as upstream's update options do).
 import { labelSelectorFromObject, validateLabelSelector, type LabelSelectorObject } from "../../apimachinery/labels.js";
 import { duplicate, invalid, isDNS1035Label, isDNS1123Subdomain, isQualifiedName, notSupported, required, tooMany, type FieldError } from "../../apimachinery/validation.js";
-import { compileConditions } from "../../admission/webhook/conditions.js";
-import { arr, child, index, isObj, obj, str, type Obj } from "./helpers.js";
+import { compileConditions } from "./conditions.js";
+import { arr, child, index, isObj, obj, str, type Obj } from "../../types/validation/helpers.js";
 
 const acceptedReviewVersions = ["v1", "v1beta1"];
 const failurePolicies = ["Fail", "Ignore"];

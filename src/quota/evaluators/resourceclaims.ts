@@ -3,7 +3,7 @@
 // A request for all devices counts as the most one claim can be allocated (32); a request with
 // alternatives (firstAvailable) counts the largest alternative of each class. Requests are read
 // in resource.k8s.io/v1's shape (exactly) and in the beta shape (fields on the request).
-import type { KObject } from "../../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { add, cmp, integerQuantity, type Quantity, type ResourceList } from "../resource-list.js";
 import { objectCountName, type Evaluator } from "./evaluator.js";
 

@@ -1,6 +1,6 @@
 // admissionregistration.k8s.io/v1 webhook configuration defaults (upstream SetDefaults_*Webhook,
 // SetDefaults_Rule, SetDefaults_ServiceReference).
-import { arr, isObj, setDefault, setDefaultStr, type Obj } from "../validation/helpers.js";
+import { arr, isObj, setDefault, setDefaultStr, type Obj } from "../../types/validation/helpers.js";
 
 function defaultWebhook(hook: Obj, mutating: boolean): void {
   setDefaultStr(hook, "failurePolicy", "Fail");

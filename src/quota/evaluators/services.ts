@@ -1,6 +1,6 @@
 // Services (upstream: pkg/quota/v1/evaluator/core/services.go): services, services.nodeports and
 // services.loadbalancers; evaluated on create and update because the type can change.
-import type { KObject } from "../../../registry/object.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { integerQuantity, zeroQuantity, type ResourceList } from "../resource-list.js";
 import { intersection, objectCountName, type Evaluator } from "./evaluator.js";
 
