@@ -4,7 +4,6 @@
 // by --service-account-max-token-expiration with a warning), boundObjectRef to a Pod, Secret or
 // Node that must exist (and match its uid); kubelet-style requests (3607 s, API audiences, pod
 // bound) get a one-year token with `warnafter` when --service-account-extend-token-expiration.
-import type { KeyObject } from "node:crypto";
 import { ApiError, badRequest, conflict, invalid } from "../apimachinery/errors.js";
 import { invalid as invalidField, type FieldError } from "../apimachinery/validation.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
@@ -13,26 +12,14 @@ import { parseDryRun } from "./options.js";
 import { writeOptions } from "./write-options.js";
 import { negotiateWrite, writeResult } from "./output.js";
 import type { KObject } from "../apimachinery/object.js";
-import { createPublicKey } from "node:crypto";
-import { keyIdOf, signJws } from "../authn/jwt/jws.js";
-import { boundTokenClaims, legacyTokenClaims, warnOnlyBoundTokenExpirationSeconds, type ObjectRef } from "../authn/serviceaccount/claims.js";
+import { tokenSigner } from "../authn/serviceaccount/token-signer.js";
+import { boundTokenClaims, warnOnlyBoundTokenExpirationSeconds, type ObjectRef } from "../authn/serviceaccount/claims.js";
 import type { ServiceAccountConfig } from "../authn/serviceaccount/config.js";
 
 const tokenRequestKind = { group: "authentication.k8s.io", kind: "TokenRequest" };
 const tokenRequestTypeMeta = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest" };
 export const minTokenSeconds = 10 * 60;
 export const maxTokenSeconds = 2 ** 32;
-
-/** Signs claims with the signing key; the header names its key id, as upstream's generator does. */
-export function tokenSigner(signingKey: KeyObject) {
-  const kid = keyIdOf(createPublicKey(signingKey));
-  return (claims: Record<string, unknown>) => signJws(claims, signingKey, { kid });
-}
-
-/** A legacy token for a Secret of type kubernetes.io/service-account-token. */
-export function legacyToken(signingKey: KeyObject, sa: { namespace: string; name: string; uid: string }, secretName: string): string {
-  return tokenSigner(signingKey)(legacyTokenClaims(sa, secretName));
-}
 
 export function validateTokenRequestSpec(expirationSeconds: number): FieldError[] {
   const errs: FieldError[] = [];

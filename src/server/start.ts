@@ -19,7 +19,7 @@ import { createNodeAuthorizer, type RunningNodeAuthorizer } from "../authz/node/
 import type { Authorizer } from "../authz/authorizer.js";
 import { reconcileBootstrapPolicy } from "../authz/bootstrap-policy/index.js";
 import { FeatureGates } from "../apimachinery/feature-gates.js";
-import { parseRuntimeConfig } from "../cli/runtime-config.js";
+import { parseRuntimeConfig } from "../types/runtime-config.js";
 import { startNamespaceController } from "../controllers/namespace.js";
 import { startCRDControllers } from "../controllers/crd/index.js";
 import { startGarbageCollector } from "../controllers/garbage-collector.js";

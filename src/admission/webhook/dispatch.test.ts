@@ -2,7 +2,7 @@
 // conditions, failurePolicy, dry run, warnings and audit annotations.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../apimachinery/errors.js";
-import { parseRuntimeConfig } from "../../cli/runtime-config.js";
+import { parseRuntimeConfig } from "../../types/runtime-config.js";
 import type { KObject } from "../../apimachinery/object.js";
 import { builtinResources } from "../../types/builtin-resources.js";
 import { builtinTypeRegistry } from "../../types/register.js";

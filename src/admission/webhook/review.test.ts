@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRuntimeConfig } from "../../cli/runtime-config.js";
+import { parseRuntimeConfig } from "../../types/runtime-config.js";
 import { builtinResources } from "../../types/builtin-resources.js";
 import { builtinTypeRegistry } from "../../types/register.js";
 import { admissionAttributes } from "../attributes.testkit.js";

@@ -9,7 +9,7 @@ import type { KObject } from "../../apimachinery/object.js";
 import { serviceAccountAuthenticator } from "./authenticator.js";
 import { boundTokenClaims, legacyTokenClaims } from "./claims.js";
 import type { TokenObjectGetter } from "./getter.js";
-import { legacyToken, tokenSigner } from "../../handlers/token-request.js";
+import { legacyToken, tokenSigner } from "./token-signer.js";
 
 const issuer = "https://kubernetes.default.svc.cluster.local";
 const { privateKey: ecKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });

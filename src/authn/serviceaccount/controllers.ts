@@ -10,7 +10,7 @@ import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
-import { legacyToken } from "../../handlers/token-request.js";
+import { legacyToken } from "./token-signer.js";
 
 export const serviceAccountTokenType = "kubernetes.io/service-account-token";
 export const serviceAccountNameKey = "kubernetes.io/service-account.name";

@@ -1,6 +1,6 @@
 // --runtime-config: "<group>/<version>[=bool]", "api/all", "api/ga|beta|alpha", "<group>/<version>/<resource>".
 // Core is "api/v1" (also accepted: "v1"). Returns whether a resource is served.
-import type { ResourceFacts } from "../types/builtin-resources.js";
+import type { ResourceFacts } from "./builtin-resources.js";
 import { parseGoBool } from "../apimachinery/booleans.js";
 
 export type RuntimeConfig = (f: ResourceFacts) => boolean;
