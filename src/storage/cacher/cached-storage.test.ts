@@ -70,6 +70,29 @@ describe("CachedStorage", () => {
     expect(calls.range).toBe(2);
   });
 
+  it("rebuilds every past revision its ring holds exactly as the backend has it", async () => {
+    const { backend, cached, calls } = setup("/r/");
+    const a = await cached.create("/r/a", "a1");
+    await cached.create("/r/b", "b1");
+    await cached.update("/r/a", "a2", a.modRevision);
+    await cached.delete("/r/a");
+    await cached.create("/r/a", "a3"); // the same key, recreated
+    await cached.update("/r/b", "b2", 0);
+    await cached.delete("/r/b");
+    await cached.create("/r/c", "c1");
+    const last = await backend.currentRevision();
+    for (let rev = 1; rev <= last; rev++) {
+      expect(await cached.range("/r/", { revision: rev }), `range at ${rev}`).toEqual(await backend.range("/r/", { revision: rev }));
+      expect(await cached.range("/r/", { revision: rev, limit: 1, startAfter: "/r/a" }), `page at ${rev}`).toEqual(
+        await backend.range("/r/", { revision: rev, limit: 1, startAfter: "/r/a" }),
+      );
+      for (const key of ["/r/a", "/r/b", "/r/c"]) {
+        expect(await cached.get(key, { revision: rev }), `${key} at ${rev}`).toEqual(await backend.get(key, { revision: rev }));
+      }
+    }
+    expect(calls).toMatchObject({ get: 0, range: 0 });
+  });
+
   it("a cache started after compaction watches from the revision it loaded", async () => {
     const backend = new MemoryStorage();
     for (let i = 0; i < 4; i++) await backend.create(`/k/${i}`, "v");
