@@ -270,9 +270,7 @@ export class WatchCache<O> {
   /** Number of entries under a key prefix at `revision`. */
   count(prefix: string): number {
     this.checkRunning();
-    const arr = this.store.snapshot();
-    const endKey = prefixEnd(prefix);
-    return (endKey === undefined ? arr.length : lowerBound(arr, endKey)) - lowerBound(arr, prefix);
+    return this.store.countPrefix(prefix);
   }
 
   /**
@@ -293,9 +291,7 @@ export class WatchCache<O> {
   /** The entries under a key prefix as they were at `rev` (see holdsRevision), sorted by key. */
   entriesAt(prefix: string, rev: number): readonly Entry<O>[] {
     this.checkRunning();
-    const arr = this.store.snapshot();
-    const endKey = prefixEnd(prefix);
-    const current = arr.slice(lowerBound(arr, prefix), endKey === undefined ? arr.length : lowerBound(arr, endKey));
+    const current = this.store.copyPrefix(prefix);
     // Undo the later events: each key touched after `rev` takes the state its first later event
     // replaced (absent when that event created it).
     const before = new Map<string, Entry<O> | undefined>();
