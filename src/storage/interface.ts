@@ -1,5 +1,6 @@
-// The contract every storage backend (memory, sqlite, etcd3) fulfils. Storage knows keys,
-// byte values and revisions; it knows nothing of HTTP or Kubernetes objects.
+// The contract every storage backend (memory, sqlite, etcd3) fulfils, and the watch cache in front
+// of one (cacher/cached-storage.ts) as well. Storage knows keys, byte values and revisions; it
+// knows nothing of HTTP or Kubernetes objects.
 //
 // Revisions follow etcd's model: one global counter, strictly increasing by one on every
 // successful write (create, update, delete). A key's modRevision is the revision of its last
