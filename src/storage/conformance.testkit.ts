@@ -1,6 +1,9 @@
-// The one behavioural suite every Storage backend must pass. Backends' test files call
-// runStorageConformance with a factory; behaviour that only a persistent backend has (reopen)
-// runs when the factory supplies `reopen` and is reported as skipped otherwise.
+// The one behavioural suite every Storage implementation must pass: each backend, and the watch
+// cache over each backend (cacher/cached-storage.testkit.ts). Test files call
+// runStorageConformance with a factory and the implementation's capabilities; where an
+// implementation legitimately differs, the case asserts the behaviour its capabilities declare.
+// Behaviour that only a persistent backend has (reopen) runs when the factory supplies `reopen`
+// and is reported as skipped otherwise.
 import { afterEach, describe, expect, it } from "vitest";
 import { StorageError, type Storage, type StorageErrorCode, type WatchEvent } from "./interface.js";
 
@@ -13,6 +16,20 @@ export interface StorageHarness {
 
 export interface HarnessOptions {
   historyWindowMs?: number;
+  /** For an implementation with its own event window: the most events it keeps. */
+  eventWindow?: number;
+}
+
+/** What an implementation under test declares about itself where implementations may differ. */
+export interface StorageCapabilities {
+  /**
+   * It keeps its own bounded window of recent events (a watch cache's ring), sized by the
+   * harness option `eventWindow`: a watch from before that window fails with Compacted naming the
+   * oldest revision it can still replay, even while the backend under it holds the history.
+   * Reads at such revisions are still answered. Without it, watches reach back to the
+   * compacted revision, however many events came since.
+   */
+  ownEventWindow: boolean;
 }
 
 export type StorageFactory = (opts?: HarnessOptions) => Promise<StorageHarness>;
@@ -47,7 +64,7 @@ function collect(storage: Storage, prefix: string, afterRevision: number) {
   return { events, errors, watcher };
 }
 
-export function runStorageConformance(name: string, factory: StorageFactory): void {
+export function runStorageConformance(name: string, factory: StorageFactory, capabilities: StorageCapabilities): void {
   describe(`Storage conformance: ${name}`, () => {
     let h: StorageHarness;
     let s: Storage;
@@ -284,6 +301,30 @@ export function runStorageConformance(name: string, factory: StorageFactory): vo
       await waitFor(() => w.events.length === 2, "replay");
       expect(w.events.map((e) => e.revision)).toEqual([4, 5]);
       w.watcher.stop();
+    });
+
+    it(`a watch reaches back ${capabilities.ownEventWindow ? "only as far as the implementation's own event window" : "to the compacted revision"}`, async () => {
+      await open({ eventWindow: 3 });
+      for (let i = 1; i <= 10; i++) await s.create(`/e/${i}`, `v${i}`);
+      // A current read: every write above has reached whatever answers reads.
+      expect(await s.count("/e/")).toBe(10);
+      if (capabilities.ownEventWindow) {
+        // Events 8, 9 and 10 are kept: a watch can start after 7 at the earliest.
+        const err = await expectCode(() => s.watch("/e/", { afterRevision: 6 }, () => {}), "Compacted");
+        expect(err.revision).toBe(8);
+        const w = collect(s, "/e/", 7);
+        await waitFor(() => w.events.length === 3, "replay of the window");
+        expect(w.events.map((e) => e.revision)).toEqual([8, 9, 10]);
+        w.watcher.stop();
+      } else {
+        const w = collect(s, "/e/", 0);
+        await waitFor(() => w.events.length === 10, "replay of all history");
+        expect(w.events.map((e) => e.revision)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        w.watcher.stop();
+      }
+      // Reads at those older revisions are answered either way.
+      expect((await s.get("/e/1", { revision: 2 }))?.value).toBe("v1");
+      expect((await s.range("/e/", { revision: 2 })).items.map((i) => i.value)).toEqual(["v1", "v2"]);
     });
 
     it("watch replays exactly the missed events then live ones, with concurrent writes", async () => {

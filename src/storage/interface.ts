@@ -1,5 +1,6 @@
-// The contract every storage backend (memory, sqlite, etcd3) fulfils. Storage knows keys,
-// byte values and revisions; it knows nothing of HTTP or Kubernetes objects.
+// The contract every storage backend (memory, sqlite, etcd3) fulfils, and the watch cache in front
+// of one (cacher/cached-storage.ts) as well. Storage knows keys, byte values and revisions; it
+// knows nothing of HTTP or Kubernetes objects.
 //
 // Revisions follow etcd's model: one global counter, strictly increasing by one on every
 // successful write (create, update, delete). A key's modRevision is the revision of its last
@@ -75,7 +76,11 @@ export class StorageError extends Error {
   }
 }
 
-export interface Storage {
+/**
+ * Everything a reader of storage needs. Every backend offers it, and so does the watch cache
+ * (cacher/cached-storage.ts), so code that only reads can be handed either one.
+ */
+export interface StorageReader {
   /** The latest revision committed (0 for an empty store). */
   currentRevision(): Promise<number>;
   /** The oldest revision still readable (revisions below it are compacted). */
@@ -87,6 +92,12 @@ export interface Storage {
   /** Number of live keys under the prefix at the current revision. */
   count(prefix: string): Promise<number>;
 
+  /** Events under prefix after opts.afterRevision, in revision order, no gap and no duplicate. Throws Compacted. */
+  watch(prefix: string, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Watcher;
+}
+
+/** The writes, each of which moves the global revision by one, and history maintenance. */
+export interface StorageWriter {
   /** Create-if-absent. Throws StorageError KeyExists. Resolves once durable. */
   create(key: string, value: string): Promise<KeyValue>;
   /** Compare-and-swap on modRevision (expectedModRevision 0 = unconditional). Throws KeyNotFound / Conflict. */
@@ -94,10 +105,11 @@ export interface Storage {
   /** Delete, optionally guarded by modRevision. Returns the deleted value with modRevision = the delete revision. */
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
 
-  /** Events under prefix after opts.afterRevision, in revision order, no gap and no duplicate. Throws Compacted. */
-  watch(prefix: string, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Watcher;
-
   /** Drop history older than revision (keys' current values are kept). */
   compact(revision: number): Promise<void>;
+}
+
+export interface Storage extends StorageReader, StorageWriter {
+  /** Finish pending writes, end every watcher with StorageError Closed, then refuse everything. */
   close(): Promise<void>;
 }

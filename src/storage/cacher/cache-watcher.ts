@@ -179,6 +179,9 @@ class EventDelivery<O> implements Delivery<O> {
   ) {
     this.revision = ev.revision;
   }
+  get prev(): Entry<O> | undefined {
+    return this.ev.prev;
+  }
   get memo(): Map<string, unknown> {
     return variant(this.ev, this.variantKey);
   }

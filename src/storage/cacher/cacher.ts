@@ -1,6 +1,6 @@
 // All watch caches of a server: one per key prefix (group-resource), created on the first list
 // or watch of that type and shared by all its versions and namespaces.
-import type { Storage } from "../interface.js";
+import type { StorageReader } from "../interface.js";
 import { WatchCache, defaultWatchCacheOptions, type WatchCacheOptions } from "./watch-cache.js";
 import type { Decoder } from "./types.js";
 
@@ -26,7 +26,8 @@ export class Cacher<O> {
   private stopped = false;
 
   constructor(
-    private readonly storage: Storage,
+    /** What the caches load from and follow: a backend, or anything offering its read interface. */
+    private readonly storage: StorageReader,
     opts: Partial<WatchCacheOptions> = {},
   ) {
     this.opts = { ...defaultWatchCacheOptions, ...opts };

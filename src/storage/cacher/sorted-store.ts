@@ -2,7 +2,7 @@
 // A sorted array keeps prefix ranges and continue positions to a binary search, and makes a
 // point-in-time snapshot a shared reference: the array is copied on the next write only
 // (copy-on-write), so a paged list costs nothing while no write happens in between.
-import { compareKeys } from "../common/keys.js";
+import { compareKeys, prefixEnd } from "../common/keys.js";
 import type { Entry } from "./types.js";
 
 export class SortedStore<O> {
@@ -36,6 +36,23 @@ export class SortedStore<O> {
     const arr = this.writable();
     arr.splice(lowerBound(arr, key), 1);
     return prev;
+  }
+
+  /** How many entries have a key starting with `prefix`. */
+  countPrefix(prefix: string): number {
+    const [from, to] = this.prefixBounds(prefix);
+    return to - from;
+  }
+
+  /** A copy of the entries whose key starts with `prefix`, sorted. Unlike snapshot(), the next write copies nothing. */
+  copyPrefix(prefix: string): Entry<O>[] {
+    const [from, to] = this.prefixBounds(prefix);
+    return this.entries.slice(from, to);
+  }
+
+  private prefixBounds(prefix: string): [number, number] {
+    const endKey = prefixEnd(prefix);
+    return [lowerBound(this.entries, prefix), endKey === undefined ? this.entries.length : lowerBound(this.entries, endKey)];
   }
 
   /** The current entries, sorted; valid until the caller drops it (never mutated afterwards). */

@@ -56,6 +56,8 @@ export interface Delivery<O> {
   type: CacheEventType | "BOOKMARK";
   /** Absent for BOOKMARK. */
   entry?: Entry<O>;
+  /** The entry this event replaced, when there was one (absent for initial events and BOOKMARK). */
+  readonly prev?: Entry<O>;
   /** The resourceVersion the sent object must carry. */
   revision: number;
   /** Shared by every watcher getting this same delivery; the encoder caches bytes here. */

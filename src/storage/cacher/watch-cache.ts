@@ -10,8 +10,8 @@
 // queued as microtasks), so once storage reports revision C and a macrotask boundary has passed,
 // every event <= C has reached us. `progress()` relies on that in place of etcd's progress
 // notifications (an etcd3 backend must provide an equivalent).
-import { StorageError, type KeyValue, type Storage, type WatchEvent, type Watcher } from "../interface.js";
-import { prefixEnd } from "../common/keys.js";
+import { StorageError, type KeyValue, type StorageReader, type WatchEvent, type Watcher } from "../interface.js";
+import { compareKeys, prefixEnd } from "../common/keys.js";
 import { CacheWatcher, type WatchSink, type WatcherStart } from "./cache-watcher.js";
 import { EventRing } from "./event-ring.js";
 import { SortedStore, lowerBound } from "./sorted-store.js";
@@ -43,7 +43,8 @@ export const defaultWatchCacheOptions: WatchCacheOptions = {
 };
 
 export interface WatchCacheConfig<O> {
-  storage: Storage;
+  /** Where the cache loads from and which it follows: a backend (or anything offering its read interface). */
+  storage: StorageReader;
   /** The type's key prefix, ending in "/". */
   prefix: string;
   /** Keys are <prefix><namespace>/<name> rather than <prefix><name>. */
@@ -83,6 +84,7 @@ export class WatchCache<O> {
   private storageWatcher: Watcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private feedError: Error | undefined;
   /** Resolves once the initial state is loaded. */
   readonly ready: Promise<void>;
 
@@ -105,6 +107,19 @@ export class WatchCache<O> {
   /** Oldest revision a watch can start after. */
   get horizon(): number {
     return this.ring.horizon;
+  }
+
+  /**
+   * The history ring exists: watch() and horizon may be used, though `ready` may still be
+   * pending (a cache over a never-compacted store has it at once; otherwise after the first read).
+   */
+  get hasHistory(): boolean {
+    return this.ring !== undefined;
+  }
+
+  /** Why the cache stopped when its storage feed broke (undefined when stopped by stop()). */
+  get failure(): Error | undefined {
+    return this.feedError;
   }
 
   private async init(): Promise<void> {
@@ -170,7 +185,7 @@ export class WatchCache<O> {
   private fail(err: Error): void {
     // The feed broke (store closed, or compacted under a stalled feed): nothing served from here
     // can be trusted any more. Watchers end and reconnect to a fresh cache.
-    void err;
+    this.feedError = err;
     this.stop();
   }
 
@@ -244,6 +259,49 @@ export class WatchCache<O> {
     }
     const more = items.length >= limit && i < end;
     return { items, revision: opts.revision ?? this.revision, more, remaining: more ? end - start - items.length : 0, lastKey };
+  }
+
+  /** The current entry of a key (the state at `revision`). */
+  lookup(key: string): Entry<O> | undefined {
+    this.checkRunning();
+    return this.store.get(key);
+  }
+
+  /** Number of entries under a key prefix at `revision`. */
+  count(prefix: string): number {
+    this.checkRunning();
+    return this.store.countPrefix(prefix);
+  }
+
+  /**
+   * Whether the state at `rev` can be rebuilt from what the cache holds: the cache has reached
+   * it and the ring still has every event after it.
+   */
+  holdsRevision(rev: number): boolean {
+    return rev <= this.revision && rev >= this.ring.horizon;
+  }
+
+  /** A key's entry as it was at `rev` (see holdsRevision): the state before the first later event of that key, else the current one. */
+  entryAt(key: string, rev: number): Entry<O> | undefined {
+    this.checkRunning();
+    for (const ev of this.ring.since(rev)) if (ev.key === key) return ev.prev;
+    return this.store.get(key);
+  }
+
+  /** The entries under a key prefix as they were at `rev` (see holdsRevision), sorted by key. */
+  entriesAt(prefix: string, rev: number): readonly Entry<O>[] {
+    this.checkRunning();
+    const current = this.store.copyPrefix(prefix);
+    // Undo the later events: each key touched after `rev` takes the state its first later event
+    // replaced (absent when that event created it).
+    const before = new Map<string, Entry<O> | undefined>();
+    for (const ev of this.ring.since(rev)) {
+      if (ev.key.startsWith(prefix) && !before.has(ev.key)) before.set(ev.key, ev.prev);
+    }
+    if (before.size === 0) return current;
+    const out = current.filter((e) => !before.has(e.key));
+    for (const e of before.values()) if (e) out.push(e);
+    return out.sort((a, b) => compareKeys(a.key, b.key));
   }
 
   /** Keep the current state for continue tokens at the current revision. */

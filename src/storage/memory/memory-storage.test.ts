@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { runStorageConformance } from "../conformance.testkit.js";
+import { memoryHarness } from "./memory-harness.testkit.js";
 import { MemoryStorage } from "./memory-storage.js";
 
-runStorageConformance("memory", async (opts) => {
-  const storage = new MemoryStorage(opts);
-  return { storage, cleanup: () => storage.close() };
-});
+runStorageConformance("memory", memoryHarness, { ownEventWindow: false });
 
 describe("MemoryStorage", () => {
   it("compaction releases the history of deleted keys", async () => {

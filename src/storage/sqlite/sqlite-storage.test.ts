@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { runStorageConformance } from "../conformance.testkit.js";
+import { sqliteHarness } from "./sqlite-harness.testkit.js";
 import { SqliteStorage } from "./sqlite-storage.js";
 
 const dirs: string[] = [];
@@ -13,28 +14,7 @@ function tempPath(): string {
   return join(dir, "kapi.db");
 }
 
-function removeTempDir(path: string): void {
-  const dir = join(path, "..");
-  rmSync(dir, { recursive: true, force: true });
-  dirs.splice(dirs.indexOf(dir), 1);
-}
-
-runStorageConformance("sqlite", async (opts) => {
-  const path = tempPath();
-  let current = SqliteStorage.open({ path, ...opts });
-  return {
-    storage: current,
-    reopen: async () => {
-      await current.close();
-      current = SqliteStorage.open({ path, ...opts });
-      return current;
-    },
-    cleanup: async () => {
-      await current.close();
-      removeTempDir(path);
-    },
-  };
-});
+runStorageConformance("sqlite", sqliteHarness, { ownEventWindow: false });
 
 describe("SqliteStorage", () => {
   const open: SqliteStorage[] = [];
