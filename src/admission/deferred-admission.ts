@@ -13,11 +13,11 @@ export class DeferredAdmission implements Admission {
     this.chain = chain;
   }
 
-  admit(attributes: AdmissionAttributes): Promise<void> {
+  async admit(attributes: AdmissionAttributes): Promise<void> {
     return this.bound().admit(attributes);
   }
 
-  validate(attributes: AdmissionAttributes): Promise<void> {
+  async validate(attributes: AdmissionAttributes): Promise<void> {
     return this.bound().validate(attributes);
   }
 

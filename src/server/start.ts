@@ -10,7 +10,6 @@ import { checkAuthorizationFlags, setupAuthorization, type AuthorizationSetup } 
 import { FeatureGates } from "../apimachinery/feature-gates.js";
 import { parseRuntimeConfig } from "../types/runtime-config.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
-import { cborCodec } from "../encoding/cbor.js";
 import { CodecSet } from "../encoding/negotiate.js";
 import type { ServerParts } from "../handlers/context.js";
 import { healthEndpoints, metricsEndpoint, versionEndpoint } from "./endpoints.js";
@@ -32,7 +31,6 @@ import { createListener } from "./listener.js";
 import type { ServerOptions } from "./options.js";
 import { ServerMetrics } from "../observability/metrics.js";
 import { setupTls } from "./tls-setup.js";
-import { extraCodecs } from "./extensions.js";
 import { reviewHandlers } from "../handlers/reviews.js";
 import { toApiError } from "../handlers/errors.js";
 import { checkFeatureFlags, setUpFeatures } from "./features/feature-module.js";
@@ -102,8 +100,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     cacher: core.cacher,
     types,
     gates,
-    // CBOR is served (and accepted) only behind its gate, as upstream.
-    codecs: new CodecSet([jsonCodec, yamlCodec, ...extraCodecs(), ...(gates.enabled("CBORServingAndStorage") ? [cborCodec] : [])]),
+    codecs: new CodecSet([jsonCodec, yamlCodec, ...features.codecs]),
     streams: new Set(),
     minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
     authorizer,

@@ -82,3 +82,12 @@ describe("feature modules", () => {
     expect(order).toEqual(["fast", "slow"]);
   });
 });
+
+describe("the server's features", () => {
+  it("are fresh per server and uniquely named", async () => {
+    const { serverFeatures } = await import("./index.js");
+    const names = serverFeatures().map((m) => m.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(serverFeatures()[0]).not.toBe(serverFeatures()[0]);
+  });
+});

@@ -22,6 +22,7 @@ import type { ModeFactories } from "../../authz/modes.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { FeatureGates } from "../../apimachinery/feature-gates.js";
 import type { Controller } from "../../controllers/namespace.js";
+import type { Codec } from "../../encoding/codec.js";
 import type { ResourceHandler, ServerParts } from "../../handlers/context.js";
 import type { NonResourceHandler } from "../../http/context.js";
 import type { ServerMetrics } from "../../observability/metrics.js";
@@ -82,6 +83,8 @@ export interface FeatureContribution {
   readonly tlsClientCA?: string;
   /** The anonymous fallback after every authenticator (at most one module says). */
   readonly anonymous?: Authenticator;
+  /** Encodings served besides JSON and YAML, in the order they are offered. */
+  readonly codecs?: readonly Codec[];
   authorizationModes?(core: CoreParts): ModeFactories;
   /** Admission plugins, in chain order; the modules' lists are chained in module order. */
   admissionPlugins?(ctx: AdmissionAssemblyContext): AdmissionPlugin[];
@@ -133,6 +136,8 @@ export class AssembledFeatures {
   readonly apiAudiences: readonly string[];
   readonly tlsClientCA: string | undefined;
   readonly anonymous: Authenticator | undefined;
+  /** Encodings besides JSON and YAML, in module order. */
+  readonly codecs: readonly Codec[];
   /** Subresource verb handlers by subresource name, across all features. */
   readonly subresources = new Map<string, Partial<Record<string, ResourceHandler>>>();
   private readonly running: Controller[] = [];
@@ -141,6 +146,7 @@ export class AssembledFeatures {
     this.apiAudiences = single(all, "apiAudiences") ?? [];
     this.tlsClientCA = single(all, "tlsClientCA");
     this.anonymous = single(all, "anonymous");
+    this.codecs = all.flatMap(({ c }) => c.codecs ?? []);
     for (const { name, c } of all) {
       for (const [sub, handlers] of Object.entries(c.subresources ?? {})) {
         if (this.subresources.has(sub)) throw new Error(`feature ${name}: subresource "${sub}" already has handlers`);

@@ -2,11 +2,11 @@
 // flag checks (admission names before the authentication configuration), setup (service
 // accounts before the methods that take their audiences), the admission chain (RBAC's
 // escalation guard before the named plugins), the start of controllers, and the non-resource
-// handlers (discovery first). The authentication union has its own order (feature-module.ts).
+// handlers (discovery first), the encodings offered (protobuf before CBOR). The authentication union has its own order (feature-module.ts).
 import { admissionPluginsFeature } from "./admission.js";
 import { authenticationConfigFeature, authenticationMethodsFeature, bootstrapTokensFeature, serviceAccountsFeature, tokenFileFeature } from "./authentication.js";
 import { nodeAuthorizerFeature, rbacFeature } from "./authorization.js";
-import { discoveryFeature, podSubresourcesFeature, scaleFeature, systemPriorityClassesFeature } from "./builtin-api.js";
+import { cborFeature, discoveryFeature, podSubresourcesFeature, protobufFeature, scaleFeature, systemPriorityClassesFeature } from "./builtin-api.js";
 import {
   customResourcesFeature,
   garbageCollectorFeature,
@@ -21,6 +21,8 @@ import type { FeatureModule } from "./feature-module.js";
 /** A fresh set of the server's feature modules (a module may keep state for one server). */
 export function serverFeatures(): FeatureModule[] {
   return [
+    protobufFeature(),
+    cborFeature(),
     discoveryFeature(),
     scaleFeature(),
     podSubresourcesFeature(),
