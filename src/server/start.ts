@@ -4,7 +4,6 @@
 // plugins, controllers, subresources, non-resource handlers).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { anonymousAuthenticator } from "../authn/anonymous.js";
 import { unionAuthenticator } from "../authn/union.js";
 import { checkAuthorizationFlags, setupAuthorization, type AuthorizationSetup } from "../authz/modes.js";
 import { FeatureGates } from "../apimachinery/feature-gates.js";
@@ -135,7 +134,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   });
   const metrics = new ServerMetrics(() => core.countObjects());
   features.registerMetrics(metrics);
-  const authenticate = unionAuthenticator(features.authenticators(core), features.anonymous ?? anonymousAuthenticator({ enabled: false }), { apiAudiences: features.apiAudiences });
+  const authenticate = unionAuthenticator(features.authenticators(core), features.anonymous, { apiAudiences: features.apiAudiences });
   const handle = buildHandlerChain({
     toApiError,
     codecs: parts.codecs,

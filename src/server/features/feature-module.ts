@@ -81,7 +81,7 @@ export interface FeatureContribution {
   readonly apiAudiences?: readonly string[];
   /** The CA bundle the TLS handshake asks client certificates from (at most one module says). */
   readonly tlsClientCA?: string;
-  /** The anonymous fallback after every authenticator (at most one module says). */
+  /** The anonymous fallback after every authenticator, when anonymous requests are allowed (at most one module says). */
   readonly anonymous?: Authenticator;
   /** Encodings served besides JSON and YAML, in the order they are offered. */
   readonly codecs?: readonly Codec[];
