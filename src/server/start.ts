@@ -18,7 +18,6 @@ import type { AdmissionPlugin } from "../registry/admission.js";
 import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import { builtinTypeRegistry } from "../types/register.js";
-import { featureStrategies } from "./feature-strategies.js";
 import type { Storage } from "../storage/interface.js";
 import { builtinResources } from "../types/builtin-resources.js";
 import { kubernetesService, serviceRanges } from "../types/allocation/service.js";
@@ -32,7 +31,7 @@ import { ServerMetrics } from "../observability/metrics.js";
 import { setupTls } from "./tls-setup.js";
 import { reviewHandlers } from "../handlers/reviews.js";
 import { toApiError } from "../handlers/errors.js";
-import { checkFeatureFlags, setUpFeatures } from "./features/feature-module.js";
+import { checkFeatureFlags, featureStrategiesOf, setUpFeatures } from "./features/feature-module.js";
 import { openCore, type CacheTuning, type OpenCore } from "./core.js";
 import { adminKubeconfig, gracefulStop, listen } from "./serve.js";
 import { serverFeatures } from "./features/index.js";
@@ -66,8 +65,8 @@ export interface EmbeddingOptions extends CacheTuning {
 export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promise<RunningServer> {
   const t0 = Date.now();
   const gates = FeatureGates.parse(o.featureGates);
-  const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources), featureStrategies);
   const modules = serverFeatures();
+  const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources), featureStrategiesOf(modules));
   // Every flag is checked before anything is opened: a refused start leaves nothing behind.
   checkAuthorizationFlags(o);
   checkFeatureFlags(modules, o, gates);

@@ -1,5 +1,6 @@
 // The named admission plugins (--enable-admission-plugins, --disable-admission-plugins,
 // --admission-control-config-file) and an embedding program's own plugins after them.
+import { admissionStrategies } from "../../admission/strategies.js";
 import { loadAdmissionConfiguration } from "../../admission/flags.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import { buildAdmissionPlugins, enabledAdmissionPlugins } from "../../admission/plugins.js";
@@ -8,6 +9,8 @@ import type { FeatureModule } from "./feature-module.js";
 export function admissionPluginsFeature(): FeatureModule {
   return {
     name: "admission-plugins",
+    // The rules of the webhook and policy configuration types live with their plugins.
+    strategies: admissionStrategies,
     // Unknown or overlapping plugin names refuse the start before anything opens.
     checkFlags: (o) => void enabledAdmissionPlugins(o),
     setup({ options, gates, log }) {

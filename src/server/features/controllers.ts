@@ -2,6 +2,7 @@
 // chooses among them by name; see src/controllers/controllers-flag.ts).
 import { startTypeCheckingStatus } from "../../admission/policy/validating/status-controller.js";
 import { startCrdServing } from "../../apiextensions/serving.js";
+import { apiextensionsStrategies } from "../../apiextensions/strategies.js";
 import { controllerEnabled, defaultControllers, resourceQuotaController, validatingAdmissionPolicyStatusController } from "../../controllers/controllers-flag.js";
 import { startCRDControllers } from "../../controllers/crd/index.js";
 import { startGarbageCollector } from "../../controllers/garbage-collector.js";
@@ -13,10 +14,11 @@ import type { FeatureOptions, FeatureModule } from "./feature-module.js";
 
 const enabledList = (o: FeatureOptions) => o.controllers ?? defaultControllers;
 
-/** Custom resources: every established CRD is served (src/apiextensions/serving.ts); the CRD controllers. */
+/** Custom resources: the CRD type's rules, every established CRD served (src/apiextensions/serving.ts), the CRD controllers. */
 export function customResourcesFeature(): FeatureModule {
   return {
     name: "custom-resources",
+    strategies: apiextensionsStrategies,
     setup: ({ options }) => ({
       controllers: (core) => [startCrdServing(core), ...startCRDControllers(core, enabledList(options))],
     }),

@@ -4,7 +4,8 @@
 // one server in list order, so adding a capability is adding a module to the list, not editing
 // the wiring.
 //
-// A module's life follows start-up's phases, each called for every module in list order:
+// A module may declare the strategies of the built-in types it owns (read when the type registry
+// is built, first of all). Its life then follows start-up's phases, each called for every module in list order:
 //   checkFlags        before anything is opened (no file, certificate, storage or port), so a
 //                     refused start leaves nothing behind
 //   setup             once the TLS material exists, before storage opens: reads its files and
@@ -31,7 +32,9 @@ import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { NamespaceStates } from "../../registry/namespace-states.js";
 import type { GenericStore } from "../../registry/store.js";
+import type { Strategy } from "../../registry/strategy.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
+import type { StrategyContributions } from "../../types/strategies.js";
 import type { ServerOptions } from "../options.js";
 import type { TlsSetup } from "../tls-setup.js";
 
@@ -101,8 +104,25 @@ export interface FeatureContribution {
 
 export interface FeatureModule {
   readonly name: string;
+  /**
+   * The strategies of the built-in types this feature owns ("resource.group" → strategy), in place
+   * of the default one. Declared, not set up: the type registry is built before any phase runs.
+   */
+  readonly strategies?: StrategyContributions;
   checkFlags?(options: FeatureOptions, gates: FeatureGates): void;
   setup?(ctx: FeatureSetupContext): FeatureContribution;
+}
+
+/** The strategies the modules declare for the built-in types they own; two owners of one type are a wiring mistake. */
+export function featureStrategiesOf(modules: readonly FeatureModule[]): StrategyContributions {
+  const out: Record<string, Strategy> = {};
+  for (const m of modules) {
+    for (const [key, strategy] of Object.entries(m.strategies ?? {})) {
+      if (out[key]) throw new Error(`feature ${m.name}: the strategy of ${key} is already contributed`);
+      out[key] = strategy;
+    }
+  }
+  return out;
 }
 
 /** Runs every module's flag checks, in module order: the first bad flag refuses the start. */
