@@ -174,6 +174,9 @@ const factories: Partial<Record<AdmissionPluginName, AdmissionPluginFactory>> = 
   ResourceQuota: (ctx) => resourceQuota(ctx),
 };
 
+/** The plugin names kapi implements, in chain order (the admission conformance suite runs each). */
+export const implementedAdmissionPlugins: readonly AdmissionPluginName[] = allOrderedPlugins.filter((n) => factories[n]);
+
 /** The enabled plugin names in chain order, or the start-up errors of the flags. */
 export function enabledAdmissionPlugins(flags: AdmissionFlags): string[] {
   const enable = flags.enableAdmissionPlugins ?? [];

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { crdStrategy } from "../apiextensions/crd-strategy.js";
-import { builtinResources } from "../types/builtin-resources.js";
-import { builtinTypeRegistry } from "../types/register.js";
-import { defaultStrategy } from "../registry/strategy.js";
-import { featureStrategies } from "./feature-strategies.js";
+import { crdStrategy } from "../../apiextensions/crd-strategy.js";
+import { builtinResources } from "../../types/builtin-resources.js";
+import { builtinTypeRegistry } from "../../types/register.js";
+import { defaultStrategy } from "../../registry/strategy.js";
+import { featureStrategiesOf } from "./feature-module.js";
+import { serverFeatures } from "./index.js";
+
+const featureStrategies = featureStrategiesOf(serverFeatures());
 
 describe("strategies contributed by features", () => {
   it("each names a built-in resource (resource.group)", () => {
@@ -27,5 +30,10 @@ describe("strategies contributed by features", () => {
     const webhooks = builtinTypeRegistry(all, featureStrategies).get("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations")?.strategy;
     expect(webhooks).toBe(featureStrategies["validatingwebhookconfigurations.admissionregistration.k8s.io"]);
     expect(builtinTypeRegistry(all).get("apiextensions.k8s.io", "v1", "customresourcedefinitions")?.strategy).toBe(defaultStrategy);
+  });
+
+  it("are owned by one feature each", () => {
+    const owner = (name: string) => ({ name, strategies: { "customresourcedefinitions.apiextensions.k8s.io": crdStrategy } });
+    expect(() => featureStrategiesOf([owner("a"), owner("b")])).toThrow("feature b: the strategy of customresourcedefinitions.apiextensions.k8s.io is already contributed");
   });
 });

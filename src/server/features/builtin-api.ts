@@ -1,0 +1,74 @@
+// Built-in API capabilities that are neither authentication, authorization, admission nor a
+// controller: the protobuf and CBOR encodings, the subresources that act rather than store,
+// discovery and OpenAPI, and the system PriorityClasses.
+import { systemPriorityClasses } from "../../admission/builtin/system-priority-classes.js";
+import { bindingHandlers } from "../../handlers/pod-binding.js";
+import { podConnectHandlers, podLogHandlers } from "../../handlers/pod-connect.js";
+import { evictionHandlers } from "../../handlers/pod-eviction.js";
+import { scaleHandlers } from "../../handlers/scale.js";
+import { cborCodec } from "../../encoding/cbor.js";
+import { protobufCodec } from "../../encoding/protobuf/index.js";
+import type { NonResourceHandler } from "../../http/context.js";
+import { builtinSchema } from "../../types/register.js";
+import type { FeatureModule } from "./feature-module.js";
+
+/** The scale subresource, for every type that declares it. */
+export function scaleFeature(): FeatureModule {
+  return { name: "scale", setup: () => ({ subresources: { scale: scaleHandlers } }) };
+}
+
+/** Pod subresources: eviction, binding, log and the connect verbs (answered as kube-apiserver does without a kubelet). */
+export function podSubresourcesFeature(): FeatureModule {
+  return {
+    name: "pod-subresources",
+    setup: () => ({
+      subresources: {
+        eviction: evictionHandlers,
+        binding: bindingHandlers,
+        log: podLogHandlers,
+        exec: podConnectHandlers("exec"),
+        attach: podConnectHandlers("attach"),
+        portforward: podConnectHandlers("portforward"),
+      },
+    }),
+  };
+}
+
+/** application/vnd.kubernetes.protobuf for built-in types. */
+export function protobufFeature(): FeatureModule {
+  return { name: "protobuf", setup: () => ({ codecs: [protobufCodec] }) };
+}
+
+/** CBOR is served (and accepted) only behind its gate, as upstream. */
+export function cborFeature(): FeatureModule {
+  return { name: "cbor", setup: ({ gates }) => ({ codecs: gates.enabled("CBORServingAndStorage") ? [cborCodec] : [] }) };
+}
+
+/**
+ * Discovery documents and OpenAPI, loaded with their first request to keep them off the start-up
+ * path. v2beta1 aggregated discovery stays served unless the removal gate is on: kubectl
+ * 1.27–1.29 ask for it.
+ */
+export function discoveryFeature(): FeatureModule {
+  return {
+    name: "discovery",
+    setup: () => ({
+      nonResource(parts) {
+        let discovery: Promise<NonResourceHandler> | undefined;
+        const options = { v2beta1: !parts.gates.enabled("AggregatedDiscoveryRemoveBetaType"), metaDefinitions: builtinSchema.definition };
+        const load = () => (discovery ??= import("../../discovery/index.js").then(({ createDiscovery }) => createDiscovery(parts.types, options).handler));
+        return [async (ex, user, info) => (await load())(ex, user, info)];
+      },
+    }),
+  };
+}
+
+/** The system PriorityClasses (system-cluster-critical, system-node-critical), created when missing. */
+export function systemPriorityClassesFeature(): FeatureModule {
+  return {
+    name: "system-priority-classes",
+    setup: () => ({
+      bootstrap: (core) => Promise.all(systemPriorityClasses.map((pc) => core.ensure(core.types.get("scheduling.k8s.io", "v1", "priorityclasses"), "", structuredClone(pc)))),
+    }),
+  };
+}

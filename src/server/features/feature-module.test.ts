@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import type { Authenticator } from "../../authn/authenticator.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
+import type { FeatureGates } from "../../apimachinery/feature-gates.js";
+import type { TlsSetup } from "../tls-setup.js";
+import { checkFeatureFlags, setUpFeatures, type CoreParts, type FeatureModule, type FeatureOptions } from "./feature-module.js";
+
+const options = {} as FeatureOptions;
+const gates = {} as FeatureGates;
+const core = { log: () => {} } as unknown as CoreParts;
+const ctx = { options, gates, tls: {} as TlsSetup, certDir: undefined, core: () => core, log: () => {} };
+const authn = (name: string): Authenticator => ({ name, authenticate: () => undefined });
+const plugin = (name: string): AdmissionPlugin => ({ name, validate: () => {} });
+
+describe("feature modules", () => {
+  it("checks flags in module order and stops at the first refusal", () => {
+    const seen: string[] = [];
+    const m = (name: string, bad = false): FeatureModule => ({
+      name,
+      checkFlags() {
+        seen.push(name);
+        if (bad) throw new Error(`${name}: bad flag`);
+      },
+    });
+    expect(() => checkFeatureFlags([m("a"), m("b", true), m("c")], options, gates)).toThrow("b: bad flag");
+    expect(seen).toEqual(["a", "b"]);
+  });
+
+  it("orders authenticators by the union's slots, whatever the module order", () => {
+    const f = setUpFeatures(
+      [
+        { name: "webhook", setup: () => ({ authenticators: () => ({ "token-webhook": [authn("webhook")] }) }) },
+        { name: "jwt", setup: () => ({ authenticators: () => ({ jwt: [authn("jwt")] }) }) },
+        { name: "client", setup: () => ({ authenticators: () => ({ client: [authn("request-header"), authn("x509")] }) }) },
+        { name: "sa", setup: () => ({ authenticators: () => ({ "service-account": [authn("sa")] }) }) },
+      ],
+      ctx,
+    );
+    expect(f.authenticators(core).map((a) => a.name)).toEqual(["request-header", "x509", "sa", "jwt", "webhook"]);
+  });
+
+  it("chains admission plugins, starts and stops controllers, and hands later modules the audiences earlier ones declared", () => {
+    const events: string[] = [];
+    let audiencesSeen: readonly string[] = [];
+    const f = setUpFeatures(
+      [
+        { name: "first", setup: () => ({ apiAudiences: ["aud"], admissionPlugins: () => [plugin("guard")], controllers: () => [{ stop: () => events.push("stop first's controller") }] }) },
+        {
+          name: "second",
+          setup: (c) => {
+            audiencesSeen = c.apiAudiences;
+            return { admissionPlugins: () => [plugin("named")], controllersOnceServing: () => [{ stop: () => events.push("stop later controller") }], stop: () => events.push("stop second") };
+          },
+        },
+        { name: "no contribution" },
+      ],
+      ctx,
+    );
+    expect(audiencesSeen).toEqual(["aud"]);
+    expect(f.apiAudiences).toEqual(["aud"]);
+    expect(f.names()).toEqual(["first", "second", "no contribution"]);
+    expect(f.admissionPlugins({} as never).map((p) => p.name)).toEqual(["guard", "named"]);
+    f.startControllers(core);
+    f.startControllersOnceServing(core);
+    f.stop();
+    expect(events).toEqual(["stop second", "stop first's controller", "stop later controller"]);
+  });
+
+  it("refuses two features claiming one subresource, one authorization mode or one single value", () => {
+    const sub = (name: string): FeatureModule => ({ name, setup: () => ({ subresources: { scale: {} } }) });
+    expect(() => setUpFeatures([sub("a"), sub("b")], ctx)).toThrow('feature b: subresource "scale" already has handlers');
+    const mode = (name: string): FeatureModule => ({ name, setup: () => ({ authorizationModes: () => ({ rbac: () => ({ authorize: () => ({ decision: "allow", reason: "" }) }) }) }) });
+    expect(() => setUpFeatures([mode("a"), mode("b")], ctx).authorizationModes(core)).toThrow("feature b: authorization mode rbac is already provided");
+    const ca = (name: string): FeatureModule => ({ name, setup: () => ({ tlsClientCA: "pem" }) });
+    expect(() => setUpFeatures([ca("a"), ca("b")], ctx)).toThrow("features a and b both contribute tlsClientCA");
+  });
+
+  it("runs every feature's bootstrap together", async () => {
+    const order: string[] = [];
+    const slow = (name: string, ms: number): FeatureModule => ({ name, setup: () => ({ bootstrap: () => new Promise((r) => setTimeout(() => r(order.push(name)), ms)) }) });
+    await Promise.all(setUpFeatures([slow("slow", 30), slow("fast", 1)], ctx).bootstrap(core));
+    expect(order).toEqual(["fast", "slow"]);
+  });
+});
+
+describe("the server's features", () => {
+  it("are fresh per server and uniquely named", async () => {
+    const { serverFeatures } = await import("./index.js");
+    const names = serverFeatures().map((m) => m.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(serverFeatures()[0]).not.toBe(serverFeatures()[0]);
+  });
+});

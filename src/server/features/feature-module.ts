@@ -1,0 +1,230 @@
+// The seam a capability plugs into start-up through (upstream's model: kube-apiserver's control
+// plane and apiextensions each contribute storages, post-start hooks and controllers to one
+// assembly). A feature module declares what it contributes; start-up assembles the modules of
+// one server in list order, so adding a capability is adding a module to the list, not editing
+// the wiring.
+//
+// A module may declare the strategies of the built-in types it owns (read when the type registry
+// is built, first of all). Its life then follows start-up's phases, each called for every module in list order:
+//   checkFlags        before anything is opened (no file, certificate, storage or port), so a
+//                     refused start leaves nothing behind
+//   setup             once the TLS material exists, before storage opens: reads its files and
+//                     returns its contribution (a bad file still refuses the start)
+//   authorizationModes, admissionPlugins
+//                     when the authorizer chain and the admission chain are built
+//   bootstrap         the objects it needs, created when missing (all features' at once)
+//   controllers       started once the bootstrap objects exist
+//   authenticators    in the union's slots (upstream's order, whatever the module order)
+//   controllersOnceServing  started once the server listens
+//   stop              when the server stops (or fails to start listening)
+import type { Authenticator } from "../../authn/authenticator.js";
+import type { Authorizer } from "../../authz/authorizer.js";
+import type { ModeFactories } from "../../authz/modes.js";
+import type { AdmissionPlugin } from "../../registry/admission.js";
+import type { FeatureGates } from "../../apimachinery/feature-gates.js";
+import type { Controller } from "../../controllers/namespace.js";
+import type { Codec } from "../../encoding/codec.js";
+import type { ResourceHandler, ServerParts } from "../../handlers/context.js";
+import type { NonResourceHandler } from "../../http/context.js";
+import type { ServerMetrics } from "../../observability/metrics.js";
+import type { InformerFactory } from "../../registry/informer-factory.js";
+import type { KObject } from "../../apimachinery/object.js";
+import type { ResourceType } from "../../registry/resource-type.js";
+import type { NamespaceStates } from "../../registry/namespace-states.js";
+import type { GenericStore } from "../../registry/store.js";
+import type { Strategy } from "../../registry/strategy.js";
+import type { TypeRegistry } from "../../registry/type-registry.js";
+import type { StrategyContributions } from "../../types/strategies.js";
+import type { ServerOptions } from "../options.js";
+import type { TlsSetup } from "../tls-setup.js";
+
+/** The options a feature reads: the flags, plus the library-only ones an embedding program passes. */
+export type FeatureOptions = ServerOptions & { readonly admissionPlugins?: readonly AdmissionPlugin[] };
+
+/** The authentication union's slots, in upstream's order: a module's authenticators go in its slot. */
+export const authenticatorSlots = ["client", "token-file", "service-account", "bootstrap-token", "jwt", "token-webhook"] as const;
+export type AuthenticatorSlot = (typeof authenticatorSlots)[number];
+
+/** The server's core, made before any hook that takes it runs. */
+export interface CoreParts {
+  store: GenericStore;
+  types: TypeRegistry;
+  informers: InformerFactory;
+  /** Creates a bootstrap object unless it exists (its type may be unserved: then nothing). */
+  ensure(t: ResourceType | undefined, ns: string, obj: KObject): Promise<void>;
+  log(msg: string): void;
+}
+
+export interface FeatureSetupContext {
+  readonly options: FeatureOptions;
+  readonly gates: FeatureGates;
+  readonly tls: TlsSetup;
+  /** Where generated keys and certificates are kept (absent: in memory only). */
+  readonly certDir: string | undefined;
+  /** The API audiences the modules set up earlier declared (service accounts own --api-audiences). */
+  readonly apiAudiences: readonly string[];
+  /**
+   * The core, for what a module builds now but uses later (an authenticator's first request):
+   * setup runs before storage opens, so calling this during setup itself throws.
+   */
+  core(): CoreParts;
+  log(msg: string): void;
+}
+
+export interface AdmissionAssemblyContext extends CoreParts {
+  namespaces: NamespaceStates;
+  gates: FeatureGates;
+  /** The server's whole authorizer chain (read on use: plugins may be asked before it changes). */
+  authorizer(): Authorizer;
+}
+
+/** What one feature adds to the server; every member is optional. */
+export interface FeatureContribution {
+  /** The audiences tokens are checked against (at most one module says). */
+  readonly apiAudiences?: readonly string[];
+  /** The CA bundle the TLS handshake asks client certificates from (at most one module says). */
+  readonly tlsClientCA?: string;
+  /** The anonymous fallback after every authenticator, when anonymous requests are allowed (at most one module says). */
+  readonly anonymous?: Authenticator;
+  /** Encodings served besides JSON and YAML, in the order they are offered. */
+  readonly codecs?: readonly Codec[];
+  authorizationModes?(core: CoreParts): ModeFactories;
+  /** Admission plugins, in chain order; the modules' lists are chained in module order. */
+  admissionPlugins?(ctx: AdmissionAssemblyContext): AdmissionPlugin[];
+  bootstrap?(core: CoreParts): Promise<unknown>;
+  controllers?(core: CoreParts): Controller[];
+  authenticators?(core: CoreParts): Partial<Record<AuthenticatorSlot, Authenticator[]>>;
+  controllersOnceServing?(core: CoreParts): Controller[];
+  nonResource?(parts: ServerParts): NonResourceHandler[];
+  /** Verb handlers of subresources a type may declare, by subresource name. */
+  readonly subresources?: Readonly<Record<string, Partial<Record<string, ResourceHandler>>>>;
+  registerMetrics?(metrics: ServerMetrics): void;
+  stop?(): void;
+}
+
+export interface FeatureModule {
+  readonly name: string;
+  /**
+   * The strategies of the built-in types this feature owns ("resource.group" → strategy), in place
+   * of the default one. Declared, not set up: the type registry is built before any phase runs.
+   */
+  readonly strategies?: StrategyContributions;
+  checkFlags?(options: FeatureOptions, gates: FeatureGates): void;
+  setup?(ctx: FeatureSetupContext): FeatureContribution;
+}
+
+/** The strategies the modules declare for the built-in types they own; two owners of one type are a wiring mistake. */
+export function featureStrategiesOf(modules: readonly FeatureModule[]): StrategyContributions {
+  const out: Record<string, Strategy> = {};
+  for (const m of modules) {
+    for (const [key, strategy] of Object.entries(m.strategies ?? {})) {
+      if (out[key]) throw new Error(`feature ${m.name}: the strategy of ${key} is already contributed`);
+      out[key] = strategy;
+    }
+  }
+  return out;
+}
+
+/** Runs every module's flag checks, in module order: the first bad flag refuses the start. */
+export function checkFeatureFlags(modules: readonly FeatureModule[], options: FeatureOptions, gates: FeatureGates): void {
+  for (const m of modules) m.checkFlags?.(options, gates);
+}
+
+type SetupContext = Omit<FeatureSetupContext, "apiAudiences">;
+
+/** Sets up every module in order and assembles their contributions into one server's features. */
+export function setUpFeatures(modules: readonly FeatureModule[], ctx: SetupContext): AssembledFeatures {
+  const contributions: { name: string; c: FeatureContribution }[] = [];
+  let apiAudiences: readonly string[] = [];
+  for (const m of modules) {
+    const c = m.setup?.({ ...ctx, apiAudiences }) ?? {};
+    if (c.apiAudiences) apiAudiences = c.apiAudiences;
+    contributions.push({ name: m.name, c });
+  }
+  return new AssembledFeatures(contributions);
+}
+
+/** The one value several modules may not both give. */
+function single<K extends "apiAudiences" | "tlsClientCA" | "anonymous">(all: readonly { name: string; c: FeatureContribution }[], key: K): FeatureContribution[K] {
+  const givers = all.filter((x) => x.c[key] !== undefined);
+  if (givers.length > 1) throw new Error(`features ${givers.map((g) => g.name).join(" and ")} both contribute ${key}`);
+  return givers[0]?.c[key];
+}
+
+/** The contributions of one server's features, handed out phase by phase. */
+export class AssembledFeatures {
+  readonly apiAudiences: readonly string[];
+  readonly tlsClientCA: string | undefined;
+  readonly anonymous: Authenticator | undefined;
+  /** Encodings besides JSON and YAML, in module order. */
+  readonly codecs: readonly Codec[];
+  /** Subresource verb handlers by subresource name, across all features. */
+  readonly subresources = new Map<string, Partial<Record<string, ResourceHandler>>>();
+  private readonly running: Controller[] = [];
+
+  constructor(private readonly all: readonly { name: string; c: FeatureContribution }[]) {
+    this.apiAudiences = single(all, "apiAudiences") ?? [];
+    this.tlsClientCA = single(all, "tlsClientCA");
+    this.anonymous = single(all, "anonymous");
+    this.codecs = all.flatMap(({ c }) => c.codecs ?? []);
+    for (const { name, c } of all) {
+      for (const [sub, handlers] of Object.entries(c.subresources ?? {})) {
+        if (this.subresources.has(sub)) throw new Error(`feature ${name}: subresource "${sub}" already has handlers`);
+        this.subresources.set(sub, handlers);
+      }
+    }
+  }
+
+  /** The names of the features assembled, in order. */
+  names(): string[] {
+    return this.all.map((x) => x.name);
+  }
+
+  authorizationModes(core: CoreParts): ModeFactories {
+    const modes: ModeFactories = {};
+    for (const { name, c } of this.all) {
+      for (const [mode, factory] of Object.entries(c.authorizationModes?.(core) ?? {}) as [keyof ModeFactories, ModeFactories[keyof ModeFactories]][]) {
+        if (modes[mode]) throw new Error(`feature ${name}: authorization mode ${mode} is already provided`);
+        modes[mode] = factory;
+      }
+    }
+    return modes;
+  }
+
+  admissionPlugins(ctx: AdmissionAssemblyContext): AdmissionPlugin[] {
+    return this.all.flatMap(({ c }) => c.admissionPlugins?.(ctx) ?? []);
+  }
+
+  /** Every feature's bootstrap objects, written concurrently (their writes share commits). */
+  bootstrap(core: CoreParts): Promise<unknown>[] {
+    return this.all.flatMap(({ c }) => (c.bootstrap ? [c.bootstrap(core)] : []));
+  }
+
+  startControllers(core: CoreParts): void {
+    for (const { c } of this.all) this.running.push(...(c.controllers?.(core) ?? []));
+  }
+
+  startControllersOnceServing(core: CoreParts): void {
+    for (const { c } of this.all) this.running.push(...(c.controllersOnceServing?.(core) ?? []));
+  }
+
+  /** The authenticators in the union's slot order; within a slot, in module order. */
+  authenticators(core: CoreParts): Authenticator[] {
+    const bySlot = this.all.map(({ c }) => c.authenticators?.(core) ?? {});
+    return authenticatorSlots.flatMap((slot) => bySlot.flatMap((s) => s[slot] ?? []));
+  }
+
+  nonResource(parts: ServerParts): NonResourceHandler[] {
+    return this.all.flatMap(({ c }) => c.nonResource?.(parts) ?? []);
+  }
+
+  registerMetrics(metrics: ServerMetrics): void {
+    for (const { c } of this.all) c.registerMetrics?.(metrics);
+  }
+
+  /** Stops the features (in module order), then every controller they started. */
+  stop(): void {
+    for (const { c } of this.all) c.stop?.();
+    for (const controller of this.running) controller.stop();
+  }
+}
