@@ -11,7 +11,7 @@ import { toCel } from "../../cel/convert.js";
 import type { CelProgram } from "../../cel/program.js";
 import type { CelValue } from "../../cel/value.js";
 import { bearerToken, type Authenticator, type AuthnRequest, type AuthnResult } from "../authenticator.js";
-import { MalformedJwsError, parseJws, supportedAlgorithms, verifyJws, type ParsedJws } from "../jwt/jws.js";
+import { MalformedJwsError, parseJws, supportedAlgorithms, verifiedByAny, type ParsedJws } from "../jwt/jws.js";
 import type { UserInfo } from "../../apimachinery/user.js";
 import type { CompiledMappings, JwtAuthenticatorSpec } from "./config.js";
 import { RemoteKeySet } from "./keyset.js";
@@ -237,9 +237,10 @@ export class JwtAuthenticator implements Authenticator {
   }
 
   private async verifySignature(jws: ParsedJws): Promise<boolean> {
+    // go-oidc's rule: every key with the token's kid (every key when it names none), in order.
     const tryKeys = (keys: readonly { kid?: string; key: import("node:crypto").KeyObject }[]) =>
-      keys.some((k) => (jws.kid === undefined || jws.kid === "" || k.kid === jws.kid) && verifyJws(jws, k.key));
-    if (tryKeys(this.keys.current())) return true;
+      verifiedByAny(jws, keys.filter((k) => jws.kid === undefined || jws.kid === "" || k.kid === jws.kid).map((k) => k.key));
+    if (await tryKeys(this.keys.current())) return true;
     let keys;
     try {
       keys = await this.keys.refresh();

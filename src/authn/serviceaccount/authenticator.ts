@@ -8,7 +8,7 @@
 import { goQuoteList } from "../../apimachinery/validation.js";
 import type { KeyObject } from "node:crypto";
 import { bearerToken, type Authenticator, type AuthnResult } from "../authenticator.js";
-import { keyIdOf, looksLikeJwt, MalformedJwsError, parseJws, verifyJws } from "../jwt/jws.js";
+import { keyIdOf, looksLikeJwt, MalformedJwsError, parseJws, verifiedByAny } from "../jwt/jws.js";
 import {
   audiencesOf,
   checkTimes,
@@ -164,7 +164,7 @@ export function serviceAccountAuthenticator(o: ServiceAccountAuthenticatorOption
       if (jws.alg === "none" || jws.alg === "") return { error: `go-jose/go-jose: unexpected signature algorithm ${JSON.stringify(jws.alg)}` };
       const keys = (jws.kid && keysById.get(jws.kid)) || o.publicKeys;
       if (keys.length === 0) return { error: "invalid signature, no keys found" };
-      if (!keys.some((k) => verifyJws(jws, k))) return { error: cryptoError };
+      if (!(await verifiedByAny(jws, keys))) return { error: cryptoError };
       const claims = jws.payload as Record<string, unknown>;
       let tokenAudiences = audiencesOf(claims);
       if (!tokenAudiences) return { error: "go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience" };
