@@ -4,6 +4,7 @@
 // the client-auth extended key usage. A certificate that is presented but does not verify is an
 // error (401), never anonymous. CN → user name, each O → a group; an empty CN is not this method's.
 import { X509Certificate } from "node:crypto";
+import { pemBlocks } from "../apimachinery/pem.js";
 import type { Authenticator, ClientCertificate } from "./authenticator.js";
 
 const clientAuthOid = "1.3.6.1.5.5.7.3.2";
@@ -12,9 +13,9 @@ const maxChainDepth = 10;
 
 /** Every certificate of a PEM bundle (several CAs in one file). */
 export function parseCertificates(pem: string, source = "certificate bundle"): X509Certificate[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  const blocks = pemBlocks(pem).filter((b) => b.type === "CERTIFICATE");
   if (blocks.length === 0) throw new Error(`${source}: data does not contain any valid RSA or ECDSA certificates`);
-  return blocks.map((b) => new X509Certificate(b));
+  return blocks.map((b) => new X509Certificate(b.text));
 }
 
 /** Go's RFC 3339 rendering of a time, seconds precision, UTC. */

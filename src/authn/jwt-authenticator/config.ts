@@ -7,6 +7,7 @@ import type { Expr } from "../../cel/ast.js";
 import { claimsEnvironment, userEnvironment } from "../../cel/environments.js";
 import { CelCompileError, compileCel, type CelEnvironment, type CelProgram } from "../../cel/program.js";
 import { aggregateMessage, duplicate, invalid, isDNS1123Subdomain, regexError, required, tooMany, type FieldError } from "../../apimachinery/validation.js";
+import { pemBlocks } from "../../apimachinery/pem.js";
 
 export interface PrefixedClaimOrExpression {
   claim?: string;
@@ -183,10 +184,10 @@ function validateUrl(url: string, disallowed: ReadonlySet<string>, path: string)
 /** cert.NewPoolFromBytes: every CERTIFICATE block must parse; at least one is needed. */
 export function certificatesFromPem(pem: string): X509Certificate[] | string {
   const certs: X509Certificate[] = [];
-  for (const m of pem.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)) {
-    if (m[1] !== "CERTIFICATE") continue;
+  for (const block of pemBlocks(pem)) {
+    if (block.type !== "CERTIFICATE") continue;
     try {
-      certs.push(new X509Certificate(m[0]));
+      certs.push(new X509Certificate(block.text));
     } catch (e) {
       return `x509: malformed certificate`;
     }
