@@ -3,7 +3,7 @@
 // IP allocation and the CRD string formats. Not a library (ipaddr.js and the like): those accept
 // forms Go refuses (hex, octal and short IPv4 like "127.1") and word their errors otherwise,
 // and clients see these texts in CEL errors.
-import { goQuote } from "./validation.js";
+import { goQuote } from "./go-quote.js";
 
 /** An address as netip.Addr holds it: 4 or 16 bytes, and a zone (IPv6 only). */
 export interface Addr {

@@ -6,6 +6,7 @@
 import { X509Certificate } from "node:crypto";
 import { pemBlocks } from "../apimachinery/pem.js";
 import type { Authenticator, ClientCertificate } from "./authenticator.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 const clientAuthOid = "1.3.6.1.5.5.7.3.2";
 const anyUsageOid = "2.5.29.37.0";
@@ -110,7 +111,7 @@ export function verifyClientChain(presented: readonly X509Certificate[], roots: 
   if (!chain) {
     if (lastError) return { error: lastError };
     let msg = "x509: certificate signed by unknown authority";
-    if (hint) msg += ` (possibly because of ${JSON.stringify(hint.error)} while trying to verify candidate authority certificate ${JSON.stringify(displayName(hint.candidate))})`;
+    if (hint) msg += ` (possibly because of ${goQuote(hint.error)} while trying to verify candidate authority certificate ${goQuote(displayName(hint.candidate))})`;
     return { error: msg };
   }
   // Client-auth usage, nested through the chain: a certificate that lists usages must allow it.

@@ -5,7 +5,7 @@
 import { memberOverload, overload, type CelLibrary } from "../library.js";
 import { BoolType, IntType, opaque, StringType, typeOf } from "../types.js";
 import { CelTypeValue, type CelOpaque, type CelValue } from "../value.js";
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import { stringTraversalCostFactor } from "../cost/constants.js";
 import { actualSize, addEstimates, celError, multiplyByCostFactor, nominalCost, stringParseCost, MAX_ESTIMATE } from "./k8s-common.js";
 import { IP, IPType, parseIP } from "./ip.js";

@@ -5,7 +5,7 @@
 import { memberOverload, overload, type CelLibrary } from "../library.js";
 import { BoolType, IntType, opaque, StringType, typeOf } from "../types.js";
 import { CelTypeValue, type CelOpaque, type CelValue } from "../value.js";
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import { stringTraversalCostFactor } from "../cost/constants.js";
 import { actualSize, celError, nominalCost, stringParseCost } from "./k8s-common.js";
 import { AddrError, addrEqual, formatAddr, is4In6, parseAddr, type Addr } from "../../apimachinery/ip-address.js";

@@ -1,6 +1,7 @@
 // Service IP and node-port ranges (upstream --service-cluster-ip-range, --service-node-port-range)
 // and the deterministic scan that picks a free value in them.
 import { ipv4Number, ipv4OfNumber, parseIPv4 } from "../../apimachinery/ip-address.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export const DEFAULT_SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24";
 export const DEFAULT_SERVICE_NODE_PORT_RANGE = "30000-32767";
@@ -20,7 +21,7 @@ export function parseIPv4Range(cidr: string): IPRange {
   const [ip, bitsText] = cidr.split("/");
   const bits = Number(bitsText);
   const addr = ip ? parseIPv4(ip) : undefined;
-  if (!addr || !Number.isInteger(bits) || bits < 1 || bits > 30) throw new Error(`invalid IPv4 service CIDR ${JSON.stringify(cidr)}`);
+  if (!addr || !Number.isInteger(bits) || bits < 1 || bits > 30) throw new Error(`invalid IPv4 service CIDR ${goQuote(cidr)}`);
   const total = 2 ** (32 - bits);
   const base = Math.floor(ipv4Number(addr) / total) * total;
   return { cidr: `${ipv4OfNumber(base)}/${bits}`, base, total, first: 1, last: total - 2 };
@@ -46,10 +47,10 @@ export interface PortRange {
 
 export function parsePortRange(text: string): PortRange {
   const m = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
-  if (!m) throw new Error(`invalid port range ${JSON.stringify(text)}`);
+  if (!m) throw new Error(`invalid port range ${goQuote(text)}`);
   const lo = Number(m[1]);
   const hi = m[2] === undefined ? lo : Number(m[2]);
-  if (hi < lo || lo < 1 || hi > 65535) throw new Error(`invalid port range ${JSON.stringify(text)}`);
+  if (hi < lo || lo < 1 || hi > 65535) throw new Error(`invalid port range ${goQuote(text)}`);
   return { base: lo, size: hi - lo + 1, text: `${lo}-${hi}` };
 }
 
