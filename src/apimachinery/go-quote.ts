@@ -1,4 +1,4 @@
-// Go's %q: strconv.Quote of a string, of a []string and of one character, as kapi's messages
+// Go's %q: strconv.Quote of a string, of runes and bytes, of a []string and of one character, as kapi's messages
 // quote values byte for byte as upstream's do. The one quoting function: a JSON.stringify stands
 // in for %q only where it gives the same text, so nothing else quotes values in messages.
 
@@ -11,13 +11,29 @@ export function isGoPrintable(ch: string): boolean {
 
 /** Go's strconv.Quote / fmt %q of a string. */
 export function goQuote(s: string): string {
-  let out = '"';
+  return goQuoteRunes(validRunes(s));
+}
+
+/** The runes of a string; a lone surrogate reads as U+FFFD, as Go reads invalid UTF-8. */
+function* validRunes(s: string): Generator<string> {
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
-    if (cp >= 0xd800 && cp <= 0xdfff) {
-      out += "\uFFFD"; // lone surrogate: Go would see invalid UTF-8 → replacement rune
+    yield cp >= 0xd800 && cp <= 0xdfff ? "\uFFFD" : ch;
+  }
+}
+
+/**
+ * strconv.Quote over what Go ranges over: runes (strings of one code point) and, as numbers,
+ * bytes that are not UTF-8 (written `\xNN`), as a CEL bytes literal holds them.
+ */
+export function goQuoteRunes(runes: Iterable<string | number>): string {
+  let out = '"';
+  for (const ch of runes) {
+    if (typeof ch === "number") {
+      out += "\\x" + ch.toString(16).padStart(2, "0");
       continue;
     }
+    const cp = ch.codePointAt(0)!;
     switch (ch) {
       case '"':
         out += '\\"';
