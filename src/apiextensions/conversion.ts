@@ -16,7 +16,8 @@
 import { randomUUID } from "node:crypto";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import { internalError, type ApiError } from "../apimachinery/errors.js";
-import { aggregateMessage, goQuote, validateAnnotations, validateLabels } from "../apimachinery/validation.js";
+import { aggregateMessage, validateAnnotations, validateLabels } from "../apimachinery/validation.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 import type { KObject } from "../apimachinery/object.js";
 import { CallError, defaultRequestTimeoutMs, genericMessage, post, type DialTarget } from "../webhook/client.js";
 import { goURLString, type WebhookConnection } from "../webhook/kubeconfig.js";

@@ -22,6 +22,7 @@ import {
   type FieldError,
 } from "../apimachinery/validation.js";
 import { deepEqual } from "../apimachinery/json-value.js";
+import { pemBlocks } from "../apimachinery/pem.js";
 import { structuralErrors, celRuleErrors } from "./crd-validation-adapters.js";
 
 type Obj = Record<string, any>;
@@ -813,7 +814,7 @@ export function validateWebhookService(path: string, svc: Obj): FieldError[] {
 /** upstream webhook.ValidateCABundle: the bundle must hold at least one PEM certificate. */
 export function validateCABundle(path: string, caBundleBase64: string): FieldError[] {
   const pem = Buffer.from(caBundleBase64, "base64").toString("latin1");
-  if (/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.test(pem)) return [];
+  if (pemBlocks(pem).some((b) => b.type === "CERTIFICATE" && b.body !== "")) return [];
   return [invalid(path, caBundleBase64, "unable to load root certificates: unable to parse bytes as PEM block")];
 }
 

@@ -1,7 +1,8 @@
 // A validation rule's `fieldPath` checked against the schema node it is declared on (upstream
 // cel.ValidFieldPath: `.a.b`, `.a['b.c']`, `.map['key']`, no list indexes), and the rule printed
 // the way upstream's field errors print an internal ValidationRule (Go's %#v).
-import { GoSyntaxValue, goQuote } from "../apimachinery/validation.js";
+import { GoSyntaxValue } from "../apimachinery/validation.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 import type { StructuralSchema } from "../cel/schema/index.js";
 
 /** Tokens of a JSON path: the delimiters `.`, `[`, `]` alone, quoted strings whole, text between. */

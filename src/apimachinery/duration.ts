@@ -1,6 +1,7 @@
 // Durations as Go writes them ("1m0s", "1.5h", "300ms", "-2s"): flags such as --request-timeout
 // and the `timeout` query parameter take this form, and a bad one is answered with Go's own
 // wording (clients and operators see the same text as from kube-apiserver).
+import { goQuote } from "./go-quote.js";
 
 /** Nanoseconds per unit, by Go's unit names (both micro signs are accepted, as Go does). */
 const unitNanos: Record<string, number> = {
@@ -25,7 +26,7 @@ const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "
 
 /** Parses a Go duration; returns milliseconds (fractional below 1 ms). Throws DurationError. */
 export function parseGoDuration(text: string): number {
-  const invalid = () => new DurationError(`time: invalid duration ${JSON.stringify(text)}`);
+  const invalid = () => new DurationError(`time: invalid duration ${goQuote(text)}`);
   let s = text;
   let negative = false;
   if (s[0] === "-" || s[0] === "+") {
@@ -51,11 +52,11 @@ export function parseGoDuration(text: string): number {
     if (whole === "" && fraction === "") throw invalid(); // a lone "."
     let u = 0;
     while (u < s.length && s[u] !== "." && !isDigit(s[u])) u++;
-    if (u === 0) throw new DurationError(`time: missing unit in duration ${JSON.stringify(text)}`);
+    if (u === 0) throw new DurationError(`time: missing unit in duration ${goQuote(text)}`);
     const unit = s.slice(0, u);
     s = s.slice(u);
     const scale = unitNanos[unit];
-    if (scale === undefined) throw new DurationError(`time: unknown unit ${JSON.stringify(unit)} in duration ${JSON.stringify(text)}`);
+    if (scale === undefined) throw new DurationError(`time: unknown unit ${goQuote(unit)} in duration ${goQuote(text)}`);
     nanos += Number(whole || "0") * scale + (fraction ? Number(`0.${fraction}`) * scale : 0);
     if (nanos >= maxNanos) throw invalid();
   }

@@ -1,6 +1,7 @@
 // --feature-gates: the gates kube-apiserver 1.34 knows that matter to an API server, with their
 // 1.34 defaults. Unknown names and bad values are start-up errors naming them, as upstream.
 import { parseGoBool } from "./booleans.js";
+import { goQuote } from "./go-quote.js";
 
 interface GateSpec {
   default: boolean;
@@ -75,7 +76,7 @@ export class FeatureGates {
       const gate = known[name];
       if (!gate) throw new Error(`--feature-gates: unrecognized feature gate: ${name}`);
       const value = parseGoBool(raw);
-      if (value === undefined) throw new Error(`--feature-gates: invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+      if (value === undefined) throw new Error(`--feature-gates: invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing ${goQuote(raw)}: invalid syntax`);
       if (gate.locked && value !== gate.default) throw new Error(`--feature-gates: cannot set feature gate ${name} to ${value}, feature is locked to ${gate.default}`);
       values.set(name, value);
     }

@@ -1,5 +1,6 @@
 // Go's encoding/json as upstream's messages show it: Marshal's text of a value (keys in byte
 // order, HTML characters escaped), Unmarshal's syntax and type errors. Pure; no I/O.
+import { goQuoteRune } from "./go-quote.js";
 
 /** Byte-wise (UTF-8) string comparison, like Go's strings.Compare. */
 export function compareStrings(a: string, b: string): number {
@@ -63,13 +64,6 @@ export function cannotUnmarshal(v: unknown, goType: string): string {
   return `json: cannot unmarshal ${jsonKindWord(v)} into Go value of type ${goType}`;
 }
 
-function quoteChar(c: string): string {
-  if (c === "'") return "'\\''";
-  if (c === '"') return "'\"'";
-  const q = JSON.stringify(c);
-  return `'${q.slice(1, -1)}'`;
-}
-
 class SyntaxErr extends Error {}
 
 /** Undefined when `text` is valid JSON, else Go's syntax error message. */
@@ -83,12 +77,12 @@ export function goJSONSyntaxError(text: string): string | undefined {
     throw new SyntaxErr("unexpected end of JSON input");
   };
   const bad = (ctx: string) => {
-    throw new SyntaxErr(`invalid character ${quoteChar(text[i]!)} ${ctx}`);
+    throw new SyntaxErr(`invalid character ${goQuoteRune(text[i]!)} ${ctx}`);
   };
   const literal = (word: string) => {
     for (let k = 0; k < word.length; k++, i++) {
       if (i >= n) eof();
-      if (text[i] !== word[k]) bad(`in literal ${word} (expecting ${quoteChar(word[k]!)})`);
+      if (text[i] !== word[k]) bad(`in literal ${word} (expecting ${goQuoteRune(word[k]!)})`);
     }
   };
   const digits = (ctx: string) => {

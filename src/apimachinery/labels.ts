@@ -2,20 +2,8 @@
 // parsing rules, matching semantics and error texts of kubernetes/apimachinery 1.34
 // (pkg/labels/selector.go, pkg/apis/meta/v1/helpers.go, pkg/apis/meta/v1/validation).
 
-import {
-  aggregateMessage,
-  forbidden,
-  formatFieldError,
-  goQuote,
-  invalid,
-  isQualifiedName,
-  isValidLabelValue,
-  notSupported,
-  required,
-  validateLabelName,
-  validateLabels,
-  type FieldError,
-} from "./validation.js";
+import { aggregateMessage, forbidden, formatFieldError, invalid, isQualifiedName, isValidLabelValue, notSupported, required, validateLabelName, validateLabels, type FieldError } from "./validation.js";
+import { goQuote } from "./go-quote.js";
 
 /** Thrown for malformed label or field selectors; the HTTP layer maps it to 400 BadRequest. */
 export class SelectorParseError extends Error {

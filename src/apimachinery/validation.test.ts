@@ -1,27 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  causeReason,
-  formatFieldError,
-  fieldErrorBody,
-  goQuote,
-  invalid,
-  invalidCauses,
-  invalidMessage,
-  isDNS1035Label,
-  isDNS1123Label,
-  isDNS1123Subdomain,
-  isQualifiedName,
-  isValidLabelValue,
-  isValidPathSegmentName,
-  notSupported,
-  required,
-  tooLong,
-  tooMany,
-  validateAnnotations,
-  validateLabels,
-  validateObjectMetaName,
-  type FieldError,
-} from "./validation.js";
+import { causeReason, formatFieldError, fieldErrorBody, invalid, invalidCauses, invalidMessage, isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, isValidPathSegmentName, notSupported, required, tooLong, tooMany, validateAnnotations, validateLabels, validateObjectMetaName, type FieldError } from "./validation.js";
+import { goQuote } from "./go-quote.js";
 
 const a = (n: number) => "a".repeat(n);
 

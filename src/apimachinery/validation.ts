@@ -7,6 +7,7 @@
 //   pkg/api/errors (NewInvalid message and causes).
 // Lengths are measured in UTF-8 bytes, as Go's len() does.
 import { goJSON } from "./go-json.js";
+import { goQuote } from "./go-quote.js";
 
 // ---------------------------------------------------------------------------------------------
 // Field errors
@@ -439,65 +440,7 @@ export function validateAnnotations(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Go formatting helpers (%q, %v of numbers), needed for byte-identical messages.
-
-const printableRe = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
-
-/** Go's strconv.Quote / fmt %q of a string. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (cp >= 0xd800 && cp <= 0xdfff) {
-      out += "\uFFFD"; // lone surrogate: Go would see invalid UTF-8 → replacement rune
-      continue;
-    }
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case "\\":
-        out += "\\\\";
-        continue;
-      case "\x07":
-        out += "\\a";
-        continue;
-      case "\b":
-        out += "\\b";
-        continue;
-      case "\f":
-        out += "\\f";
-        continue;
-      case "\n":
-        out += "\\n";
-        continue;
-      case "\r":
-        out += "\\r";
-        continue;
-      case "\t":
-        out += "\\t";
-        continue;
-      case "\v":
-        out += "\\v";
-        continue;
-    }
-    if (ch === " " || printableRe.test(ch)) {
-      out += ch;
-    } else if (cp < 0x80) {
-      out += "\\x" + cp.toString(16).padStart(2, "0");
-    } else if (cp < 0x10000) {
-      out += "\\u" + cp.toString(16).padStart(4, "0");
-    } else {
-      out += "\\U" + cp.toString(16).padStart(8, "0");
-    }
-  }
-  return out + '"';
-}
-
-/** Go's %q of a []string: `["a" "b"]`. */
-export function goQuoteList(list: readonly string[]): string {
-  return `[${list.map(goQuote).join(" ")}]`;
-}
+// Go formatting helpers (%v of numbers; %q is go-quote.ts), needed for byte-identical messages.
 
 function goNumber(n: number): string {
   if (Number.isNaN(n)) return "NaN";

@@ -15,6 +15,7 @@ import { compareValues, isObject, smdValueString } from "./value.js";
 import { compareStrings, goJSON, goJSONString } from "../apimachinery/go-json.js";
 import { deepEqual } from "../apimachinery/json-value.js";
 import type { JsonObject, JsonValue } from "./value.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 /** One element of a field path. */
 export type PathElement =
@@ -463,7 +464,7 @@ function readLevel(obj: JsonObject): { children: FieldSet | undefined; isMember:
     }
     const pe = deserializePathElement(key);
     if (pe === undefined) continue;
-    if (!isObject(val)) throw new FieldsV1Error(`value of ${JSON.stringify(key)} must be a JSON object`);
+    if (!isObject(val)) throw new FieldsV1Error(`value of ${goQuote(key)} must be a JSON object`);
     const sub = readLevel(val);
     if (sub.isMember) {
       children ??= new FieldSet();

@@ -5,7 +5,8 @@
 
 import { FieldSet, FieldsV1Error } from "./fieldpath.js";
 import type { FieldsV1 } from "./fieldpath.js";
-import { goQuote, isGoPrintable, isObject } from "./value.js";
+import { goQuote, isGoPrintable } from "../apimachinery/go-quote.js";
+import { isObject } from "./value.js";
 import { compareStrings, goJSONString } from "../apimachinery/go-json.js";
 
 /** One `metadata.managedFields` entry, in upstream's key order. */
@@ -235,7 +236,7 @@ export function validateFieldManager(fieldManager: string, field = "fieldManager
     if (!isGoPrintable(ch)) {
       const cp = ch.codePointAt(0)!;
       const u = "U+" + cp.toString(16).toUpperCase().padStart(4, "0");
-      errs.push(fieldError("FieldValueInvalid", field, `Invalid value: ${JSON.stringify(fieldManager)}: invalid character ${u} (at position ${pos})`));
+      errs.push(fieldError("FieldValueInvalid", field, `Invalid value: ${goQuote(fieldManager)}: invalid character ${u} (at position ${pos})`));
     }
     pos += utf8Length(ch);
   }

@@ -4,7 +4,7 @@
 
 import { compareStrings } from "../apimachinery/go-json.js";
 import { isPlainObject } from "../apimachinery/json-value.js";
-import { goQuote } from "../apimachinery/validation.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 /** A plain JSON value as produced by JSON.parse. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -73,14 +73,6 @@ export function compareValues(a: unknown, b: unknown): number {
   }
 }
 
-
-/** Whether a code point is printable in the sense of Go's unicode.IsPrint. */
-export function isGoPrintable(ch: string): boolean {
-  return ch === " " || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch);
-}
-
-/** A string quoted as Go's %q / strconv.Quote does (one implementation, shared with validation). */
-export { goQuote };
 
 /** A value formatted as structured-merge-diff's value.ToString (used in path strings). */
 export function smdValueString(v: unknown): string {

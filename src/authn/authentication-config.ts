@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { yaml } from "../encoding/yaml-lazy.js";
 import { ConfigDecodeError, readJwtList, type JwtAuthenticatorSpec } from "./jwt-authenticator/config.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 export interface AuthenticationConfig {
   anonymous?: { enabled: boolean; paths: string[] };
@@ -16,12 +17,12 @@ export interface AuthenticationConfig {
 const apiVersions = new Set(["apiserver.config.k8s.io/v1", "apiserver.config.k8s.io/v1beta1", "apiserver.config.k8s.io/v1alpha1"]);
 
 export function parseAuthenticationConfig(text: string, file: string): AuthenticationConfig {
-  if (text.length === 0) throw new Error(`failed to load authentication configuration from file ${JSON.stringify(file)}: empty config data`);
+  if (text.length === 0) throw new Error(`failed to load authentication configuration from file ${goQuote(file)}: empty config data`);
   let doc: Record<string, any> | null;
   try {
     doc = yaml().parse(text) as Record<string, any> | null;
   } catch (e) {
-    throw new Error(`failed to load authentication configuration from file ${JSON.stringify(file)}: ${(e as Error).message}`);
+    throw new Error(`failed to load authentication configuration from file ${goQuote(file)}: ${(e as Error).message}`);
   }
   if (!doc || typeof doc !== "object") throw new Error(`${file}: empty authentication configuration`);
   if (doc.kind !== "AuthenticationConfiguration" || !apiVersions.has(doc.apiVersion)) {
@@ -31,7 +32,7 @@ export function parseAuthenticationConfig(text: string, file: string): Authentic
   try {
     jwt = readJwtList(doc.jwt);
   } catch (e) {
-    if (e instanceof ConfigDecodeError) throw new Error(`failed to load authentication configuration from file ${JSON.stringify(file)}: ${e.message}`);
+    if (e instanceof ConfigDecodeError) throw new Error(`failed to load authentication configuration from file ${goQuote(file)}: ${e.message}`);
     throw e;
   }
   const out: AuthenticationConfig = { jwt, data: text };
@@ -55,7 +56,7 @@ export function loadAuthenticationConfig(file: string): AuthenticationConfig {
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     const why = err.code === "ENOENT" ? "no such file or directory" : err.code === "EACCES" ? "permission denied" : err.message;
-    throw new Error(`failed to load authentication configuration from file ${JSON.stringify(file)}: open ${file}: ${why}`);
+    throw new Error(`failed to load authentication configuration from file ${goQuote(file)}: open ${file}: ${why}`);
   }
   return parseAuthenticationConfig(text, file);
 }

@@ -3,6 +3,7 @@
 import "reflect-metadata"; // @peculiar/x509 uses tsyringe, which needs it loaded first
 import { webcrypto } from "node:crypto";
 import * as x509 from "@peculiar/x509";
+import { encodePem, pemBlocks, pemBytes } from "../apimachinery/pem.js";
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
@@ -13,17 +14,12 @@ import type { KeyPairPem } from "./cert-files.js";
 
 export type { KeyPairPem };
 
-function pem(label: string, der: ArrayBuffer): string {
-  const b64 = Buffer.from(der).toString("base64").replace(/(.{64})/g, "$1\n").replace(/\n$/, "");
-  return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
-}
-
 async function exportKey(key: CryptoKey): Promise<string> {
-  return pem("PRIVATE KEY", await webcrypto.subtle.exportKey("pkcs8", key as webcrypto.CryptoKey));
+  return encodePem("PRIVATE KEY", await webcrypto.subtle.exportKey("pkcs8", key as webcrypto.CryptoKey));
 }
 
 async function importKey(keyPem: string): Promise<CryptoKey> {
-  const der = Buffer.from(keyPem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, ""), "base64");
+  const der = pemBytes(pemBlocks(keyPem)[0]!);
   return (await webcrypto.subtle.importKey("pkcs8", der, alg, true, ["sign"])) as unknown as CryptoKey;
 }
 

@@ -3,6 +3,7 @@
 // (token file, service accounts, bootstrap tokens, JWT — added by start-up between `leading` and
 // `trailing`), the webhook last. Also the CA bundle the TLS layer asks client certificates from.
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
+import { joinPemBundles } from "../apimachinery/pem.js";
 import type { Authenticator } from "./authenticator.js";
 import { requestHeaderFromFlags, type RequestHeaderFlags } from "./requestheader/index.js";
 import { webhookFromFlags, type WebhookFlags } from "./webhook/index.js";
@@ -17,7 +18,6 @@ export interface AuthenticationMethods {
   tlsClientCA: string;
 }
 
-const joinPem = (a: string, b: string) => (!b ? a : !a ? b : a.endsWith("\n") ? a + b : `${a}\n${b}`);
 
 export function authenticationMethods(
   o: RequestHeaderFlags & WebhookFlags,
@@ -32,6 +32,6 @@ export function authenticationMethods(
   return {
     leading: [...(rh.authenticator ? [rh.authenticator] : []), x509Authenticator(clientCA)],
     trailing: webhook ? [webhook] : [],
-    tlsClientCA: joinPem(clientCA, rh.clientCA ?? ""),
+    tlsClientCA: joinPemBundles(clientCA, rh.clientCA ?? ""),
   };
 }

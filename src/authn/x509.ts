@@ -4,7 +4,9 @@
 // the client-auth extended key usage. A certificate that is presented but does not verify is an
 // error (401), never anonymous. CN → user name, each O → a group; an empty CN is not this method's.
 import { X509Certificate } from "node:crypto";
+import { pemBlocks } from "../apimachinery/pem.js";
 import type { Authenticator, ClientCertificate } from "./authenticator.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 const clientAuthOid = "1.3.6.1.5.5.7.3.2";
 const anyUsageOid = "2.5.29.37.0";
@@ -12,9 +14,9 @@ const maxChainDepth = 10;
 
 /** Every certificate of a PEM bundle (several CAs in one file). */
 export function parseCertificates(pem: string, source = "certificate bundle"): X509Certificate[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  const blocks = pemBlocks(pem).filter((b) => b.type === "CERTIFICATE");
   if (blocks.length === 0) throw new Error(`${source}: data does not contain any valid RSA or ECDSA certificates`);
-  return blocks.map((b) => new X509Certificate(b));
+  return blocks.map((b) => new X509Certificate(b.text));
 }
 
 /** Go's RFC 3339 rendering of a time, seconds precision, UTC. */
@@ -109,7 +111,7 @@ export function verifyClientChain(presented: readonly X509Certificate[], roots: 
   if (!chain) {
     if (lastError) return { error: lastError };
     let msg = "x509: certificate signed by unknown authority";
-    if (hint) msg += ` (possibly because of ${JSON.stringify(hint.error)} while trying to verify candidate authority certificate ${JSON.stringify(displayName(hint.candidate))})`;
+    if (hint) msg += ` (possibly because of ${goQuote(hint.error)} while trying to verify candidate authority certificate ${goQuote(displayName(hint.candidate))})`;
     return { error: msg };
   }
   // Client-auth usage, nested through the chain: a certificate that lists usages must allow it.

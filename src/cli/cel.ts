@@ -12,6 +12,7 @@ import { CelCompileError, CelEvalError, CelProgramError, compileCel, type CelEnv
 import { selfTypeOf, type StructuralSchema } from "../cel/schema/index.js";
 import { formatType, DynType, type CelType } from "../cel/types.js";
 import type { CelValue } from "../cel/value.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 export const celHelp = `Usage:
   kapi cel eval '<expression>' [--self FILE] [--old-self FILE] [--schema FILE]
@@ -92,7 +93,7 @@ export function runCel(args: string[], io: Io): number {
 function parseArgs(args: string[]): Invocation {
   const [command, ...rest] = args;
   if (command !== "eval" && command !== "check") {
-    throw new UsageError(command === undefined ? "a command is required" : `unknown command ${JSON.stringify(command)}`);
+    throw new UsageError(command === undefined ? "a command is required" : `unknown command ${goQuote(command)}`);
   }
   let expression: string | undefined;
   const files: Invocation["files"] = {};
@@ -115,7 +116,7 @@ function parseArgs(args: string[]): Invocation {
       else files[target] = v;
     } else if (a.startsWith("-")) throw new UsageError(`unknown flag ${a}`);
     else if (expression === undefined) expression = a;
-    else throw new UsageError(`unexpected argument ${JSON.stringify(a)}`);
+    else throw new UsageError(`unexpected argument ${goQuote(a)}`);
   }
   if (expression === undefined) throw new UsageError("an expression is required");
   if (command === "check" && (files.self || files.oldSelf)) throw new UsageError("check takes no --self or --old-self");
@@ -144,7 +145,7 @@ function readSchema(file: string, version: string | undefined): { node: Structur
     const versions: any[] = doc.spec?.versions ?? [];
     const v = version ? versions.find((x) => x?.name === version) : versions[0];
     const schema = v?.schema?.openAPIV3Schema;
-    if (!schema) throw new UsageError(`${file}: ${version ? `no version ${JSON.stringify(version)} with` : "no version has"} schema.openAPIV3Schema`);
+    if (!schema) throw new UsageError(`${file}: ${version ? `no version ${goQuote(version)} with` : "no version has"} schema.openAPIV3Schema`);
     return { node: schema, isResourceRoot: true };
   }
   return { node: (doc.openAPIV3Schema ?? doc) as StructuralSchema, isResourceRoot: false };

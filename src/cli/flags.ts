@@ -4,6 +4,7 @@ import { parseGoBool } from "../apimachinery/booleans.js";
 import { parseGoDuration } from "../apimachinery/duration.js";
 import { defaultOptions, type ServerOptions } from "../server/options.js";
 import { controllersError, controllersFlagHelp, parseControllersFlag } from "../controllers/controllers-flag.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 type Apply = (o: ServerOptions, value: string) => void;
 
@@ -23,7 +24,7 @@ export function parseDuration(s: string): number {
 function parseFlagBool(name: string, v: string): boolean {
   const b = parseGoBool(v);
   if (b !== undefined) return b;
-  throw new Error(`invalid argument ${JSON.stringify(v)} for "--${name}" flag: strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`);
+  throw new Error(`invalid argument ${goQuote(v)} for "--${name}" flag: strconv.ParseBool: parsing ${goQuote(v)}: invalid syntax`);
 }
 
 export const flagSpecs: FlagSpec[] = [
@@ -108,13 +109,13 @@ function listFlag(v: string): string[] {
 /** --oidc-required-claim: key=value (pflag's MapStringStringNoSplit). */
 function requiredClaimFlag(v: string): Record<string, string> {
   const i = v.indexOf("=");
-  if (i < 0) throw new Error(`invalid argument ${JSON.stringify(v)} for "--oidc-required-claim" flag: malformed pair, expect string=string`);
+  if (i < 0) throw new Error(`invalid argument ${goQuote(v)} for "--oidc-required-claim" flag: malformed pair, expect string=string`);
   return { [v.slice(0, i).trim()]: v.slice(i + 1) };
 }
 
 function intFlag(name: string, v: string, min = -(2 ** 31), max = 2 ** 31 - 1): number {
   const n = Number(v);
-  if (!/^-?\d+$/.test(v) || n < min || n > max) throw new Error(`invalid argument ${JSON.stringify(v)} for "--${name}" flag: must be an integer from ${min} to ${max}`);
+  if (!/^-?\d+$/.test(v) || n < min || n > max) throw new Error(`invalid argument ${goQuote(v)} for "--${name}" flag: must be an integer from ${min} to ${max}`);
   return n;
 }
 
@@ -128,21 +129,21 @@ function durationFlag(name: string, v: string): number {
   try {
     return parseDuration(v);
   } catch (e) {
-    throw new Error(`invalid argument ${JSON.stringify(v)} for "--${name}" flag: ${(e as Error).message}`);
+    throw new Error(`invalid argument ${goQuote(v)} for "--${name}" flag: ${(e as Error).message}`);
   }
 }
 
 function storageBackendFlag(v: string): "sqlite" | "memory" {
   if (v === "sqlite" || v === "memory") return v;
   if (v === "etcd3") throw new Error(`--storage-backend: etcd3 is not supported yet by kapi (supported: sqlite, memory)`);
-  throw new Error(`--storage-backend: unknown storage backend ${JSON.stringify(v)} (supported: sqlite, memory)`);
+  throw new Error(`--storage-backend: unknown storage backend ${goQuote(v)} (supported: sqlite, memory)`);
 }
 
 export function parseServeFlags(args: string[]): ServerOptions {
   const o = defaultOptions();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
-    if (!arg.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(arg)}`);
+    if (!arg.startsWith("--")) throw new Error(`unexpected argument ${goQuote(arg)}`);
     const eq = arg.indexOf("=");
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
     const spec = flagSpecs.find((f) => f.name === name);

@@ -5,6 +5,7 @@ import { startApiServer } from "../server/start.js";
 import { helpText, parseServeFlags } from "./flags.js";
 import { runCel } from "./cel.js";
 import { exposureOf, exposureWarnings } from "./exposure-warning.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -14,7 +15,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (cmd === "cel") return runCel(rest, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
   if (cmd !== "serve") {
-    process.stderr.write(`kapi: unknown command ${JSON.stringify(cmd)}\n\n${helpText()}`);
+    process.stderr.write(`kapi: unknown command ${goQuote(cmd)}\n\n${helpText()}`);
     return 1;
   }
   let options;

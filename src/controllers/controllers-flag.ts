@@ -2,6 +2,7 @@
 // controller that is on by default, `foo` turns on foo and `-foo` turns it off; the first entry
 // naming a controller decides. Names are upstream's canonical names or their legacy aliases.
 // Only kapi's in-process controllers are known (others are refused with upstream's message).
+import { goQuote } from "../apimachinery/go-quote.js";
 
 export interface ControllerDescriptor {
   /** Upstream's canonical name (cmd/kube-controller-manager/names). */
@@ -68,7 +69,7 @@ export function validateControllers(list: readonly string[], known: readonly Con
   for (const entry of list) {
     if (entry === "*") continue;
     const bare = entry.startsWith("-") ? entry.slice(1) : entry;
-    if (!canonical(bare, known)) errs.push(`${JSON.stringify(bare)} is not in the list of known controllers`);
+    if (!canonical(bare, known)) errs.push(`${goQuote(bare)} is not in the list of known controllers`);
   }
   return errs;
 }

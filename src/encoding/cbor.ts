@@ -6,6 +6,7 @@
 // text or byte strings, refuses duplicate map keys, indefinite lengths and unknown tags.
 import type { Codec } from "./codec.js";
 import { DecodeError } from "./decode-error.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 const selfDescribed = Buffer.from([0xd9, 0xd9, 0xf7]);
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -226,7 +227,7 @@ class Reader {
         for (let i = 0; i < n; i++) {
           const k = this.value(depth + 1);
           if (typeof k !== "string") throw new DecodeError("cbor: map keys must be strings");
-          if (Object.hasOwn(out, k)) throw new DecodeError(`cbor: found duplicate map key ${JSON.stringify(k)}`);
+          if (Object.hasOwn(out, k)) throw new DecodeError(`cbor: found duplicate map key ${goQuote(k)}`);
           out[k] = this.value(depth + 1);
         }
         return out;

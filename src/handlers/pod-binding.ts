@@ -11,6 +11,7 @@ import { readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
 import { writeOptions } from "./write-options.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 const bindingTypeMeta = { apiVersion: "v1", kind: "Binding" };
 
@@ -66,7 +67,7 @@ export const bindingHandlers: Partial<Record<string, ResourceHandler>> = {
       if (resourceVersion && resourceVersion !== pod.metadata.resourceVersion) throw precondition(`ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${pod.metadata.resourceVersion}`);
       const spec = (pod.spec ??= {}) as { nodeName?: string; schedulingGates?: unknown[] };
       if (pod.metadata.deletionTimestamp) throw refuse(`pod ${name} is being deleted, cannot be assigned to a host`);
-      if (spec.nodeName) throw refuse(`pod ${name} is already assigned to node ${JSON.stringify(spec.nodeName)}`);
+      if (spec.nodeName) throw refuse(`pod ${name} is already assigned to node ${goQuote(spec.nodeName)}`);
       if (spec.schedulingGates?.length) throw refuse(`pod ${name} has non-empty .spec.schedulingGates`);
       spec.nodeName = node;
       if (annotations && Object.keys(annotations).length > 0) pod.metadata.annotations = { ...pod.metadata.annotations, ...annotations };

@@ -9,6 +9,7 @@ import type { KObject } from "../apimachinery/object.js";
 import { assignedNode, requireAssignedNode, targetContainer } from "../types/pod-location.js";
 import { parsePodLogOptions, validatePodLogOptions } from "../types/validation/pod-log-options.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 /** The connect verbs of a pod. */
 type StreamSubresource = "exec" | "attach" | "portforward";
@@ -19,7 +20,7 @@ async function dialKubelet(r: ResourceRequest, node: string): Promise<never> {
   // Upstream looks the node up for its kubelet's address first: an unknown node is a 404.
   if (nodes) await r.parts.store.get(nodes, "", node, undefined, r.signal);
   // An unreachable kubelet is a plain (reasonless) 500 upstream.
-  throw new ApiError(500, "" as StatusReason, `error dialing backend: kapi does not connect to kubelets (node ${JSON.stringify(node)})`);
+  throw new ApiError(500, "" as StatusReason, `error dialing backend: kapi does not connect to kubelets (node ${goQuote(node)})`);
 }
 
 async function podOf(r: ResourceRequest): Promise<KObject> {

@@ -2,6 +2,7 @@
 import { badRequest } from "../apimachinery/errors.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { ResourceRequest } from "./context.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 export interface TableList {
   items: KObject[];
@@ -15,7 +16,7 @@ type IncludeObject = "None" | "Metadata" | "Object";
 export function includeObjectPolicy(q: URLSearchParams): IncludeObject {
   const v = q.get("includeObject") ?? "Metadata";
   if (v !== "None" && v !== "Metadata" && v !== "Object") {
-    throw badRequest(`includeObject: Unsupported value: ${JSON.stringify(v)}: supported values: "Metadata", "None", "Object"`);
+    throw badRequest(`includeObject: Unsupported value: ${goQuote(v)}: supported values: "Metadata", "None", "Object"`);
   }
   return v;
 }

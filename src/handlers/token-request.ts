@@ -15,6 +15,7 @@ import type { KObject } from "../apimachinery/object.js";
 import { tokenSigner } from "../authn/serviceaccount/token-signer.js";
 import { boundTokenClaims, warnOnlyBoundTokenExpirationSeconds, type ObjectRef } from "../authn/serviceaccount/claims.js";
 import type { ServiceAccountConfig } from "../authn/serviceaccount/config.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 const tokenRequestKind = { group: "authentication.k8s.io", kind: "TokenRequest" };
 const tokenRequestTypeMeta = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest" };
@@ -80,7 +81,7 @@ export function tokenRequestHandlers(cfg: ServiceAccountConfig): Partial<Record<
         if (group === "" && kind === "Pod") {
           const p = await get("pods", namespace);
           const podSpec = (p.spec ?? {}) as { serviceAccountName?: string; nodeName?: string };
-          if (name !== (podSpec.serviceAccountName ?? "")) throw badRequest(`cannot bind token for serviceaccount ${JSON.stringify(name)} to pod running with different serviceaccount name.`);
+          if (name !== (podSpec.serviceAccountName ?? "")) throw badRequest(`cannot bind token for serviceaccount ${goQuote(name)} to pod running with different serviceaccount name.`);
           pod = { name: p.metadata.name!, uid: p.metadata.uid! };
           uid = pod.uid;
           if (podSpec.nodeName) {

@@ -29,6 +29,7 @@ export interface RequestInfo {
 import { queryBool } from "../apimachinery/booleans.js";
 import { parseFieldSelector } from "../apimachinery/fields.js";
 import { parseLabelSelector } from "../apimachinery/labels.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 const namespaceSubresources = new Set(["status", "finalize"]);
 
@@ -43,7 +44,7 @@ function decodeSegment(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {
-    throw new MalformedPathError(`invalid URL escape in ${JSON.stringify(s)}`);
+    throw new MalformedPathError(`invalid URL escape in ${goQuote(s)}`);
   }
 }
 

@@ -5,6 +5,7 @@ import { ApiError, invalid } from "../apimachinery/errors.js";
 import { notSupported } from "../apimachinery/validation.js";
 import { resolveNode, type DefinitionLookup, type SchemaNode } from "../apimachinery/schema.js";
 import { definitionOf, type TypeSchema } from "./type-schema.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 export type FieldValidation = "Ignore" | "Warn" | "Strict";
 
@@ -155,7 +156,7 @@ function walk(value: unknown, node: SchemaNode | undefined, path: string, struct
 /** The 400 a typed decoder gives for a value of the wrong type (upstream wording). */
 export function typeMismatchError(t: { kind: string; version: string }, m: TypeMismatch): ApiError {
   const where = m.struct ? `Go struct field ${m.struct}.${m.field}` : "Go value";
-  return new ApiError(400, "BadRequest", `${t.kind} in version ${JSON.stringify(t.version)} cannot be handled as a ${t.kind}: json: cannot unmarshal ${m.value} into ${where} of type ${m.type}`);
+  return new ApiError(400, "BadRequest", `${t.kind} in version ${goQuote(t.version)} cannot be handled as a ${t.kind}: json: cannot unmarshal ${m.value} into ${where} of type ${m.type}`);
 }
 
 /**
@@ -171,12 +172,12 @@ export function fieldValidationOutcome(
   unstructured = false,
 ): string[] {
   if (mode === "Ignore") return [];
-  const unknownFields = unknown.map((p) => `unknown field ${JSON.stringify(p)}`);
-  const duplicateFields = duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`);
+  const unknownFields = unknown.map((p) => `unknown field ${goQuote(p)}`);
+  const duplicateFields = duplicates.map((p) => `duplicate field ${goQuote(p)}`);
   const problems = unstructured ? [...duplicateFields, ...unknownFields] : [...unknownFields, ...duplicateFields];
   if (problems.length === 0) return [];
   if (mode === "Strict") {
-    throw new ApiError(400, "BadRequest", `${t.kind} in version ${JSON.stringify(t.version)} cannot be handled as a ${t.kind}: strict decoding error: ${problems.join(", ")}`);
+    throw new ApiError(400, "BadRequest", `${t.kind} in version ${goQuote(t.version)} cannot be handled as a ${t.kind}: strict decoding error: ${problems.join(", ")}`);
   }
   return problems;
 }

@@ -4,6 +4,7 @@ import { parseFieldSelector, type FieldSelector } from "../apimachinery/fields.j
 import { parseLabelSelector, type LabelSelector } from "../apimachinery/labels.js";
 import { optionalQueryBool, queryBool } from "../apimachinery/booleans.js";
 import { forbidden, notSupported, type FieldError } from "../apimachinery/validation.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 export interface ListOptions {
   labelSelector: LabelSelector;
@@ -24,7 +25,7 @@ export function parseListOptions(q: URLSearchParams): ListOptions {
   const fieldSelector: FieldSelector = parseFieldSelector(q.get("fieldSelector") ?? "");
   const limitRaw = q.get("limit");
   const limit = limitRaw ? Number(limitRaw) : 0;
-  if (limitRaw && (!Number.isInteger(limit))) throw badRequest(`invalid value for limit: ${JSON.stringify(limitRaw)}`);
+  if (limitRaw && (!Number.isInteger(limit))) throw badRequest(`invalid value for limit: ${goQuote(limitRaw)}`);
   const timeoutRaw = q.get("timeoutSeconds");
   const opts: ListOptions = {
     labelSelector,

@@ -1,5 +1,6 @@
 // resourceVersion as clients send it: opaque strings that we parse as revisions.
 import { ApiError, badRequest } from "../apimachinery/errors.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 export function parseResourceVersion(rv: string | null | undefined, what = "resourceVersion"): number | undefined {
   if (rv === null || rv === undefined || rv === "") return undefined;
@@ -8,7 +9,7 @@ export function parseResourceVersion(rv: string | null | undefined, what = "reso
 }
 
 function invalidRV(rv: string, what: string): ApiError {
-  return badRequest(`invalid ${what}: ${JSON.stringify(rv)}`);
+  return badRequest(`invalid ${what}: ${goQuote(rv)}`);
 }
 
 /** Upstream NewTooLargeResourceVersionError: 504 Timeout with the ResourceVersionTooLarge cause and Retry-After. */

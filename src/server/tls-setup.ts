@@ -1,5 +1,6 @@
 // Serving and client certificates: given files, or generated into the cert dir on first start.
 import { readFileSync } from "node:fs";
+import { joinPemBundles } from "../apimachinery/pem.js";
 import { coversHosts, loadOrCreate, splitHosts, writePair, type KeyPairPem } from "../authn/cert-files.js";
 import type { LeafOptions } from "../authn/certs.js";
 
@@ -42,5 +43,5 @@ export async function setupTls(o: ServerOptions, certDir: string | undefined): P
   const clientCA = await persist("client-ca", () => createCA("kapi-client-ca"));
   const admin = await persist("admin", () => createLeaf(clientCA, { commonName: "kapi-admin", organizations: ["system:masters"], usage: "client" }));
   const extraCA = o.clientCAFile ? readFileSync(o.clientCAFile, "utf8") : "";
-  return { serving, servingCA, clientCA: extraCA + (extraCA.endsWith("\n") || !extraCA ? "" : "\n") + clientCA.certPem, admin };
+  return { serving, servingCA, clientCA: joinPemBundles(extraCA, clientCA.certPem), admin };
 }

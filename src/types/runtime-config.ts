@@ -2,6 +2,7 @@
 // Core is "api/v1" (also accepted: "v1"). Returns whether a resource is served.
 import type { ResourceFacts } from "./builtin-resources.js";
 import { parseGoBool } from "../apimachinery/booleans.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 export type RuntimeConfig = (f: ResourceFacts) => boolean;
 
@@ -9,7 +10,7 @@ function parseBool(v: string | undefined, key: string): boolean {
   if (v === undefined || v === "") return true;
   const b = parseGoBool(v);
   if (b !== undefined) return b;
-  throw new Error(`--runtime-config: invalid value ${JSON.stringify(v)} for ${key}: must be true or false`);
+  throw new Error(`--runtime-config: invalid value ${goQuote(v)} for ${key}: must be true or false`);
 }
 
 export function parseRuntimeConfig(spec: string, known: readonly ResourceFacts[]): RuntimeConfig {

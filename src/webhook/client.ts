@@ -5,6 +5,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import type { WebhookConnection } from "./kubeconfig.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 export interface Backoff {
   durationMs: number;
@@ -54,7 +55,7 @@ export function genericMessage(code: number, text: string | undefined): string {
     case 429:
       return "the server has received too many requests and has asked us to try again later";
   }
-  if (code >= 500) return `an error on the server (${JSON.stringify(text ?? "unknown")}) has prevented the request from succeeding`;
+  if (code >= 500) return `an error on the server (${goQuote(text ?? "unknown")}) has prevented the request from succeeding`;
   return `the server responded with the status code ${code} but did not return more information`;
 }
 
@@ -189,9 +190,9 @@ export async function postReview(
   }
   if (!json || typeof json !== "object" || Array.isArray(json)) throw new CallError(`couldn't decode the webhook's answer: ${text.length === 0 ? "empty body" : "not a JSON object"}`, false);
   if (json.apiVersion !== undefined && json.apiVersion !== review.apiVersion) {
-    throw new CallError(`the webhook answered with apiVersion ${JSON.stringify(json.apiVersion)}, expected ${JSON.stringify(review.apiVersion)}`, false);
+    throw new CallError(`the webhook answered with apiVersion ${JSON.stringify(json.apiVersion)}, expected ${goQuote(review.apiVersion)}`, false);
   }
-  if (json.kind !== undefined && json.kind !== review.kind) throw new CallError(`the webhook answered with kind ${JSON.stringify(json.kind)}, expected ${JSON.stringify(review.kind)}`, false);
+  if (json.kind !== undefined && json.kind !== review.kind) throw new CallError(`the webhook answered with kind ${JSON.stringify(json.kind)}, expected ${goQuote(review.kind)}`, false);
   const status = json.status ?? {};
   if (typeof status !== "object" || status === null || Array.isArray(status)) throw new CallError("the webhook's answer has a malformed status", false);
   return status as Record<string, unknown>;

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { parse } from "yaml";
+import { goQuote } from "../apimachinery/go-quote.js";
 
 export interface WebhookConnection {
   server: URL;
@@ -82,7 +83,7 @@ export function loadWebhookKubeconfig(file: string): WebhookConnection {
   } catch {
     throw new Error(`invalid configuration: host must be a URL or a host:port pair: ${JSON.stringify(cluster.server)}`);
   }
-  if (server.protocol !== "https:" && server.protocol !== "http:") throw new Error(`invalid configuration: unsupported scheme ${JSON.stringify(server.protocol.replace(/:$/, ""))} in ${cluster.server}`);
+  if (server.protocol !== "https:" && server.protocol !== "http:") throw new Error(`invalid configuration: unsupported scheme ${goQuote(server.protocol.replace(/:$/, ""))} in ${cluster.server}`);
   const cert = read("client-certificate-data", "client-certificate", user);
   const key = read("client-key-data", "client-key", user);
   if (Boolean(cert) !== Boolean(key)) {

@@ -8,7 +8,7 @@
 //
 // Errors carry the text upstream's dial reports (`service "x" not found`, `no endpoints available
 // for service "x"`, ...); the caller prefixes them with `Post "<url>": `.
-import { goQuote } from "../apimachinery/validation.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { DialTarget } from "./client.js";
 

@@ -4,6 +4,7 @@
 // maxLimitRequestRatio per Container and per Pod, min and max storage requests per
 // PersistentVolumeClaim. Pods are only looked at on create (their containers are immutable).
 import { formatQuantity, parseQuantity, type Fraction } from "../../apimachinery/quantity.js";
+import { expiringCache } from "../../apimachinery/expiring-cache.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
@@ -21,17 +22,17 @@ export function limitRanger(parts: () => AdmissionParts, liveTtlMs = 30_000): Ad
 
   // Live reads of namespaces the informer has no ranges for, kept for a while (upstream: 30 s)
   // and shared by concurrent requests, so that pods in a namespace without ranges cost no read each.
-  const live = new Map<string, { expires: number; items: Promise<KObject[]> }>();
+  // Bounded, as upstream's LRU.
+  const live = expiringCache<Promise<KObject[]>>({ max: 4096 });
 
   /** The namespace's LimitRanges; none in the informer → a (cached) live read, as it may lag a new one. */
   async function limitRanges(ns: string): Promise<KObject[]> {
     const cached = await ranges.list(ns);
     if (cached.length > 0) return cached;
     const hit = live.get(ns);
-    if (hit && hit.expires > Date.now()) return hit.items;
+    if (hit) return hit;
     const items = ranges.liveList(ns);
-    live.set(ns, { expires: Date.now() + liveTtlMs, items });
-    if (live.size > 4096) live.delete(live.keys().next().value as string); // bounded, as upstream's LRU
+    if (liveTtlMs > 0) live.set(ns, items, { ttl: liveTtlMs });
     items.catch(() => live.delete(ns));
     return items;
   }

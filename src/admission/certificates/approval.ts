@@ -2,7 +2,7 @@
 // a CertificateSigningRequest — an update of its approval subresource — needs `approve` on the
 // request's signer (or on "<domain>/*"). The signer is read from the stored object, so a request
 // that also tries to change spec.signerName is judged by the signer it had.
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden } from "./forbidden.js";

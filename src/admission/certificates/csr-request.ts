@@ -2,6 +2,7 @@
 // holds PEM text (base64 in JSON); its first PEM block must be a CERTIFICATE REQUEST.
 import "reflect-metadata"; // @peculiar/x509 uses tsyringe, which needs it loaded first
 import * as x509 from "@peculiar/x509";
+import { pemBlocks, pemBytes } from "../../apimachinery/pem.js";
 
 export interface CsrSubject {
   commonName: string;
@@ -11,9 +12,9 @@ export interface CsrSubject {
 /** Throws an Error with upstream's text when the request is not a parseable CSR. */
 export function parseCsrSubject(request: unknown): CsrSubject {
   const text = typeof request === "string" ? Buffer.from(request, "base64").toString("latin1") : "";
-  const block = /-----BEGIN ([^-\n]+)-----\r?\n([\s\S]*?)-----END \1-----/.exec(text);
-  if (!block || block[1] !== "CERTIFICATE REQUEST") throw new Error("PEM block type must be CERTIFICATE REQUEST");
-  const der = Buffer.from(block[2]!.replace(/\s+/g, ""), "base64");
+  const block = pemBlocks(text)[0];
+  if (!block || block.type !== "CERTIFICATE REQUEST") throw new Error("PEM block type must be CERTIFICATE REQUEST");
+  const der = pemBytes(block);
   let csr: x509.Pkcs10CertificateRequest;
   try {
     csr = new x509.Pkcs10CertificateRequest(der);

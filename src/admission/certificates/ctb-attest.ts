@@ -4,7 +4,7 @@
 // update that only touches owner references, finalizers or managed fields (garbage collection,
 // storage migration) passes unchecked. Only with the ClusterTrustBundle gate on (1.34: beta,
 // off; the type is certificates.k8s.io/v1beta1, also behind --runtime-config).
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";

@@ -2,7 +2,7 @@
 // CertificateSigningRequest's status — its issued certificate or its conditions — needs `sign` on
 // the request's signer (or on "<domain>/*"), judged by the stored object's signer. A status write
 // that changes neither passes unchecked.
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden, semanticEqual } from "./forbidden.js";

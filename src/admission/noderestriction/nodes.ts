@@ -2,7 +2,7 @@
 // register with or switch to a (new) spec.configSource, which would widen what it may read;
 // never change its taints; never set, change or remove labels outside the kubelet's set — each
 // would let it steer workloads to itself.
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import { admissionForbidden, semanticEqual } from "../certificates/forbidden.js";
 import type { AdmissionAttributes } from "../../registry/admission.js";
 import { forbiddenLabels, modifiedLabels } from "./labels.js";

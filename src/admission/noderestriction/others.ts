@@ -3,7 +3,7 @@
 // RecoverVolumeExpansionFailure, the allocated resources and their statuses); its own Lease in
 // kube-node-lease; its own CSINode; ResourceSlices of its own node; and kubelet CSRs (client and
 // serving) only for CN=system:node:<itself>.
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import { nodeLeaseNamespace } from "../../authz/node/authorizer.js";
 import type { KObject } from "../../apimachinery/object.js";
 import { parseCsrSubject } from "../certificates/csr-request.js";

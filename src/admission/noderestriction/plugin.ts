@@ -3,7 +3,7 @@
 // what concerns its own node: its Node, pods bound to it, its Lease, its CSINode, its
 // ResourceSlices, its CSRs, tokens for its pods. Everyone else passes untouched. Off by default,
 // as upstream (--enable-admission-plugins=NodeRestriction).
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import { nodeIdentity } from "../../authz/node/authorizer.js";
 import { admissionForbidden } from "../certificates/forbidden.js";

@@ -3,7 +3,7 @@
 // Node, referring to no other API object — delete pods bound to itself, update the status of
 // pods bound to itself (not their labels, not their resource claim statuses), and evict pods
 // bound to itself. No other write to a pod.
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import { isMirrorPod, mirrorPodAnnotation, podConfigMapNames, podSecretNames } from "../../authz/node/references.js";
 import type { KObject } from "../../apimachinery/object.js";
 import { admissionForbidden } from "../certificates/forbidden.js";

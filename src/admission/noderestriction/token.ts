@@ -5,7 +5,7 @@
 // (inline, through a PVC and its PV, or an in-tree volume migrated to CSI) whose CSIDriver asks
 // for tokens of that audience — unless an authorizer grants it `request-serviceaccounts-token-audience`
 // on that audience.
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import type { KObject } from "../../apimachinery/object.js";
 import { admissionForbidden } from "../certificates/forbidden.js";

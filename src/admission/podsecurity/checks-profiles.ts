@@ -1,6 +1,6 @@
 // Security-profile checks: AppArmor and SELinux (baseline), seccomp (baseline forbids
 // Unconfined; restricted requires RuntimeDefault or Localhost and supersedes baseline).
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import { v1 } from "./api.js";
 import {
   allContainers,

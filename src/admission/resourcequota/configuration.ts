@@ -4,6 +4,7 @@
 // of these strings; matchScopes: objects in these scopes, e.g. a PriorityClass kept for
 // cluster services).
 import type { ScopeRequirement } from "../../quota/scopes.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export interface LimitedResource {
   apiGroup: string;
@@ -23,9 +24,9 @@ export function parseQuotaConfiguration(raw: unknown): QuotaConfiguration {
   if (raw === undefined || raw === null) return { limitedResources: [] };
   const c = raw as { apiVersion?: string; kind?: string; limitedResources?: unknown };
   if (c.kind !== "Configuration" && c.kind !== "ResourceQuotaConfiguration") {
-    throw new Error(`ResourceQuota: unexpected configuration kind ${JSON.stringify(c.kind ?? "")}`);
+    throw new Error(`ResourceQuota: unexpected configuration kind ${goQuote(c.kind ?? "")}`);
   }
-  if (c.apiVersion !== undefined && !kinds.has(c.apiVersion)) throw new Error(`ResourceQuota: unexpected configuration apiVersion ${JSON.stringify(c.apiVersion)}`);
+  if (c.apiVersion !== undefined && !kinds.has(c.apiVersion)) throw new Error(`ResourceQuota: unexpected configuration apiVersion ${goQuote(c.apiVersion)}`);
   const limited = Array.isArray(c.limitedResources) ? c.limitedResources : [];
   return {
     limitedResources: limited.map((l: any) => ({

@@ -6,6 +6,7 @@ import { labelSelectorFromObject, validateLabelSelector, type LabelSelectorObjec
 import { duplicate, invalid, isDNS1035Label, isDNS1123Subdomain, isQualifiedName, notSupported, required, tooMany, type FieldError } from "../../apimachinery/validation.js";
 import { compileConditions } from "./conditions.js";
 import { arr, child, index, isObj, obj, str, type Obj } from "../../types/validation/helpers.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 const acceptedReviewVersions = ["v1", "v1beta1"];
 const failurePolicies = ["Fail", "Ignore"];
@@ -163,7 +164,7 @@ function validateURL(raw: string, path: string): FieldError[] {
     u = new URL(raw);
   } catch {
     if (raw === "" || /^https?:\/\/\/?$/.test(raw) || /^https?:\/\/\//.test(raw)) return [invalid(path, "", "host must be specified")];
-    return [invalid(path, raw, `url must be a valid URL: parse ${JSON.stringify(raw)}: invalid URL`)];
+    return [invalid(path, raw, `url must be a valid URL: parse ${goQuote(raw)}: invalid URL`)];
   }
   const errs: FieldError[] = [];
   if (u.protocol !== "https:") errs.push(invalid(path, u.protocol.replace(/:$/, ""), "'https' is the only allowed URL scheme"));

@@ -3,7 +3,7 @@
 // admissionReviewVersions this server knows; v1 answers must echo the request's uid, kind and
 // apiVersion, v1beta1 answers were never checked for them and still are not.
 import { goJSONSyntaxError } from "../../apimachinery/go-json.js";
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { AdmissionAttributes } from "../../registry/admission.js";
 import { requestNamespace, type MatchedResource } from "../matching/index.js";

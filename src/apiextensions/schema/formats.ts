@@ -1,7 +1,7 @@
 // The string formats a CRD schema validates (upstream apiextensions' supported format list at the
 // 1.33 compatibility version of a 1.34 server, checked with kube-openapi's strfmt rules). Other
 // formats, int32/int64/float/double included, are dropped from the schema before validation.
-import { isIP, isIPv4, isIPv6 } from "node:net";
+import { parseIPv4Sloppy, parseIPv6 } from "../../apimachinery/ip-address.js";
 import { RE2JS } from "re2js";
 
 export const supportedFormats = new Set([
@@ -83,11 +83,9 @@ export function isRequestURI(s: string): boolean {
   return true;
 }
 
+/** ParseIPSloppy: IPv4 with leading zeros in its octets, or IPv6. */
 function isIPSloppy(s: string): boolean {
-  // ParseIPSloppy accepts leading zeros in IPv4 octets.
-  if (isIP(s)) return true;
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
-  return !!m && m.slice(1).every((o) => Number(o) <= 255);
+  return parseIPv4Sloppy(s) !== undefined || parseIPv6(s) !== undefined;
 }
 
 export function isCIDR(s: string): boolean {
@@ -98,7 +96,7 @@ export function isCIDR(s: string): boolean {
   if (!/^\d{1,3}$/.test(bits)) return false;
   const n = Number(bits);
   if (isIPSloppy(ip) && (ip.includes(".") && !ip.includes(":"))) return n <= 32;
-  if (isIPv6(ip)) return n <= 128;
+  if (parseIPv6(ip)) return n <= 128;
   return false;
 }
 
@@ -174,7 +172,7 @@ const validators: Record<string, (s: string) => boolean> = {
   email: isEmail,
   hostname: isHostname,
   ipv4: (s) => isIPSloppy(s) && s.includes("."),
-  ipv6: (s) => isIPv6(s),
+  ipv6: (s) => parseIPv6(s) !== undefined,
   cidr: isCIDR,
   mac: isMAC,
   uuid: (s) => uuidRe.test(s),
@@ -202,4 +200,3 @@ export function validFormat(f: string, s: string): boolean {
   return v ? v(s) : true;
 }
 
-export { isIPv4 };

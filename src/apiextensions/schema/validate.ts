@@ -3,21 +3,8 @@
 // field errors (pkg/apiserver/validation: kubeOpenAPIResultToFieldErrors). Values are JSON as
 // decoded by Go's unstructured decoder: integral numbers are int64, others float64.
 import { RE2JS } from "re2js";
-import {
-  goQuote,
-  invalid,
-  isDNS1035Label,
-  isValidPathSegmentName,
-  isDNS1123Label,
-  notSupported,
-  required,
-  tooLong,
-  tooMany,
-  typeInvalid,
-  validateAnnotations,
-  validateLabels,
-  type FieldError,
-} from "../../apimachinery/validation.js";
+import { invalid, isDNS1035Label, isValidPathSegmentName, isDNS1123Label, notSupported, required, tooLong, tooMany, typeInvalid, validateAnnotations, validateLabels, type FieldError } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import { effectiveFormat, validFormat } from "./formats.js";
 import { child, index, isObject, itemsSchema, jsonEqual, propertyOf, type JSONSchemaProps } from "./types.js";
 

@@ -1,6 +1,7 @@
 // Bootstrap tokens: the token format, the Secret that holds one and how its keys read
 // (upstream: k8s.io/cluster-bootstrap token/api, util/tokens, util/secrets).
 import type { KObject } from "../../apimachinery/object.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export const tokenSecretNamespace = "kube-system";
 export const tokenSecretPrefix = "bootstrap-token-";
@@ -90,7 +91,7 @@ export function getExpiration(secret: KObject, now: number = Date.now()): { rema
 export const hasExpired = (secret: KObject, now: number = Date.now()) => getExpiration(secret, now).expired;
 
 export function validateGroupName(name: string): string | undefined {
-  return groupRe.test(name) && !name.includes("\n") ? undefined : `bootstrap group ${JSON.stringify(name)} is invalid (must match ${groupPattern})`;
+  return groupRe.test(name) && !name.includes("\n") ? undefined : `bootstrap group ${goQuote(name)} is invalid (must match ${groupPattern})`;
 }
 
 /**

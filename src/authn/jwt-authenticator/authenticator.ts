@@ -5,16 +5,17 @@
 // key), expiry and not-before, audience; then the claim mappings (username, groups, uid, extra,
 // by claim and prefix or by CEL), required claims, claim validation rules, user validation
 // rules. Every failure is a 401 whose text is upstream's.
-import { goQuoteList } from "../../apimachinery/validation.js";
+import { goQuoteList } from "../../apimachinery/go-quote.js";
 import { userEnvironment } from "../../cel/environments.js";
 import { toCel } from "../../cel/convert.js";
 import type { CelProgram } from "../../cel/program.js";
 import type { CelValue } from "../../cel/value.js";
 import { bearerToken, type Authenticator, type AuthnRequest, type AuthnResult } from "../authenticator.js";
-import { MalformedJwsError, parseJws, supportedAlgorithms, verifyJws, type ParsedJws } from "../jwt/jws.js";
+import { MalformedJwsError, parseJws, supportedAlgorithms, verifiedByAny, type ParsedJws } from "../jwt/jws.js";
 import type { UserInfo } from "../../apimachinery/user.js";
 import type { CompiledMappings, JwtAuthenticatorSpec } from "./config.js";
 import { RemoteKeySet } from "./keyset.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 /** Every algorithm upstream allows (the default for the configuration file). */
 export const allSigningAlgorithms: readonly string[] = [...supportedAlgorithms].sort();
@@ -139,7 +140,7 @@ export class JwtAuthenticator implements Authenticator {
     this.compiled = o.compiled;
     this.issuerURL = o.spec.issuer.url;
     this.algs = o.signingAlgs && o.signingAlgs.length > 0 ? o.signingAlgs : ["RS256"];
-    for (const a of this.algs) if (!allSigningAlgorithms.includes(a)) throw new Error(`oidc: unsupported signing alg: ${JSON.stringify(a)}`);
+    for (const a of this.algs) if (!allSigningAlgorithms.includes(a)) throw new Error(`oidc: unsupported signing alg: ${goQuote(a)}`);
     this.audiences = new Set(o.spec.issuer.audiences);
     this.requiredClaims = (o.spec.claimValidationRules ?? []).filter((r) => r.claim).map((r) => [r.claim!, r.requiredValue ?? ""]);
     this.now = o.now ?? Date.now;
@@ -219,7 +220,7 @@ export class JwtAuthenticator implements Authenticator {
     else if (Array.isArray(aud) && aud.every((a) => typeof a === "string")) audience = aud as string[];
     else throw typeError("aud", "[]string");
 
-    if (!this.algs.includes(jws.alg)) throw fail(`oidc: id token signed with unsupported algorithm, expected ${goQuoteList(this.algs)} got ${JSON.stringify(jws.alg)}`);
+    if (!this.algs.includes(jws.alg)) throw fail(`oidc: id token signed with unsupported algorithm, expected ${goQuoteList(this.algs)} got ${goQuote(jws.alg)}`);
     if (!(await this.verifySignature(jws))) throw fail("failed to verify signature: failed to verify id token signature");
 
     const now = this.now();
@@ -230,16 +231,17 @@ export class JwtAuthenticator implements Authenticator {
     }
     if (!audience.some((a) => this.audiences.has(a))) {
       const auds = [...this.audiences];
-      if (auds.length === 1) throw fail(`oidc: expected audience ${JSON.stringify(auds[0])} got ${goQuoteList(audience)}`);
+      if (auds.length === 1) throw fail(`oidc: expected audience ${goQuote(auds[0])} got ${goQuoteList(audience)}`);
       throw fail(`oidc: expected audience in ${goQuoteList(auds.sort())} got ${goQuoteList(audience)}`);
     }
     return claims;
   }
 
   private async verifySignature(jws: ParsedJws): Promise<boolean> {
+    // go-oidc's rule: every key with the token's kid (every key when it names none), in order.
     const tryKeys = (keys: readonly { kid?: string; key: import("node:crypto").KeyObject }[]) =>
-      keys.some((k) => (jws.kid === undefined || jws.kid === "" || k.kid === jws.kid) && verifyJws(jws, k.key));
-    if (tryKeys(this.keys.current())) return true;
+      verifiedByAny(jws, keys.filter((k) => jws.kid === undefined || jws.kid === "" || k.kid === jws.kid).map((k) => k.key));
+    if (await tryKeys(this.keys.current())) return true;
     let keys;
     try {
       keys = await this.keys.refresh();
@@ -274,7 +276,7 @@ export class JwtAuthenticator implements Authenticator {
         if (!has(claim)) throw new Error("claim not present");
         name = claimString(claims[claim]);
       } catch (e) {
-        throw new AuthError(`oidc: parse username claims ${JSON.stringify(claim)}: ${(e as Error).message}`);
+        throw new AuthError(`oidc: parse username claims ${goQuote(claim)}: ${(e as Error).message}`);
       }
       if (claim === "email" && has("email_verified")) {
         const ev = claims.email_verified;
@@ -282,7 +284,7 @@ export class JwtAuthenticator implements Authenticator {
         if (ev !== true) throw new AuthError("oidc: email not verified");
       }
       // kapi: an empty username is refused whichever way it was mapped (the spec's rule).
-      if (name === "") throw new AuthError(`oidc: parse username claims ${JSON.stringify(claim)}: empty username is not allowed`);
+      if (name === "") throw new AuthError(`oidc: parse username claims ${goQuote(claim)}: empty username is not allowed`);
       if (m.username.prefix) name = m.username.prefix + name;
     }
 
@@ -293,7 +295,7 @@ export class JwtAuthenticator implements Authenticator {
       try {
         groups = claimStrings(claims[groupsClaim]);
       } catch (e) {
-        throw new AuthError(`oidc: parse groups claim ${JSON.stringify(groupsClaim)}: ${(e as Error).message}`);
+        throw new AuthError(`oidc: parse groups claim ${goQuote(groupsClaim)}: ${(e as Error).message}`);
       }
       if (m.groups?.prefix) groups = groups.map((g) => m.groups!.prefix + g);
     } else if (c.groups) {
@@ -312,7 +314,7 @@ export class JwtAuthenticator implements Authenticator {
         if (!has(uidClaim)) throw new Error("claim not present");
         uid = claimString(claims[uidClaim]);
       } catch (e) {
-        throw new AuthError(`oidc: parse uid claim ${JSON.stringify(uidClaim)}: ${(e as Error).message}`);
+        throw new AuthError(`oidc: parse uid claim ${goQuote(uidClaim)}: ${(e as Error).message}`);
       }
     } else if (c.uid) {
       let v: CelValue;

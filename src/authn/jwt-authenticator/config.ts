@@ -7,6 +7,8 @@ import type { Expr } from "../../cel/ast.js";
 import { claimsEnvironment, userEnvironment } from "../../cel/environments.js";
 import { CelCompileError, compileCel, type CelEnvironment, type CelProgram } from "../../cel/program.js";
 import { aggregateMessage, duplicate, invalid, isDNS1123Subdomain, regexError, required, tooMany, type FieldError } from "../../apimachinery/validation.js";
+import { pemBlocks } from "../../apimachinery/pem.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export interface PrefixedClaimOrExpression {
   claim?: string;
@@ -98,7 +100,7 @@ export function readJwtList(raw: unknown): JwtAuthenticatorSpec[] {
   if (!Array.isArray(raw)) throw new ConfigDecodeError(`json: cannot unmarshal ${goKind(raw)} into Go struct field AuthenticationConfiguration.jwt of type []v1.JWTAuthenticator`);
   const unknown: string[] = [];
   raw.forEach((entry, i) => checkShape(entry, jwtShape, `jwt[${i}]`, unknown));
-  if (unknown.length > 0) throw new ConfigDecodeError(`strict decoding error: ${unknown.map((u) => `unknown field ${JSON.stringify(u)}`).join(", ")}`);
+  if (unknown.length > 0) throw new ConfigDecodeError(`strict decoding error: ${unknown.map((u) => `unknown field ${goQuote(u)}`).join(", ")}`);
   return raw.map((e: any) => {
     const entry = e ?? {};
     const issuer = entry.issuer ?? {};
@@ -147,7 +149,7 @@ function parseGoUrl(u: string): GoUrl | string {
     fragment = rest.slice(hash + 1);
     rest = rest.slice(0, hash);
   }
-  if (/[\x00-\x1f\x7f]/.test(rest)) return `parse ${JSON.stringify(u)}: net/url: invalid control character in URL`;
+  if (/[\x00-\x1f\x7f]/.test(rest)) return `parse ${goQuote(u)}: net/url: invalid control character in URL`;
   let rawQuery = "";
   const q = rest.indexOf("?");
   if (q >= 0) {
@@ -159,7 +161,7 @@ function parseGoUrl(u: string): GoUrl | string {
   if (m) {
     scheme = m[1]!.toLowerCase();
     rest = rest.slice(m[0].length);
-  } else if (rest.startsWith(":")) return `parse ${JSON.stringify(u)}: missing protocol scheme`;
+  } else if (rest.startsWith(":")) return `parse ${goQuote(u)}: missing protocol scheme`;
   let hasUser = false;
   if (rest.startsWith("//")) {
     const authority = rest.slice(2).split("/")[0]!;
@@ -183,10 +185,10 @@ function validateUrl(url: string, disallowed: ReadonlySet<string>, path: string)
 /** cert.NewPoolFromBytes: every CERTIFICATE block must parse; at least one is needed. */
 export function certificatesFromPem(pem: string): X509Certificate[] | string {
   const certs: X509Certificate[] = [];
-  for (const m of pem.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)) {
-    if (m[1] !== "CERTIFICATE") continue;
+  for (const block of pemBlocks(pem)) {
+    if (block.type !== "CERTIFICATE") continue;
     try {
-      certs.push(new X509Certificate(m[0]));
+      certs.push(new X509Certificate(block.text));
     } catch (e) {
       return `x509: malformed certificate`;
     }

@@ -4,6 +4,7 @@
 // them (a rotated or unknown `kid`), at most once per `minRefreshMs`, one fetch at a time.
 import { createPublicKey, type KeyObject } from "node:crypto";
 import { request as httpsRequest } from "node:https";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export interface Jwk {
   kid?: string;
@@ -29,11 +30,11 @@ function httpsGetText(url: string, ca: string | undefined, timeoutMs: number): P
     try {
       u = new URL(url);
     } catch {
-      reject(new Error(`parse ${JSON.stringify(url)}: invalid URL`));
+      reject(new Error(`parse ${goQuote(url)}: invalid URL`));
       return;
     }
     if (u.protocol !== "https:") {
-      reject(new Error(`Get ${JSON.stringify(url)}: unsupported protocol scheme ${JSON.stringify(u.protocol.replace(/:$/, ""))}`));
+      reject(new Error(`Get ${goQuote(url)}: unsupported protocol scheme ${goQuote(u.protocol.replace(/:$/, ""))}`));
       return;
     }
     const req = httpsRequest(u, { method: "GET", ca, timeout: timeoutMs, headers: { accept: "application/json" } }, (res) => {
@@ -42,7 +43,7 @@ function httpsGetText(url: string, ca: string | undefined, timeoutMs: number): P
       res.on("data", (c: Buffer) => {
         size += c.length;
         if (size > maxBody) {
-          req.destroy(new Error(`Get ${JSON.stringify(url)}: response body too large`));
+          req.destroy(new Error(`Get ${goQuote(url)}: response body too large`));
           return;
         }
         chunks.push(c);
@@ -50,8 +51,8 @@ function httpsGetText(url: string, ca: string | undefined, timeoutMs: number): P
       res.on("end", () => resolve({ status: res.statusCode ?? 0, statusText: `${res.statusCode} ${res.statusMessage ?? ""}`.trim(), body: Buffer.concat(chunks).toString("utf8") }));
       res.on("error", reject);
     });
-    req.on("timeout", () => req.destroy(new Error(`Get ${JSON.stringify(url)}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)));
-    req.on("error", (e) => reject(e.message.startsWith("Get ") ? e : new Error(`Get ${JSON.stringify(url)}: ${e.message}`)));
+    req.on("timeout", () => req.destroy(new Error(`Get ${goQuote(url)}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)));
+    req.on("error", (e) => reject(e.message.startsWith("Get ") ? e : new Error(`Get ${goQuote(url)}: ${e.message}`)));
     req.end();
   });
 }
@@ -103,7 +104,7 @@ export class RemoteKeySet {
       throw new Error(`oidc: failed to decode provider discovery object: ${(e as Error).message}`);
     }
     if (doc?.issuer !== this.o.issuerURL) {
-      throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(this.o.issuerURL)} got ${JSON.stringify(doc?.issuer ?? "")}`);
+      throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${goQuote(this.o.issuerURL)} got ${JSON.stringify(doc?.issuer ?? "")}`);
     }
     if (typeof doc.jwks_uri !== "string" || !doc.jwks_uri) throw new Error("oidc: provider discovery document has no jwks_uri");
     this.jwksURI = doc.jwks_uri;

@@ -1,7 +1,14 @@
 // Compact JWS (RFC 7515) as service-account and OIDC tokens carry them: parsing, signature
-// checks for the algorithms Kubernetes accepts, and signing (service-account tokens). Pure
-// functions over node:crypto KeyObjects; claims are the callers' business.
-import { createHash, sign as cryptoSign, verify as cryptoVerify, constants, type KeyObject } from "node:crypto";
+// checks for the algorithms Kubernetes accepts, and signing (service-account tokens). Functions
+// over node:crypto KeyObjects; claims are the callers' business.
+//
+// Signatures are checked by jose, the well-reviewed JOSE implementation, so kapi carries no
+// signature code of its own on the path that decides who a caller is. Parsing stays here: the
+// messages clients see for a malformed token are go-jose's, and jose words them differently.
+// Signing stays on node:crypto: it is synchronous (a legacy token is made inside a synchronous
+// Secret update) and jose signs only asynchronously; it sends nothing to be trusted on our side.
+import { createHash, sign as cryptoSign, type KeyObject } from "node:crypto";
+import { flattenedVerify } from "jose";
 
 export type JwsAlgorithm = "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512";
 
@@ -10,9 +17,8 @@ export const supportedAlgorithms: readonly JwsAlgorithm[] = ["RS256", "RS384", "
 export interface ParsedJws {
   readonly header: Readonly<Record<string, unknown>>;
   readonly payload: Readonly<Record<string, unknown>>;
-  /** `<header>.<payload>` as sent: what the signature covers. */
-  readonly signingInput: string;
-  readonly signature: Buffer;
+  /** The three base64url segments as sent: the signature covers `<protected>.<payload>`. */
+  readonly segments: { readonly protected: string; readonly payload: string; readonly signature: string };
   readonly alg: string;
   readonly kid?: string;
 }
@@ -56,37 +62,29 @@ export function parseJws(token: string): ParsedJws {
   const [h, p, s] = parts as [string, string, string];
   const header = decodeJsonObject(h, "header");
   const payload = decodeJsonObject(p, "payload");
-  const signature = decodeSegment(s, "signature");
+  decodeSegment(s, "signature");
   const alg = typeof header.alg === "string" ? header.alg : "";
   if (header.crit !== undefined) throw new MalformedJwsError("unsupported critical header");
-  return { header, payload, signingInput: `${h}.${p}`, signature, alg, kid: typeof header.kid === "string" ? header.kid : undefined };
+  return { header, payload, segments: { protected: h, payload: p, signature: s }, alg, kid: typeof header.kid === "string" ? header.kid : undefined };
 }
 
 const hashOf = (alg: string): string => `sha${alg.slice(2)}`;
 const ecCurveOf: Record<string, string> = { ES256: "prime256v1", ES384: "secp384r1", ES512: "secp521r1" };
 
-/** Whether `key` is of the kind `alg` needs (RSA for RS/PS, the matching curve for ES). */
-export function keyFitsAlgorithm(alg: string, key: KeyObject): boolean {
-  const type = key.asymmetricKeyType;
-  if (alg.startsWith("RS") || alg.startsWith("PS")) return type === "rsa" || (alg.startsWith("PS") && type === "rsa-pss");
-  if (alg.startsWith("ES")) return type === "ec" && key.asymmetricKeyDetails?.namedCurve === ecCurveOf[alg];
-  return false;
+/** Checks the signature; false for a bad signature, an unsupported alg (including `none`) or a key of the wrong kind. */
+export async function verifyJws(jws: ParsedJws, key: KeyObject): Promise<boolean> {
+  try {
+    await flattenedVerify(jws.segments, key, { algorithms: supportedAlgorithms as JwsAlgorithm[] });
+    return true;
+  } catch {
+    return false; // jose throws for every refusal: a wrong signature, algorithm or kind of key
+  }
 }
 
-/** Checks the signature; false for a bad signature, an unsupported alg (including `none`) or a key of the wrong kind. */
-export function verifyJws(jws: ParsedJws, key: KeyObject): boolean {
-  const alg = jws.alg as JwsAlgorithm;
-  if (!supportedAlgorithms.includes(alg) || !keyFitsAlgorithm(alg, key)) return false;
-  const data = Buffer.from(jws.signingInput, "ascii");
-  try {
-    if (alg.startsWith("ES")) return cryptoVerify(hashOf(alg), data, { key, dsaEncoding: "ieee-p1363" }, jws.signature);
-    if (alg.startsWith("PS")) {
-      return cryptoVerify(hashOf(alg), data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }, jws.signature);
-    }
-    return cryptoVerify(hashOf(alg), data, key, jws.signature);
-  } catch {
-    return false;
-  }
+/** Whether any of `keys` verifies the signature, tried in order until one does. */
+export async function verifiedByAny(jws: ParsedJws, keys: Iterable<KeyObject>): Promise<boolean> {
+  for (const key of keys) if (await verifyJws(jws, key)) return true;
+  return false;
 }
 
 /** Signs claims as a compact JWS with `alg` (RS256 for RSA keys, ES256/384/512 by curve, as upstream picks). */

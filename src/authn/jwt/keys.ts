@@ -3,14 +3,12 @@
 // stands for its public half when verifying.
 import { X509Certificate, createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
-
-const pemBlock = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
+import { pemBlocks } from "../../apimachinery/pem.js";
 
 /** Every key of a PEM text as public KeyObjects; an error names the file and the block. */
 export function publicKeysFromPem(text: string, file: string): KeyObject[] {
   const keys: KeyObject[] = [];
-  for (const m of text.matchAll(pemBlock)) {
-    const [block, label] = m as unknown as [string, string];
+  for (const { type: label, text: block } of pemBlocks(text)) {
     try {
       if (label === "CERTIFICATE") keys.push(new X509Certificate(block).publicKey);
       else if (label.endsWith("PRIVATE KEY")) keys.push(createPublicKey(createPrivateKey(block)));
@@ -26,8 +24,7 @@ export function publicKeysFromPem(text: string, file: string): KeyObject[] {
 
 /** The one private key of a signing key file (RSA or EC). */
 export function privateKeyFromPem(text: string, file: string): KeyObject {
-  for (const m of text.matchAll(pemBlock)) {
-    const [block, label] = m as unknown as [string, string];
+  for (const { type: label, text: block } of pemBlocks(text)) {
     if (!label.endsWith("PRIVATE KEY")) continue;
     let key: KeyObject;
     try {

@@ -2,6 +2,7 @@
 // case-insensitive; the first username (and uid) header with a non-empty value wins; every
 // non-empty value of every group header is a group; every header starting with an extra prefix
 // gives the extra key (the rest of the name, lowercased, then percent-decoded) its values.
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export type HeaderMap = Record<string, string | string[] | undefined>;
 
@@ -97,6 +98,6 @@ export function clearIdentityHeaders(h: IdentityHeaders, headers: HeaderMap, raw
 
 /** kube-apiserver's check of the header flags: an empty (or blank) entry is refused. */
 export function checkHeaderFlag(flag: string, values: readonly string[]): string[] {
-  for (const v of values) if (v.trim() === "") throw new Error(`empty value in ${JSON.stringify(flag)}`);
+  for (const v of values) if (v.trim() === "") throw new Error(`empty value in ${goQuote(flag)}`);
   return values.map((v) => v.trim());
 }

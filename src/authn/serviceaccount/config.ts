@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { privateKeyFromPem, publicKeysFromPem } from "../jwt/keys.js";
 import { expirationExtensionSeconds, warnOnlyBoundTokenExpirationSeconds } from "./claims.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export const defaultServiceAccountIssuer = "https://kubernetes.default.svc.cluster.local";
 
@@ -40,16 +41,16 @@ export interface ServiceAccountConfig {
 
 /** Go's url.Parse rejects little; these are the cases a user meets (bad port, bad host brackets, control characters). */
 function goUrlParseError(s: string): string | undefined {
-  if (/[\x00-\x1f\x7f]/.test(s)) return `parse ${JSON.stringify(s)}: net/url: invalid control character in URL`;
+  if (/[\x00-\x1f\x7f]/.test(s)) return `parse ${goQuote(s)}: net/url: invalid control character in URL`;
   const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)/.exec(s);
   if (!m) {
-    if (/^:/.test(s)) return `parse ${JSON.stringify(s)}: missing protocol scheme`;
+    if (/^:/.test(s)) return `parse ${goQuote(s)}: missing protocol scheme`;
     return undefined;
   }
   const host = m[2].includes("@") ? m[2].slice(m[2].lastIndexOf("@") + 1) : m[2];
   const port = host.startsWith("[") ? host.slice(host.indexOf("]") + 1) : host.includes(":") ? host.slice(host.lastIndexOf(":")) : "";
-  if (host.startsWith("[") && !host.includes("]")) return `parse ${JSON.stringify(s)}: missing ']' in host`;
-  if (port && !/^:\d*$/.test(port)) return `parse ${JSON.stringify(s)}: invalid port ${JSON.stringify(port)} after host`;
+  if (host.startsWith("[") && !host.includes("]")) return `parse ${goQuote(s)}: missing ']' in host`;
+  if (port && !/^:\d*$/.test(port)) return `parse ${goQuote(s)}: invalid port ${goQuote(port)} after host`;
   return undefined;
 }
 
@@ -61,7 +62,7 @@ export function validateServiceAccountFlags(f: ServiceAccountFlags): string[] {
     if (issuer.includes(":")) {
       const e = goUrlParseError(issuer);
       if (e) {
-        errs.push(`service-account-issuer ${JSON.stringify(issuer)} contained a ':' but was not a valid URL: ${e}`);
+        errs.push(`service-account-issuer ${goQuote(issuer)} contained a ':' but was not a valid URL: ${e}`);
         continue;
       }
     }
@@ -70,7 +71,7 @@ export function validateServiceAccountFlags(f: ServiceAccountFlags): string[] {
       continue;
     }
     if (seen.has(issuer)) {
-      errs.push(`service-account-issuer ${JSON.stringify(issuer)} is already specified`);
+      errs.push(`service-account-issuer ${goQuote(issuer)} is already specified`);
       continue;
     }
     seen.add(issuer);
@@ -84,7 +85,7 @@ function readPem(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (e) {
-    throw new Error(`failed to parse key file ${JSON.stringify(file)}: ${(e as Error).message}`);
+    throw new Error(`failed to parse key file ${goQuote(file)}: ${(e as Error).message}`);
   }
 }
 
@@ -107,7 +108,7 @@ export function resolveServiceAccountConfig(f: ServiceAccountFlags, certDir: str
     try {
       publicKeys.push(...publicKeysFromPem(text, file));
     } catch (e) {
-      throw new Error(`failed to parse key file ${JSON.stringify(file)}: ${(e as Error).message}`);
+      throw new Error(`failed to parse key file ${goQuote(file)}: ${(e as Error).message}`);
     }
     if (!f.serviceAccountSigningKeyFile && !signingKey) signingKey = firstPrivateKey(text, file);
   }

@@ -5,11 +5,12 @@
 // (status.error, the webhook failing or unreachable) is never cached. Concurrent look-ups of one
 // key share one webhook call.
 import { createHmac, randomBytes } from "node:crypto";
+import { expiringCache } from "../../apimachinery/expiring-cache.js";
 
 export interface CacheOptions {
   successTtlMs: number;
   failureTtlMs: number;
-  /** Entries kept at most (the oldest go first). Upstream: 32 stripes of 1024. */
+  /** Entries kept at most (the least recently used go first). Upstream: 32 stripes of 1024. */
   maxEntries?: number;
   now?: () => number;
 }
@@ -19,14 +20,11 @@ export type Lookup<T> = { ok: true; value: T } | { ok: false } | { error: string
 
 export class TokenCache<T> {
   private readonly key = randomBytes(32);
-  private readonly entries = new Map<string, { value: Lookup<T>; expires: number }>();
+  private readonly entries;
   private readonly inFlight = new Map<string, Promise<Lookup<T>>>();
-  private readonly now: () => number;
-  private readonly max: number;
 
   constructor(private readonly o: CacheOptions) {
-    this.now = o.now ?? Date.now;
-    this.max = o.maxEntries ?? 32 * 1024;
+    this.entries = expiringCache<Lookup<T>>({ max: o.maxEntries ?? 32 * 1024, now: o.now });
   }
 
   /** The cache key: length-prefixed token, count of audiences, each length-prefixed. */
@@ -56,20 +54,14 @@ export class TokenCache<T> {
   async lookup(token: string, audiences: readonly string[] | undefined, fetch: () => Promise<Lookup<T>>): Promise<Lookup<T>> {
     const k = this.keyOf(token, audiences);
     const hit = this.entries.get(k);
-    if (hit) {
-      if (hit.expires > this.now()) return hit.value;
-      this.entries.delete(k);
-    }
+    if (hit) return hit;
     const pending = this.inFlight.get(k);
     if (pending) return pending;
     const p = (async () => {
       try {
         const r = await fetch();
         const ttl = "error" in r ? 0 : r.ok ? this.o.successTtlMs : this.o.failureTtlMs;
-        if (ttl > 0) {
-          if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-          this.entries.set(k, { value: r, expires: this.now() + ttl });
-        }
+        if (ttl > 0) this.entries.set(k, r, { ttl });
         return r;
       } catch (e) {
         return { error: (e as Error)?.message ?? String(e) };

@@ -13,6 +13,7 @@ import type { Attributes, Authorizer, AuthzResult, RulesResult } from "../author
 import type { UserInfo } from "../../apimachinery/user.js";
 import type { Graph, VertexType } from "./graph.js";
 import { nodeRules, rulesAllow } from "./rules.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export const nodeUserPrefix = "system:node:";
 export const nodesGroup = "system:nodes";
@@ -55,7 +56,7 @@ export class NodeAuthorizer implements Authorizer {
     const id = nodeIdentity(a.user);
     if (!id.isNode) return noOpinion("");
     const node = id.nodeName;
-    if (!node) return noOpinion(`unknown node for user ${JSON.stringify(a.user.name)}`);
+    if (!node) return noOpinion(`unknown node for user ${goQuote(a.user.name)}`);
 
     if (a.isResourceRequest) {
       switch (`${a.apiGroup}/${a.resource}`) {
@@ -133,7 +134,7 @@ export class NodeAuthorizer implements Authorizer {
 
   private lease(node: string, a: Attributes): AuthzResult {
     if (!["get", "create", "update", "patch", "delete"].includes(a.verb)) return noOpinion("can only get, create, update, patch, or delete a node lease");
-    if (a.namespace !== nodeLeaseNamespace) return noOpinion(`can only access leases in the ${JSON.stringify(nodeLeaseNamespace)} system namespace`);
+    if (a.namespace !== nodeLeaseNamespace) return noOpinion(`can only access leases in the ${goQuote(nodeLeaseNamespace)} system namespace`);
     // The name of a create is not known here: NodeRestriction checks it.
     if (a.verb !== "create" && a.name !== node) return noOpinion("can only access node lease with the same name as the requesting node");
     return allow;

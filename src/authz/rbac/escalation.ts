@@ -20,8 +20,9 @@ import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admiss
 import type { KObject } from "../../apimachinery/object.js";
 import type { Authorizer } from "../authorizer.js";
 import { aggregateMessage, roleNotFound, type RbacIndex } from "./index.js";
-import { goQuoteList } from "../../apimachinery/validation.js";
+import { goQuoteList } from "../../apimachinery/go-quote.js";
 import { compactRules, compactString, covers, toPolicyRule, type PolicyRule } from "./rules.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 const rbacGroup = "rbac.authorization.k8s.io";
 
@@ -66,7 +67,7 @@ export function confirmNoEscalation(index: RbacIndex, user: UserInfo, namespace:
   const { covered, missing } = covers(owner.rules, rules);
   if (covered) return undefined;
   const descriptions = [...new Set(compactRules(missing).map(compactString))].sort();
-  let msg = `user ${JSON.stringify(user.name)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${descriptions.join("\n")}`;
+  let msg = `user ${goQuote(user.name)} (groups=${goQuoteList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${descriptions.join("\n")}`;
   if (owner.errors.length > 0) msg += `; resolution errors: [${aggregateMessage(owner.errors)}]`;
   return msg;
 }

@@ -10,6 +10,7 @@ import type { UserInfo } from "../../apimachinery/user.js";
 import type { ObjectInformer } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import { toPolicyRule, type PolicyRule } from "./rules.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export interface Subject {
   kind: string;
@@ -33,13 +34,13 @@ export interface RuleSource {
 
 export function describeSource(s: RuleSource): string {
   const b = s.binding;
-  if (b.kind === "ClusterRoleBinding") return `ClusterRoleBinding ${JSON.stringify(b.name)} of ${b.roleRef.kind} ${JSON.stringify(b.roleRef.name)} to ${describeSubject(s.subject, "")}`;
-  return `RoleBinding ${JSON.stringify(`${b.name}/${b.namespace}`)} of ${b.roleRef.kind} ${JSON.stringify(b.roleRef.name)} to ${describeSubject(s.subject, b.namespace)}`;
+  if (b.kind === "ClusterRoleBinding") return `ClusterRoleBinding ${goQuote(b.name)} of ${b.roleRef.kind} ${goQuote(b.roleRef.name)} to ${describeSubject(s.subject, "")}`;
+  return `RoleBinding ${goQuote(`${b.name}/${b.namespace}`)} of ${b.roleRef.kind} ${goQuote(b.roleRef.name)} to ${describeSubject(s.subject, b.namespace)}`;
 }
 
 function describeSubject(s: Subject, bindingNamespace: string): string {
-  if (s.kind === "ServiceAccount") return `${s.kind} ${JSON.stringify(`${s.name}/${s.namespace || bindingNamespace}`)}`;
-  return `${s.kind} ${JSON.stringify(s.name)}`;
+  if (s.kind === "ServiceAccount") return `${s.kind} ${goQuote(`${s.name}/${s.namespace || bindingNamespace}`)}`;
+  return `${s.kind} ${goQuote(s.name)}`;
 }
 
 /** Upstream's appliesToUser; `namespace` is the RoleBinding's (a bare ServiceAccount subject defaults to it). */
@@ -64,7 +65,7 @@ export type NotFoundStyle = "lister" | "registry";
 
 export function roleNotFound(kind: string, name: string, style: NotFoundStyle): string {
   const resource = kind === "Role" ? "role" : "clusterrole";
-  return `${style === "registry" ? `${resource}s` : resource}.rbac.authorization.k8s.io ${JSON.stringify(name)} not found`;
+  return `${style === "registry" ? `${resource}s` : resource}.rbac.authorization.k8s.io ${goQuote(name)} not found`;
 }
 
 /** Visitor: return false to stop. */
@@ -213,7 +214,7 @@ export class RbacIndex {
       const rules = this.clusterRoles.get(ref.name);
       return rules ? { rules } : { error: roleNotFound("ClusterRole", ref.name, style) };
     }
-    return { error: `unsupported role reference kind: ${JSON.stringify(ref.kind)}` };
+    return { error: `unsupported role reference kind: ${goQuote(ref.kind)}` };
   }
 
   /** Calls `visit` for every rule that applies to `user` in `namespace`, and every resolution error. */

@@ -2,7 +2,7 @@
 // helpers), and comparing rule sets for the escalation guard (Covers with each rule broken down
 // into single verb/group/resource/name tuples, the compaction of the missing ones and their
 // compact string form as the 403 shows it).
-import { goQuoteList } from "../../apimachinery/validation.js";
+import { goQuoteList } from "../../apimachinery/go-quote.js";
 import type { Attributes } from "../authorizer.js";
 
 export interface PolicyRule {

@@ -9,6 +9,7 @@
 // the whole v1 spec, ./match-conditions.ts), the webhook is asked only when all are true; any
 // false → no opinion; an evaluation error → the failure policy's decision with the error.
 import { createHash } from "node:crypto";
+import { expiringCache } from "../../apimachinery/expiring-cache.js";
 import type { CelProgram } from "../../cel/program.js";
 import { CallError, defaultBackoff, postReview, withBackoff, type Backoff } from "../../webhook/client.js";
 import type { WebhookConnection } from "../../webhook/kubeconfig.js";
@@ -76,30 +77,6 @@ async function callOnce(o: WebhookAuthorizerOptions, spec: ReviewSpec): Promise<
   return { allowed: bool("allowed"), denied: bool("denied"), reason: str("reason"), evaluationError: str("evaluationError") };
 }
 
-/** An expiring cache of answers, keyed by the review spec; the oldest entries go first. */
-class AnswerCache {
-  private readonly entries = new Map<string, { status: ReviewStatus; expires: number }>();
-  constructor(private readonly max = 1024) {}
-  get(k: string): ReviewStatus | undefined {
-    const e = this.entries.get(k);
-    if (!e) return undefined;
-    if (e.expires <= Date.now()) {
-      this.entries.delete(k);
-      return undefined;
-    }
-    return e.status;
-  }
-  set(k: string, status: ReviewStatus, ttlMs: number): void {
-    if (ttlMs <= 0) return;
-    this.entries.delete(k);
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(k, { status, expires: Date.now() + ttlMs });
-  }
-  get size(): number {
-    return this.entries.size;
-  }
-}
-
 /** Requests whose client-chosen attributes are this large are not cached (upstream's DoS guard). */
 const maxControlledAttrCacheSize = 10_000;
 function shouldCache(a: Attributes): boolean {
@@ -113,7 +90,8 @@ function isTimeout(e: unknown): boolean {
 }
 
 export function webhookAuthorizer(o: WebhookAuthorizerOptions): Authorizer & { cacheSize(): number } {
-  const cache = new AnswerCache();
+  // Answers keyed by the review spec, each for its TTL (0: not cached); the least recently used go first.
+  const cache = expiringCache<ReviewStatus>({ max: 1024 });
   const backoff = o.backoff ?? defaultBackoff;
   const onError: Decision = o.failurePolicy === "Deny" ? "deny" : "no-opinion";
   const conditions = o.matchConditions ?? [];
@@ -153,7 +131,8 @@ export function webhookAuthorizer(o: WebhookAuthorizerOptions): Authorizer & { c
           if (onError === "no-opinion") o.metrics?.failOpen(o.name, lastResult);
           return { decision: onError, reason: "", error: msg };
         }
-        if (shouldCache(a)) cache.set(key, status, status.allowed ? o.authorizedTtlMs : o.unauthorizedTtlMs);
+        const ttl = status.allowed ? o.authorizedTtlMs : o.unauthorizedTtlMs;
+        if (shouldCache(a) && ttl > 0) cache.set(key, status, { ttl });
       }
       // status.evaluationError is informational: as upstream, only allowed/denied/reason decide.
       const reason = status.reason ?? "";

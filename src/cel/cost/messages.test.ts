@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import {
   TotalCost,
   contributedToTotalCost,

@@ -2,7 +2,7 @@
 // pkg/apis/apiextensions/validation/validation.go and cel_validation.go for the write-time
 // estimate checks, pkg/apiserver/schema/cel/validation.go for the runtime budget; cel-go
 // interpreter/runtimecost.go for the per-call limit), and the arithmetic those checks use.
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import {
   maxRequestSizeBytes,
   staticEstimatedCostLimit,

@@ -1,26 +1,18 @@
 // The Kubernetes CIDR library (k8s.io/apiserver/pkg/cel/library, cidr; on since 1.30): cidr(),
 // isCIDR(), containsIP (ip or string), containsCIDR (cidr or string), ip(), masked(),
-// prefixLength(), string(cidr). Parsing follows Go's netip.ParsePrefix with its error texts;
+// prefixLength(), string(cidr). Parsing is Go's netip.ParsePrefix (apimachinery/ip-address.ts);
 // IPv4-mapped IPv6 is refused; the address keeps its host bits (masked() clears them).
 import { memberOverload, overload, type CelLibrary } from "../library.js";
 import { BoolType, IntType, opaque, StringType, typeOf } from "../types.js";
 import { CelTypeValue, type CelOpaque, type CelValue } from "../value.js";
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import { stringTraversalCostFactor } from "../cost/constants.js";
 import { actualSize, addEstimates, celError, multiplyByCostFactor, nominalCost, stringParseCost, MAX_ESTIMATE } from "./k8s-common.js";
-import { addrEqual, formatAddr, IP, IPType, is4In6, parseAddr, parseIP, type Addr } from "./ip.js";
+import { IP, IPType, parseIP } from "./ip.js";
+import { addrEqual, formatAddr, is4In6, maskAddr, parsePrefix, type Addr } from "../../apimachinery/ip-address.js";
 import type { ArgEstimate, CallEstimate, OverloadCost } from "../library.js";
 
 export const CIDRType = opaque("net.CIDR");
-
-function maskAddr(a: Addr, bits: number): Addr {
-  const out = new Uint8Array(a.bytes.length);
-  for (let i = 0; i < out.length; i++) {
-    const keep = Math.max(0, Math.min(8, bits - 8 * i));
-    out[i] = a.bytes[i]! & ((0xff << (8 - keep)) & 0xff);
-  }
-  return { bytes: out, zone: "" };
-}
 
 /** A net.CIDR value (netip.Prefix). */
 export class CIDR implements CelOpaque {
@@ -55,38 +47,14 @@ export class CIDR implements CelOpaque {
   }
 }
 
-/** Go's netip.ParsePrefix; throws an Error with Go's message. */
-function parsePrefix(s: string): CIDR {
-  const fail = (msg: string): never => {
-    throw new Error(`netip.ParsePrefix(${goQuote(s)}): ${msg}`);
-  };
-  const i = s.lastIndexOf("/");
-  if (i < 0) fail("no '/'");
-  let addr: Addr;
-  try {
-    addr = parseAddr(s.slice(0, i));
-  } catch (e) {
-    return fail((e as Error).message);
-  }
-  if (addr.bytes.length === 16 && addr.zone !== "") fail("IPv6 zones cannot be present in a prefix");
-  const bitsStr = s.slice(i + 1);
-  if (bitsStr.length > 1 && (bitsStr[0]! < "1" || bitsStr[0]! > "9")) fail("bad bits after slash: " + goQuote(bitsStr));
-  // strconv.Atoi: an optional sign then decimal digits
-  if (!/^[+-]?[0-9]+$/.test(bitsStr)) fail("bad bits after slash: " + goQuote(bitsStr));
-  const bits = Number(bitsStr);
-  if (!Number.isSafeInteger(bits)) fail("bad bits after slash: " + goQuote(bitsStr));
-  const maxBits = addr.bytes.length * 8;
-  if (bits < 0 || bits > maxBits) fail("prefix length out of range");
-  return new CIDR(addr, bits);
-}
-
 const PREFIX = "network address parse error during conversion from string: ";
 
 /** Upstream's parseCIDR (errors already carry one PREFIX); throws Error. */
 function parseCIDRInner(raw: string): CIDR {
   let c: CIDR;
   try {
-    c = parsePrefix(raw);
+    const p = parsePrefix(raw);
+    c = new CIDR(p.addr, p.bits);
   } catch (e) {
     throw new Error(PREFIX + (e as Error).message);
   }

@@ -5,7 +5,7 @@
 import { memberOverload, overload, type CelLibrary } from "../library.js";
 import { BoolType, IntType, opaque, StringType } from "../types.js";
 import type { CelOpaque, CelValue } from "../value.js";
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import { celError, nominalCost, stringParseCost } from "./k8s-common.js";
 
 export const SemverType = opaque("kubernetes.Semver");

@@ -9,7 +9,7 @@
 // list literal (the string-format AST validator); the checker runs it (checker/validators.ts)
 // wherever `format` resolves to `string_format`. `validateFormatCall` is the same over types alone.
 import { runtimeTypeName } from "../stdlib/values.js";
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import type { CelType } from "../types.js";
 import { CelDuration, CelEvalError, CelMap, CelTimestamp, CelTypeValue, CelUint, type CelValue } from "../value.js";
 import { celTypeName, compareStrings } from "./compare.js";

@@ -6,7 +6,7 @@
 import { memberOverload, overload, type CelLibrary } from "../library.js";
 import { BoolType, listOf, mapOf, opaque, StringType } from "../types.js";
 import { CelMap, type CelOpaque, type CelValue } from "../value.js";
-import { goQuote } from "../../apimachinery/validation.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 import { celError, nominalCost, stringParseCost } from "./k8s-common.js";
 
 export const URLType = opaque("kubernetes.URL");

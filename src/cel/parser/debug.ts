@@ -2,6 +2,7 @@
 // tests to compare with cel-go's recorded parse results, and handy when debugging).
 import type { Expr, MapEntry, StructField } from "../ast.js";
 import { CelUint, type CelValue } from "../value.js";
+import { goQuoteRunes } from "../../apimachinery/go-quote.js";
 
 /** Text appended after each node (cel-go's "adorner"): ids, kinds, positions, … */
 export type Adorner = (node: Expr | MapEntry | StructField, isEntry: boolean) => string;
@@ -51,56 +52,6 @@ function constKind(v: CelValue): string {
   if (v instanceof CelUint) return "Uint64Value";
   if (v instanceof Uint8Array) return "BytesValue";
   return "Unknown";
-}
-
-const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
-function quoteRunes(runes: Iterable<string | number>): string {
-  let out = '"';
-  for (const r of runes) {
-    if (typeof r === "number") {
-      out += "\\x" + r.toString(16).padStart(2, "0");
-      continue;
-    }
-    switch (r) {
-      case '"':
-        out += '\\"';
-        continue;
-      case "\\":
-        out += "\\\\";
-        continue;
-      case "\x07":
-        out += "\\a";
-        continue;
-      case "\b":
-        out += "\\b";
-        continue;
-      case "\f":
-        out += "\\f";
-        continue;
-      case "\n":
-        out += "\\n";
-        continue;
-      case "\r":
-        out += "\\r";
-        continue;
-      case "\t":
-        out += "\\t";
-        continue;
-      case "\v":
-        out += "\\v";
-        continue;
-    }
-    if (printable.test(r)) {
-      out += r;
-      continue;
-    }
-    const cp = r.codePointAt(0)!;
-    if (cp < 0x80) out += "\\x" + cp.toString(16).padStart(2, "0");
-    else if (cp < 0x10000) out += "\\u" + cp.toString(16).padStart(4, "0");
-    else out += "\\U" + cp.toString(16).padStart(8, "0");
-  }
-  return out + '"';
 }
 
 /** UTF-8 bytes as Go would range over them: decoded runes, invalid bytes as numbers. */
@@ -157,10 +108,10 @@ export function formatLiteral(v: CelValue): string {
     case "number":
       return formatDouble(v);
     case "string":
-      return quoteRunes(v);
+      return goQuoteRunes(v);
   }
   if (v instanceof CelUint) return `${v.value}u`;
-  if (v instanceof Uint8Array) return "b" + quoteRunes(bytesAsRunes(v));
+  if (v instanceof Uint8Array) return "b" + goQuoteRunes(bytesAsRunes(v));
   return String(v);
 }
 

@@ -22,6 +22,7 @@ import { customResourceCleanupFinalizer } from "../../apiextensions/crd-strategy
 import { findCRDCondition, isCRDConditionTrue, setCRDCondition, type CRDCondition } from "../../apiextensions/crd-conditions.js";
 import { controllerEnabled, crdEstablishingController, crdFinalizerController, crdNamingController } from "../controllers-flag.js";
 import type { Controller } from "../namespace.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export interface CRDControllerDeps {
   store: GenericStore;
@@ -71,7 +72,7 @@ export function calculateNames(crd: KObject, others: KObject[]): { names: Names;
   const names: Names = deepClone(accepted);
   const cond: CRDCondition = { type: "NamesAccepted", status: "Unknown" };
   const fresh = (req: string, acc: string, used: Set<string>): string | undefined =>
-    req === acc || !used.has(req) ? undefined : `${JSON.stringify(req)} is already in use`;
+    req === acc || !used.has(req) ? undefined : `${goQuote(req)} is already in use`;
   const conflict = (reason: string, message: string) => {
     cond.status = "False";
     cond.reason = reason;

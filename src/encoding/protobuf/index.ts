@@ -8,6 +8,7 @@ import { hasMagic, messageForTypeMeta, readEnvelope, writeEnvelope } from "./env
 import { planFor, readMessage, writeMessage } from "./message-codec.js";
 import { readWatchFrames, watchEventFrame } from "./watch.js";
 import { Reader, Writer } from "./wire.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export const PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
 export const PROTOBUF_WATCH_CONTENT_TYPE = "application/vnd.kubernetes.protobuf;stream=watch";
@@ -52,11 +53,11 @@ function encodeObject(obj: unknown): Buffer {
 
 function decodeObject(body: Buffer): Record<string, unknown> {
   const env = readEnvelope(body);
-  if (env.kind === "") throw new DecodeError(`Object 'Kind' is missing in protobuf envelope (apiVersion ${JSON.stringify(env.apiVersion)})`);
-  if (env.apiVersion === "") throw new DecodeError(`Object 'apiVersion' is missing in protobuf envelope (kind ${JSON.stringify(env.kind)})`);
+  if (env.kind === "") throw new DecodeError(`Object 'Kind' is missing in protobuf envelope (apiVersion ${goQuote(env.apiVersion)})`);
+  if (env.apiVersion === "") throw new DecodeError(`Object 'apiVersion' is missing in protobuf envelope (kind ${goQuote(env.kind)})`);
   const message = messageForTypeMeta(env.apiVersion, env.kind);
   if (message === undefined) {
-    throw new DecodeError(`no kind ${JSON.stringify(env.kind)} is registered for version ${JSON.stringify(env.apiVersion)} in protobuf`);
+    throw new DecodeError(`no kind ${goQuote(env.kind)} is registered for version ${goQuote(env.apiVersion)} in protobuf`);
   }
   const out: Record<string, unknown> = { apiVersion: env.apiVersion, kind: env.kind };
   const r = new Reader(env.raw);

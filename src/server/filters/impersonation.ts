@@ -6,6 +6,7 @@ import type { Attributes, Authorizer } from "../../authz/authorizer.js";
 import { anonymousUser, authenticatedGroup, unauthenticatedGroup, type UserInfo } from "../../apimachinery/user.js";
 import { userOf } from "../../http/context.js";
 import type { Filter } from "./filter.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -44,7 +45,7 @@ export async function impersonate(caller: UserInfo, headers: Headers, authorizer
     try {
       key = decodeURIComponent(name.slice("impersonate-extra-".length)).toLowerCase();
     } catch {
-      throw badRequest(`invalid escape in impersonation header ${JSON.stringify(name)}`);
+      throw badRequest(`invalid escape in impersonation header ${goQuote(name)}`);
     }
     extra[key] = [...(extra[key] ?? []), ...all(headers, name)];
   }

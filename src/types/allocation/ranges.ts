@@ -1,6 +1,7 @@
 // Service IP and node-port ranges (upstream --service-cluster-ip-range, --service-node-port-range)
 // and the deterministic scan that picks a free value in them.
-import { isIPv4, isIPv6 } from "node:net";
+import { ipv4Number, ipv4OfNumber, parseIPv4 } from "../../apimachinery/ip-address.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export const DEFAULT_SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24";
 export const DEFAULT_SERVICE_NODE_PORT_RANGE = "30000-32767";
@@ -16,32 +17,26 @@ export interface IPRange {
   last: number;
 }
 
-export function ipv4ToNumber(ip: string): number {
-  return ip.split(".").reduce((n, part) => n * 256 + Number(part), 0);
-}
-
-export function numberToIPv4(n: number): string {
-  return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join(".");
-}
-
 export function parseIPv4Range(cidr: string): IPRange {
   const [ip, bitsText] = cidr.split("/");
   const bits = Number(bitsText);
-  if (!ip || !isIPv4(ip) || !Number.isInteger(bits) || bits < 1 || bits > 30) throw new Error(`invalid IPv4 service CIDR ${JSON.stringify(cidr)}`);
+  const addr = ip ? parseIPv4(ip) : undefined;
+  if (!addr || !Number.isInteger(bits) || bits < 1 || bits > 30) throw new Error(`invalid IPv4 service CIDR ${goQuote(cidr)}`);
   const total = 2 ** (32 - bits);
-  const base = Math.floor(ipv4ToNumber(ip) / total) * total;
-  return { cidr: `${numberToIPv4(base)}/${bits}`, base, total, first: 1, last: total - 2 };
+  const base = Math.floor(ipv4Number(addr) / total) * total;
+  return { cidr: `${ipv4OfNumber(base)}/${bits}`, base, total, first: 1, last: total - 2 };
 }
 
 export function ipInRange(r: IPRange, ip: string): boolean {
-  if (!isIPv4(ip)) return false;
-  const off = ipv4ToNumber(ip) - r.base;
+  const addr = parseIPv4(ip);
+  if (!addr) return false;
+  const off = ipv4Number(addr) - r.base;
   return off >= r.first && off <= r.last;
 }
 
 /** The first usable address: upstream gives it to the `kubernetes` Service in `default`. */
 export function firstServiceIP(r: IPRange): string {
-  return numberToIPv4(r.base + r.first);
+  return ipv4OfNumber(r.base + r.first);
 }
 
 export interface PortRange {
@@ -52,10 +47,10 @@ export interface PortRange {
 
 export function parsePortRange(text: string): PortRange {
   const m = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
-  if (!m) throw new Error(`invalid port range ${JSON.stringify(text)}`);
+  if (!m) throw new Error(`invalid port range ${goQuote(text)}`);
   const lo = Number(m[1]);
   const hi = m[2] === undefined ? lo : Number(m[2]);
-  if (hi < lo || lo < 1 || hi > 65535) throw new Error(`invalid port range ${JSON.stringify(text)}`);
+  if (hi < lo || lo < 1 || hi > 65535) throw new Error(`invalid port range ${goQuote(text)}`);
   return { base: lo, size: hi - lo + 1, text: `${lo}-${hi}` };
 }
 
@@ -94,5 +89,3 @@ export function pickFree(size: number, used: (offset: number) => boolean, seed: 
   };
   return scan(band, size) ?? scan(0, band);
 }
-
-export const isIP = (s: string): boolean => isIPv4(s) || isIPv6(s);

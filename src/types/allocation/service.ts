@@ -7,7 +7,6 @@ import {
   DEFAULT_SERVICE_CLUSTER_IP_RANGE,
   DEFAULT_SERVICE_NODE_PORT_RANGE,
   ipInRange,
-  numberToIPv4,
   parseIPv4Range,
   parsePortRange,
   pickFree,
@@ -15,7 +14,7 @@ import {
   type IPRange,
   type PortRange,
 } from "./ranges.js";
-import { isIPv4 } from "node:net";
+import { ipv4OfNumber, parseIPv4 } from "../../apimachinery/ip-address.js";
 
 export interface ServiceRanges {
   ip: IPRange;
@@ -82,12 +81,12 @@ export function allocateService(svc: Obj, old: Obj | undefined, held: Holdings, 
       const wanted = str(spec.clusterIP);
       if (wanted === "") {
         // Offset 0 (the first address) stays for the `kubernetes` Service.
-        const off = pickFree(r.ip.last, (o) => o === 0 || held.ips.has(numberToIPv4(r.ip.base + r.ip.first + o)), seed, 16, 256);
+        const off = pickFree(r.ip.last, (o) => o === 0 || held.ips.has(ipv4OfNumber(r.ip.base + r.ip.first + o)), seed, 16, 256);
         if (off === undefined) return [invalid("spec.clusterIPs", arr(spec.clusterIPs), "failed to allocate a serviceIP: range is full")];
-        const ip = numberToIPv4(r.ip.base + r.ip.first + off);
+        const ip = ipv4OfNumber(r.ip.base + r.ip.first + off);
         spec.clusterIP = ip;
         spec.clusterIPs = [ip];
-      } else if (wanted !== oldIP && isIPv4(wanted)) {
+      } else if (wanted !== oldIP && parseIPv4(wanted) !== undefined) {
         if (!ipInRange(r.ip, wanted)) {
           return [invalid("spec.clusterIPs", arr(spec.clusterIPs), `failed to allocate IP ${wanted}: the provided IP (${wanted}) is not in the valid range. The range of valid IPs is ${r.ip.cidr}`)];
         }
@@ -174,7 +173,7 @@ export function keepAllocatedValues(svc: Obj, old: Obj): void {
 
 /** The `kubernetes` Service in `default` that fronts the API server itself. */
 export function kubernetesService(r: ServiceRanges = serviceRanges(), securePort = 6443): Obj {
-  const ip = numberToIPv4(r.ip.base + r.ip.first);
+  const ip = ipv4OfNumber(r.ip.base + r.ip.first);
   return {
     apiVersion: "v1",
     kind: "Service",

@@ -3,6 +3,7 @@
 import { badRequest } from "../../apimachinery/errors.js";
 import { forbidden, invalid, type FieldError } from "../../apimachinery/validation.js";
 import { queryBool } from "../../apimachinery/booleans.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
 
 export interface PodLogOptions {
   container: string;
@@ -22,7 +23,7 @@ function queryInt(q: URLSearchParams, name: string): number | undefined {
   if (raw === null || raw.trim() === "") return undefined;
   const v = raw.trim();
   // The parameter codec's parse error is Go's, and clients show it as the server's message.
-  if (!/^[+-]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  if (!/^[+-]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${goQuote(v)}: invalid syntax`);
   return Number(v);
 }
 
@@ -34,7 +35,7 @@ function queryTime(q: URLSearchParams, name: string): string | undefined {
   // Older clients wrote an unset time as JSON's null.
   if (v === null || v === "" || v === "null") return undefined;
   // Go's time.Parse words its error by the layout element that failed; this names the layout only.
-  if (!rfc3339.test(v) || Number.isNaN(Date.parse(v))) throw badRequest(`parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time`);
+  if (!rfc3339.test(v) || Number.isNaN(Date.parse(v))) throw badRequest(`parsing time ${goQuote(v)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time`);
   return v;
 }
 

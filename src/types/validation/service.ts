@@ -1,5 +1,5 @@
 // Service validation (upstream ValidateService / ValidateServiceUpdate).
-import { isIPv4, isIPv6 } from "node:net";
+import { parseIPv4, parseIPv6 } from "../../apimachinery/ip-address.js";
 import { duplicate, forbidden, invalid, isDNS1123Subdomain, notSupported, required, validateLabels, type FieldError } from "../../apimachinery/validation.js";
 import { arr, child, dnsLabelErrors, index, isObj, isValidPortName, isValidPortNum, obj, str, type Obj } from "./helpers.js";
 
@@ -72,7 +72,7 @@ export function validateService(o: Obj): FieldError[] {
   }
   if (type !== "ExternalName") errs.push(...validateClusterIPFields(spec));
   arr(spec.externalIPs).forEach((ip, i) => {
-    if (!isIPv4(str(ip)) && !isIPv6(str(ip))) errs.push(invalid(`spec.externalIPs[${i}]`, ip, ipMessage));
+    if (!parseIPv4(str(ip)) && !parseIPv6(str(ip))) errs.push(invalid(`spec.externalIPs[${i}]`, ip, ipMessage));
   });
   if (type === "") errs.push(required("spec.type", ""));
   else if (!serviceTypes.includes(type)) errs.push(notSupported("spec.type", type, serviceTypes));
@@ -135,7 +135,7 @@ function validateClusterIPFields(spec: Obj): FieldError[] {
       if (ips.length > 1) errs.push(invalid("spec.clusterIPs", ips, "'None' must be the first and only value"));
       return;
     }
-    if (!isIPv4(str(ip)) && !isIPv6(str(ip))) errs.push(invalid(`spec.clusterIPs[${i}]`, ip, ipMessage));
+    if (!parseIPv4(str(ip)) && !parseIPv6(str(ip))) errs.push(invalid(`spec.clusterIPs[${i}]`, ip, ipMessage));
   });
   if (ips.length > 2) errs.push(invalid("spec.clusterIPs", ips, "may only hold up to 2 values"));
   return errs;

@@ -21,6 +21,7 @@ import type { MutatingAdmissionPolicy, PolicyBinding } from "../types.js";
 import { aggregate } from "../validating/validator.js";
 import { compileMutatingPolicy, type CompiledMutatingPolicy } from "./compiled.js";
 import { applyConfiguration, applyJsonPatchMutation, MutationError } from "./patch.js";
+import { goQuote } from "../../../apimachinery/go-quote.js";
 
 export const pluginName = "MutatingAdmissionPolicy";
 
@@ -109,7 +110,7 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
     if (invocations.length > 0) await dispatch(a, invocations, errors);
     const failing = errors.filter((e) => e.policy.spec?.failurePolicy !== "Ignore");
     if (failing.length === 0) return;
-    const messages = failing.map((e) => (e.binding ? `policy '${e.policy.metadata.name}' with binding '${e.binding.metadata.name}' denied request: ${e.message}` : `policy ${JSON.stringify(e.policy.metadata.name)} denied request: ${e.message}`));
+    const messages = failing.map((e) => (e.binding ? `policy '${e.policy.metadata.name}' with binding '${e.binding.metadata.name}' denied request: ${e.message}` : `policy ${goQuote(e.policy.metadata.name)} denied request: ${e.message}`));
     const name = forbiddenName(a);
     throw new ApiError(403, failing[0]!.reason ?? "Forbidden", messages[0]!, {
       name,
