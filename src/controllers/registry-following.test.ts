@@ -14,7 +14,8 @@ import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { findBuiltinResource } from "../types/builtin-resources.js";
 import { builtinResourceType, builtinTypeRegistry } from "../types/register.js";
 import { startGarbageCollector } from "./garbage-collector.js";
-import { startNamespaceController, type Controller } from "./namespace.js";
+import { startNamespaceController } from "./namespace.js";
+import type { Controller } from "./runtime/controller.js";
 
 const stops: (() => unknown)[] = [];
 afterEach(async () => {
