@@ -46,8 +46,12 @@ export interface ControllerDefinition {
   watches?: readonly Watch<any>[];
   /** Further event sources (type registry subscriptions, informers found later). */
   setup?(ctx: ControllerContext): void;
-  /** Brings the world in line for one key; throws to have it retried. */
-  reconcile(key: string, ctx: ControllerContext): Promise<ReconcileResult | void>;
+  /**
+   * Brings the world in line for one key; throws to have it retried. A controller that only
+   * keeps an in-memory view current from its informers' changes (the Node authorizer's graph)
+   * queues no keys and has none.
+   */
+  reconcile?(key: string, ctx: ControllerContext): Promise<ReconcileResult | void>;
   /** Every `everyMs`, `keys()` are queued again (what failed silently, what takes time). */
   resync?: { everyMs: number; keys(): Iterable<string> };
   /**
@@ -82,7 +86,7 @@ export function runController(def: ControllerDefinition): Controller {
   const queue = new KeyQueue(
     async (key) => {
       try {
-        const result = await def.reconcile(key, ctx);
+        const result = await def.reconcile?.(key, ctx);
         if (limiter) limiter.forget(key);
         if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
       } catch (err) {
