@@ -18,8 +18,8 @@ import { foregroundFinalizer, orphanFinalizer, type GenericStore } from "../regi
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { informAboutEveryType, type EveryType } from "./every-type.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
-import { runController, type Controller } from "./runtime/controller.js";
-import { fixedDelayRateLimiter } from "./runtime/rate-limiter.js";
+import { runController, type Controller } from "../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../controller-runtime/rate-limiter.js";
 import { finalizersOf, isDeleting, OwnerGraph, uidOf, type GcNode } from "./owner-graph.js";
 
 export interface GarbageCollectorDeps {

@@ -22,7 +22,7 @@ import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
 import { deletionConditions, emptyReport, mergeConditions, type ContentReport, type NamespaceCondition } from "./namespace-conditions.js";
-import { runController, type Controller } from "./runtime/controller.js";
+import { runController, type Controller } from "../controller-runtime/controller.js";
 
 export interface NamespaceControllerDeps {
   store: GenericStore;

@@ -14,8 +14,8 @@ import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { controllerEnabled, rootCACertificatePublisherController } from "./controllers-flag.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
-import { runController, type Controller } from "./runtime/controller.js";
-import { fixedDelayRateLimiter } from "./runtime/rate-limiter.js";
+import { runController, type Controller } from "../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../controller-runtime/rate-limiter.js";
 
 export const rootCAConfigMapName = "kube-root-ca.crt";
 const descriptionAnnotation = "kubernetes.io/description";

@@ -11,7 +11,7 @@ import { removeFinalizer } from "./remove-finalizer.js";
 import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { controllerEnabled, pvcProtectionController, pvProtectionController } from "./controllers-flag.js";
-import { runController, type Controller } from "./runtime/controller.js";
+import { runController, type Controller } from "../controller-runtime/controller.js";
 
 export interface StorageProtectionDeps {
   store: GenericStore;

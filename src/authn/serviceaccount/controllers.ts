@@ -6,7 +6,7 @@
 // uid. Both hear of changes from the shared informers and re-read live objects before writing.
 import type { KeyObject } from "node:crypto";
 import { serviceAccountController, serviceAccountTokenController } from "../../controllers/controllers-flag.js";
-import { runController, type Controller } from "../../controllers/runtime/controller.js";
+import { runController, type Controller } from "../../controller-runtime/controller.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { GenericStore } from "../../registry/store.js";

@@ -4,8 +4,8 @@
 // with no last-used label is only known to be unused if tracking has been on for long enough.
 // The server keeps it present (re-created at most once per half hour, so servers of one cluster
 // that disagree do not fight over it) and keeps `since` a valid date.
-import { runController, type Controller, type ReconcileResult } from "../../controllers/runtime/controller.js";
-import { fixedDelayRateLimiter } from "../../controllers/runtime/rate-limiter.js";
+import { runController, type Controller, type ReconcileResult } from "../../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../../controller-runtime/rate-limiter.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { GenericStore } from "../../registry/store.js";

@@ -2,7 +2,7 @@
 // shared informers of pods, persistent volumes, volume attachments and resource slices
 // (upstream: graph_populator.go). Nothing is read from the store per request.
 import type { Authorizer } from "../authorizer.js";
-import { runController, type Controller, type ControllerContext, type Watch } from "../../controllers/runtime/controller.js";
+import { runController, type Controller, type ControllerContext, type Watch } from "../../controller-runtime/controller.js";
 import type { InformerHandler } from "../../registry/informer.js";
 import type { InformerFactory, ObjectInformer } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";

@@ -10,8 +10,8 @@ import type { ObjectInformer } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
-import { runController, type Controller, type ControllerContext } from "../../controllers/runtime/controller.js";
-import { fixedDelayRateLimiter } from "../../controllers/runtime/rate-limiter.js";
+import { runController, type Controller, type ControllerContext } from "../../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../../controller-runtime/rate-limiter.js";
 import { toPolicyRule } from "./rules.js";
 
 export const aggregationFieldManager = "clusterrole-aggregation-controller";

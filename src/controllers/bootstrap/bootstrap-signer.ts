@@ -28,7 +28,7 @@ import {
   tokenSecretType,
 } from "../../authn/bootstrap/token.js";
 import { bootstrapSignerController } from "../controllers-flag.js";
-import { runController, type Controller, type ReconcileResult } from "../runtime/controller.js";
+import { runController, type Controller, type ReconcileResult } from "../../controller-runtime/controller.js";
 
 export interface BootstrapSignerDeps {
   store: Pick<GenericStore, "update">;

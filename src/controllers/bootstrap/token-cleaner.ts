@@ -8,7 +8,7 @@ import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
 import { getExpiration, tokenSecretNamespace, tokenSecretType } from "../../authn/bootstrap/token.js";
 import { tokenCleanerController } from "../controllers-flag.js";
-import { runController, type Controller, type ControllerContext, type ReconcileResult } from "../runtime/controller.js";
+import { runController, type Controller, type ControllerContext, type ReconcileResult } from "../../controller-runtime/controller.js";
 
 export interface TokenCleanerDeps {
   store: Pick<GenericStore, "delete">;

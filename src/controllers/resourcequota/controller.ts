@@ -19,8 +19,8 @@ import type { TypeRegistry } from "../../registry/type-registry.js";
 import { listsEqual, mask, resourceListJson, resourceListOf } from "../../quota/resource-list.js";
 import { calculateUsage, countedTypes } from "./usage.js";
 import { resourceQuotaController } from "../controllers-flag.js";
-import { runController, type Controller, type ControllerContext } from "../runtime/controller.js";
-import { fixedDelayRateLimiter } from "../runtime/rate-limiter.js";
+import { runController, type Controller, type ControllerContext } from "../../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../../controller-runtime/rate-limiter.js";
 
 export interface ResourceQuotaControllerDeps {
   store: GenericStore;

@@ -6,8 +6,8 @@
 import { ApiError } from "../../../apimachinery/errors.js";
 import { deepClone } from "../../../apimachinery/json-value.js";
 import type { KObject } from "../../../apimachinery/object.js";
-import { runController, type Controller } from "../../../controllers/runtime/controller.js";
-import { fixedDelayRateLimiter } from "../../../controllers/runtime/rate-limiter.js";
+import { runController, type Controller } from "../../../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../../../controller-runtime/rate-limiter.js";
 import type { AdmissionParts } from "../../plugins.js";
 import type { ValidatingAdmissionPolicy } from "../types.js";
 import { typeCheck } from "./typecheck.js";

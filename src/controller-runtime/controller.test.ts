@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Cacher } from "../../storage/cacher/cacher.js";
-import type { KeyValue } from "../../storage/interface.js";
-import { MemoryStorage } from "../../storage/memory/memory-storage.js";
-import { Informer } from "../../registry/informer.js";
+import { Cacher } from "../storage/cacher/cacher.js";
+import type { KeyValue } from "../storage/interface.js";
+import { MemoryStorage } from "../storage/memory/memory-storage.js";
+import { Informer } from "../registry/informer.js";
 import { runController, type Controller, type ControllerDefinition } from "./controller.js";
 import { itemExponentialRateLimiter } from "./rate-limiter.js";
 

@@ -42,11 +42,15 @@ export class KeyQueue {
   release(): void {
     this.held = false;
     this.schedule();
+    if (this.idle()) this.wakeIdleWaiters();
   }
 
-  /** No key is queued or being worked (keys waiting out a delay do not count). */
+  /**
+   * Released, and no key is queued or being worked (keys waiting out a delay do not count: a
+   * retry's backoff or a re-examination hours ahead is not work at hand).
+   */
   idle(): boolean {
-    return this.stopped || (!this.working && this.pending.size === 0);
+    return this.stopped || (!this.held && !this.working && this.pending.size === 0);
   }
 
   /** Resolves the next time the queue is idle (at once when it is). */

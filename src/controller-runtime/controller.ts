@@ -4,7 +4,7 @@
 // queue (each key once while it waits, one at a time), retries with backoff after a failure,
 // the periodic resync, stop, and whether any work is queued (`idle()`, `whenIdle()`), which is
 // what a test kit's settle() waits on.
-import type { Informer, InformerHandler } from "../../registry/informer.js";
+import type { Informer, InformerHandler } from "../registry/informer.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiter.js";
 import { KeyQueue } from "./work-queue.js";
 
