@@ -111,14 +111,12 @@ export function startCrdServing({ types, informers, log = () => undefined, hooks
   const informer = informers.forType(crdType);
   const controller = runController({
     name: controllerName,
-    watches: [
-      {
-        informer,
-        added: (o: KObject) => void reconcile(o.metadata.name!, o as unknown as CustomResourceDefinition),
-        updated: (_old: KObject, o: KObject) => void reconcile(o.metadata.name!, o as unknown as CustomResourceDefinition),
-        deleted: (o: KObject) => void reconcile(o.metadata.name!, undefined),
-      },
-    ],
+    setup: (ctx) =>
+      ctx.follow(informer, {
+        added: (o: KObject) => reconcile(o.metadata.name!, o as unknown as CustomResourceDefinition),
+        updated: (_old: KObject, o: KObject) => reconcile(o.metadata.name!, o as unknown as CustomResourceDefinition),
+        deleted: (o: KObject) => reconcile(o.metadata.name!, undefined),
+      }),
   });
   return { ...controller, served: () => served };
 }

@@ -20,6 +20,14 @@ function run(def: ControllerDefinition): Controller {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits for `check` (timers run late on a loaded machine: poll rather than sleep a fixed time). */
+async function until(check: () => boolean, what: string, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
 const deferred = () => {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => (resolve = r));
@@ -121,18 +129,18 @@ describe("controller runtime", () => {
   it("requeues a key when reconcile asks to, and a delayed key does not count as queued work", async () => {
     let n = 0;
     const c = run({ name: "t", setup: (ctx) => ctx.enqueue("k"), reconcile: async () => (++n === 1 ? { requeueAfterMs: 40 } : undefined) });
+    const t0 = Date.now();
     await c.whenIdle();
     expect(n).toBe(1);
     expect(c.idle()).toBe(true);
-    await sleep(80);
-    expect(n).toBe(2);
+    await until(() => n === 2, "the requeued key");
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(35);
   });
 
   it("resyncs: queues the declared keys every period", async () => {
     const seen: string[] = [];
     run({ name: "t", resync: { everyMs: 20, keys: () => ["x", "y"] }, reconcile: async (k) => void seen.push(k) });
-    await sleep(75);
-    expect(seen.length).toBeGreaterThanOrEqual(4);
+    await until(() => seen.length >= 4, "two resyncs");
     expect(new Set(seen)).toEqual(new Set(["x", "y"]));
   });
 
@@ -212,13 +220,28 @@ describe("controller runtime", () => {
       await c.whenIdle();
       expect(seen).toEqual(["b"]);
       await w.storage.update(`${prefix}a`, JSON.stringify({ name: "a", v: 3 }), 0);
-      for (let i = 0; i < 100 && seen.length < 3; i++) await sleep(5);
+      await until(() => seen.length >= 3, "the update's keys");
       await c.whenIdle();
       expect(seen).toEqual(["b", "a", "a-too"]);
       c.stop();
       await w.put("c", 9);
       await sleep(30);
       expect(seen).toEqual(["b", "a", "a-too"]);
+    });
+
+    it("a view-only controller (follow, no reconcile) is idle once its informer listed, and hears nothing after stop", async () => {
+      const w = world();
+      await w.put("a", 1);
+      const view = new Map<string, number>();
+      const c = run({ name: "view", setup: (ctx) => void ctx.follow(w.informer, { added: (o) => view.set(o.name, o.v), deleted: (o) => view.delete(o.name) }) });
+      expect(c.idle()).toBe(false);
+      w.informer.start();
+      await c.whenIdle();
+      expect([...view]).toEqual([["a", 1]]);
+      c.stop();
+      await w.put("b", 2);
+      await sleep(30);
+      expect([...view]).toEqual([["a", 1]]);
     });
   });
 });

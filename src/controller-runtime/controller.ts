@@ -30,6 +30,11 @@ export interface ControllerContext {
   enqueueAfter(key: string, ms: number): void;
   /** Follows one more informer (one that only becomes known later); removed at stop. */
   watch<O>(w: Watch<O>): () => void;
+  /**
+   * Follows an informer with plain handlers that keep an in-memory view current (a graph, the
+   * type registry) and queue keys themselves if at all; removed at stop, counted by idle().
+   */
+  follow<O>(informer: Informer<O>, handler: InformerHandler<O>): () => void;
   /** Runs `fn` at stop (an unsubscribe the runtime cannot know of). */
   onStop(fn: () => void): void;
   /**
@@ -80,7 +85,8 @@ const asList = (k: Keys): readonly string[] => (!k ? [] : typeof k === "string" 
 export function runController(def: ControllerDefinition): Controller {
   const limiter = def.retry === undefined ? defaultControllerRateLimiter() : def.retry;
   const stops: (() => void)[] = [];
-  const followed: Informer<unknown>[] = [];
+  /** One entry per handler added (an informer may be followed twice); gone with its handler. */
+  const followed = new Set<{ informer: Informer<unknown> }>();
   let stopped = false;
 
   const queue = new KeyQueue(
@@ -110,8 +116,16 @@ export function runController(def: ControllerDefinition): Controller {
       if (w.added) h.added = (o) => queueAll(w.added!(o));
       if (w.updated) h.updated = (old, o) => queueAll(w.updated!(old, o));
       if (w.deleted) h.deleted = (o) => queueAll(w.deleted!(o));
-      followed.push(w.informer as Informer<unknown>);
-      const remove = w.informer.addHandler(h);
+      return ctx.follow(w.informer, h);
+    },
+    follow<O>(informer: Informer<O>, handler: InformerHandler<O>) {
+      const entry = { informer: informer as Informer<unknown> };
+      followed.add(entry);
+      const removeHandler = informer.addHandler(handler);
+      const remove = () => {
+        followed.delete(entry);
+        removeHandler();
+      };
       stops.push(remove);
       return remove;
     },
@@ -132,7 +146,7 @@ export function runController(def: ControllerDefinition): Controller {
   if (holds.length === 0) queue.release();
   else void Promise.allSettled(holds).then(() => queue.release());
 
-  const informersListed = () => followed.every((i) => i.hasSynced() || i.isStopped);
+  const informersListed = () => [...followed].every(({ informer: i }) => i.hasSynced() || i.isStopped);
   const controller: Controller = {
     name: def.name,
     idle: () => stopped || (queue.idle() && informersListed()),
@@ -140,7 +154,7 @@ export function runController(def: ControllerDefinition): Controller {
       // An informer's initial list can queue keys: wait for the lists, then for the queue, until
       // both hold at once.
       while (!controller.idle()) {
-        await Promise.all(followed.map((i) => i.synced));
+        await Promise.all([...followed].map(({ informer: i }) => i.synced));
         await queue.whenIdle();
       }
     },

@@ -153,7 +153,7 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
           deleted: (obj) => graph.forget(obj),
         }),
         removed: (prefix) => graph.forgetType(prefix),
-      });
+      }, (informer, handler) => ctx.follow(informer, handler));
       ctx.onStop(() => everyType.stop());
       ctx.onStop(unsubscribe);
       // The graph is judged only once it holds every type stored at start.

@@ -2,7 +2,7 @@
 // shared informers of pods, persistent volumes, volume attachments and resource slices
 // (upstream: graph_populator.go). Nothing is read from the store per request.
 import type { Authorizer } from "../authorizer.js";
-import { runController, type Controller, type ControllerContext, type Watch } from "../../controller-runtime/controller.js";
+import { runController, type Controller, type ControllerContext } from "../../controller-runtime/controller.js";
 import type { InformerHandler } from "../../registry/informer.js";
 import type { InformerFactory, ObjectInformer } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
@@ -68,11 +68,7 @@ export function createNodeAuthorizer(deps: NodeAuthorizerDeps): RunningNodeAutho
     watched.add(key);
     const informer = deps.informers.forType(t);
     feeding.push(informer);
-    const w: Watch<KObject> = { informer };
-    if (h.added) w.added = (o) => void h.added!(o);
-    if (h.updated) w.updated = (old, o) => void h.updated!(old, o);
-    if (h.deleted) w.deleted = (o) => void h.deleted!(o);
-    ctx.watch(w);
+    ctx.follow(informer, h);
   };
 
   const setPod = (pod: KObject) => {
