@@ -5,7 +5,6 @@
 // token), `ca.crt` and `namespace`, and deletes those whose ServiceAccount is gone or has another
 // uid. Both hear of changes from the shared informers and re-read live objects before writing.
 import type { KeyObject } from "node:crypto";
-import { serviceAccountController, serviceAccountTokenController } from "../../controllers/controllers-flag.js";
 import { runController, type Controller } from "../../controller-runtime/controller.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
@@ -17,6 +16,9 @@ export const serviceAccountTokenType = "kubernetes.io/service-account-token";
 export const serviceAccountNameKey = "kubernetes.io/service-account.name";
 export const serviceAccountUidKey = "kubernetes.io/service-account.uid";
 export const defaultServiceAccountName = "default";
+// Their --controllers names (controllers/controllers-flag.ts lists them; authn sits below controllers).
+const serviceAccountController = "serviceaccount-controller";
+const serviceAccountTokenController = "serviceaccount-token-controller";
 const resyncMs = 5000;
 
 export interface ServiceAccountControllerDeps {
