@@ -19,6 +19,7 @@ const layers = [
   { name: "leaves", folders: ["encoding", "cel", "patch", "storage", "webhook", "observability"], why: "codecs, CEL, patch engines, storage backends (bytes and revisions), the outbound webhook client, metrics: each stands on the machinery alone" },
   { name: "exchange", folders: ["http", "apply"], why: "the HTTP exchange and request info; server-side apply" },
   { name: "registry", folders: ["registry"], why: "the type registry, the generic store and its admission hook, informers" },
+  { name: "controller runtime", folders: ["controller-runtime"], why: "the queue, retries, resync, stop and idle signal every in-process controller runs on" },
   { name: "printers", folders: ["printers"], why: "Table columns per type" },
   { name: "types", folders: ["types"], why: "the built-in types and their strategies" },
   { name: "type features", folders: ["quota", "discovery", "apiextensions"], why: "what quota counts, discovery and OpenAPI documents, custom resources" },

@@ -11,6 +11,7 @@ import { compileValidationRules, type RulesSchema } from "./validation-rules.js"
 import type { GenericStore } from "../registry/store.js";
 import { endpointServiceResolver, informerServiceSource, type ServiceResolver } from "../webhook/service-resolver.js";
 import { syncedInformerLookup } from "../registry/synced-informer-lookup.js";
+import { runController, type Controller } from "../controller-runtime/controller.js";
 
 /** CEL rules of a version, compiled once per schema object (the compiler caches by schema). */
 export const celRulesHooks: VersionHooks = {
@@ -31,11 +32,12 @@ export interface CrdServingDeps {
   store?: GenericStore;
 }
 
-export interface CrdServing {
+export interface CrdServing extends Controller {
   /** CRD name → the group/version/resources it serves. */
   served(): Map<string, ResourceType[]>;
-  stop(): void;
 }
+
+const controllerName = "crd-serving";
 
 /** Served once the establishing controller set Established (src/controllers/crd/). */
 export function isEstablished(crd: CustomResourceDefinition): boolean {
@@ -50,7 +52,7 @@ export function startCrdServing({ types, informers, log = () => undefined, hooks
   const resolveService: ServiceResolver | undefined = store ? endpointServiceResolver(informerServiceSource(syncedInformerLookup(informers, types))) : undefined;
   const hooks: VersionHooks = { ...given, converterOptions: { ...(given.converterOptions ?? {}), ...(resolveService ? { resolveService } : {}) } };
   const served = new Map<string, ResourceType[]>();
-  if (!crdType) return { served: () => served, stop() {} };
+  if (!crdType) return { ...runController({ name: controllerName }), served: () => served };
   /** Types this module registered (by group/version/resource): never touch a built-in. */
   const ours = new Set<string>();
   /** Per CRD: what its types were built from, and the state they read at run time. */
@@ -104,16 +106,17 @@ export function startCrdServing({ types, informers, log = () => undefined, hooks
     else served.delete(name);
   }
 
+  // The registry changes in the informer's handlers themselves, not from a queue: a CRD's types
+  // are served as soon as the informer hears it is established.
   const informer = informers.forType(crdType);
-  const unsubscribe = informer.addHandler({
-    added: (o: KObject) => reconcile(o.metadata.name!, o as unknown as CustomResourceDefinition),
-    updated: (_old: KObject, o: KObject) => reconcile(o.metadata.name!, o as unknown as CustomResourceDefinition),
-    deleted: (o: KObject) => reconcile(o.metadata.name!, undefined),
+  const controller = runController({
+    name: controllerName,
+    setup: (ctx) =>
+      ctx.follow(informer, {
+        added: (o: KObject) => reconcile(o.metadata.name!, o as unknown as CustomResourceDefinition),
+        updated: (_old: KObject, o: KObject) => reconcile(o.metadata.name!, o as unknown as CustomResourceDefinition),
+        deleted: (o: KObject) => reconcile(o.metadata.name!, undefined),
+      }),
   });
-  return {
-    served: () => served,
-    stop() {
-      unsubscribe();
-    },
-  };
+  return { ...controller, served: () => served };
 }

@@ -1,5 +1,7 @@
-// A handler on the (metadata) informer of every stored type, following the type registry: a type added
-// later gets one, a removed type loses it (upstream: the GC's monitors, resynced from discovery).
+// A handler on the (metadata) informer of every stored type, following the type registry: a type
+// added later gets one, a removed type loses it (upstream: the GC's monitors, resynced from
+// discovery). Handlers are added through the controller's follow, so the runtime counts those
+// informers for idle() and removes the handlers at stop.
 //
 // The initial informers start one after another, each once the previous has synced, so that
 // loading the caches of a large store is spread over many turns of the event loop rather than
@@ -38,7 +40,10 @@ export interface EveryType {
   stop(): void;
 }
 
-export function informAboutEveryType(types: TypeRegistry, informers: InformerFactory, h: EveryTypeHandlers): EveryType {
+/** Adds a handler to an informer; returns its remover (a controller's ctx.follow). */
+export type Follow = (informer: ObjectInformer, handler: InformerHandler<KObject>) => () => void;
+
+export function informAboutEveryType(types: TypeRegistry, informers: InformerFactory, h: EveryTypeHandlers, follow: Follow): EveryType {
   const watched = new Map<string, { informer: ObjectInformer; remove: () => void }>();
   let stopped = false;
 
@@ -46,7 +51,7 @@ export function informAboutEveryType(types: TypeRegistry, informers: InformerFac
     // (a type of the start-up snapshot may have been removed while earlier ones synced)
     if (stopped || watched.has(t.keyPrefix) || !types.get(t.group, t.version, t.resource)) return undefined;
     const informer = informers.metadataFor(t);
-    watched.set(t.keyPrefix, { informer, remove: informer.addHandler(h.handlerFor(t)) });
+    watched.set(t.keyPrefix, { informer, remove: follow(informer, h.handlerFor(t)) });
     return informer;
   }
 

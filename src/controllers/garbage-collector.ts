@@ -16,9 +16,10 @@ import type { OwnerReference } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { foregroundFinalizer, orphanFinalizer, type GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
-import { informAboutEveryType } from "./every-type.js";
+import { informAboutEveryType, type EveryType } from "./every-type.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
-import type { Controller } from "./namespace.js";
+import { runController, type Controller } from "../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../controller-runtime/rate-limiter.js";
 import { finalizersOf, isDeleting, OwnerGraph, uidOf, type GcNode } from "./owner-graph.js";
 
 export interface GarbageCollectorDeps {
@@ -34,14 +35,9 @@ const at = (n: GcNode): [string, string] => [n.meta.namespace ?? "", n.meta.name
 const resyncMs = 30_000;
 
 export function startGarbageCollector({ store, types, informers }: GarbageCollectorDeps): Controller {
-  const queue = new Set<string>(); // uids to examine
-  const graph = new OwnerGraph((uid) => {
-    queue.add(uid);
-    kick();
-  });
-  let ready = false;
-  let stopped = false;
-  let draining = false;
+  // Made at setup, where the runtime's queue is known: the graph queues the uids it sees change.
+  let graph!: OwnerGraph;
+  let everyType!: EveryType;
 
   // Stored types by key prefix and by group/kind (for owner references), rebuilt on registry changes.
   let index: { byPrefix: Map<string, ResourceType>; byGroupKind: Map<string, ResourceType> } | undefined;
@@ -53,49 +49,6 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
     return index;
   }
   const ownerType = (o: OwnerReference) => typeIndex().byGroupKind.get(`${o.apiVersion.includes("/") ? o.apiVersion.split("/")[0] : ""}/${o.kind}`);
-
-  const everyType = informAboutEveryType(types, informers, {
-    handlerFor: (t) => ({
-      added: (obj) => graph.observe(t.keyPrefix, obj),
-      updated: (_old, obj) => graph.observe(t.keyPrefix, obj),
-      deleted: (obj) => graph.forget(obj),
-    }),
-    removed: (prefix) => graph.forgetType(prefix),
-  });
-  void everyType.synced.then(() => {
-    ready = true;
-    kick();
-  });
-
-  function kick() {
-    if (!ready || draining || stopped || queue.size === 0) return;
-    draining = true;
-    setImmediate(drain);
-  }
-
-  async function drain() {
-    let done = 0;
-    while (!stopped && queue.size > 0) {
-      // Storage answers without real I/O, so awaits alone would never let requests in: yield.
-      if (++done % 50 === 0) await new Promise((r) => setImmediate(r));
-      const uid = queue.values().next().value as string;
-      queue.delete(uid);
-      const n = graph.node(uid);
-      if (!n) continue;
-      try {
-        await examine(n);
-      } catch (e) {
-        if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) {
-          setTimeout(() => {
-            queue.add(uid);
-            kick();
-          }, retryMs).unref();
-        }
-      }
-    }
-    draining = false;
-    if (queue.size > 0) kick();
-  }
 
   async function examine(n: GcNode) {
     const t = typeIndex().byPrefix.get(n.prefix);
@@ -189,19 +142,30 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
     }
   }
 
-  // Periodic resync catches anything a failed attempt left behind.
-  const timer = setInterval(() => {
-    for (const uid of graph.uids()) queue.add(uid);
-    kick();
-  }, resyncMs);
-  timer.unref();
-
-  return {
-    stop() {
-      stopped = true;
-      clearInterval(timer);
-      unsubscribe();
-      everyType.stop();
+  return runController({
+    name: "garbage-collector-controller",
+    setup(ctx) {
+      graph = new OwnerGraph((uid) => ctx.enqueue(uid));
+      everyType = informAboutEveryType(types, informers, {
+        handlerFor: (t) => ({
+          added: (obj) => graph.observe(t.keyPrefix, obj),
+          updated: (_old, obj) => graph.observe(t.keyPrefix, obj),
+          deleted: (obj) => graph.forget(obj),
+        }),
+        removed: (prefix) => graph.forgetType(prefix),
+      }, (informer, handler) => ctx.follow(informer, handler));
+      ctx.onStop(() => everyType.stop());
+      ctx.onStop(unsubscribe);
+      // The graph is judged only once it holds every type stored at start.
+      ctx.holdUntil(everyType.synced);
     },
-  };
+    async reconcile(uid) {
+      const n = graph.node(uid);
+      if (n) await examine(n);
+    },
+    // Periodic resync catches anything a failed attempt left behind.
+    resync: { everyMs: resyncMs, keys: () => graph.uids() },
+    retryIf: (e) => !(e instanceof ApiError && (e.code === 404 || e.code === 409)),
+    retry: fixedDelayRateLimiter(retryMs),
+  });
 }

@@ -10,7 +10,6 @@
 // admitted just before the namespace began terminating, and not the watch caches, which would be
 // loaded in full for every namespaced type — for every namespaced type served at that moment, so
 // types added later (custom resources) are included.
-import { KeyQueue } from "../registry/work-queue.js";
 import { deepClone } from "../apimachinery/json-value.js";
 import { ApiError } from "../apimachinery/errors.js";
 import { listObjects } from "../registry/list.js";
@@ -23,10 +22,7 @@ import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
 import { deletionConditions, emptyReport, mergeConditions, type ContentReport, type NamespaceCondition } from "./namespace-conditions.js";
-
-export interface Controller {
-  stop(): void;
-}
+import { runController, type Controller } from "../controller-runtime/controller.js";
 
 export interface NamespaceControllerDeps {
   store: GenericStore;
@@ -45,10 +41,6 @@ const everything = parseListOptions(new URLSearchParams());
 export function startNamespaceController({ store, types, informers }: NamespaceControllerDeps): Controller {
   const nsType = types.get("", "v1", "namespaces")!;
   const namespaces = informers.metadataFor(nsType);
-  // One namespace at a time, in the order they were queued. A failure (storage closing, a
-  // conflict) is left to the next resync.
-  const queue = new KeyQueue((name) => finalize(name));
-  const enqueue = (name: string) => queue.add(name);
 
   const listContent = async (t: ResourceType, ns: string): Promise<KObject[]> =>
     (await listObjects(store, t, ns, everything)).items;
@@ -126,19 +118,14 @@ export function startNamespaceController({ store, types, informers }: NamespaceC
     }
   }
 
-  const removeHandler = namespaces.addHandler({
-    added: (ns) => isTerminating(ns) && enqueue(ns.metadata.name!),
-    updated: (_old, ns) => isTerminating(ns) && enqueue(ns.metadata.name!),
+  const terminating = (ns: KObject) => isTerminating(ns) && ns.metadata.name!;
+  return runController({
+    name: "namespace-controller",
+    watches: [{ informer: namespaces, added: terminating, updated: (_old, ns) => terminating(ns) }],
+    reconcile: finalize,
+    resync: { everyMs: resyncMs, keys: () => namespaces.list().filter(isTerminating).map((ns) => ns.metadata.name!) },
+    // One namespace at a time, in the order they were queued. A failure (storage closing, a
+    // conflict) is left to the next resync.
+    retry: false,
   });
-  const timer = setInterval(() => {
-    for (const ns of namespaces.list()) if (isTerminating(ns)) enqueue(ns.metadata.name!);
-  }, resyncMs);
-  timer.unref();
-  return {
-    stop() {
-      queue.stop();
-      clearInterval(timer);
-      removeHandler();
-    },
-  };
 }

@@ -14,7 +14,8 @@ import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { findBuiltinResource } from "../types/builtin-resources.js";
 import { builtinResourceType, builtinTypeRegistry } from "../types/register.js";
 import { startGarbageCollector } from "./garbage-collector.js";
-import { startNamespaceController, type Controller } from "./namespace.js";
+import { startNamespaceController } from "./namespace.js";
+import type { Controller } from "../controller-runtime/controller.js";
 
 const stops: (() => unknown)[] = [];
 afterEach(async () => {
@@ -81,6 +82,21 @@ describe("the garbage collector", () => {
     await w.store.delete(w.cmType, "default", "owner2", { dryRun: false });
     await until(async () => !(await exists(w.store, w.cmType, "default", "sentinel")), "the configmap sentinel to be collected");
     expect(await exists(w.store, w.secretType, "default", "dep2")).toBe(true);
+  });
+});
+
+describe("the controllers on the runtime", () => {
+  it("the garbage collector is not idle until its informers listed and what they showed was worked", async () => {
+    const w = world();
+    await create(w.store, w.nsType, "", "default");
+    const ghost = { kind: "ConfigMap", metadata: { name: "ghost", uid: "no-such-uid" } } as KObject;
+    await create(w.store, w.cmType, "default", "orphan", ghost);
+    const gc = startGarbageCollector(w);
+    w.controllers.push(gc);
+    expect(gc.idle()).toBe(false);
+    await gc.whenIdle();
+    expect(gc.idle()).toBe(true);
+    expect(await exists(w.store, w.cmType, "default", "orphan")).toBe(false);
   });
 });
 

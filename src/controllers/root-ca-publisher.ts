@@ -12,10 +12,10 @@ import type { InformerFactory } from "../registry/informer-factory.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
-import { KeyQueue } from "../registry/work-queue.js";
 import { controllerEnabled, rootCACertificatePublisherController } from "./controllers-flag.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
-import type { Controller } from "./namespace.js";
+import { runController, type Controller } from "../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../controller-runtime/rate-limiter.js";
 
 export const rootCAConfigMapName = "kube-root-ca.crt";
 const descriptionAnnotation = "kubernetes.io/description";
@@ -43,9 +43,6 @@ export function startRootCAPublisher({ store, types, informers, rootCA }: RootCA
   const namespaces = informers.metadataFor(nsType);
   const configMaps = informers.metadataFor(cmType);
   const wanted = { "ca.crt": rootCA };
-  // A failed sync (a conflict, a quota refusal, storage closing) is tried again after a pause.
-  const queue: KeyQueue = new KeyQueue(sync, (ns) => queue.addAfter(ns, retryMs));
-
   async function sync(ns: string): Promise<void> {
     const namespace = await store.get(nsType, "", ns).catch((e) => (notFound(e) ? undefined : Promise.reject(e)));
     if (!namespace || namespace.metadata.deletionTimestamp) return;
@@ -72,22 +69,17 @@ export function startRootCAPublisher({ store, types, informers, rootCA }: RootCA
   /** The bundle and only the bundle in data, and the annotation saying what it is for. */
   const isPublished = (cm: KObject) => deepEqual(cm.data ?? {}, wanted) && Boolean(cm.metadata.annotations?.[descriptionAnnotation]);
 
-  const offNamespaces = namespaces.addHandler({
-    added: (ns) => queue.add(ns.metadata.name!),
-    updated: (_old, ns) => !ns.metadata.deletionTimestamp && queue.add(ns.metadata.name!),
+  const ours = (cm: KObject) => cm.metadata.name === rootCAConfigMapName && cm.metadata.namespace!;
+  return runController({
+    name: rootCACertificatePublisherController,
+    watches: [
+      { informer: namespaces, added: (ns) => ns.metadata.name!, updated: (_old, ns) => !ns.metadata.deletionTimestamp && ns.metadata.name! },
+      { informer: configMaps, updated: (_old, cm) => ours(cm), deleted: ours },
+    ],
+    reconcile: sync,
+    // A failed sync (a conflict, a quota refusal, storage closing) is tried again after a pause.
+    retry: fixedDelayRateLimiter(retryMs),
   });
-  const ours = (cm: KObject) => cm.metadata.name === rootCAConfigMapName;
-  const offConfigMaps = configMaps.addHandler({
-    updated: (_old, cm) => ours(cm) && queue.add(cm.metadata.namespace!),
-    deleted: (cm) => ours(cm) && queue.add(cm.metadata.namespace!),
-  });
-  return {
-    stop() {
-      queue.stop();
-      offNamespaces();
-      offConfigMaps();
-    },
-  };
 }
 
 /** The publisher, when --controllers enables it and namespaces and ConfigMaps are served. */

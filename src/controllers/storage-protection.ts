@@ -10,9 +10,8 @@ import type { ResourceType } from "../registry/resource-type.js";
 import { removeFinalizer } from "./remove-finalizer.js";
 import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
-import { KeyQueue } from "../registry/work-queue.js";
 import { controllerEnabled, pvcProtectionController, pvProtectionController } from "./controllers-flag.js";
-import type { Controller } from "./namespace.js";
+import { runController, type Controller } from "../controller-runtime/controller.js";
 
 export interface StorageProtectionDeps {
   store: GenericStore;
@@ -48,70 +47,57 @@ export function startPvcProtectionController({ store, types, informers }: Storag
   const podType = types.get("", "v1", "pods")!;
   const claims = informers.forType(pvcType);
   const pods = informers.forType(podType);
-  const queue = new KeyQueue(async (key) => {
-    const [ns, name] = key.split("/") as [string, string];
-    const claim = claims.get(ns, name);
-    if (!claim || !isDeleting(claim, pvcProtectionFinalizer)) return;
-    if (pods.list(ns).some((p) => podUsesClaim(p, name))) return;
-    // The informer may lag a pod just created: ask storage, as upstream does before removing.
-    const live = await store.range(`${podType.keyPrefix}${ns}/`);
-    for (const kv of live.items) {
-      const pod = await store.get(podType, ns, kv.key.slice(`${podType.keyPrefix}${ns}/`.length)).catch(() => undefined);
-      if (pod && podUsesClaim(pod, name)) return;
-    }
-    await dropFinalizer(store, pvcType, ns, name, pvcProtectionFinalizer);
-  });
   const claimKey = (c: KObject) => `${c.metadata.namespace}/${c.metadata.name}`;
-  const offClaims = claims.addHandler({
-    added: (c) => isDeleting(c, pvcProtectionFinalizer) && queue.add(claimKey(c)),
-    updated: (_o, c) => isDeleting(c, pvcProtectionFinalizer) && queue.add(claimKey(c)),
-  });
+  const deletingClaim = (c: KObject) => isDeleting(c, pvcProtectionFinalizer) && claimKey(c);
   /** A pod that stops using claims (deleted, finished) may free them. */
-  const recheck = (p: KObject) => {
+  const claimsOf = (p: KObject): string[] => {
+    const out: string[] = [];
     for (const v of ((p.spec as Obj | undefined)?.volumes ?? []) as Obj[]) {
       const name = v?.persistentVolumeClaim?.claimName ?? (v?.ephemeral ? `${p.metadata.name}-${v.name}` : undefined);
-      if (name) queue.add(`${p.metadata.namespace}/${name}`);
+      if (name) out.push(`${p.metadata.namespace}/${name}`);
     }
+    return out;
   };
-  const offPods = pods.addHandler({ updated: (_o, p) => recheck(p), deleted: (p) => recheck(p) });
-  const timer = setInterval(() => {
-    for (const c of claims.list()) if (isDeleting(c, pvcProtectionFinalizer)) queue.add(claimKey(c));
-  }, resyncMs);
-  timer.unref();
-  return {
-    stop() {
-      queue.stop();
-      clearInterval(timer);
-      offClaims();
-      offPods();
+  return runController({
+    name: pvcProtectionController,
+    watches: [
+      { informer: claims, added: deletingClaim, updated: (_o, c) => deletingClaim(c) },
+      { informer: pods, updated: (_o, p) => claimsOf(p), deleted: claimsOf },
+    ],
+    async reconcile(key) {
+      const [ns, name] = key.split("/") as [string, string];
+      const claim = claims.get(ns, name);
+      if (!claim || !isDeleting(claim, pvcProtectionFinalizer)) return;
+      if (pods.list(ns).some((p) => podUsesClaim(p, name))) return;
+      // The informer may lag a pod just created: ask storage, as upstream does before removing.
+      const live = await store.range(`${podType.keyPrefix}${ns}/`);
+      for (const kv of live.items) {
+        const pod = await store.get(podType, ns, kv.key.slice(`${podType.keyPrefix}${ns}/`.length)).catch(() => undefined);
+        if (pod && podUsesClaim(pod, name)) return;
+      }
+      await dropFinalizer(store, pvcType, ns, name, pvcProtectionFinalizer);
     },
-  };
+    resync: { everyMs: resyncMs, keys: () => claims.list().filter((c) => isDeleting(c, pvcProtectionFinalizer)).map(claimKey) },
+    retry: false, // a failure is left to the next event or resync
+  });
 }
 
 export function startPvProtectionController({ store, types, informers }: StorageProtectionDeps): Controller {
   const pvType = types.get("", "v1", "persistentvolumes")!;
   const volumes = informers.forType(pvType);
-  const queue = new KeyQueue(async (name) => {
-    const pv = volumes.get("", name);
-    if (!pv || !isDeleting(pv, pvProtectionFinalizer)) return;
-    if ((pv.status as Obj | undefined)?.phase === "Bound") return; // a claim still uses it
-    await dropFinalizer(store, pvType, "", name, pvProtectionFinalizer);
-  });
-  const off = volumes.addHandler({
-    added: (v) => isDeleting(v, pvProtectionFinalizer) && queue.add(v.metadata.name!),
-    updated: (_o, v) => isDeleting(v, pvProtectionFinalizer) && queue.add(v.metadata.name!),
-  });
-  const timer = setInterval(() => {
-    for (const v of volumes.list()) if (isDeleting(v, pvProtectionFinalizer)) queue.add(v.metadata.name!);
-  }, resyncMs);
-  timer.unref();
-  return {
-    stop() {
-      queue.stop();
-      clearInterval(timer);
-      off();
+  const deletingVolume = (v: KObject) => isDeleting(v, pvProtectionFinalizer) && v.metadata.name!;
+  return runController({
+    name: pvProtectionController,
+    watches: [{ informer: volumes, added: deletingVolume, updated: (_o, v) => deletingVolume(v) }],
+    async reconcile(name) {
+      const pv = volumes.get("", name);
+      if (!pv || !isDeleting(pv, pvProtectionFinalizer)) return;
+      if ((pv.status as Obj | undefined)?.phase === "Bound") return; // a claim still uses it
+      await dropFinalizer(store, pvType, "", name, pvProtectionFinalizer);
     },
-  };
+    resync: { everyMs: resyncMs, keys: () => volumes.list().filter((v) => isDeleting(v, pvProtectionFinalizer)).map((v) => v.metadata.name!) },
+    retry: false, // a failure is left to the next event or resync
+  });
 }
 
 /** Both controllers, as --controllers switches them, when their types are served. */

@@ -5,7 +5,7 @@
 // token), `ca.crt` and `namespace`, and deletes those whose ServiceAccount is gone or has another
 // uid. Both hear of changes from the shared informers and re-read live objects before writing.
 import type { KeyObject } from "node:crypto";
-import type { Controller } from "../../controllers/namespace.js";
+import { runController, type Controller } from "../../controller-runtime/controller.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { GenericStore } from "../../registry/store.js";
@@ -16,6 +16,9 @@ export const serviceAccountTokenType = "kubernetes.io/service-account-token";
 export const serviceAccountNameKey = "kubernetes.io/service-account.name";
 export const serviceAccountUidKey = "kubernetes.io/service-account.uid";
 export const defaultServiceAccountName = "default";
+// Their --controllers names (controllers/controllers-flag.ts lists them; authn sits below controllers).
+const serviceAccountController = "serviceaccount-controller";
+const serviceAccountTokenController = "serviceaccount-token-controller";
 const resyncMs = 5000;
 
 export interface ServiceAccountControllerDeps {
@@ -25,33 +28,6 @@ export interface ServiceAccountControllerDeps {
   log?: (m: string) => void;
 }
 
-/** A keyed work queue: one item at a time, each key once while queued. */
-function workQueue(work: (key: string) => Promise<void>) {
-  const queue = new Set<string>();
-  let working = false;
-  let stopped = false;
-  async function run() {
-    while (!stopped && queue.size > 0) {
-      const key = queue.values().next().value as string;
-      queue.delete(key);
-      await work(key).catch(() => undefined); // the next event or resync tries again
-    }
-    working = false;
-  }
-  return {
-    add(key: string) {
-      if (stopped) return;
-      queue.add(key);
-      if (working) return;
-      working = true;
-      setImmediate(run);
-    },
-    stop() {
-      stopped = true;
-    },
-  };
-}
-
 const isNotFound = (e: unknown) => (e as { reason?: string })?.reason === "NotFound";
 
 export function startServiceAccountsController({ store, types, informers }: ServiceAccountControllerDeps): Controller {
@@ -59,7 +35,7 @@ export function startServiceAccountsController({ store, types, informers }: Serv
   const saType = types.get("", "v1", "serviceaccounts")!;
   const namespaces = informers.metadataFor(nsType);
   const accounts = informers.metadataFor(saType);
-  const q = workQueue(async (ns) => {
+  async function ensureDefaultAccount(ns: string): Promise<void> {
     const namespace = await store.get(nsType, "", ns).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
     if (!namespace || namespace.metadata.deletionTimestamp) return;
     if (accounts.hasSynced() && accounts.get(ns, defaultServiceAccountName)) return;
@@ -68,27 +44,23 @@ export function startServiceAccountsController({ store, types, informers }: Serv
     await store.create(saType, ns, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: defaultServiceAccountName } } as KObject, { dryRun: false }).catch((e) => {
       if (e?.reason !== "AlreadyExists" && e?.reason !== "Forbidden") throw e;
     });
-  });
-  const offNs = namespaces.addHandler({
-    added: (ns) => q.add(ns.metadata.name!),
-    updated: (_o, ns) => q.add(ns.metadata.name!),
-  });
-  const offSa = accounts.addHandler({
-    deleted: (sa) => sa.metadata.name === defaultServiceAccountName && q.add(sa.metadata.namespace!),
-  });
-  const timer = setInterval(() => {
-    if (!namespaces.hasSynced() || !accounts.hasSynced()) return;
-    for (const ns of namespaces.list()) if (!ns.metadata.deletionTimestamp && !accounts.get(ns.metadata.name!, defaultServiceAccountName)) q.add(ns.metadata.name!);
-  }, resyncMs);
-  timer.unref();
-  return {
-    stop() {
-      clearInterval(timer);
-      offNs();
-      offSa();
-      q.stop();
+  }
+  return runController({
+    name: serviceAccountController,
+    watches: [
+      { informer: namespaces, added: (ns) => ns.metadata.name!, updated: (_o, ns) => ns.metadata.name! },
+      { informer: accounts, deleted: (sa) => sa.metadata.name === defaultServiceAccountName && sa.metadata.namespace! },
+    ],
+    reconcile: ensureDefaultAccount,
+    resync: {
+      everyMs: resyncMs,
+      keys: () =>
+        !namespaces.hasSynced() || !accounts.hasSynced()
+          ? []
+          : namespaces.list().filter((ns) => !ns.metadata.deletionTimestamp && !accounts.get(ns.metadata.name!, defaultServiceAccountName)).map((ns) => ns.metadata.name!),
     },
-  };
+    retry: false, // the next event or resync tries again
+  });
 }
 
 export interface TokensControllerDeps extends ServiceAccountControllerDeps {
@@ -106,7 +78,7 @@ export function startTokensController({ store, types, informers, signingKey, roo
   const accounts = informers.metadataFor(saType);
   const isToken = (s: KObject) => (s as { type?: string }).type === serviceAccountTokenType;
 
-  const q = workQueue(async (key) => {
+  async function fillOrDelete(key: string): Promise<void> {
     const [ns, name] = key.split("/", 2) as [string, string];
     const secret = await store.get(secretType, ns, name).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
     if (!secret || !isToken(secret) || secret.metadata.deletionTimestamp) return;
@@ -137,22 +109,19 @@ export function startTokensController({ store, types, informers, signingKey, roo
         return cur;
       },
     }, { dryRun: false });
-  });
+  }
 
   const keyOf = (o: KObject) => `${o.metadata.namespace}/${o.metadata.name}`;
-  const offSecrets = secrets.addHandler({
-    added: (s) => isToken(s) && q.add(keyOf(s)),
-    updated: (_o, s) => isToken(s) && q.add(keyOf(s)),
+  const tokenKey = (s: KObject) => isToken(s) && keyOf(s);
+  const referencing = (sa: KObject) =>
+    secrets.list(sa.metadata.namespace!).filter((s) => isToken(s) && s.metadata.annotations?.[serviceAccountNameKey] === sa.metadata.name).map(keyOf);
+  return runController({
+    name: serviceAccountTokenController,
+    watches: [
+      { informer: secrets, added: tokenKey, updated: (_o, s) => tokenKey(s) },
+      { informer: accounts, deleted: referencing, updated: (_o, sa) => !!sa.metadata.deletionTimestamp && referencing(sa) },
+    ],
+    reconcile: fillOrDelete,
+    retry: false, // the next event tries again
   });
-  const referencing = (sa: KObject) => {
-    for (const s of secrets.list(sa.metadata.namespace!)) if (isToken(s) && s.metadata.annotations?.[serviceAccountNameKey] === sa.metadata.name) q.add(keyOf(s));
-  };
-  const offSa = accounts.addHandler({ deleted: referencing, updated: (_o, sa) => sa.metadata.deletionTimestamp && referencing(sa) });
-  return {
-    stop() {
-      offSecrets();
-      offSa();
-      q.stop();
-    },
-  };
 }

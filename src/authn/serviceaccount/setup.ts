@@ -1,7 +1,7 @@
 // Service-account authentication assembled for one server: the configuration from the flags
 // (keys loaded or generated), the authenticator, the serviceaccounts/token subresource, the
 // issuer's OIDC discovery documents and the controllers. start.ts calls this once.
-import type { Controller } from "../../controllers/namespace.js";
+import type { Controller } from "../../controller-runtime/controller.js";
 import type { ResourceHandler } from "../../handlers/context.js";
 import type { NonResourceHandler } from "../../http/context.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";

@@ -4,7 +4,8 @@
 // with no last-used label is only known to be unused if tracking has been on for long enough.
 // The server keeps it present (re-created at most once per half hour, so servers of one cluster
 // that disagree do not fight over it) and keeps `since` a valid date.
-import type { Controller } from "../../controllers/namespace.js";
+import { runController, type Controller, type ReconcileResult } from "../../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../../controller-runtime/rate-limiter.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { GenericStore } from "../../registry/store.js";
@@ -38,26 +39,13 @@ export function startTrackingConfigMapController({ store, types, informers, log 
   const t = types.get("", "v1", "configmaps");
   if (!t) return undefined;
   let lastCreated: number | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
   const today = () => new Date(now()).toISOString().slice(0, 10);
 
-  const later = (ms: number) => {
-    if (stopped || timer) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      kick();
-    }, ms);
-    timer.unref();
-  };
-
-  async function sync(): Promise<void> {
+  async function sync(): Promise<ReconcileResult | void> {
     const current = await store.get(t!, trackingConfigMapNamespace, trackingConfigMapName).catch((e) => (isReason(e, "NotFound") ? undefined : Promise.reject(e)));
     if (!current) {
       const wait = lastCreated === undefined ? 0 : lastCreated + creationIntervalMs - now();
-      if (wait > 0) return later(wait);
+      if (wait > 0) return { requeueAfterMs: wait };
       const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: trackingConfigMapName, namespace: trackingConfigMapNamespace }, data: { [trackingSinceKey]: today() } };
       await store.create(t!, trackingConfigMapNamespace, body as KObject, { dryRun: false }).catch((e) => (isReason(e, "AlreadyExists") ? undefined : Promise.reject(e)));
       lastCreated = now();
@@ -71,39 +59,15 @@ export function startTrackingConfigMapController({ store, types, informers, log 
       .catch((e) => (isReason(e, "NotFound", "Conflict") ? undefined : Promise.reject(e)));
   }
 
-  /** One sync at a time; a change heard meanwhile runs one more. */
-  function kick(): void {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = sync()
-      .catch((e) => {
-        log(`kapi: legacy token tracking ConfigMap: ${(e as Error).message}`);
-        later(retryMs);
-      })
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          kick();
-        }
-      });
-  }
-
-  const ours = (o: KObject) => o.metadata.namespace === trackingConfigMapNamespace && o.metadata.name === trackingConfigMapName;
-  const off = informers.forType(t).addHandler({
-    added: (o) => ours(o) && kick(),
-    updated: (_old, o) => ours(o) && kick(),
-    deleted: (o) => ours(o) && kick(),
+  // One key: the runtime's queue runs one sync at a time, and one more for a change heard meanwhile.
+  const key = `${trackingConfigMapNamespace}/${trackingConfigMapName}`;
+  const ours = (o: KObject) => o.metadata.namespace === trackingConfigMapNamespace && o.metadata.name === trackingConfigMapName && key;
+  return runController({
+    name: "legacy-token-tracking-controller",
+    watches: [{ informer: informers.forType(t), added: ours, updated: (_old, o) => ours(o), deleted: ours }],
+    setup: (ctx) => ctx.enqueue(key),
+    reconcile: sync,
+    onError: (_key, e) => log(`kapi: legacy token tracking ConfigMap: ${(e as Error).message}`),
+    retry: fixedDelayRateLimiter(retryMs),
   });
-  kick();
-  return {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-      off();
-    },
-  };
 }

@@ -2,6 +2,8 @@
 // shared informers of pods, persistent volumes, volume attachments and resource slices
 // (upstream: graph_populator.go). Nothing is read from the store per request.
 import type { Authorizer } from "../authorizer.js";
+import { runController, type Controller, type ControllerContext } from "../../controller-runtime/controller.js";
+import type { InformerHandler } from "../../registry/informer.js";
 import type { InformerFactory, ObjectInformer } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
@@ -24,6 +26,8 @@ export interface RunningNodeAuthorizer extends Authorizer {
   readonly synced: Promise<void>;
   /** The graph (tests, metrics). */
   readonly graph: Graph;
+  /** What keeps the graph current: informers followed on the controller runtime. */
+  readonly populator: Controller;
   stop(): void;
 }
 
@@ -52,11 +56,11 @@ export function createNodeAuthorizer(deps: NodeAuthorizerDeps): RunningNodeAutho
     kubeletServiceAccountTokenForCredentialProviders: gate(deps.gates, "KubeletServiceAccountTokenForCredentialProviders"),
   };
   const authorizer = new NodeAuthorizer(graph, gates);
-  const removers: (() => void)[] = [];
   const feeding: ObjectInformer[] = [];
   const watched = new Set<string>(); // group/resource already fed
 
-  const feed = (group: string, resource: string, h: Parameters<ObjectInformer["addHandler"]>[0]) => {
+  /** Follows a type's informer with handlers that change the graph (and queue no work). */
+  const feed = (ctx: ControllerContext, group: string, resource: string, h: InformerHandler<KObject>) => {
     const key = `${group}/${resource}`;
     if (watched.has(key)) return;
     const t = deps.types.preferred(group, resource);
@@ -64,7 +68,7 @@ export function createNodeAuthorizer(deps: NodeAuthorizerDeps): RunningNodeAutho
     watched.add(key);
     const informer = deps.informers.forType(t);
     feeding.push(informer);
-    removers.push(informer.addHandler(h));
+    ctx.follow(informer, h);
   };
 
   const setPod = (pod: KObject) => {
@@ -78,8 +82,8 @@ export function createNodeAuthorizer(deps: NodeAuthorizerDeps): RunningNodeAutho
     graph.setPV(pv.metadata.name ?? "", ref, ref ? pvKubeletSecrets(pv) : []);
   };
 
-  const subscribeAll = () => {
-    feed("", "pods", {
+  const subscribeAll = (ctx: ControllerContext) => {
+    feed(ctx, "", "pods", {
       added: setPod,
       updated: (oldPod, pod) => {
         // Spec references are immutable: only a (re)binding, a new uid or new claim statuses change the edges.
@@ -92,8 +96,8 @@ export function createNodeAuthorizer(deps: NodeAuthorizerDeps): RunningNodeAutho
         graph.deletePod(pod.metadata.namespace ?? "", pod.metadata.name ?? "");
       },
     });
-    feed("", "persistentvolumes", { added: setPV, updated: (_o, pv) => setPV(pv), deleted: (pv) => graph.deletePV(pv.metadata.name ?? "") });
-    feed("storage.k8s.io", "volumeattachments", {
+    feed(ctx, "", "persistentvolumes", { added: setPV, updated: (_o, pv) => setPV(pv), deleted: (pv) => graph.deletePV(pv.metadata.name ?? "") });
+    feed(ctx, "storage.k8s.io", "volumeattachments", {
       added: (va) => graph.setNodeOwned("volumeattachment", "", va.metadata.name ?? "", str(spec(va).nodeName)),
       updated: (old, va) => {
         if (str(spec(old).nodeName) === str(spec(va).nodeName)) return;
@@ -101,30 +105,34 @@ export function createNodeAuthorizer(deps: NodeAuthorizerDeps): RunningNodeAutho
       },
       deleted: (va) => graph.deleteNodeOwned("volumeattachment", "", va.metadata.name ?? ""),
     });
-    feed("resource.k8s.io", "resourceslices", {
+    feed(ctx, "resource.k8s.io", "resourceslices", {
       // spec.nodeName is immutable: updates change nothing.
       added: (s) => graph.setNodeOwned("resourceslice", "", s.metadata.name ?? "", str(spec(s).nodeName) || str((s as Obj).nodeName)),
       deleted: (s) => graph.deleteNodeOwned("resourceslice", "", s.metadata.name ?? ""),
     });
   };
-  subscribeAll();
-  // A type served later (its group enabled at run time) joins the graph then.
-  removers.push(
-    deps.types.subscribe((ev) => {
-      if (ev.type === "added") subscribeAll();
-      if (ev.type === "removed" && !deps.types.preferred(ev.resource.group, ev.resource.resource)) watched.delete(`${ev.resource.group}/${ev.resource.resource}`);
-    }),
-  );
+  const populator = runController({
+    name: "node-authorizer-graph",
+    setup(ctx) {
+      subscribeAll(ctx);
+      // A type served later (its group enabled at run time) joins the graph then.
+      ctx.onStop(
+        deps.types.subscribe((ev) => {
+          if (ev.type === "added") subscribeAll(ctx);
+          if (ev.type === "removed" && !deps.types.preferred(ev.resource.group, ev.resource.resource)) watched.delete(`${ev.resource.group}/${ev.resource.resource}`);
+        }),
+      );
+    },
+  });
 
   return {
     authorize: (a) => authorizer.authorize(a),
     rulesFor: (user) => authorizer.rulesFor(user),
     graph,
+    populator,
     get synced() {
       return Promise.all(feeding.map((i) => i.synced)).then(() => undefined);
     },
-    stop() {
-      for (const r of removers.splice(0)) r();
-    },
+    stop: () => populator.stop(),
   };
 }

@@ -10,8 +10,8 @@ import type { ObjectInformer } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
-import type { Controller } from "../../controllers/namespace.js";
-import { KeyQueue } from "../../registry/work-queue.js";
+import { runController, type Controller, type ControllerContext } from "../../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../../controller-runtime/rate-limiter.js";
 import { toPolicyRule } from "./rules.js";
 
 export const aggregationFieldManager = "clusterrole-aggregation-controller";
@@ -66,7 +66,7 @@ export function startClusterRoleAggregation(d: AggregationDeps): Controller {
   const log = d.log ?? (() => undefined);
   const retryMs = d.retryMs ?? 1000;
 
-  async function sync(name: string): Promise<void> {
+  async function sync(name: string, ctx: ControllerContext): Promise<void> {
     const role = d.clusterRoles.get("", name);
     if (!role || !selectorsOf(role)) return;
     const wanted = aggregatedRules(role, d.clusterRoles.list());
@@ -97,32 +97,33 @@ export function startClusterRoleAggregation(d: AggregationDeps): Controller {
         const reason = (e as { reason?: string })?.reason;
         if (reason === "NotFound") return;
         if (reason !== "Conflict") log(`${aggregationFieldManager}: error updating ClusterRole ${name}: ${(e as Error)?.message ?? String(e)}`);
-        queue.addAfter(name, reason === "Conflict" ? 0 : retryMs);
+        ctx.enqueueAfter(name, reason === "Conflict" ? 0 : retryMs);
       });
   }
 
-  const queue = new KeyQueue(sync, (key, err) => {
-    log(`${aggregationFieldManager}: ClusterRole ${key}: ${(err as Error)?.message ?? String(err)}`);
-    queue.addAfter(key, retryMs);
-  });
   // Every change requeues every aggregated role; a burst of events (the initial list) is one pass.
   let scheduled = false;
-  let stopped = false;
-  const enqueueAll = () => {
-    if (scheduled || stopped) return;
+  const enqueueAll = (ctx: ControllerContext) => () => {
+    if (scheduled) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
       if (stopped) return;
-      for (const cr of d.clusterRoles.list()) if (selectorsOf(cr)) queue.add(cr.metadata.name ?? "");
+      for (const cr of d.clusterRoles.list()) if (selectorsOf(cr)) ctx.enqueue(cr.metadata.name ?? "");
     });
   };
-  const remove = d.clusterRoles.addHandler({ added: enqueueAll, updated: enqueueAll, deleted: enqueueAll });
-  return {
-    stop() {
-      stopped = true;
-      remove();
-      queue.stop();
+  let stopped = false;
+  return runController({
+    name: aggregationFieldManager,
+    setup(ctx) {
+      ctx.onStop(() => (stopped = true));
+      const all = enqueueAll(ctx);
+      // Keys come from the whole list, not from the changed role: the handler queues them itself.
+      const queueAll = () => (all(), undefined);
+      ctx.watch({ informer: d.clusterRoles, added: queueAll, updated: queueAll, deleted: queueAll });
     },
-  };
+    reconcile: sync,
+    onError: (key, err) => log(`${aggregationFieldManager}: ClusterRole ${key}: ${(err as Error)?.message ?? String(err)}`),
+    retry: fixedDelayRateLimiter(retryMs),
+  });
 }

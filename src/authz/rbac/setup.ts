@@ -4,7 +4,7 @@
 // controller (--controllers name clusterrole-aggregation-controller).
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import { clusterRoleAggregationController, controllerEnabled, defaultControllers } from "../../controllers/controllers-flag.js";
-import type { Controller } from "../../controllers/namespace.js";
+import type { Controller } from "../../controller-runtime/controller.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { GenericStore } from "../../registry/store.js";

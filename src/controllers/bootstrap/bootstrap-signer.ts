@@ -27,8 +27,8 @@ import {
   tokenSecretNamespace,
   tokenSecretType,
 } from "../../authn/bootstrap/token.js";
-import type { Controller } from "../namespace.js";
-import { KeyQueue } from "../../registry/work-queue.js";
+import { bootstrapSignerController } from "../controllers-flag.js";
+import { runController, type Controller, type ReconcileResult } from "../../controller-runtime/controller.js";
 
 export interface BootstrapSignerDeps {
   store: Pick<GenericStore, "update">;
@@ -88,13 +88,14 @@ export function startBootstrapSigner(d: BootstrapSignerDeps): Controller {
   const now = d.now ?? Date.now;
   const key = `${clusterInfoNamespace}/${clusterInfoName}`;
 
-  async function sign(): Promise<void> {
+  async function sign(): Promise<ReconcileResult | void> {
     const cm = d.configMaps.get(clusterInfoNamespace, clusterInfoName);
     if (!cm) return;
     const { tokens, nextExpiryMs } = signingTokens(d.secrets.list(tokenSecretNamespace), now());
-    if (nextExpiryMs !== undefined) queue.addAfter(key, nextExpiryMs);
+    // A signature goes when its token expires: look again then.
+    const again = nextExpiryMs !== undefined ? { requeueAfterMs: nextExpiryMs } : undefined;
     const data = ((cm as { data?: Record<string, string> }).data ?? {}) as Record<string, string>;
-    if (!signedData(data, tokens)) return; // nothing to change, or no kubeconfig key to sign
+    if (!signedData(data, tokens)) return again; // nothing to change, or no kubeconfig key to sign
     await d.store
       .update(
         d.configMapsType,
@@ -119,21 +120,18 @@ export function startBootstrapSigner(d: BootstrapSignerDeps): Controller {
         if (reason === "NotFound" || reason === "Conflict") return; // the next change queues us again
         log(`bootstrap-signer-controller: error updating ConfigMap ${key}: ${(e as Error)?.message ?? String(e)}`);
       });
+    return again;
   }
 
-  const queue = new KeyQueue(sign);
-  const poke = () => queue.add(key);
-  const removeCm = d.configMaps.addHandler({ added: (c) => isClusterInfo(c) && poke(), updated: (_o, c) => isClusterInfo(c) && poke() });
-  const removeSecrets = d.secrets.addHandler({
-    added: (s) => isTokenSecret(s) && poke(),
-    updated: (o, s) => (isTokenSecret(s) || isTokenSecret(o)) && poke(),
-    deleted: (s) => isTokenSecret(s) && poke(),
+  const clusterInfo = (c: KObject) => isClusterInfo(c) && key;
+  const tokenChanged = (s: KObject) => isTokenSecret(s) && key;
+  return runController({
+    name: bootstrapSignerController,
+    watches: [
+      { informer: d.configMaps, added: clusterInfo, updated: (_o, c) => clusterInfo(c) },
+      { informer: d.secrets, added: tokenChanged, updated: (o, s) => (isTokenSecret(s) || isTokenSecret(o)) && key, deleted: tokenChanged },
+    ],
+    reconcile: sign,
+    retry: false, // a failed write waits for the next change (as upstream)
   });
-  return {
-    stop() {
-      removeCm();
-      removeSecrets();
-      queue.stop();
-    },
-  };
 }

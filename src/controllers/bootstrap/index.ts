@@ -7,7 +7,7 @@ import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
-import type { Controller } from "../namespace.js";
+import type { Controller } from "../../controller-runtime/controller.js";
 import { startBootstrapSigner } from "./bootstrap-signer.js";
 import { bootstrapSignerController, controllerEnabled, controllersError, defaultControllers, tokenCleanerController } from "../controllers-flag.js";
 import { startTokenCleaner } from "./token-cleaner.js";

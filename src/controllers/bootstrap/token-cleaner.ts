@@ -7,8 +7,8 @@ import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
 import { getExpiration, tokenSecretNamespace, tokenSecretType } from "../../authn/bootstrap/token.js";
-import type { Controller } from "../namespace.js";
-import { KeyQueue } from "../../registry/work-queue.js";
+import { tokenCleanerController } from "../controllers-flag.js";
+import { runController, type Controller, type ControllerContext, type ReconcileResult } from "../../controller-runtime/controller.js";
 
 export interface TokenCleanerDeps {
   store: Pick<GenericStore, "delete">;
@@ -28,7 +28,7 @@ export function startTokenCleaner(d: TokenCleanerDeps): Controller {
   const now = d.now ?? Date.now;
   const ns = tokenSecretNamespace;
 
-  async function sync(name: string): Promise<void> {
+  async function sync(name: string, ctx: ControllerContext): Promise<ReconcileResult | void> {
     const secret = d.secrets.get(ns, name);
     if (!secret || !isTokenSecret(secret)) return; // gone, or no longer a token
     if (secret.metadata.deletionTimestamp) return; // already being deleted (finalizers pending)
@@ -39,20 +39,18 @@ export function startTokenCleaner(d: TokenCleanerDeps): Controller {
         const reason = (e as { reason?: string })?.reason;
         if (reason === "NotFound" || reason === "Conflict") return; // already gone, or replaced
         log(`token-cleaner-controller: error deleting secret ${ns}/${name}: ${(e as Error)?.message ?? String(e)}`);
-        queue.addAfter(name, d.retryMs ?? 1000);
+        ctx.enqueueAfter(name, d.retryMs ?? 1000);
       });
     } else if (exp.remainingMs > 0) {
-      queue.addAfter(name, exp.remainingMs);
+      return { requeueAfterMs: exp.remainingMs };
     }
   }
 
-  const queue = new KeyQueue(sync);
-  const enqueue = (s: KObject) => isTokenSecret(s) && queue.add(s.metadata.name!);
-  const removeHandler = d.secrets.addHandler({ added: enqueue, updated: (_old, s) => enqueue(s) });
-  return {
-    stop() {
-      removeHandler();
-      queue.stop();
-    },
-  };
+  const tokenName = (s: KObject) => isTokenSecret(s) && s.metadata.name!;
+  return runController({
+    name: tokenCleanerController,
+    watches: [{ informer: d.secrets, added: tokenName, updated: (_old, s) => tokenName(s) }],
+    reconcile: sync,
+    retry: false, // a failed delete is retried by sync itself, after retryMs
+  });
 }

@@ -9,7 +9,6 @@
 // status.storedVersions is kept by the strategy (../../apiextensions/crd-strategy.ts), as upstream.
 // All three follow the CRD informer and write through the store's /status.
 import { removeFinalizer } from "../remove-finalizer.js";
-import { KeyQueue } from "../../registry/work-queue.js";
 import { deepClone, deepEqual } from "../../apimachinery/json-value.js";
 import { listObjects } from "../../registry/list.js";
 import { parseListOptions } from "../../registry/list-options.js";
@@ -21,7 +20,7 @@ import type { TypeRegistry } from "../../registry/type-registry.js";
 import { customResourceCleanupFinalizer } from "../../apiextensions/crd-strategy.js";
 import { findCRDCondition, isCRDConditionTrue, setCRDCondition, type CRDCondition } from "../../apiextensions/crd-conditions.js";
 import { controllerEnabled, crdEstablishingController, crdFinalizerController, crdNamingController } from "../controllers-flag.js";
-import type { Controller } from "../namespace.js";
+import { runController, type Controller, type ControllerContext } from "../../controller-runtime/controller.js";
 import { goQuote } from "../../apimachinery/go-quote.js";
 
 export interface CRDControllerDeps {
@@ -134,11 +133,6 @@ function startCRDController(
   on: { naming: boolean; establishing: boolean; finalizer: boolean },
 ): Controller {
   const crds = informers.forType(crdType);
-  const queue = new KeyQueue(
-    (name) => sync(name),
-    (name, e) => log?.(`customresourcedefinition ${name}: ${(e as Error).message}`),
-  );
-  const enqueue = (name: string) => queue.add(name);
 
   /** Writes the CRD's status through /status, recomputed from the stored object on conflicts. */
   const updateStatus = (name: string, change: (crd: KObject) => boolean) =>
@@ -153,7 +147,7 @@ function startCRDController(
       },
     }, { dryRun: false });
 
-  async function sync(name: string): Promise<void> {
+  async function sync(name: string, ctx: ControllerContext): Promise<void> {
     const crd = crds.get("", name);
     if (!crd) return;
     if (crd.metadata.deletionTimestamp) {
@@ -179,7 +173,7 @@ function startCRDController(
         // Others of the group waiting for a name this CRD may have released.
         const group = str((crd.spec as Obj)?.group);
         for (const o of crds.list()) {
-          if (o.metadata.name !== name && str((o.spec as Obj)?.group) === group && !isCRDConditionTrue(o, "NamesAccepted")) enqueue(o.metadata.name!);
+          if (o.metadata.name !== name && str((o.spec as Obj)?.group) === group && !isCRDConditionTrue(o, "NamesAccepted")) ctx.enqueue(o.metadata.name!);
         }
         return; // the informer brings the written status back: establishing runs on it
       }
@@ -252,28 +246,20 @@ function startCRDController(
     await removeFinalizer(store, crdType, "", name, customResourceCleanupFinalizer);
   }
 
-  const removeHandler = crds.addHandler({
-    added: (o) => enqueue(o.metadata.name!),
-    updated: (_old, o) => enqueue(o.metadata.name!),
-    deleted: (o) => {
-      // A released name may let another CRD of the group be accepted.
-      const group = str((o.spec as Obj)?.group);
-      for (const c of crds.list()) if (str((c.spec as Obj)?.group) === group && !isCRDConditionTrue(c, "NamesAccepted")) enqueue(c.metadata.name!);
-    },
-  });
-  const timer = setInterval(() => {
-    for (const o of crds.list()) {
-      if (o.metadata.deletionTimestamp || !isCRDConditionTrue(o, "Established")) enqueue(o.metadata.name!);
-    }
-  }, resyncMs);
-  timer.unref();
-  return {
-    stop() {
-      queue.stop();
-      clearInterval(timer);
-      removeHandler();
-    },
+  /** Those of the group still waiting for their names (one may be free now). */
+  const waitingInGroupOf = (o: KObject) => {
+    const group = str((o.spec as Obj)?.group);
+    return crds.list().filter((c) => str((c.spec as Obj)?.group) === group && !isCRDConditionTrue(c, "NamesAccepted")).map((c) => c.metadata.name!);
   };
+  const names = [on.naming && crdNamingController, on.establishing && crdEstablishingController, on.finalizer && crdFinalizerController].filter(Boolean);
+  return runController({
+    name: names.join(","),
+    watches: [{ informer: crds, added: (o) => o.metadata.name!, updated: (_old, o) => o.metadata.name!, deleted: waitingInGroupOf }],
+    reconcile: sync,
+    resync: { everyMs: resyncMs, keys: () => crds.list().filter((o) => o.metadata.deletionTimestamp || !isCRDConditionTrue(o, "Established")).map((o) => o.metadata.name!) },
+    onError: (name, e) => log?.(`customresourcedefinition ${name}: ${(e as Error).message}`),
+    retry: false, // the resync tries again
+  });
 }
 
 const sameCondition = (a: CRDCondition | undefined, b: CRDCondition) =>

@@ -9,7 +9,6 @@
 // admission made meanwhile makes the write conflict, and the quota is synced again.
 import { ApiError } from "../../apimachinery/errors.js";
 import { deepClone } from "../../apimachinery/json-value.js";
-import { KeyQueue } from "../../registry/work-queue.js";
 import { listObjects } from "../../registry/list.js";
 import { parseListOptions } from "../../registry/list-options.js";
 import type { InformerFactory, ObjectInformer } from "../../registry/informer-factory.js";
@@ -19,6 +18,9 @@ import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import { listsEqual, mask, resourceListJson, resourceListOf } from "../../quota/resource-list.js";
 import { calculateUsage, countedTypes } from "./usage.js";
+import { resourceQuotaController } from "../controllers-flag.js";
+import { runController, type Controller, type ControllerContext } from "../../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../../controller-runtime/rate-limiter.js";
 
 export interface ResourceQuotaControllerDeps {
   store: GenericStore;
@@ -27,10 +29,6 @@ export interface ResourceQuotaControllerDeps {
   log?: (msg: string) => void;
   /** How often every quota is recomputed (upstream's --resource-quota-sync-period, 5m). */
   resyncMs?: number;
-}
-
-export interface Controller {
-  stop(): void;
 }
 
 const everything = parseListOptions(new URLSearchParams());
@@ -50,37 +48,25 @@ function needsSync(q: KObject): boolean {
 export function startResourceQuotaController({ store, types, informers, log, resyncMs = 5 * 60_000 }: ResourceQuotaControllerDeps): Controller {
   const rqType = types.get("", "v1", "resourcequotas")!;
   const quotas = informers.forType(rqType);
-  const queue = new KeyQueue(
-    (key) => sync(key),
-    (key, err) => {
-      if (!(err instanceof ApiError && err.code === 409)) log?.(`resourcequota-controller: syncing ${key}: ${err instanceof Error ? err.message : String(err)}`);
-      queue.addAfter(key, conflictRetryMs);
-    },
-  );
   const keyOf = (q: KObject) => `${q.metadata.namespace}/${q.metadata.name}`;
-  const enqueueNamespace = (ns: string | undefined) => {
-    if (ns) for (const q of quotas.list(ns)) queue.add(keyOf(q));
-  };
-  const enqueueAll = () => {
-    for (const q of quotas.list()) queue.add(keyOf(q));
-  };
+  const quotasOf = (ns: string | undefined) => (ns ? quotas.list(ns).map(keyOf) : []);
+  const allQuotas = () => quotas.list().map(keyOf);
 
   // ---- the counted types: followed once some quota counts them
-  const followed = new Map<string, { informer: ObjectInformer; remove: () => void }>();
-  function follow(t: ResourceType, usage: ((o: KObject) => string) | undefined): void {
+  const followed = new Map<string, ObjectInformer>();
+  function follow(ctx: ControllerContext, t: ResourceType, usage: ((o: KObject) => string) | undefined): void {
     const cur = followed.get(t.keyPrefix);
-    if (cur && !cur.informer.isStopped) return;
+    if (cur && !cur.isStopped) return;
     const informer = usage ? informers.forType(t) : informers.metadataFor(t);
-    const remove = informer.addHandler({
-      deleted: (o) => enqueueNamespace(o.metadata.namespace),
-      updated: (old, o) => {
-        if (usage && usage(old) !== usage(o)) enqueueNamespace(o.metadata.namespace);
-      },
+    ctx.watch({
+      informer,
+      deleted: (o) => quotasOf(o.metadata.namespace),
+      updated: (old, o) => usage !== undefined && usage(old) !== usage(o) && quotasOf(o.metadata.namespace),
     });
-    followed.set(t.keyPrefix, { informer, remove });
+    followed.set(t.keyPrefix, informer);
   }
 
-  async function sync(key: string): Promise<void> {
+  async function sync(key: string, ctx: ControllerContext): Promise<void> {
     const slash = key.indexOf("/");
     const ns = key.slice(0, slash);
     const name = key.slice(slash + 1);
@@ -95,7 +81,7 @@ export function startResourceQuotaController({ store, types, informers, log, res
     const hard = resourceListOf(shape.spec?.hard);
     const counted = countedTypes(types.stored(), [...hard.keys()]);
     for (const c of counted) {
-      follow(c.type, usageOnUpdate.has(c.type.resource) && c.type.group === "" ? (o) => JSON.stringify(resourceListJson(c.evaluator.usage(o, Date.now()))) : undefined);
+      follow(ctx, c.type, usageOnUpdate.has(c.type.resource) && c.type.group === "" ? (o) => JSON.stringify(resourceListJson(c.evaluator.usage(o, Date.now()))) : undefined);
     }
     const now = Date.now();
     const observed = await calculateUsage(quota, counted, async (t) => (await listObjects(store, t, ns, everything)).items, now);
@@ -110,25 +96,20 @@ export function startResourceQuotaController({ store, types, informers, log, res
     await store.update(rqType, ns, name, { subresource: "status", createIfMissing: false, desired: () => next }, { dryRun: false });
   }
 
-  const removeQuotaHandler = quotas.addHandler({
-    added: (q) => queue.add(keyOf(q)),
-    updated: (_old, q) => {
-      if (needsSync(q)) queue.add(keyOf(q));
+  return runController({
+    name: resourceQuotaController,
+    watches: [{ informer: quotas, added: keyOf, updated: (_old, q) => needsSync(q) && keyOf(q) }],
+    setup(ctx) {
+      // A type added may be one some quota counts.
+      ctx.onStop(types.subscribe((ev) => {
+        if (ev.type !== "removed") for (const key of allQuotas()) ctx.enqueue(key);
+      }));
     },
-  });
-  const unsubscribeTypes = types.subscribe((ev) => {
-    if (ev.type !== "removed") enqueueAll();
-  });
-  const timer = setInterval(enqueueAll, resyncMs);
-  timer.unref();
-  return {
-    stop() {
-      clearInterval(timer);
-      queue.stop();
-      removeQuotaHandler();
-      unsubscribeTypes();
-      for (const f of followed.values()) f.remove();
-      followed.clear();
+    reconcile: sync,
+    resync: { everyMs: resyncMs, keys: allQuotas },
+    onError(key, err) {
+      if (!(err instanceof ApiError && err.code === 409)) log?.(`resourcequota-controller: syncing ${key}: ${err instanceof Error ? err.message : String(err)}`);
     },
-  };
+    retry: fixedDelayRateLimiter(conflictRetryMs),
+  });
 }

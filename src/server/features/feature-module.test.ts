@@ -3,6 +3,7 @@ import type { Authenticator } from "../../authn/authenticator.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { FeatureGates } from "../../apimachinery/feature-gates.js";
 import type { TlsSetup } from "../tls-setup.js";
+import type { Controller } from "../../controller-runtime/controller.js";
 import { checkFeatureFlags, setUpFeatures, type CoreParts, type FeatureModule, type FeatureOptions } from "./feature-module.js";
 
 const options = {} as FeatureOptions;
@@ -11,6 +12,9 @@ const core = { log: () => {} } as unknown as CoreParts;
 const ctx = { options, gates, tls: {} as TlsSetup, certDir: undefined, core: () => core, log: () => {} };
 const authn = (name: string): Authenticator => ({ name, authenticate: () => undefined });
 const plugin = (name: string): AdmissionPlugin => ({ name, validate: () => {} });
+
+/** A controller that only records its stop. */
+const stoppedBy = (stop: () => unknown): Controller => ({ name: "recorded", idle: () => true, whenIdle: async () => undefined, stop: () => void stop() });
 
 describe("feature modules", () => {
   it("checks flags in module order and stops at the first refusal", () => {
@@ -44,12 +48,12 @@ describe("feature modules", () => {
     let audiencesSeen: readonly string[] = [];
     const f = setUpFeatures(
       [
-        { name: "first", setup: () => ({ apiAudiences: ["aud"], admissionPlugins: () => [plugin("guard")], controllers: () => [{ stop: () => events.push("stop first's controller") }] }) },
+        { name: "first", setup: () => ({ apiAudiences: ["aud"], admissionPlugins: () => [plugin("guard")], controllers: () => [stoppedBy(() => events.push("stop first's controller"))] }) },
         {
           name: "second",
           setup: (c) => {
             audiencesSeen = c.apiAudiences;
-            return { admissionPlugins: () => [plugin("named")], controllersOnceServing: () => [{ stop: () => events.push("stop later controller") }], stop: () => events.push("stop second") };
+            return { admissionPlugins: () => [plugin("named")], controllersOnceServing: () => [stoppedBy(() => events.push("stop later controller"))], stop: () => events.push("stop second") };
           },
         },
         { name: "no contribution" },

@@ -22,7 +22,7 @@ import type { Authorizer } from "../../authz/authorizer.js";
 import type { ModeFactories } from "../../authz/modes.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { FeatureGates } from "../../apimachinery/feature-gates.js";
-import type { Controller } from "../../controllers/namespace.js";
+import type { Controller } from "../../controller-runtime/controller.js";
 import type { Codec } from "../../encoding/codec.js";
 import type { ResourceHandler, ServerParts } from "../../handlers/context.js";
 import type { NonResourceHandler } from "../../http/context.js";

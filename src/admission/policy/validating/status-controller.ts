@@ -6,25 +6,25 @@
 import { ApiError } from "../../../apimachinery/errors.js";
 import { deepClone } from "../../../apimachinery/json-value.js";
 import type { KObject } from "../../../apimachinery/object.js";
-import { KeyQueue } from "../../../registry/work-queue.js";
+import { runController, type Controller } from "../../../controller-runtime/controller.js";
+import { fixedDelayRateLimiter } from "../../../controller-runtime/rate-limiter.js";
 import type { AdmissionParts } from "../../plugins.js";
 import type { ValidatingAdmissionPolicy } from "../types.js";
 import { typeCheck } from "./typecheck.js";
 
 export const statusControllerName = "validatingadmissionpolicy-status-controller";
 
-export interface StatusController {
-  stop(): void;
-}
-
 const observed = (o: KObject) => Number((o as { status?: { observedGeneration?: number } }).status?.observedGeneration ?? 0);
 
-export function startTypeCheckingStatus(parts: AdmissionParts, log: (msg: string) => void): StatusController | undefined {
+export function startTypeCheckingStatus(parts: AdmissionParts, log: (msg: string) => void): Controller | undefined {
   const t = parts.types.get("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies");
   if (!t) return undefined;
   const informer = parts.informers.forType(t);
-  const queue = new KeyQueue(
-    async (name) => {
+  const isNotFound = (err: unknown) => err instanceof ApiError && err.code === 404;
+  return runController({
+    name: statusControllerName,
+    watches: [{ informer, added: (o) => o.metadata.name ?? "", updated: (_, o) => o.metadata.name ?? "" }],
+    async reconcile(name) {
       const current = informer.get("", name);
       if (!current) return;
       const generation = current.metadata.generation ?? 0;
@@ -47,20 +47,10 @@ export function startTypeCheckingStatus(parts: AdmissionParts, log: (msg: string
         { dryRun: false, fieldManager: statusControllerName },
       );
     },
-    (key, err) => {
-      if (err instanceof ApiError && err.code === 404) return;
-      log(`${statusControllerName}: ${key}: ${err instanceof Error ? err.message : String(err)}`);
-      queue.addAfter(key, 1000);
+    retryIf: (err) => !isNotFound(err),
+    onError(key, err) {
+      if (!isNotFound(err)) log(`${statusControllerName}: ${key}: ${err instanceof Error ? err.message : String(err)}`);
     },
-  );
-  const remove = informer.addHandler({
-    added: (o) => queue.add(o.metadata.name ?? ""),
-    updated: (_, o) => queue.add(o.metadata.name ?? ""),
+    retry: fixedDelayRateLimiter(1000),
   });
-  return {
-    stop() {
-      remove();
-      queue.stop();
-    },
-  };
 }

@@ -1,0 +1,102 @@
+// The keyed work queue under every controller (upstream: client-go's workqueue): a key queued
+// while it waits is queued once; keys are worked one at a time, so a key queued again while it is
+// being worked runs once more afterwards; a key can be queued after a delay (one timer per key, the
+// earliest wins). It can say whether any work is queued or running (idle), for whoever waits for
+// the controllers to settle.
+export class KeyQueue {
+  private readonly pending = new Set<string>();
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly idleWaiters: (() => void)[] = [];
+  private working = false;
+  private stopped = false;
+
+  constructor(
+    private readonly work: (key: string) => Promise<void>,
+    private readonly onError: (key: string, err: unknown) => void = () => undefined,
+    /** Keys are held, not worked, until release() (a controller that waits for its informers). */
+    private held = false,
+  ) {}
+
+  add(key: string): void {
+    if (this.stopped) return;
+    this.pending.add(key);
+    this.schedule();
+  }
+
+  /** Queues `key` after `ms` (longer waits are re-checked in steps setTimeout can hold). */
+  addAfter(key: string, ms: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + ms;
+    const existing = this.timers.get(key);
+    if (existing && existing.at <= at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, Math.min(Math.max(ms, 0), 2 ** 31 - 1));
+    timer.unref();
+    this.timers.set(key, { at, timer });
+  }
+
+  /** Starts working the keys held since construction. */
+  release(): void {
+    this.held = false;
+    this.schedule();
+    if (this.idle()) this.wakeIdleWaiters();
+  }
+
+  /**
+   * Released, and no key is queued or being worked (keys waiting out a delay do not count: a
+   * retry's backoff or a re-examination hours ahead is not work at hand).
+   */
+  idle(): boolean {
+    return this.stopped || (!this.held && !this.working && this.pending.size === 0);
+  }
+
+  /** Resolves the next time the queue is idle (at once when it is). */
+  whenIdle(): Promise<void> {
+    if (this.idle()) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** How many keys wait out a delay (a retry's backoff, a scheduled re-examination). */
+  get delayed(): number {
+    return this.timers.size;
+  }
+
+  private schedule(): void {
+    if (this.working || this.held || this.stopped || this.pending.size === 0) return;
+    this.working = true;
+    setImmediate(() => void this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    let done = 0;
+    while (!this.stopped && this.pending.size > 0) {
+      // Storage often answers without real I/O, so awaits alone would never let requests in: yield.
+      if (++done % 50 === 0) await new Promise((r) => setImmediate(r));
+      const key = this.pending.values().next().value as string;
+      this.pending.delete(key);
+      try {
+        await this.work(key);
+      } catch (e) {
+        this.onError(key, e);
+      }
+    }
+    this.working = false;
+    if (this.pending.size > 0) this.schedule(); // queued during the last yield
+    else this.wakeIdleWaiters();
+  }
+
+  private wakeIdleWaiters(): void {
+    for (const r of this.idleWaiters.splice(0)) r();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.pending.clear();
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.wakeIdleWaiters();
+  }
+}
