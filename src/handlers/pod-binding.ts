@@ -6,7 +6,8 @@ import { aggregateMessage, notSupported, required, type FieldError } from "../ap
 import type { KObject } from "../apimachinery/object.js";
 import { storageKey } from "../registry/resource-type.js";
 import { nowTimestamp } from "../apimachinery/object.js";
-import type { ResourceHandler, ResourceRequest } from "./context.js";
+import type { ResourceRequest } from "./context.js";
+import type { Creater, RestStorage } from "./rest/capabilities.js";
 import { readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
@@ -46,7 +47,9 @@ function markScheduled(pod: KObject): void {
   } else conditions.push({ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: nowTimestamp() });
 }
 
-export const bindingHandlers: Partial<Record<string, ResourceHandler>> = {
+/** pods/binding: created only. */
+export const bindingStorage: Creater & RestStorage = {
+  unservedVerb: "NotFound",
   async create(r: ResourceRequest) {
     const n = negotiateWrite(r);
     const { namespace, name } = r.info;

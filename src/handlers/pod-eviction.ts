@@ -12,7 +12,8 @@ import type { KObject } from "../apimachinery/object.js";
 import { nowTimestamp } from "../apimachinery/object.js";
 import { storagePrefix } from "../registry/resource-type.js";
 import type { DeleteOptions, PropagationPolicy } from "../registry/store.js";
-import type { ResourceHandler, ResourceRequest } from "./context.js";
+import type { ResourceRequest } from "./context.js";
+import type { Creater, RestStorage } from "./rest/capabilities.js";
 import { readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
@@ -78,7 +79,9 @@ function deleteOptionsOf(eviction: KObject, dryRun: boolean): DeleteOptions {
 
 const withResourceVersion = (opts: DeleteOptions, rv: string | undefined): DeleteOptions => ({ ...opts, preconditions: { ...opts.preconditions, resourceVersion: rv } });
 
-export const evictionHandlers: Partial<Record<string, ResourceHandler>> = {
+/** pods/eviction: created only. */
+export const evictionStorage: Creater & RestStorage = {
+  unservedVerb: "NotFound",
   async create(r: ResourceRequest) {
     const n = negotiateWrite(r);
     const { namespace, name } = r.info;

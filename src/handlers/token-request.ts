@@ -6,7 +6,8 @@
 // bound) get a one-year token with `warnafter` when --service-account-extend-token-expiration.
 import { ApiError, badRequest, conflict, invalid } from "../apimachinery/errors.js";
 import { invalid as invalidField, type FieldError } from "../apimachinery/validation.js";
-import type { ResourceHandler, ResourceRequest } from "./context.js";
+import type { ResourceRequest } from "./context.js";
+import type { Creater, RestStorage } from "./rest/capabilities.js";
 import { readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { writeOptions } from "./write-options.js";
@@ -42,11 +43,13 @@ function gvkString(apiVersion: string, kind: string): string {
   return `${group}/${version}, Kind=${kind}`;
 }
 
-export function tokenRequestHandlers(cfg: ServiceAccountConfig): Partial<Record<string, ResourceHandler>> {
-  if (!cfg.signingKey) return {};
+/** serviceaccounts/token: created only; none without a signing key (the path is then unknown). */
+export function tokenRequestStorage(cfg: ServiceAccountConfig): (Creater & RestStorage) | undefined {
+  if (!cfg.signingKey) return undefined;
   const sign = tokenSigner(cfg.signingKey);
   const apiAuds = new Set(cfg.apiAudiences);
   return {
+    unservedVerb: "NotFound",
     async create(r: ResourceRequest) {
       const n = negotiateWrite(r);
       const namespace = r.info.namespace;

@@ -1,7 +1,7 @@
 // Assembles one server instance from its options: the core (storage, types, store, informers,
 // the authorizer and admission chains, health, routes and the listener) and the features that
 // plug into it (src/server/features/: authentication methods, authorization modes, admission
-// plugins, controllers, subresources, non-resource handlers).
+// plugins, controllers, REST storages, non-resource handlers).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { unionAuthenticator } from "../authn/union.js";
@@ -29,7 +29,7 @@ import { createListener } from "./listener.js";
 import type { ServerOptions } from "./options.js";
 import { ServerMetrics } from "../observability/metrics.js";
 import { setupTls } from "./tls-setup.js";
-import { reviewHandlers } from "../handlers/reviews.js";
+import { builtinStorages } from "../handlers/rest/builtin-storages.js";
 import { toApiError } from "../handlers/errors.js";
 import { checkFeatureFlags, featureStrategiesOf, setUpFeatures } from "./features/feature-module.js";
 import { openCore, type CacheTuning, type OpenCore } from "./core.js";
@@ -147,8 +147,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     router: createRouter({
       parts,
       nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...features.nonResource(parts)],
-      special: reviewHandlers(authorizer, authenticate),
-      declared: features.subresources,
+      storages: builtinStorages({ authorizer, authenticate, contributed: features.storages }),
     }),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: features.tlsClientCA ?? tls.clientCA }, handle, {

@@ -2,7 +2,7 @@
 // (keys loaded or generated), the authenticator, the serviceaccounts/token subresource, the
 // issuer's OIDC discovery documents and the controllers. start.ts calls this once.
 import type { Controller } from "../../controller-runtime/controller.js";
-import type { ResourceHandler } from "../../handlers/context.js";
+import type { RestStorage } from "../../handlers/rest/capabilities.js";
 import type { NonResourceHandler } from "../../http/context.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { GenericStore } from "../../registry/store.js";
@@ -15,14 +15,14 @@ import { storeGetter } from "./getter.js";
 import { secretLastUsedRecorder } from "./legacy-tracking.js";
 import { startTrackingConfigMapController } from "./tracking-configmap.js";
 import { discoverable, openIdHandler } from "./openid.js";
-import { tokenRequestHandlers } from "../../handlers/token-request.js";
+import { tokenRequestStorage } from "../../handlers/token-request.js";
 import { controllerEnabled, serviceAccountController, serviceAccountTokenController } from "../../controllers/controllers-flag.js";
 
 export interface ServiceAccountSetup {
   config: ServiceAccountConfig;
   authenticator: Authenticator;
-  /** The `token` subresource's verb handlers (empty without a signing key). */
-  tokenHandlers: Partial<Record<string, ResourceHandler>>;
+  /** The `token` subresource's storage (none without a signing key). */
+  tokenStorage: RestStorage | undefined;
   nonResource: NonResourceHandler[];
   /**
    * Starts the serviceaccount and tokens controllers --controllers enables, and the server's
@@ -65,7 +65,7 @@ export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAc
   return {
     config,
     authenticator,
-    tokenHandlers: tokenRequestHandlers(config),
+    tokenStorage: tokenRequestStorage(config),
     nonResource,
     startControllers(enabled) {
       const parts = { ...deps.parts(), log: deps.log };

@@ -51,7 +51,7 @@ export function serviceAccountsFeature(): FeatureModule {
       return {
         apiAudiences: sa.config.apiAudiences,
         authenticators: () => ({ "service-account": [sa.authenticator] }),
-        subresources: { token: sa.tokenHandlers },
+        storages: sa.tokenStorage ? [{ group: "", resource: "serviceaccounts", subresource: "token", storage: sa.tokenStorage }] : [],
         nonResource: () => sa.nonResource,
         controllers: () => sa.startControllers(options.controllers ?? defaultControllers),
       };
