@@ -19,6 +19,7 @@ import { withUpdateOwnership } from "./field-ownership.js";
 import { Reservations } from "./reservations.js";
 import { withPropagationFinalizers, type DeleteOptions } from "./deletion.js";
 import { dropEmptyMetadata } from "./empty-metadata.js";
+import { withoutMetaAndStatus } from "./subresource-writes.js";
 
 export { foregroundFinalizer, orphanFinalizer, withPropagationFinalizers, type DeleteOptions, type PropagationPolicy } from "./deletion.js";
 
@@ -574,25 +575,9 @@ function prepareUpdate(t: ResourceType, obj: KObject, current: KObject, ctx: Str
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
   }
-  if (ctx.subresource === "status" || ctx.subresource === "approval") {
-    // Only status changes through /status (and a CSR's /approval, whose strategy keeps all but
-    // status.conditions); metadata and spec stay as stored.
-    const next = clone(current);
-    next.status = obj.status;
-    if (obj.status === undefined) delete next.status;
-    t.strategy.prepareForUpdate(next, current, ctx);
-    return next;
-  }
-  if (ctx.subresource === "ephemeralcontainers") {
-    // A pod's ephemeral containers, and nothing else, change through this subresource.
-    const next = clone(current);
-    const ecs = (obj.spec as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;
-    const spec = ((next.spec ??= {}) as { ephemeralContainers?: unknown });
-    if (ecs === undefined) delete spec.ephemeralContainers;
-    else spec.ephemeralContainers = ecs;
-    if (t.strategy.tracksGeneration && !deepEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(current))) next.metadata.generation = (c.generation ?? 0) + 1;
-    return next;
-  }
+  // A view of the object (status, ...) takes only its part of the written object.
+  const view = ctx.subresource ? t.strategy.subresourceWrites[ctx.subresource] : undefined;
+  if (view) return view(obj, current, ctx, t.strategy);
   if (t.hasStatus) {
     if (current.status === undefined) delete obj.status;
     else obj.status = clone(current.status);
@@ -618,11 +603,6 @@ function isLostRace(e: unknown): boolean {
 function withoutResourceVersion(o: KObject): KObject {
   const { resourceVersion: _rv, ...meta } = o.metadata;
   return { ...o, metadata: meta };
-}
-
-function withoutMetaAndStatus(o: KObject): Record<string, unknown> {
-  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
-  return rest;
 }
 
 const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
