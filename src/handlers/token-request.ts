@@ -57,13 +57,15 @@ export function tokenRequestStorage(cfg: ServiceAccountConfig): (Creater & RestS
       const { store, types } = r.parts;
       const dryRun = parseDryRun(r.ex.query, "CreateOptions");
       // Admission as upstream: mutating, then the request's own checks, then validating.
-      const body = await store.admitSubresourceCreate(r.type, namespace, name, "token", (await readObject(r, tokenRequestTypeMeta)) as KObject, writeOptions(r, { dryRun }), (admitted) => {
+      const validate = (admitted: KObject) => {
         const m = (admitted.metadata ?? {}) as KObject["metadata"];
         if (m.name && m.name !== name) throw invalid(tokenRequestKind, name, [invalidField("metadata.name", m.name, "must match the service account name if specified")]);
         if (m.namespace && m.namespace !== namespace) throw invalid(tokenRequestKind, name, [invalidField("metadata.namespace", m.namespace, "must match the service account namespace if specified")]);
         const errs = validateTokenRequestSpec(((admitted.spec ?? {}) as { expirationSeconds?: number | null }).expirationSeconds ?? 3600);
         if (errs.length) throw invalid(tokenRequestKind, "", errs);
-      });
+      };
+      const requested = (await readObject(r, tokenRequestTypeMeta)) as KObject;
+      const { object: body } = await store.create(r.type, namespace, requested, writeOptions(r, { dryRun, subresource: { subresource: "token", name, validate } }));
       const meta = (body.metadata ?? {}) as KObject["metadata"];
       const sa = await store.get(r.type, namespace, name);
       const spec = { ...((body.spec ?? {}) as { audiences?: string[] | null; expirationSeconds?: number | null; boundObjectRef?: BoundObjectRef | null }) };
