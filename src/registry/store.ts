@@ -20,6 +20,9 @@ import { Reservations } from "./reservations.js";
 import { withPropagationFinalizers, type DeleteOptions } from "./deletion.js";
 import { dropEmptyMetadata } from "./empty-metadata.js";
 import { withoutMetaAndStatus } from "./subresource-writes.js";
+import { listObjects, type ListResult, type ObjectCacher } from "./list.js";
+import type { ListOptions } from "./list-options.js";
+import { prepareWatch, type PreparedWatch } from "./watch.js";
 import { newAdmissionRequest, type AdmissionRequest, type SubresourceCreate, type WriteOptions } from "./write-options.js";
 
 export { foregroundFinalizer, orphanFinalizer, withPropagationFinalizers, type DeleteOptions, type PropagationPolicy } from "./deletion.js";
@@ -90,6 +93,8 @@ export class GenericStore {
     private readonly admission: Admission,
     /** Server settings strategies read (service ranges). */
     private readonly config: StoreConfig = {},
+    /** The watch caches lists and watches are served from (absent: lists read storage, no watches). */
+    private readonly cacher?: ObjectCacher,
   ) {
     this.reservations = new Reservations((t) => this.allOf(t));
   }
@@ -104,6 +109,20 @@ export class GenericStore {
     if (t.onDecode) return { json: decodedJson(kv, t) };
     const json = servedJson(kv, t);
     return json !== undefined ? { json } : { obj: await servedOne(t, decodeFromStorage(kv, t)) };
+  }
+
+  /**
+   * A list as a client asks for it (upstream: the store's List): from the watch cache when it can
+   * serve it, else from storage. `signal` stops a wait for a revision not reached yet.
+   */
+  list(t: ResourceType, ns: string, opts: ListOptions, signal?: AbortSignal): Promise<ListResult> {
+    return listObjects(this, t, ns, opts, this.cacher, signal);
+  }
+
+  /** A watch as a client asks for it, from the watch cache; everything that may fail before the stream opens fails here. */
+  watch(t: ResourceType, ns: string, opts: ListOptions): Promise<PreparedWatch> {
+    if (!this.cacher) throw new Error("this store has no watch cache to serve watches from");
+    return prepareWatch(this.cacher, t, ns, opts);
   }
 
   /**

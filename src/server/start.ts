@@ -13,6 +13,7 @@ import { CodecSet } from "../encoding/negotiate.js";
 import type { ServerParts } from "../handlers/context.js";
 import { healthEndpoints, metricsEndpoint, versionEndpoint } from "./endpoints.js";
 import type { KObject } from "../apimachinery/object.js";
+import type { ObjectCacher } from "../registry/list.js";
 import { admissionChain } from "../admission/chain.js";
 import type { AdmissionPlugin } from "../registry/admission.js";
 import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
@@ -43,7 +44,8 @@ export interface RunningServer {
   kubeconfig: string;
   /** Where it was written, when it was. */
   kubeconfigPath?: string;
-  parts: ServerParts;
+  /** The server's parts, and the watch caches under the store (tests that look at a cache). */
+  parts: ServerParts & { cacher: ObjectCacher };
   /** The storage backend under the store (tests that must reach past the API, e.g. to corrupt a value). */
   storage: Storage;
   /** Graceful: readyz fails, wait shutdown delay, stop accepting, finish in-flight, close store. */
@@ -93,7 +95,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const nsType = types.get("", "v1", "namespaces")!;
   const namespaces = new NamespaceStates(core.informers.metadataFor(nsType), core.store, nsType);
   core.admission.bind(admissionChain(features.admissionPlugins({ ...core, namespaces, gates, authorizer: () => authorizer })));
-  const parts: ServerParts = {
+  const parts: ServerParts & { cacher: ObjectCacher } = {
     store: core.store,
     cacher: core.cacher,
     types,
