@@ -5,7 +5,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { alreadyExists, ApiError, badRequest, conflict, gone, invalid, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
-import type { UserInfo } from "../apimachinery/user.js";
 import type { Admission, AdmissionAttributes, AdmissionOperation } from "./admission.js";
 import { StorageError, type KeyValue, type RangeOptions, type Storage } from "../storage/interface.js";
 import { decodedJson, decodeFromStorage, encodeForStorage, servedJson, spliceResourceVersion } from "./codec.js";
@@ -23,7 +22,7 @@ import { withoutMetaAndStatus } from "./subresource-writes.js";
 import { listObjects, type ListResult, type ObjectCacher } from "./list.js";
 import type { ListOptions } from "./list-options.js";
 import { prepareWatch, type PreparedWatch } from "./watch.js";
-import { newAdmissionRequest, type AdmissionRequest, type SubresourceCreate, type WriteOptions } from "./write-options.js";
+import { newAdmissionRequest, type SubresourceCreate, type WriteOptions } from "./write-options.js";
 
 export { foregroundFinalizer, orphanFinalizer, withPropagationFinalizers, type DeleteOptions, type PropagationPolicy } from "./deletion.js";
 
@@ -66,7 +65,11 @@ export interface DeleteResult {
 
 /** How an update computes what it stores. One shape for PUT, PATCH, apply, scale and controllers. */
 export interface UpdateSpec {
-  /** "" for the object itself, else "status", "scale", "finalize". */
+  /**
+   * "" for the object itself, else the subresource written through ("status", "scale",
+   * "finalize", ...): admission's and managedFields' subresource. What a write through a view of
+   * the object takes is the type's to say (Strategy.subresourceWrites).
+   */
   subresource: string;
   /**
    * The desired object from the stored one (undefined when absent). Called again after a
