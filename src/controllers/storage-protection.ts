@@ -70,9 +70,8 @@ export function startPvcProtectionController({ store, types, informers }: Storag
       if (!claim || !isDeleting(claim, pvcProtectionFinalizer)) return;
       if (pods.list(ns).some((p) => podUsesClaim(p, name))) return;
       // The informer may lag a pod just created: ask storage, as upstream does before removing.
-      const live = await store.range(`${podType.keyPrefix}${ns}/`);
-      for (const kv of live.items) {
-        const pod = await store.get(podType, ns, kv.key.slice(`${podType.keyPrefix}${ns}/`.length)).catch(() => undefined);
+      for (const podName of await store.storedNames(podType, ns)) {
+        const pod = await store.get(podType, ns, podName).catch(() => undefined);
         if (pod && podUsesClaim(pod, name)) return;
       }
       await dropFinalizer(store, pvcType, ns, name, pvcProtectionFinalizer);

@@ -6,16 +6,14 @@ import type { CodecSet } from "../encoding/negotiate.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { GenericStore } from "../registry/store.js";
-import type { ObjectCacher } from "../registry/list.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { RequestContext } from "../http/context.js";
 import type { Exchange } from "../http/exchange.js";
 import type { RequestInfo } from "../http/request-info.js";
 
 export interface ServerParts {
+  /** The only way to read or write objects: gets, lists and watches (from its watch caches) and writes. */
   store: GenericStore;
-  /** Watch caches (one per group-resource) serving watch and most lists. */
-  cacher: ObjectCacher;
   types: TypeRegistry;
   codecs: CodecSet;
   gates: FeatureGates;

@@ -1,6 +1,6 @@
 // PATCH of an object or its /status: JSON patch, merge patch, strategic merge patch, and
 // server-side apply (create when absent).
-import { ApiError, methodNotSupported, notFound } from "../apimachinery/errors.js";
+import { ApiError, notFound } from "../apimachinery/errors.js";
 import { optionalQueryBool } from "../apimachinery/booleans.js";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import type { KObject } from "../apimachinery/object.js";
@@ -13,7 +13,6 @@ import { writeOptions } from "./write-options.js";
 import { acceptedPatchMediaTypes, applyPatchDocument, decodePatch, patchFormatOf, validatePatchOptions, type PatchFormat } from "./patch-body.js";
 import { applyConfiguration } from "./apply.js";
 import { resolveFieldManager } from "./field-manager.js";
-import { writableSubresource } from "./write.js";
 
 /** Upstream refuses JSON patches with more operations than this (413). */
 const maxJsonPatchOperations = 10_000;
@@ -26,7 +25,6 @@ export function requestPatchFormat(r: ResourceRequest): PatchFormat {
 
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const sub = r.info.subresource;
-  if (sub && !writableSubresource(r, "patch")) throw methodNotSupported(r.type.gr, "patch");
   const n = negotiateWrite(r);
   const format = requestPatchFormat(r);
   const type = format.type;

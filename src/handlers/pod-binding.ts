@@ -1,12 +1,14 @@
 // POST pods/<name>/binding: assigns a pod to a node (what a scheduler does). The Binding is
-// admitted as a create of pods/binding; the pod itself is then updated raw — no strategy (its
-// nodeName is otherwise immutable), no admission of its own — as upstream's BindingREST.
+// admitted as a create of pods/binding; the pod itself is then updated outside the type's rules
+// (its nodeName is otherwise immutable) and without admission of its own, as upstream's
+// BindingREST: the store's typed `skip` option says so.
 import { ApiError, badRequest, conflict, type StatusReason } from "../apimachinery/errors.js";
 import { aggregateMessage, notSupported, required, type FieldError } from "../apimachinery/validation.js";
 import type { KObject } from "../apimachinery/object.js";
 import { storageKey } from "../registry/resource-type.js";
 import { nowTimestamp } from "../apimachinery/object.js";
-import type { ResourceHandler, ResourceRequest } from "./context.js";
+import type { ResourceRequest } from "./context.js";
+import type { Creater, RestStorage } from "./rest/capabilities.js";
 import { readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
@@ -46,23 +48,28 @@ function markScheduled(pod: KObject): void {
   } else conditions.push({ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: nowTimestamp() });
 }
 
-export const bindingHandlers: Partial<Record<string, ResourceHandler>> = {
+/** pods/binding: created only. */
+export const bindingStorage: Creater & RestStorage = {
+  unservedVerb: "NotFound",
   async create(r: ResourceRequest) {
     const n = negotiateWrite(r);
     const { namespace, name } = r.info;
     const dryRun = parseDryRun(r.ex.query, "CreateOptions");
     const body = (await readObject(r, bindingTypeMeta)) as KObject & Binding;
     if ((body.metadata?.name ?? "") !== name) throw badRequest("name in URL does not match name in Binding object");
-    const binding = (await r.parts.store.admitSubresourceCreate(r.type, namespace, name, "binding", body, writeOptions(r, { dryRun }), (admitted) => {
+    const validate = (admitted: KObject) => {
       const errs = validateBinding(admitted as Binding);
       if (errs.length > 0) throw unknownError(500, aggregateMessage(errs));
-    })) as KObject & Binding;
+    };
+    const binding = (await r.parts.store.create(r.type, namespace, body, writeOptions(r, { dryRun, subresource: { subresource: "binding", name, validate } }))).object as KObject & Binding;
     const node = binding.target!.name!;
     const { uid, resourceVersion, annotations, labels } = binding.metadata ?? {};
     const refuse = (why: string) => conflict({ group: "", resource: "pods/binding" }, name, why);
     // A failed precondition reads as upstream's storage error, wrapped in a 409.
     const precondition = (what: string) => conflict(r.type.gr, name, `StorageError: invalid object, Code: 4, Key: ${storageKey(r.type, namespace, name)}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ${what}`);
-    await r.parts.store.guaranteedUpdate(r.type, namespace, name, (pod) => {
+    // The pod's update is the binding's effect: admitted as the binding, and outside a pod
+    // update's rules (its nodeName is otherwise immutable).
+    const desired = (pod: KObject) => {
       if (uid && uid !== pod.metadata.uid) throw precondition(`UID in precondition: ${uid}, UID in object meta: ${pod.metadata.uid}`);
       if (resourceVersion && resourceVersion !== pod.metadata.resourceVersion) throw precondition(`ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${pod.metadata.resourceVersion}`);
       const spec = (pod.spec ??= {}) as { nodeName?: string; schedulingGates?: unknown[] };
@@ -75,7 +82,8 @@ export const bindingHandlers: Partial<Record<string, ResourceHandler>> = {
       if (r.parts.gates.enabled("PodTopologyLabelsAdmission") && labels && Object.keys(labels).length > 0) pod.metadata.labels = { ...pod.metadata.labels, ...labels };
       markScheduled(pod);
       return pod;
-    }, { dryRun });
+    };
+    await r.parts.store.update(r.type, namespace, name, { subresource: "binding", createIfMissing: false, desired }, { dryRun, skip: { admission: true, typeRules: true } });
     writeResult(r, n, 201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
   },
 };

@@ -10,6 +10,7 @@ import { assignedNode, requireAssignedNode, targetContainer } from "../types/pod
 import { parsePodLogOptions, validatePodLogOptions } from "../types/validation/pod-log-options.js";
 import type { ResourceHandler, ResourceRequest } from "./context.js";
 import { goQuote } from "../apimachinery/go-quote.js";
+import type { Connecter, Getter, RestStorage } from "./rest/capabilities.js";
 
 /** The connect verbs of a pod. */
 type StreamSubresource = "exec" | "attach" | "portforward";
@@ -54,9 +55,10 @@ function connect(subresource: StreamSubresource): ResourceHandler {
   };
 }
 
-export const podLogHandlers: Partial<Record<string, ResourceHandler>> = { get: getLog };
+/** pods/log: read only (upstream's LogREST is a Getter that streams). */
+export const podLogStorage: Getter & RestStorage = { get: getLog, unservedVerb: "NotFound" };
 
-export const podConnectHandlers = (subresource: StreamSubresource): Partial<Record<string, ResourceHandler>> => {
-  const handler = connect(subresource);
-  return { get: handler, create: handler };
-};
+/** pods/exec, pods/attach, pods/portforward: connected by GET or POST. */
+export function podConnectStorage(subresource: StreamSubresource): Connecter & RestStorage {
+  return { connect: connect(subresource), connectVerbs: ["get", "create"], unservedVerb: "NotFound" };
+}

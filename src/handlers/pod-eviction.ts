@@ -7,12 +7,11 @@
 import { ApiError, badRequest, forbidden } from "../apimachinery/errors.js";
 import { deepClone } from "../apimachinery/json-value.js";
 import { labelSelectorFromObject, type LabelSelectorObject } from "../apimachinery/labels.js";
-import { decodeFromStorage } from "../registry/codec.js";
 import type { KObject } from "../apimachinery/object.js";
 import { nowTimestamp } from "../apimachinery/object.js";
-import { storagePrefix } from "../registry/resource-type.js";
 import type { DeleteOptions, PropagationPolicy } from "../registry/store.js";
-import type { ResourceHandler, ResourceRequest } from "./context.js";
+import type { ResourceRequest } from "./context.js";
+import type { Creater, RestStorage } from "./rest/capabilities.js";
 import { readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
@@ -72,13 +71,16 @@ function deleteOptionsOf(eviction: KObject, dryRun: boolean): DeleteOptions {
     ...(o.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: o.gracePeriodSeconds } : {}),
     ...(o.preconditions ? { preconditions: { ...o.preconditions } } : {}),
     ...(policy ? { propagationPolicy: policy } : {}),
-    skipAdmission: true,
+    // The pod's deletion is the eviction's effect: admitted as the eviction (upstream's EvictionREST).
+    skip: { admission: true },
   };
 }
 
 const withResourceVersion = (opts: DeleteOptions, rv: string | undefined): DeleteOptions => ({ ...opts, preconditions: { ...opts.preconditions, resourceVersion: rv } });
 
-export const evictionHandlers: Partial<Record<string, ResourceHandler>> = {
+/** pods/eviction: created only. */
+export const evictionStorage: Creater & RestStorage = {
+  unservedVerb: "NotFound",
   async create(r: ResourceRequest) {
     const n = negotiateWrite(r);
     const { namespace, name } = r.info;
@@ -86,7 +88,7 @@ export const evictionHandlers: Partial<Record<string, ResourceHandler>> = {
     const body = await readObject(r, evictionTypeMetas);
     if ((body.metadata?.name ?? "") !== name) throw badRequest("name in URL does not match name in Eviction object");
     const requested = parseDryRun(r.ex.query, "CreateOptions");
-    const eviction = await store.admitSubresourceCreate(r.type, namespace, name, "eviction", body, writeOptions(r, { dryRun: requested }));
+    const eviction = (await store.create(r.type, namespace, body, writeOptions(r, { dryRun: requested, subresource: { subresource: "eviction", name } }))).object;
     const original = deleteOptionsOf(eviction, requested);
     const rvGiven = original.preconditions?.resourceVersion !== undefined;
     const del = (opts: DeleteOptions) => store.delete(r.type, namespace, name, writeOptions(r, opts));
@@ -109,8 +111,8 @@ export const evictionHandlers: Partial<Record<string, ResourceHandler>> = {
     const pdbType = types.get("policy", "v1", "poddisruptionbudgets");
     const budgets: Pdb[] = [];
     if (pdbType) {
-      for (const kv of (await store.range(storagePrefix(pdbType, namespace))).items) {
-        const pdb = decodeFromStorage(kv, pdbType) as unknown as Pdb;
+      for (const { object } of (await store.listStored(pdbType, namespace)).items) {
+        const pdb = object as unknown as Pdb;
         let selector;
         try {
           selector = labelSelectorFromObject(pdb.spec?.selector);

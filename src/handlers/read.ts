@@ -2,7 +2,7 @@
 // each object's memoised JSON (made once per object version and apiVersion, shared by every list
 // and watch), not re-serialised per request.
 import { applyListDefaults, parseListOptions, validateListOptions } from "../registry/list-options.js";
-import { listObjects, servedObject, type ListResult } from "../registry/list.js";
+import { servedObject, type ListResult } from "../registry/list.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { Entry } from "../storage/cacher/types.js";
@@ -38,7 +38,7 @@ export async function handleList(r: ResourceRequest): Promise<void> {
   const watchList = r.parts.gates.enabled("WatchList");
   applyListDefaults(opts, watchList);
   validateListOptions(opts, watchList);
-  const list = await listObjects(r.parts.store, r.type, r.info.namespace, opts, r.parts.cacher, signalIfWaiting(r, opts.resourceVersion));
+  const list = await r.parts.store.list(r.type, r.info.namespace, opts, signalIfWaiting(r, opts.resourceVersion));
   if (list.entries && !n.target && !r.pretty && n.codec.mediaType === "application/json") {
     writeBytes(r.ex, 200, jsonListBytes(r.type, list, list.entries), "application/json", { warnings: r.warnings });
     return;

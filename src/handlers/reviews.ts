@@ -8,7 +8,8 @@ import type { UserInfo } from "../apimachinery/user.js";
 import type { Attributes, Authorizer, ResourceRule, RulesResult } from "../authz/authorizer.js";
 import { reviewSelectors, type ReviewSelector } from "../authz/attributes.js";
 import type { KObject } from "../apimachinery/object.js";
-import type { ResourceHandler, ResourceRequest } from "./context.js";
+import type { ResourceRequest } from "./context.js";
+import type { Creater } from "./rest/capabilities.js";
 import { readObject } from "./body.js";
 import { negotiateWrite, writeResult } from "./output.js";
 
@@ -111,9 +112,18 @@ function resourceRuleJson(x: ResourceRule): Record<string, unknown> {
   return out;
 }
 
-export function reviewHandlers(authorizer: Authorizer, authenticate: (req: AuthnRequest) => Promise<AuthnOutcome>): Map<string, Partial<Record<string, ResourceHandler>>> {
-  const m = new Map<string, Partial<Record<string, ResourceHandler>>>();
-  m.set("authentication.k8s.io/selfsubjectreviews/", {
+/** A review's storage, for the group and resource it serves. */
+export interface ReviewStorage {
+  group: string;
+  resource: string;
+  storage: Creater;
+}
+
+/** The storages of the review types: each is created only (answered, never stored). */
+export function reviewStorages(authorizer: Authorizer, authenticate: (req: AuthnRequest) => Promise<AuthnOutcome>): ReviewStorage[] {
+  const m: ReviewStorage[] = [];
+  const set = (group: string, resource: string, storage: Creater) => m.push({ group, resource, storage });
+  set("authentication.k8s.io", "selfsubjectreviews", {
     async create(r) {
       const body = await readObject(r);
       answer(r, body, { userInfo: userInfoJson(r.user) });
@@ -123,7 +133,7 @@ export function reviewHandlers(authorizer: Authorizer, authenticate: (req: Authn
   // the server's authenticator (so only the bearer-token methods can answer it; a token nobody
   // recognises is "invalid bearer token", never anonymous), audience-bound to spec.audiences
   // (or, without them, the server's --api-audiences, applied by the union).
-  m.set("authentication.k8s.io/tokenreviews/", {
+  set("authentication.k8s.io", "tokenreviews", {
     async create(r) {
       const body = await readObject(r);
       const spec = (body.spec ?? {}) as { token?: unknown; audiences?: unknown };
@@ -142,7 +152,7 @@ export function reviewHandlers(authorizer: Authorizer, authenticate: (req: Authn
       answer(r, body, status);
     },
   });
-  const sar = (kind: ReviewKind): Partial<Record<string, ResourceHandler>> => ({
+  const sar = (kind: ReviewKind): Creater => ({
     async create(r) {
       const body = await readObject(r);
       body.metadata ??= {};
@@ -162,13 +172,13 @@ export function reviewHandlers(authorizer: Authorizer, authenticate: (req: Authn
       answer(r, body, await decide(authorizer, reviewAttributes(subject, spec)));
     },
   });
-  m.set("authorization.k8s.io/selfsubjectaccessreviews/", sar("SelfSubjectAccessReview"));
-  m.set("authorization.k8s.io/subjectaccessreviews/", sar("SubjectAccessReview"));
-  m.set("authorization.k8s.io/localsubjectaccessreviews/", sar("LocalSubjectAccessReview"));
+  set("authorization.k8s.io", "selfsubjectaccessreviews", sar("SelfSubjectAccessReview"));
+  set("authorization.k8s.io", "subjectaccessreviews", sar("SubjectAccessReview"));
+  set("authorization.k8s.io", "localsubjectaccessreviews", sar("LocalSubjectAccessReview"));
   // SelfSubjectRulesReview (upstream pkg/registry/authorization/selfsubjectrulesreview): the
   // chain's rules for the requesting user in spec.namespace; `incomplete` when an authorizer
   // cannot list its rules; the answer carries only the status.
-  m.set("authorization.k8s.io/selfsubjectrulesreviews/", {
+  set("authorization.k8s.io", "selfsubjectrulesreviews", {
     async create(r) {
       const body = await readObject(r);
       const ns = (body.spec as { namespace?: unknown } | undefined)?.namespace;

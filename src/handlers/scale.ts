@@ -7,7 +7,8 @@ import { writeOptions } from "./write-options.js";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType, ScaleDeclaration } from "../registry/resource-type.js";
-import type { ResourceHandler, ResourceRequest } from "./context.js";
+import type { ResourceRequest } from "./context.js";
+import type { Getter, Patcher, RestStorage, Updater } from "./rest/capabilities.js";
 import { checkTypeMeta, maxBodyBytes, readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
@@ -68,7 +69,9 @@ async function writeScale(r: ResourceRequest, change: (scale: KObject) => ScaleC
   writeResult(r, n, 200, toScale(object, decl));
 }
 
-export const scaleHandlers: Partial<Record<string, ResourceHandler>> = {
+/** /scale of every type that declares one: a Scale read, replaced or patched. */
+export const scaleStorage: Getter & Updater & Patcher & RestStorage = {
+  unservedVerb: "NotFound",
   async get(r) {
     const n = negotiateWrite(r);
     writeResult(r, n, 200, toScale(await r.parts.store.get(r.type, r.info.namespace, r.info.name), declaration(r)));

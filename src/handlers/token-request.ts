@@ -6,7 +6,8 @@
 // bound) get a one-year token with `warnafter` when --service-account-extend-token-expiration.
 import { ApiError, badRequest, conflict, invalid } from "../apimachinery/errors.js";
 import { invalid as invalidField, type FieldError } from "../apimachinery/validation.js";
-import type { ResourceHandler, ResourceRequest } from "./context.js";
+import type { ResourceRequest } from "./context.js";
+import type { Creater, RestStorage } from "./rest/capabilities.js";
 import { readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { writeOptions } from "./write-options.js";
@@ -42,11 +43,13 @@ function gvkString(apiVersion: string, kind: string): string {
   return `${group}/${version}, Kind=${kind}`;
 }
 
-export function tokenRequestHandlers(cfg: ServiceAccountConfig): Partial<Record<string, ResourceHandler>> {
-  if (!cfg.signingKey) return {};
+/** serviceaccounts/token: created only; none without a signing key (the path is then unknown). */
+export function tokenRequestStorage(cfg: ServiceAccountConfig): (Creater & RestStorage) | undefined {
+  if (!cfg.signingKey) return undefined;
   const sign = tokenSigner(cfg.signingKey);
   const apiAuds = new Set(cfg.apiAudiences);
   return {
+    unservedVerb: "NotFound",
     async create(r: ResourceRequest) {
       const n = negotiateWrite(r);
       const namespace = r.info.namespace;
@@ -54,13 +57,15 @@ export function tokenRequestHandlers(cfg: ServiceAccountConfig): Partial<Record<
       const { store, types } = r.parts;
       const dryRun = parseDryRun(r.ex.query, "CreateOptions");
       // Admission as upstream: mutating, then the request's own checks, then validating.
-      const body = await store.admitSubresourceCreate(r.type, namespace, name, "token", (await readObject(r, tokenRequestTypeMeta)) as KObject, writeOptions(r, { dryRun }), (admitted) => {
+      const validate = (admitted: KObject) => {
         const m = (admitted.metadata ?? {}) as KObject["metadata"];
         if (m.name && m.name !== name) throw invalid(tokenRequestKind, name, [invalidField("metadata.name", m.name, "must match the service account name if specified")]);
         if (m.namespace && m.namespace !== namespace) throw invalid(tokenRequestKind, name, [invalidField("metadata.namespace", m.namespace, "must match the service account namespace if specified")]);
         const errs = validateTokenRequestSpec(((admitted.spec ?? {}) as { expirationSeconds?: number | null }).expirationSeconds ?? 3600);
         if (errs.length) throw invalid(tokenRequestKind, "", errs);
-      });
+      };
+      const requested = (await readObject(r, tokenRequestTypeMeta)) as KObject;
+      const { object: body } = await store.create(r.type, namespace, requested, writeOptions(r, { dryRun, subresource: { subresource: "token", name, validate } }));
       const meta = (body.metadata ?? {}) as KObject["metadata"];
       const sa = await store.get(r.type, namespace, name);
       const spec = { ...((body.spec ?? {}) as { audiences?: string[] | null; expirationSeconds?: number | null; boundObjectRef?: BoundObjectRef | null }) };

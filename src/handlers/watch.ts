@@ -13,7 +13,7 @@ import { servedObject } from "../registry/list.js";
 import type { KObject } from "../apimachinery/object.js";
 import { convertsOnRead, type ResourceType } from "../registry/resource-type.js";
 import { servedOne } from "../registry/conversion.js";
-import { bookmarkObject, initialEventsEndAnnotation, prepareWatch, type ActiveWatch } from "../registry/watch.js";
+import { bookmarkObject, initialEventsEndAnnotation, type ActiveWatch } from "../registry/watch.js";
 import type { Delivery } from "../storage/cacher/types.js";
 import type { ResourceRequest } from "./context.js";
 import { negotiateRead } from "./output.js";
@@ -30,7 +30,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const watchList = r.parts.gates.enabled("WatchList");
   applyListDefaults(opts, watchList);
   validateListOptions(opts, watchList);
-  const prepared = await prepareWatch(r.parts.cacher, r.type, r.info.namespace, opts);
+  const prepared = await r.parts.store.watch(r.type, r.info.namespace, opts);
   if (r.ctx.signal.aborted) return; // the client left while the watch was prepared: start nothing
 
   const ex = r.ex;

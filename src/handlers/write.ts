@@ -1,5 +1,5 @@
-// POST (create) and PUT (update, also of /status and a namespace's /finalize).
-import { methodNotSupported } from "../apimachinery/errors.js";
+// POST (create) and PUT (update, also of the subresources that are views of the stored object:
+// status, a namespace's finalize, ...; which ones is for their REST storages to say).
 import type { ResourceRequest } from "./context.js";
 import { readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
@@ -20,7 +20,6 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const sub = r.info.subresource;
-  if (sub && !writableSubresource(r, "update")) throw methodNotSupported(r.type.gr, "update");
   const n = negotiateWrite(r);
   const dryRun = parseDryRun(r.ex.query, "UpdateOptions");
   const fieldManager = resolveFieldManager(r, "UpdateOptions");
@@ -33,29 +32,4 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
     writeOptions(r, { dryRun, fieldManager }),
   );
   writeWritten(r, n, result);
-}
-
-/** A CertificateSigningRequest's approval subresource (approve and deny: status.conditions only). */
-export function isCsrApproval(r: ResourceRequest): boolean {
-  return r.info.subresource === "approval" && r.type.group === "certificates.k8s.io" && r.type.resource === "certificatesigningrequests";
-}
-
-/**
- * The subresources PUT and PATCH write through the store: status everywhere; a namespace's
- * finalize (PUT only); a CSR's approval; a pod's ephemeral containers.
- */
-export function writableSubresource(r: ResourceRequest, verb: "update" | "patch"): boolean {
-  const { group, resource } = r.type;
-  switch (r.info.subresource) {
-    case "status":
-      return true;
-    case "finalize":
-      return verb === "update" && group === "" && resource === "namespaces";
-    case "approval":
-      return isCsrApproval(r);
-    case "ephemeralcontainers":
-      return group === "" && resource === "pods";
-    default:
-      return false;
-  }
 }

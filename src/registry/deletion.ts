@@ -7,8 +7,6 @@ export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   gracePeriodSeconds?: number;
   propagationPolicy?: PropagationPolicy;
-  /** The delete is the effect of another request already admitted (a pod's eviction): no admission of its own. */
-  skipAdmission?: boolean;
   /** Remove an object that cannot be decoded (only with the AllowUnsafeMalformedObjectDeletion gate). */
   ignoreStoreReadErrorWithClusterBreakingPotential?: boolean;
 }

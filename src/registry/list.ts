@@ -199,7 +199,7 @@ async function listFromStorage(store: GenericStore, t: ResourceType, prefix: str
   for (;;) {
     let res;
     try {
-      res = await store.range(prefix, { revision: readAt, startAfter, limit: page || undefined });
+      res = await store.listStored(t, namespaceOf(t, prefix), { revision: readAt, startAfter, limit: page || undefined });
     } catch (e) {
       if (e instanceof StorageError && e.code === "Compacted") {
         throw isContinue ? new ExpiredContinue(encodeContinue(-1, after, prefix)) : tooOldError();
@@ -209,11 +209,9 @@ async function listFromStorage(store: GenericStore, t: ResourceType, prefix: str
     revision = res.revision;
     readAt = res.revision; // every further page reads the same snapshot
     let stoppedEarly = false;
-    const decoded = await servedVersionOf(t, res.items.map((kv) => decodeFromStorage(kv, t)));
     for (let i = 0; i < res.items.length; i++) {
-      const kv: KeyValue = res.items[i]!;
-      const obj = decoded[i]!;
-      lastKey = kv.key;
+      const { key, object: obj } = res.items[i]!;
+      lastKey = key;
       if (!filtering || matchesSelectors(t, opts, obj)) items.push(obj);
       if (opts.limit > 0 && items.length >= opts.limit) {
         more = i < res.items.length - 1 || res.more;

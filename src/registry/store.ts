@@ -5,13 +5,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { alreadyExists, ApiError, badRequest, conflict, gone, invalid, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
-import type { UserInfo } from "../apimachinery/user.js";
 import type { Admission, AdmissionAttributes, AdmissionOperation } from "./admission.js";
-import { StorageError, type KeyValue, type RangeOptions, type RangeResult, type Storage } from "../storage/interface.js";
+import { StorageError, type KeyValue, type RangeOptions, type Storage } from "../storage/interface.js";
 import { decodedJson, decodeFromStorage, encodeForStorage, servedJson, spliceResourceVersion } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "../apimachinery/object.js";
-import { convertsOnRead, storageKey, type ResourceType } from "./resource-type.js";
-import { servedOne, storageVersionOf } from "./conversion.js";
+import { convertsOnRead, storageKey, storagePrefix, type ResourceType } from "./resource-type.js";
+import { servedOne, servedVersionOf, storageVersionOf } from "./conversion.js";
 import { parseResourceVersion, tooLargeError } from "./resource-version.js";
 import type { StrategyContext } from "./strategy.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./validate-meta.js";
@@ -19,24 +18,15 @@ import { withUpdateOwnership } from "./field-ownership.js";
 import { Reservations } from "./reservations.js";
 import { withPropagationFinalizers, type DeleteOptions } from "./deletion.js";
 import { dropEmptyMetadata } from "./empty-metadata.js";
+import { withoutMetaAndStatus } from "./subresource-writes.js";
+import { listObjects, type ListResult, type ObjectCacher } from "./list.js";
+import type { ListOptions } from "./list-options.js";
+import { prepareWatch, type PreparedWatch } from "./watch.js";
+import { newAdmissionRequest, type SubresourceCreate, type WriteOptions } from "./write-options.js";
 
 export { foregroundFinalizer, orphanFinalizer, withPropagationFinalizers, type DeleteOptions, type PropagationPolicy } from "./deletion.js";
 
-export interface WriteOptions {
-  dryRun: boolean;
-  /** The field manager of this write; its managedFields entry is updated (none: untracked). */
-  fieldManager?: string;
-  /** The object's managedFields were already computed (server-side apply). */
-  ownershipRecorded?: boolean;
-  /** Who asked, for admission (absent for the server's own writes). */
-  user?: UserInfo;
-  /** The request's deadline and cancellation. */
-  signal?: AbortSignal;
-  /** The request's Warning header entries, which strategies may add to (StrategyContext.warnings). */
-  warnings?: string[];
-  /** The request's audit annotations, which admission plugins add to. */
-  auditAnnotations?: Record<string, string>;
-}
+export type { AdmissionRequest, SkippedStages, SubresourceCreate, WriteOptions } from "./write-options.js";
 
 /** Server settings that strategies see through their context. */
 export interface StoreConfig {
@@ -53,6 +43,20 @@ export interface WriteResult {
   created: boolean;
 }
 
+/** A stored object, decoded, with its storage key (lists page by key). */
+export interface StoredObject {
+  key: string;
+  object: KObject;
+}
+
+/** One read of stored objects: at `revision`; `more` when a limit cut it short, `remaining` keys after it. */
+export interface StoredPage {
+  items: StoredObject[];
+  revision: number;
+  more: boolean;
+  remaining: number;
+}
+
 export interface DeleteResult {
   object: KObject;
   /** Gone from storage (false: deletion requested, finalizers or a grace period pending). */
@@ -61,7 +65,11 @@ export interface DeleteResult {
 
 /** How an update computes what it stores. One shape for PUT, PATCH, apply, scale and controllers. */
 export interface UpdateSpec {
-  /** "" for the object itself, else "status", "scale", "finalize". */
+  /**
+   * "" for the object itself, else the subresource written through ("status", "scale",
+   * "finalize", ...): admission's and managedFields' subresource. What a write through a view of
+   * the object takes is the type's to say (Strategy.subresourceWrites).
+   */
   subresource: string;
   /**
    * The desired object from the stored one (undefined when absent). Called again after a
@@ -88,6 +96,8 @@ export class GenericStore {
     private readonly admission: Admission,
     /** Server settings strategies read (service ranges). */
     private readonly config: StoreConfig = {},
+    /** The watch caches lists and watches are served from (absent: lists read storage, no watches). */
+    private readonly cacher?: ObjectCacher,
   ) {
     this.reservations = new Reservations((t) => this.allOf(t));
   }
@@ -104,9 +114,39 @@ export class GenericStore {
     return json !== undefined ? { json } : { obj: await servedOne(t, decodeFromStorage(kv, t)) };
   }
 
-  /** Stored key-values under a prefix (lists that the watch cache cannot serve). */
-  range(prefix: string, opts?: RangeOptions): Promise<RangeResult> {
-    return this.storage.range(prefix, opts);
+  /**
+   * A list as a client asks for it (upstream: the store's List): from the watch cache when it can
+   * serve it, else from storage. `signal` stops a wait for a revision not reached yet.
+   */
+  list(t: ResourceType, ns: string, opts: ListOptions, signal?: AbortSignal): Promise<ListResult> {
+    return listObjects(this, t, ns, opts, this.cacher, signal);
+  }
+
+  /** A watch as a client asks for it, from the watch cache; everything that may fail before the stream opens fails here. */
+  watch(t: ResourceType, ns: string, opts: ListOptions): Promise<PreparedWatch> {
+    if (!this.cacher) throw new Error("this store has no watch cache to serve watches from");
+    return prepareWatch(this.cacher, t, ns, opts);
+  }
+
+  /**
+   * The type's stored objects in `namespace` ("" all), decoded and in the type's version: the
+   * lists the watch cache cannot serve (an exact or continued revision, paged by key), and
+   * in-process readers that must see storage rather than an informer. A revision outside the
+   * history window throws StorageError "Compacted".
+   */
+  async listStored(t: ResourceType, namespace: string, opts?: RangeOptions): Promise<StoredPage> {
+    const res = await this.storage.range(storagePrefix(t, namespace), opts);
+    const objects = await servedVersionOf(t, res.items.map((kv) => decodeFromStorage(kv, t)));
+    return { items: res.items.map((kv, i) => ({ key: kv.key, object: objects[i]! })), revision: res.revision, more: res.more, remaining: res.remaining };
+  }
+
+  /**
+   * The names of the type's stored objects in `namespace` ("" all), nothing decoded: relative to
+   * the list's key prefix, so a namespaced type listed across namespaces gives "namespace/name".
+   */
+  async storedNames(t: ResourceType, namespace: string): Promise<string[]> {
+    const prefix = storagePrefix(t, namespace);
+    return (await this.storage.range(prefix)).items.map((kv) => kv.key.slice(prefix.length));
   }
 
   async currentRevision(): Promise<number> {
@@ -136,14 +176,16 @@ export class GenericStore {
 
   // ---- create
 
-  async create(t: ResourceType, ns: string, body: unknown, opts: WriteOptions): Promise<WriteResult> {
+  /** A create; with `subresource`, the admission of a subresource's object only (see SubresourceCreate). */
+  async create(t: ResourceType, ns: string, body: unknown, opts: WriteOptions & { subresource?: SubresourceCreate }): Promise<WriteResult> {
+    if (opts.subresource) return { object: await this.admitSubresourceCreate(t, ns, body as KObject, opts.subresource, opts), created: false };
     const input = checkBody(t, ns, body);
     t.strategy.default(input);
     // The writer owns what it sent, recorded before mutating admission as upstream does: fields a
     // webhook or policy adds are nobody's.
     const owned = opts.fieldManager !== undefined && !opts.ownershipRecorded ? ownedFields(t, "", undefined, input, opts.fieldManager) : undefined;
     const attrs = this.attributes("CREATE", t, ns, input.metadata.name ?? "", "", opts, input);
-    await this.admission.admit(attrs);
+    if (!opts.skip?.admission) await this.admission.admit(attrs);
     const admitted = checkBody(t, ns, attrs.object);
     if (owned) withOwnedFields(admitted, owned);
     const nameWasGenerated = !admitted.metadata.name && !!admitted.metadata.generateName;
@@ -184,7 +226,7 @@ export class GenericStore {
       t.strategy.prepareForCreate(obj, ctx);
       const errs = [...reservation.errors, ...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
-      await this.admission.validate(this.attributes("CREATE", t, ns, meta.name!, "", opts, obj));
+      if (!opts.skip?.admission) await this.admission.validate(this.attributes("CREATE", t, ns, meta.name!, "", opts, obj));
       const key = storageKey(t, ns, meta.name!);
       if (opts.dryRun) {
         if (await this.storage.get(key)) throw new StorageError("KeyExists", key);
@@ -200,23 +242,20 @@ export class GenericStore {
     }
   }
 
-  /**
-   * Admission of a create on a subresource whose handler stores nothing through this store
-   * (serviceaccounts/token): both stages, the mutating one's result returned. `check` runs
-   * between them, as a type's validation does.
-   */
-  async admitSubresourceCreate(t: ResourceType, ns: string, name: string, subresource: string, object: KObject, opts: WriteOptions, check?: (admitted: KObject) => void | Promise<void>): Promise<KObject> {
-    const attrs = this.attributes("CREATE", t, ns, name, subresource, opts, object);
+  /** Both admission stages of a subresource's object, `sub.validate` between them; the admitted object. */
+  private async admitSubresourceCreate(t: ResourceType, ns: string, object: KObject, sub: SubresourceCreate, opts: WriteOptions): Promise<KObject> {
+    const attrs = this.attributes("CREATE", t, ns, sub.name, sub.subresource, opts, object);
     await this.admission.admit(attrs);
     const admitted = attrs.object ?? object;
-    await check?.(admitted);
-    await this.admission.validate(this.attributes("CREATE", t, ns, name, subresource, opts, admitted));
+    await sub.validate?.(admitted);
+    await this.admission.validate(this.attributes("CREATE", t, ns, sub.name, sub.subresource, opts, admitted));
     return admitted;
   }
 
   // ---- update: the one read-modify-write loop (upstream: GuaranteedUpdate)
 
   async update(t: ResourceType, ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
+    if (opts.skip?.typeRules) return this.updateWithoutTypeRules(t, ns, name, spec, opts);
     const key = storageKey(t, ns, name);
     const { subresource } = spec;
     const ctx = this.context(ns, subresource, opts);
@@ -257,7 +296,7 @@ export class GenericStore {
     t.strategy.default(desired);
     const owned = opts.fieldManager !== undefined && !opts.ownershipRecorded ? ownedFields(t, ctx.subresource, current, desired, opts.fieldManager) : undefined;
     const attrs = this.attributes("UPDATE", t, ns, name, ctx.subresource, opts, desired, current);
-    await this.admission.admit(attrs);
+    if (!opts.skip?.admission) await this.admission.admit(attrs);
     const admitted = checkBody(t, ns, attrs.object);
     const reservation = ctx.subresource === "" ? await this.reservations.reserve(t, admitted, current, ctx) : undefined;
     try {
@@ -269,7 +308,7 @@ export class GenericStore {
       if (!noop && owned) withOwnedFields(obj, owned);
       const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
-      await this.admission.validate(this.attributes("UPDATE", t, ns, name, ctx.subresource, opts, obj, current));
+      if (!opts.skip?.admission) await this.admission.validate(this.attributes("UPDATE", t, ns, name, ctx.subresource, opts, obj, current));
       if (noop) return { object: current, created: false };
       if (opts.dryRun) return { object: obj, created: false };
       return await this.writeUpdate(t, key, modRevision, obj);
@@ -298,22 +337,23 @@ export class GenericStore {
   }
 
   /**
-   * A raw read-modify-write (upstream: Storage.GuaranteedUpdate): no strategy, no admission, no
-   * ownership — for the effect of another admitted request (a pod's binding). `mutate` gets a
-   * copy of the stored object, retried after a lost race; it throws to refuse.
+   * An update with `skip.typeRules` (upstream: Storage.GuaranteedUpdate): what `spec.desired`
+   * returns from a copy of the stored object is stored as it is — no strategy, no admission, no
+   * ownership, no resourceVersion precondition — retried after a lost race; `desired` throws to
+   * refuse. Never creates.
    */
-  async guaranteedUpdate(t: ResourceType, ns: string, name: string, mutate: (current: KObject) => KObject, opts: { dryRun: boolean }): Promise<KObject> {
+  private async updateWithoutTypeRules(t: ResourceType, ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
     const key = storageKey(t, ns, name);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       const kv = await this.storage.get(key);
       if (!kv) throw notFound(t.gr, name);
-      const next = mutate(clone(await servedOne(t, decodeFromStorage(kv, t))));
+      const next = await spec.desired(clone(await servedOne(t, decodeFromStorage(kv, t))));
       delete next.metadata.resourceVersion;
-      if (opts.dryRun) return next;
+      if (opts.dryRun) return { object: next, created: false };
       try {
         const written = await this.storage.update(key, encodeForStorage(await storageVersionOf(t, next)), kv.modRevision);
         next.metadata.resourceVersion = String(written.modRevision);
-        return next;
+        return { object: next, created: false };
       } catch (e) {
         if (!isLostRace(e)) throw e;
       }
@@ -345,7 +385,7 @@ export class GenericStore {
       }
       current = await servedOne(t, current);
       checkDeletePreconditions(t, current, opts);
-      if (!opts.skipAdmission) {
+      if (!opts.skip?.admission) {
         const attrs = this.attributes("DELETE", t, ns, name, "", opts, undefined, current);
         await this.admission.admit(attrs);
         await this.admission.validate(attrs);
@@ -418,7 +458,7 @@ export class GenericStore {
   }
 
   private attributes(operation: AdmissionOperation, t: ResourceType, namespace: string, name: string, subresource: string, opts: WriteOptions | DeleteOptions, object?: KObject, oldObject?: KObject): AdmissionAttributes {
-    const request = admissionRequestOf(opts);
+    const request = (opts.admissionRequest ??= newAdmissionRequest());
     let options: KObject | undefined;
     return {
       operation, type: t, namespace, name, subresource, object, oldObject, dryRun: opts.dryRun, user: opts.user,
@@ -454,26 +494,6 @@ export class GenericStore {
   compactedError(): ApiError {
     return gone("The resourceVersion for the provided list is too old.");
   }
-}
-
-/**
- * What one write's admission calls share: its UID (one per request, whatever the retries), and
- * the warning and audit slots of writes made without a request.
- */
-interface AdmissionRequestState {
-  uid: string;
-  warnings: string[];
-  auditAnnotations: Record<string, string>;
-}
-const admissionRequests = new WeakMap<object, AdmissionRequestState>();
-
-function admissionRequestOf(opts: WriteOptions): AdmissionRequestState {
-  let state = admissionRequests.get(opts);
-  if (!state) {
-    state = { uid: randomUUID(), warnings: [], auditAnnotations: {} };
-    admissionRequests.set(opts, state);
-  }
-  return state;
 }
 
 /** The write's options as the AdmissionReview carries them (upstream: CreateOptions, UpdateOptions, DeleteOptions). */
@@ -574,25 +594,9 @@ function prepareUpdate(t: ResourceType, obj: KObject, current: KObject, ctx: Str
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
   }
-  if (ctx.subresource === "status" || ctx.subresource === "approval") {
-    // Only status changes through /status (and a CSR's /approval, whose strategy keeps all but
-    // status.conditions); metadata and spec stay as stored.
-    const next = clone(current);
-    next.status = obj.status;
-    if (obj.status === undefined) delete next.status;
-    t.strategy.prepareForUpdate(next, current, ctx);
-    return next;
-  }
-  if (ctx.subresource === "ephemeralcontainers") {
-    // A pod's ephemeral containers, and nothing else, change through this subresource.
-    const next = clone(current);
-    const ecs = (obj.spec as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;
-    const spec = ((next.spec ??= {}) as { ephemeralContainers?: unknown });
-    if (ecs === undefined) delete spec.ephemeralContainers;
-    else spec.ephemeralContainers = ecs;
-    if (t.strategy.tracksGeneration && !deepEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(current))) next.metadata.generation = (c.generation ?? 0) + 1;
-    return next;
-  }
+  // A view of the object (status, ...) takes only its part of the written object.
+  const view = ctx.subresource ? t.strategy.subresourceWrites[ctx.subresource] : undefined;
+  if (view) return view(obj, current, ctx, t.strategy);
   if (t.hasStatus) {
     if (current.status === undefined) delete obj.status;
     else obj.status = clone(current.status);
@@ -618,11 +622,6 @@ function isLostRace(e: unknown): boolean {
 function withoutResourceVersion(o: KObject): KObject {
   const { resourceVersion: _rv, ...meta } = o.metadata;
   return { ...o, metadata: meta };
-}
-
-function withoutMetaAndStatus(o: KObject): Record<string, unknown> {
-  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
-  return rest;
 }
 
 const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";

@@ -3,6 +3,7 @@
 import type { FieldError } from "../apimachinery/validation.js";
 import type { UserInfo } from "../apimachinery/user.js";
 import type { KObject } from "../apimachinery/object.js";
+import { defaultSubresourceWrites, type SubresourceWrite } from "./subresource-writes.js";
 
 export type NameRule = "subdomain" | "label" | "dns1035" | "path-segment";
 
@@ -67,6 +68,12 @@ export interface Strategy {
    * reserved values and are not stored yet (reserve, then commit: the lock is not held across
    * validating admission or the write). Returns allocation errors (422 Invalid).
    */
+  /**
+   * The subresources that are views of the stored object, each with what a write through it
+   * takes (default: status only). A subresource not listed writes like the object itself, with
+   * the strategy seeing it in StrategyContext.subresource (a namespace's finalize, scale).
+   */
+  subresourceWrites: Readonly<Record<string, SubresourceWrite>>;
   allocate?(obj: KObject, old: KObject | undefined, ctx: StrategyContext, others: () => Promise<KObject[]>): Promise<FieldError[]>;
 }
 
@@ -85,6 +92,7 @@ export const defaultStrategy: Strategy = {
   validate: () => [],
   validateUpdate: () => [],
   selectableFields: () => ({}),
+  subresourceWrites: defaultSubresourceWrites,
 };
 
 export function strategy(overrides: Partial<Strategy>): Strategy {

@@ -43,7 +43,7 @@ export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry): O
   const store = new GenericStore(storage, admission, {
     serviceClusterIPRange: o.serviceClusterIPRange,
     serviceNodePortRange: o.serviceNodePortRange,
-  });
+  }, cacher);
   return {
     storage,
     cacher,

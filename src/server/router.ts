@@ -1,45 +1,25 @@
 // The end of the chain: a request that passed every filter goes to the handler for its path.
 // Non-resource paths (health, version, metrics, discovery, openapi) are offered to each
 // non-resource handler in turn; resource paths at the scope their type is served at
-// (src/server/path-scope.ts) go to a subresource handler registered for the group/resource
-// (reviews, scale), or to the verb handler when the type serves that verb.
+// (src/server/path-scope.ts) go to the REST storage of their resource or resource/subresource,
+// which serves the verb when it implements it (src/handlers/rest/).
 import { ApiError, methodNotSupported } from "../apimachinery/errors.js";
-import type { ResourceHandler, ResourceRequest, ServerParts } from "../handlers/context.js";
+import type { ResourceRequest, ServerParts } from "../handlers/context.js";
 import { isPretty } from "../handlers/context.js";
-import { handleDelete, handleDeleteCollection } from "../handlers/delete.js";
-import { handlePatch } from "../handlers/patch.js";
-import { handleGet, handleList } from "../handlers/read.js";
-import { handleWatch } from "../handlers/watch.js";
-import { handleCreate, handleUpdate } from "../handlers/write.js";
+import { handlerFor, type RestStorage } from "../handlers/rest/capabilities.js";
+import type { RestStorageTable } from "../handlers/rest/storage-table.js";
 import { requestInfoOf, userOf, type NonResourceHandler, type RequestContext } from "../http/context.js";
+import type { ResourceType } from "../registry/resource-type.js";
 import type { Handler } from "./filters/filter.js";
 import { servedAtPathScope } from "./path-scope.js";
-
-/** Verb handlers by "group/resource/subresource" ("" subresource: the resource itself). */
-export type SpecialHandlers = Map<string, Partial<Record<string, ResourceHandler>>>;
 
 export interface RouterConfig {
   parts: ServerParts;
   /** Tried in order for every request that is not a resource request; true = handled. */
   nonResource: NonResourceHandler[];
-  special?: SpecialHandlers;
-  /** Verb handlers of subresources any type may declare (scale), by subresource name. */
-  declared?: Map<string, Partial<Record<string, ResourceHandler>>>;
+  /** The REST storage of each resource and resource/subresource. */
+  storages: RestStorageTable;
 }
-
-const verbHandlers: Record<string, ResourceHandler> = {
-  get: handleGet,
-  list: handleList,
-  watch: handleWatch,
-  create: handleCreate,
-  update: handleUpdate,
-  patch: handlePatch,
-  delete: handleDelete,
-  deletecollection: handleDeleteCollection,
-};
-
-/** The only subresources served by the generic verb handlers. */
-const genericSubresources = new Set(["status", "finalize", "approval", "ephemeralcontainers"]);
 
 export function createRouter(cfg: RouterConfig): Handler {
   return async (ctx) => {
@@ -74,19 +54,24 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
   };
   // A deprecated custom resource version warns on every request to it.
   if (type.deprecationWarning) ctx.warnings.push(type.deprecationWarning);
-  const sub = info.subresource ? type.subresources.find((s) => s.name === info.subresource) : undefined;
-  const special = (cfg.special?.get(`${type.group}/${type.resource}/${info.subresource}`) ?? (sub && cfg.declared?.get(sub.name)))?.[info.verb];
-  if (special) return special(r);
-  if (info.subresource) {
-    if (!sub || !genericSubresources.has(info.subresource)) throw notFoundPath();
-    if (!sub.verbs.includes(info.verb as never)) throw methodNotSupported(type.gr, info.verb);
-  } else {
-    if (type.virtual) throw methodNotSupported(type.gr, info.verb);
-    if (!type.verbs.has(info.verb)) throw methodNotSupported(type.gr, info.verb);
+  const storage = cfg.storages.storageFor(type, info.subresource);
+  if (!storage) {
+    if (info.subresource) throw notFoundPath();
+    throw methodNotSupported(type.gr, info.verb); // a type that stores nothing and has no storage of its own
   }
-  const handler = verbHandlers[info.verb];
-  if (!handler) throw methodNotSupported(type.gr, info.verb);
+  const handler = declaresVerb(type, info.subresource, info.verb) ? handlerFor(storage, info.verb) : undefined;
+  if (!handler) throw unservedVerb(storage, type, info.verb);
   return handler(r);
+}
+
+/** The verbs the type declares for the resource itself or for the subresource (discovery's verbs). */
+function declaresVerb(type: ResourceType, subresource: string, verb: string): boolean {
+  if (!subresource) return type.verbs.has(verb);
+  return type.subresources.some((s) => s.name === subresource && s.verbs.includes(verb));
+}
+
+function unservedVerb(storage: RestStorage, type: ResourceType, verb: string): ApiError {
+  return storage.unservedVerb === "NotFound" ? notFoundPath() : methodNotSupported(type.gr, verb);
 }
 
 export function notFoundPath(): ApiError {

@@ -1,7 +1,7 @@
 // Assembles one server instance from its options: the core (storage, types, store, informers,
 // the authorizer and admission chains, health, routes and the listener) and the features that
 // plug into it (src/server/features/: authentication methods, authorization modes, admission
-// plugins, controllers, subresources, non-resource handlers).
+// plugins, controllers, REST storages, non-resource handlers).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { unionAuthenticator } from "../authn/union.js";
@@ -13,6 +13,7 @@ import { CodecSet } from "../encoding/negotiate.js";
 import type { ServerParts } from "../handlers/context.js";
 import { healthEndpoints, metricsEndpoint, versionEndpoint } from "./endpoints.js";
 import type { KObject } from "../apimachinery/object.js";
+import type { ObjectCacher } from "../registry/list.js";
 import { admissionChain } from "../admission/chain.js";
 import type { AdmissionPlugin } from "../registry/admission.js";
 import { releaseCachesOfRetiredTypes } from "../registry/cache-release.js";
@@ -29,7 +30,7 @@ import { createListener } from "./listener.js";
 import type { ServerOptions } from "./options.js";
 import { ServerMetrics } from "../observability/metrics.js";
 import { setupTls } from "./tls-setup.js";
-import { reviewHandlers } from "../handlers/reviews.js";
+import { builtinStorages } from "../handlers/rest/builtin-storages.js";
 import { toApiError } from "../handlers/errors.js";
 import { checkFeatureFlags, featureStrategiesOf, setUpFeatures } from "./features/feature-module.js";
 import { openCore, type CacheTuning, type OpenCore } from "./core.js";
@@ -43,7 +44,8 @@ export interface RunningServer {
   kubeconfig: string;
   /** Where it was written, when it was. */
   kubeconfigPath?: string;
-  parts: ServerParts;
+  /** The server's parts, and the watch caches under the store (tests that look at a cache). */
+  parts: ServerParts & { cacher: ObjectCacher };
   /** The storage backend under the store (tests that must reach past the API, e.g. to corrupt a value). */
   storage: Storage;
   /** Graceful: readyz fails, wait shutdown delay, stop accepting, finish in-flight, close store. */
@@ -93,7 +95,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const nsType = types.get("", "v1", "namespaces")!;
   const namespaces = new NamespaceStates(core.informers.metadataFor(nsType), core.store, nsType);
   core.admission.bind(admissionChain(features.admissionPlugins({ ...core, namespaces, gates, authorizer: () => authorizer })));
-  const parts: ServerParts = {
+  const parts: ServerParts & { cacher: ObjectCacher } = {
     store: core.store,
     cacher: core.cacher,
     types,
@@ -147,8 +149,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     router: createRouter({
       parts,
       nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...features.nonResource(parts)],
-      special: reviewHandlers(authorizer, authenticate),
-      declared: features.subresources,
+      storages: builtinStorages({ authorizer, authenticate, contributed: features.storages }),
     }),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: features.tlsClientCA ?? tls.clientCA }, handle, {

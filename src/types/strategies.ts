@@ -2,6 +2,8 @@
 // Defaults live in ./defaults, validation in ./validation, Service allocation in ./allocation;
 // this file only wires them to the store's hooks.
 import { strategy, type Strategy, type StrategyContext, defaultStrategy } from "../registry/strategy.js";
+import { defaultSubresourceWrites, statusOnly } from "../registry/subresource-writes.js";
+import { ephemeralContainersOnly } from "./pod-ephemeral-containers.js";
 import type { KObject } from "../apimachinery/object.js";
 import { invalid as invalidField, validateName, type FieldError } from "../apimachinery/validation.js";
 import { defaultPod, podQOSClass } from "./defaults/pod.js";
@@ -173,6 +175,7 @@ const namespaces = kind(
 const pods = kind(
   {
     tracksGeneration: true,
+    subresourceWrites: { ...defaultSubresourceWrites, ephemeralcontainers: ephemeralContainersOnly },
     returnDeletedObject: true,
     selectableFields: (o: KObject) => {
       const spec = (o.spec ?? {}) as Record<string, unknown>;
@@ -382,6 +385,8 @@ const overrides: Record<string, Strategy> = {
     prepareForCreate: prepareCsrCreate,
     prepareForUpdate: prepareCsrUpdate,
     validateUpdate: validateCsrUpdate,
+    // approval writes status (its conditions: prepareCsrUpdate keeps the rest), as /status does.
+    subresourceWrites: { ...defaultSubresourceWrites, approval: statusOnly },
   }),
   "events.events.k8s.io": events,
   "leases.coordination.k8s.io": kind({}, { defaults: defaultLease }),

@@ -1,12 +1,11 @@
 // Shared helpers for the list/watch integration tests: servers with watch-cache tuning and
 // access to their parts (to drop every watch stream at once).
-import { startApiServer, type CacheTuning } from "../../src/server/start.js";
+import { startApiServer, type CacheTuning, type RunningServer } from "../../src/server/start.js";
 import { defaultOptions, type ServerOptions } from "../../src/server/options.js";
-import type { ServerParts } from "../../src/handlers/context.js";
 import type { Storage } from "../../src/storage/interface.js";
 import { withCredentials, req, type TestServer } from "./client.js";
 
-export type PartsServer = TestServer & { parts: ServerParts; storage: Storage };
+export type PartsServer = TestServer & { parts: RunningServer["parts"]; storage: Storage };
 
 export async function startTuned(extra: Partial<ServerOptions> & CacheTuning = {}): Promise<PartsServer> {
   const s = await startApiServer({

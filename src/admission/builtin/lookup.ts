@@ -57,11 +57,8 @@ export function objectLookup(parts: () => AdmissionParts, group: string, resourc
       const t = typeOf();
       if (!t) return [];
       const { store } = parts();
-      const prefix = t.namespaced && ns ? `${t.keyPrefix}${ns}/` : t.keyPrefix;
       const out: KObject[] = [];
-      const res = await store.range(prefix);
-      for (const kv of res.items) {
-        const name = kv.key.slice(prefix.length);
+      for (const name of await store.storedNames(t, t.namespaced && ns ? ns : "")) {
         if (name.includes("/")) continue; // another namespace's object under a cluster-wide prefix
         const obj = await liveGet(ns ?? "", name);
         if (obj) out.push(obj);

@@ -44,11 +44,9 @@ export function fakeParts(w: FakeWorld): () => AdmissionParts {
         if (!found) throw notFound(t.gr, name);
         return found;
       },
-      range: async (prefix: string) => {
-        w.liveReads.push(`range ${prefix}`);
-        const t = [...Object.keys(w.objects)].map((k) => k.split("/") as [string, string]).map(([g, r]) => typeOf(g, r)).find((t) => prefix.startsWith(t.keyPrefix));
-        const items = t ? all(t).filter((o) => prefix === t.keyPrefix || prefix === `${t.keyPrefix}${o.metadata.namespace}/`) : [];
-        return { items: items.map((o) => ({ key: prefix + o.metadata.name, value: "", createRevision: 1, modRevision: 1 })), revision: 1, more: false, remaining: 0 };
+      storedNames: async (t: ResourceType, ns: string) => {
+        w.liveReads.push(`names ${key(t.group, t.resource)} ${ns}`);
+        return all(t).filter((o) => !ns || o.metadata.namespace === ns).map((o) => o.metadata.name!);
       },
     },
   };

@@ -1,8 +1,8 @@
 // Service-account authentication assembled for one server: the configuration from the flags
-// (keys loaded or generated), the authenticator, the serviceaccounts/token subresource, the
-// issuer's OIDC discovery documents and the controllers. start.ts calls this once.
+// (keys loaded or generated), the authenticator, the issuer's OIDC discovery documents and the
+// controllers (the serviceaccounts/token storage is built from the configuration by the
+// service-accounts feature module). That module calls this once.
 import type { Controller } from "../../controller-runtime/controller.js";
-import type { ResourceHandler } from "../../handlers/context.js";
 import type { NonResourceHandler } from "../../http/context.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { GenericStore } from "../../registry/store.js";
@@ -15,14 +15,11 @@ import { storeGetter } from "./getter.js";
 import { secretLastUsedRecorder } from "./legacy-tracking.js";
 import { startTrackingConfigMapController } from "./tracking-configmap.js";
 import { discoverable, openIdHandler } from "./openid.js";
-import { tokenRequestHandlers } from "../../handlers/token-request.js";
 import { controllerEnabled, serviceAccountController, serviceAccountTokenController } from "../../controllers/controllers-flag.js";
 
 export interface ServiceAccountSetup {
   config: ServiceAccountConfig;
   authenticator: Authenticator;
-  /** The `token` subresource's verb handlers (empty without a signing key). */
-  tokenHandlers: Partial<Record<string, ResourceHandler>>;
   nonResource: NonResourceHandler[];
   /**
    * Starts the serviceaccount and tokens controllers --controllers enables, and the server's
@@ -65,7 +62,6 @@ export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAc
   return {
     config,
     authenticator,
-    tokenHandlers: tokenRequestHandlers(config),
     nonResource,
     startControllers(enabled) {
       const parts = { ...deps.parts(), log: deps.log };

@@ -8,7 +8,6 @@
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore, WriteOptions } from "../../registry/store.js";
-import { decodeFromStorage } from "../../registry/codec.js";
 import { covers } from "./covers.js";
 import { autoUpdateAnnotation, rbacGroup, type BindingObject, type PolicyRule, type RoleObject, type Subject } from "./rules.js";
 
@@ -113,12 +112,9 @@ const kindLabel = (t: ResourceType) => `${t.resource}.${t.group}`;
 const keyOf = (o: KObject) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
 
 async function existingObjects(store: GenericStore, t: ResourceType): Promise<Map<string, KObject>> {
-  const { items } = await store.range(t.keyPrefix);
+  const { items } = await store.listStored(t, "");
   const out = new Map<string, KObject>();
-  for (const kv of items) {
-    const obj = decodeFromStorage(kv, t);
-    out.set(keyOf(obj), obj);
-  }
+  for (const { object } of items) out.set(keyOf(object), object);
   return out;
 }
 

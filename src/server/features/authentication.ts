@@ -10,6 +10,9 @@ import { tokenFileAuthenticator } from "../../authn/token-file.js";
 import type { Authenticator } from "../../authn/authenticator.js";
 import { startBootstrapTokens } from "../../controllers/bootstrap/index.js";
 import { defaultControllers } from "../../controllers/controllers-flag.js";
+import type { ServiceAccountConfig } from "../../authn/serviceaccount/config.js";
+import type { StorageRegistration } from "../../handlers/rest/storage-table.js";
+import { tokenRequestStorage } from "../../handlers/token-request.js";
 import type { FeatureModule } from "./feature-module.js";
 
 /**
@@ -51,7 +54,7 @@ export function serviceAccountsFeature(): FeatureModule {
       return {
         apiAudiences: sa.config.apiAudiences,
         authenticators: () => ({ "service-account": [sa.authenticator] }),
-        subresources: { token: sa.tokenHandlers },
+        storages: tokenStorages(sa.config),
         nonResource: () => sa.nonResource,
         controllers: () => sa.startControllers(options.controllers ?? defaultControllers),
       };
@@ -102,4 +105,10 @@ export function bootstrapTokensFeature(): FeatureModule {
       };
     },
   };
+}
+
+/** serviceaccounts/token, built from the service-account configuration (none without a signing key). */
+function tokenStorages(config: ServiceAccountConfig): StorageRegistration[] {
+  const storage = tokenRequestStorage(config);
+  return storage ? [{ group: "", resource: "serviceaccounts", subresource: "token", storage }] : [];
 }

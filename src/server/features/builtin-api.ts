@@ -2,10 +2,12 @@
 // controller: the protobuf and CBOR encodings, the subresources that act rather than store,
 // discovery and OpenAPI, and the system PriorityClasses.
 import { systemPriorityClasses } from "../../admission/builtin/system-priority-classes.js";
-import { bindingHandlers } from "../../handlers/pod-binding.js";
-import { podConnectHandlers, podLogHandlers } from "../../handlers/pod-connect.js";
-import { evictionHandlers } from "../../handlers/pod-eviction.js";
-import { scaleHandlers } from "../../handlers/scale.js";
+import { bindingStorage } from "../../handlers/pod-binding.js";
+import { podConnectStorage, podLogStorage } from "../../handlers/pod-connect.js";
+import { evictionStorage } from "../../handlers/pod-eviction.js";
+import type { RestStorage } from "../../handlers/rest/capabilities.js";
+import type { StorageRegistration } from "../../handlers/rest/storage-table.js";
+import { scaleStorage } from "../../handlers/scale.js";
 import { cborCodec } from "../../encoding/cbor.js";
 import { protobufCodec } from "../../encoding/protobuf/index.js";
 import type { NonResourceHandler } from "../../http/context.js";
@@ -14,7 +16,7 @@ import type { FeatureModule } from "./feature-module.js";
 
 /** The scale subresource, for every type that declares it. */
 export function scaleFeature(): FeatureModule {
-  return { name: "scale", setup: () => ({ subresources: { scale: scaleHandlers } }) };
+  return { name: "scale", setup: () => ({ storages: [{ anyType: true, subresource: "scale", storage: scaleStorage }] }) };
 }
 
 /** Pod subresources: eviction, binding, log and the connect verbs (answered as kube-apiserver does without a kubelet). */
@@ -22,16 +24,20 @@ export function podSubresourcesFeature(): FeatureModule {
   return {
     name: "pod-subresources",
     setup: () => ({
-      subresources: {
-        eviction: evictionHandlers,
-        binding: bindingHandlers,
-        log: podLogHandlers,
-        exec: podConnectHandlers("exec"),
-        attach: podConnectHandlers("attach"),
-        portforward: podConnectHandlers("portforward"),
-      },
+      storages: [
+        podStorage("binding", bindingStorage),
+        podStorage("eviction", evictionStorage),
+        podStorage("log", podLogStorage),
+        podStorage("exec", podConnectStorage("exec")),
+        podStorage("attach", podConnectStorage("attach")),
+        podStorage("portforward", podConnectStorage("portforward")),
+      ],
     }),
   };
+}
+
+function podStorage(subresource: string, storage: RestStorage): StorageRegistration {
+  return { group: "", resource: "pods", subresource, storage };
 }
 
 /** application/vnd.kubernetes.protobuf for built-in types. */

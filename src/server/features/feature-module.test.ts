@@ -71,8 +71,8 @@ describe("feature modules", () => {
   });
 
   it("refuses two features claiming one subresource, one authorization mode or one single value", () => {
-    const sub = (name: string): FeatureModule => ({ name, setup: () => ({ subresources: { scale: {} } }) });
-    expect(() => setUpFeatures([sub("a"), sub("b")], ctx)).toThrow('feature b: subresource "scale" already has handlers');
+    const sub = (name: string): FeatureModule => ({ name, setup: () => ({ storages: [{ anyType: true, subresource: "scale", storage: {} }] }) });
+    expect(() => setUpFeatures([sub("a"), sub("b")], ctx)).toThrow("feature b: */*/scale already has a storage");
     const mode = (name: string): FeatureModule => ({ name, setup: () => ({ authorizationModes: () => ({ rbac: () => ({ authorize: () => ({ decision: "allow", reason: "" }) }) }) }) });
     expect(() => setUpFeatures([mode("a"), mode("b")], ctx).authorizationModes(core)).toThrow("feature b: authorization mode rbac is already provided");
     const ca = (name: string): FeatureModule => ({ name, setup: () => ({ tlsClientCA: "pem" }) });

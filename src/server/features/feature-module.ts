@@ -24,7 +24,8 @@ import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { FeatureGates } from "../../apimachinery/feature-gates.js";
 import type { Controller } from "../../controller-runtime/controller.js";
 import type { Codec } from "../../encoding/codec.js";
-import type { ResourceHandler, ServerParts } from "../../handlers/context.js";
+import type { ServerParts } from "../../handlers/context.js";
+import { registrationKey, type StorageRegistration } from "../../handlers/rest/storage-table.js";
 import type { NonResourceHandler } from "../../http/context.js";
 import type { ServerMetrics } from "../../observability/metrics.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
@@ -96,8 +97,8 @@ export interface FeatureContribution {
   authenticators?(core: CoreParts): Partial<Record<AuthenticatorSlot, Authenticator[]>>;
   controllersOnceServing?(core: CoreParts): Controller[];
   nonResource?(parts: ServerParts): NonResourceHandler[];
-  /** Verb handlers of subresources a type may declare, by subresource name. */
-  readonly subresources?: Readonly<Record<string, Partial<Record<string, ResourceHandler>>>>;
+  /** REST storages of resources and subresources, each for one group/resource or for every type declaring the subresource. */
+  readonly storages?: readonly StorageRegistration[];
   registerMetrics?(metrics: ServerMetrics): void;
   stop?(): void;
 }
@@ -158,8 +159,8 @@ export class AssembledFeatures {
   readonly anonymous: Authenticator | undefined;
   /** Encodings besides JSON and YAML, in module order. */
   readonly codecs: readonly Codec[];
-  /** Subresource verb handlers by subresource name, across all features. */
-  readonly subresources = new Map<string, Partial<Record<string, ResourceHandler>>>();
+  /** The REST storages every feature contributes, in module order. */
+  readonly storages: readonly StorageRegistration[];
   private readonly running: Controller[] = [];
 
   constructor(private readonly all: readonly { name: string; c: FeatureContribution }[]) {
@@ -167,12 +168,15 @@ export class AssembledFeatures {
     this.tlsClientCA = single(all, "tlsClientCA");
     this.anonymous = single(all, "anonymous");
     this.codecs = all.flatMap(({ c }) => c.codecs ?? []);
+    const claimed = new Set<string>();
     for (const { name, c } of all) {
-      for (const [sub, handlers] of Object.entries(c.subresources ?? {})) {
-        if (this.subresources.has(sub)) throw new Error(`feature ${name}: subresource "${sub}" already has handlers`);
-        this.subresources.set(sub, handlers);
+      for (const r of c.storages ?? []) {
+        const key = registrationKey(r);
+        if (claimed.has(key)) throw new Error(`feature ${name}: ${key} already has a storage`);
+        claimed.add(key);
       }
     }
+    this.storages = all.flatMap(({ c }) => c.storages ?? []);
   }
 
   /** The names of the features assembled, in order. */
