@@ -3,7 +3,7 @@
 import { parseGoBool } from "../apimachinery/booleans.js";
 import { parseGoDuration } from "../apimachinery/duration.js";
 import { defaultOptions, type ServerOptions } from "../server/options.js";
-import { controllersError, controllersFlagHelp, parseControllersFlag } from "../controllers/controllers-flag.js";
+import { controllersError, controllersFlagHelp, parseControllersFlag } from "../controller-runtime/controllers-flag.js";
 import { goQuote } from "../apimachinery/go-quote.js";
 
 type Apply = (o: ServerOptions, value: string) => void;

@@ -12,7 +12,7 @@ import type { InformerFactory } from "../registry/informer-factory.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
-import { controllerEnabled, rootCACertificatePublisherController } from "./controllers-flag.js";
+import { controllerEnabled, rootCACertificatePublisherController } from "../controller-runtime/controllers-flag.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
 import { runController, type Controller } from "../controller-runtime/controller.js";
 import { fixedDelayRateLimiter } from "../controller-runtime/rate-limiter.js";

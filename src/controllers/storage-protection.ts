@@ -10,7 +10,7 @@ import type { ResourceType } from "../registry/resource-type.js";
 import { removeFinalizer } from "./remove-finalizer.js";
 import type { GenericStore } from "../registry/store.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
-import { controllerEnabled, pvcProtectionController, pvProtectionController } from "./controllers-flag.js";
+import { controllerEnabled, pvcProtectionController, pvProtectionController } from "../controller-runtime/controllers-flag.js";
 import { runController, type Controller } from "../controller-runtime/controller.js";
 
 export interface StorageProtectionDeps {

@@ -16,7 +16,7 @@ export const serviceAccountTokenType = "kubernetes.io/service-account-token";
 export const serviceAccountNameKey = "kubernetes.io/service-account.name";
 export const serviceAccountUidKey = "kubernetes.io/service-account.uid";
 export const defaultServiceAccountName = "default";
-// Their --controllers names (controllers/controllers-flag.ts lists them; authn sits below controllers).
+// Their --controllers names (controller-runtime/controllers-flag.ts lists them too).
 const serviceAccountController = "serviceaccount-controller";
 const serviceAccountTokenController = "serviceaccount-token-controller";
 const resyncMs = 5000;

@@ -15,7 +15,7 @@ import { storeGetter } from "./getter.js";
 import { secretLastUsedRecorder } from "./legacy-tracking.js";
 import { startTrackingConfigMapController } from "./tracking-configmap.js";
 import { discoverable, openIdHandler } from "./openid.js";
-import { controllerEnabled, serviceAccountController, serviceAccountTokenController } from "../../controllers/controllers-flag.js";
+import { controllerEnabled, serviceAccountController, serviceAccountTokenController } from "../../controller-runtime/controllers-flag.js";
 
 export interface ServiceAccountSetup {
   config: ServiceAccountConfig;

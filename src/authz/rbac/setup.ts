@@ -3,7 +3,7 @@
 // every mode as upstream's RBAC storage always checks) and the ClusterRole aggregation
 // controller (--controllers name clusterrole-aggregation-controller).
 import type { AdmissionPlugin } from "../../registry/admission.js";
-import { clusterRoleAggregationController, controllerEnabled, defaultControllers } from "../../controllers/controllers-flag.js";
+import { clusterRoleAggregationController, controllerEnabled, defaultControllers } from "../../controller-runtime/controllers-flag.js";
 import type { Controller } from "../../controller-runtime/controller.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";

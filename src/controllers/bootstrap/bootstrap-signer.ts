@@ -27,7 +27,7 @@ import {
   tokenSecretNamespace,
   tokenSecretType,
 } from "../../authn/bootstrap/token.js";
-import { bootstrapSignerController } from "../controllers-flag.js";
+import { bootstrapSignerController } from "../../controller-runtime/controllers-flag.js";
 import { runController, type Controller, type ReconcileResult } from "../../controller-runtime/controller.js";
 
 export interface BootstrapSignerDeps {

@@ -9,7 +9,7 @@ import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import type { Controller } from "../../controller-runtime/controller.js";
 import { startBootstrapSigner } from "./bootstrap-signer.js";
-import { bootstrapSignerController, controllerEnabled, controllersError, defaultControllers, tokenCleanerController } from "../controllers-flag.js";
+import { bootstrapSignerController, controllerEnabled, controllersError, defaultControllers, tokenCleanerController } from "../../controller-runtime/controllers-flag.js";
 import { startTokenCleaner } from "./token-cleaner.js";
 
 export interface BootstrapTokenOptions {

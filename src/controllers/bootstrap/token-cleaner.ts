@@ -7,7 +7,7 @@ import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { GenericStore } from "../../registry/store.js";
 import { getExpiration, tokenSecretNamespace, tokenSecretType } from "../../authn/bootstrap/token.js";
-import { tokenCleanerController } from "../controllers-flag.js";
+import { tokenCleanerController } from "../../controller-runtime/controllers-flag.js";
 import { runController, type Controller, type ControllerContext, type ReconcileResult } from "../../controller-runtime/controller.js";
 
 export interface TokenCleanerDeps {

@@ -19,7 +19,7 @@ import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import { customResourceCleanupFinalizer } from "../../apiextensions/crd-strategy.js";
 import { findCRDCondition, isCRDConditionTrue, setCRDCondition, type CRDCondition } from "../../apiextensions/crd-conditions.js";
-import { controllerEnabled, crdEstablishingController, crdFinalizerController, crdNamingController } from "../controllers-flag.js";
+import { controllerEnabled, crdEstablishingController, crdFinalizerController, crdNamingController } from "../../controller-runtime/controllers-flag.js";
 import { runController, type Controller, type ControllerContext } from "../../controller-runtime/controller.js";
 import { goQuote } from "../../apimachinery/go-quote.js";
 

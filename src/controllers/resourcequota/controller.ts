@@ -18,7 +18,7 @@ import type { GenericStore } from "../../registry/store.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import { listsEqual, mask, resourceListJson, resourceListOf } from "../../quota/resource-list.js";
 import { calculateUsage, countedTypes } from "./usage.js";
-import { resourceQuotaController } from "../controllers-flag.js";
+import { resourceQuotaController } from "../../controller-runtime/controllers-flag.js";
 import { runController, type Controller, type ControllerContext } from "../../controller-runtime/controller.js";
 import { fixedDelayRateLimiter } from "../../controller-runtime/rate-limiter.js";
 

@@ -9,7 +9,7 @@ import { setupServiceAccounts } from "../../authn/serviceaccount/setup.js";
 import { tokenFileAuthenticator } from "../../authn/token-file.js";
 import type { Authenticator } from "../../authn/authenticator.js";
 import { startBootstrapTokens } from "../../controllers/bootstrap/index.js";
-import { defaultControllers } from "../../controllers/controllers-flag.js";
+import { defaultControllers } from "../../controller-runtime/controllers-flag.js";
 import type { ServiceAccountConfig } from "../../authn/serviceaccount/config.js";
 import type { StorageRegistration } from "../../handlers/rest/storage-table.js";
 import { tokenRequestStorage } from "../../handlers/token-request.js";

@@ -5,7 +5,7 @@
 import { reconcileBootstrapPolicy } from "../../authz/bootstrap-policy/index.js";
 import { createNodeAuthorizer, type RunningNodeAuthorizer } from "../../authz/node/index.js";
 import { setupRbac } from "../../authz/rbac/setup.js";
-import { defaultControllers } from "../../controllers/controllers-flag.js";
+import { defaultControllers } from "../../controller-runtime/controllers-flag.js";
 import type { FeatureModule } from "./feature-module.js";
 
 /**

@@ -3,7 +3,7 @@
 import { startTypeCheckingStatus } from "../../admission/policy/validating/status-controller.js";
 import { startCrdServing } from "../../apiextensions/serving.js";
 import { apiextensionsStrategies } from "../../apiextensions/strategies.js";
-import { controllerEnabled, defaultControllers, resourceQuotaController, validatingAdmissionPolicyStatusController } from "../../controllers/controllers-flag.js";
+import { controllerEnabled, defaultControllers, resourceQuotaController, validatingAdmissionPolicyStatusController } from "../../controller-runtime/controllers-flag.js";
 import { startCRDControllers } from "../../controllers/crd/index.js";
 import { startGarbageCollector } from "../../controllers/garbage-collector.js";
 import { startNamespaceController } from "../../controllers/namespace.js";
