@@ -23,16 +23,20 @@ export function requestPatchFormat(r: ResourceRequest): PatchFormat {
   return patchFormatOf(header(r, "content-type"), accepted);
 }
 
+/** What every PATCH reads before its body, in upstream's order: format (415), PatchOptions (422). */
+export function readPatchRequest(r: ResourceRequest) {
+  const format = requestPatchFormat(r);
+  const q = r.ex.query;
+  const force = optionalQueryBool(q, "force");
+  validatePatchOptions(format.type, q.get("fieldManager"), force);
+  return { format, type: format.type, force, dryRun: parseDryRun(q, "PatchOptions"), manager: resolveFieldManager(r, "PatchOptions") };
+}
+
 export async function handlePatch(r: ResourceRequest): Promise<void> {
   const sub = r.info.subresource;
   const n = negotiateWrite(r);
-  const format = requestPatchFormat(r);
-  const type = format.type;
+  const { format, type, force, dryRun, manager: fieldManager } = readPatchRequest(r);
   const q = r.ex.query;
-  const force = optionalQueryBool(q, "force");
-  validatePatchOptions(type, q.get("fieldManager"), force);
-  const dryRun = parseDryRun(q, "PatchOptions");
-  const fieldManager = resolveFieldManager(r, "PatchOptions");
   const mode = parseFieldValidation(q, "PatchOptions");
   const raw = await r.ex.body(maxBodyBytes);
   const patch = decodePatch(format, raw);

@@ -12,9 +12,8 @@ import type { Getter, Patcher, RestStorage, Updater } from "./rest/capabilities.
 import { checkTypeMeta, maxBodyBytes, readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
-import { applyPatchDocument, decodePatch, validatePatchOptions } from "./patch-body.js";
-import { requestPatchFormat } from "./patch.js";
-import { optionalQueryBool } from "../apimachinery/booleans.js";
+import { applyPatchDocument, decodePatch } from "./patch-body.js";
+import { readPatchRequest } from "./patch.js";
 import { setValueAt, toScale } from "../registry/scale-paths.js";
 import { replicasPaths, trackScaleChange, type ScaleChange } from "../registry/scale-ownership.js";
 import { resolveFieldManager } from "./field-manager.js";
@@ -83,13 +82,7 @@ export const scaleStorage: Getter & Updater & Patcher & RestStorage = {
     await writeScale(r, () => ({ scale: body }), { dryRun, manager });
   },
   async patch(r) {
-    const format = requestPatchFormat(r);
-    const type = format.type;
-    const q = r.ex.query;
-    const force = optionalQueryBool(q, "force");
-    validatePatchOptions(type, q.get("fieldManager"), force);
-    const dryRun = parseDryRun(q, "PatchOptions");
-    const manager = resolveFieldManager(r, "PatchOptions");
+    const { format, type, force, dryRun, manager } = readPatchRequest(r);
     const patch = decodePatch(format, await r.ex.body(maxBodyBytes));
     if (type === "apply") {
       if (!isPlainObject(patch)) throw badRequest("the apply configuration must be an object");
