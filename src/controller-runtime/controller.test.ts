@@ -229,6 +229,26 @@ describe("controller runtime", () => {
       expect(seen).toEqual(["b", "a", "a-too"]);
     });
 
+    it("is not idle while a change its informer took still waits in the handler queue, and whenIdle waits for it", async () => {
+      const w = world();
+      await w.put("a", 1);
+      const seen: string[] = [];
+      // Registered first, so it hears each change before the controller's handler does.
+      const observed: { idleOnArrival: boolean; seenWhenIdle: Promise<string[]> }[] = [];
+      let c: Controller | undefined;
+      w.informer.addHandler({
+        updated: () => void observed.push({ idleOnArrival: c!.idle(), seenWhenIdle: c!.whenIdle().then(() => [...seen]) }),
+      });
+      c = run({ name: "t", watches: [{ informer: w.informer, updated: (_o, n) => n.name }], reconcile: async (k) => void seen.push(k) });
+      w.informer.start();
+      await c.whenIdle();
+      expect(c.idle()).toBe(true);
+      await w.storage.update(`${prefix}a`, JSON.stringify({ name: "a", v: 2 }), 0);
+      await until(() => observed.length === 1, "the update reaching the first handler");
+      expect(observed[0]!.idleOnArrival).toBe(false);
+      expect(await observed[0]!.seenWhenIdle).toEqual(["a"]);
+    });
+
     it("a view-only controller (follow, no reconcile) is idle once its informer listed, and hears nothing after stop", async () => {
       const w = world();
       await w.put("a", 1);

@@ -73,7 +73,10 @@ export interface ControllerDefinition {
 /** A running controller. */
 export interface Controller {
   readonly name: string;
-  /** No key queued or being reconciled, and the informers it follows have listed. */
+  /**
+   * No key queued or being reconciled, the informers it follows have listed, and none holds a
+   * change not yet handed to its handlers.
+   */
   idle(): boolean;
   /** Resolves once idle() holds (at once when it does; at once after stop). */
   whenIdle(): Promise<void>;
@@ -146,15 +149,17 @@ export function runController(def: ControllerDefinition): Controller {
   if (holds.length === 0) queue.release();
   else void Promise.allSettled(holds).then(() => queue.release());
 
-  const informersListed = () => [...followed].every(({ informer: i }) => i.hasSynced() || i.isStopped);
+  // A change an informer took but has not yet handed to our handler is work on its way: until it
+  // arrives the queue cannot show it, so the informers' handler queues count as ours.
+  const informersQuiet = () => [...followed].every(({ informer: i }) => (i.hasSynced() || i.isStopped) && i.handlersIdle());
   const controller: Controller = {
     name: def.name,
-    idle: () => stopped || (queue.idle() && informersListed()),
+    idle: () => stopped || (queue.idle() && informersQuiet()),
     async whenIdle() {
-      // An informer's initial list can queue keys: wait for the lists, then for the queue, until
-      // both hold at once.
+      // An informer's initial list and each change it delivers can queue keys: wait for the
+      // lists, the handler queues, then our queue, until all hold at once.
       while (!controller.idle()) {
-        await Promise.all([...followed].map(({ informer: i }) => i.synced));
+        await Promise.all([...followed].map(({ informer: i }) => i.synced.then(() => i.whenHandlersIdle())));
         await queue.whenIdle();
       }
     },

@@ -27,6 +27,8 @@ export class HandlerQueues<O> {
   private waitingForListing = false;
   private draining = false;
   private closed = false;
+  /** Told once every notification queued so far has been handed to its handler. */
+  private drainedWaiters: (() => void)[] = [];
 
   constructor(
     /** Every handler registered before listed() has had the initial list. */
@@ -68,6 +70,27 @@ export class HandlerQueues<O> {
     this.closed = true;
     this.listeners.clear();
     this.listing.clear();
+    this.wakeDrainedWaiters();
+  }
+
+  /**
+   * Every notification queued has been handed to its handler (or the queues are closed): a change
+   * the informer has seen but a handler has not yet is work still on its way to a controller.
+   */
+  idle(): boolean {
+    if (this.closed) return true;
+    for (const l of this.listeners) if (l.next < l.queue.length) return false;
+    return true;
+  }
+
+  /** Resolves once idle() holds (at once when it does). */
+  whenIdle(): Promise<void> {
+    if (this.idle()) return Promise.resolve();
+    return new Promise((r) => this.drainedWaiters.push(r));
+  }
+
+  private wakeDrainedWaiters(): void {
+    for (const w of this.drainedWaiters.splice(0)) w();
   }
 
   private schedule(): void {
@@ -89,6 +112,9 @@ export class HandlerQueues<O> {
     }
     this.draining = false;
     if (more) this.schedule();
+    // A handler may have queued more for a listener already passed (a change it made in the view).
+    else if (this.idle()) this.wakeDrainedWaiters();
+    else this.schedule();
   }
 
   private dispatch(l: Listener<O>, n: Notification<O>): void {

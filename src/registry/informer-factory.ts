@@ -73,6 +73,17 @@ export class InformerFactory {
     return informer.start();
   }
 
+  /** Every running informer has handed each change it took to all of its handlers. */
+  handlersIdle(): boolean {
+    for (const i of this.informers.values()) if (!i.handlersIdle()) return false;
+    return true;
+  }
+
+  /** Resolves once handlersIdle() holds; an informer started meanwhile is waited for too. */
+  async whenHandlersIdle(): Promise<void> {
+    while (!this.handlersIdle()) await Promise.all([...this.informers.values()].map((i) => i.whenHandlersIdle()));
+  }
+
   stop(): void {
     this.stopped = true;
     this.unsubscribe();

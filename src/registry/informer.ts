@@ -85,6 +85,16 @@ export class Informer<O> {
     return this.stopped;
   }
 
+  /** Every change the view has taken has reached every handler (true once stopped). */
+  handlersIdle(): boolean {
+    return this.handlers.idle();
+  }
+
+  /** Resolves once handlersIdle() holds (event-driven: when the handlers' queues drain). */
+  whenHandlersIdle(): Promise<void> {
+    return this.handlers.whenIdle();
+  }
+
   /**
    * Calls `h` for every later change and, first, `added` for every object already in the view
    * (as client-go does for a handler added to a running informer). Returns the remover.
