@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseServeFlags } from "./flags.js";
+import { serverFeatures } from "../server/features/index.js";
+import { helpText, parseServeFlags, serveFlagSections } from "./flags.js";
 
 describe("request limit flags", () => {
   it("default as kube-apiserver's", () => {
@@ -19,5 +20,31 @@ describe("request limit flags", () => {
     expect(() => parseServeFlags(["--max-mutating-requests-inflight=x"])).toThrow('invalid argument "x" for "--max-mutating-requests-inflight" flag');
     expect(() => parseServeFlags(["--min-request-timeout=-5"])).toThrow("--min-request-timeout can not be negative value");
     expect(() => parseServeFlags(["--livez-grace-period=-1s"])).toThrow("--livez-grace-period can not be a negative value");
+  });
+
+  it("gathers the flags from the core and the feature modules: --help lists each one, once, under its owner", () => {
+    const sections = serveFlagSections();
+    const owners = new Map(serverFeatures().flatMap((m) => (m.flags ?? []).map((f) => [f.name, m.name] as const)));
+    expect(owners.get("oidc-issuer-url")).toBe("authentication-config");
+    expect(owners.get("authorization-mode")).toBe("authorization");
+    expect(owners.get("enable-admission-plugins")).toBe("admission-plugins");
+    expect(owners.get("service-account-issuer")).toBe("service-accounts");
+    expect(owners.has("secure-port")).toBe(false); // generic: the core's
+    const help = helpText();
+    const all = sections.flatMap((s) => s.flags.map((f) => f.name));
+    expect(all.length).toBeGreaterThanOrEqual(60);
+    for (const name of all) expect(help.split("\n").filter((l) => l.startsWith(`  --${name} `))).toHaveLength(1);
+    for (const { section } of sections) expect(help).toContain(`\n${section} flags:\n`);
+  });
+
+  it("applies a module's flag as its declaration says, and still names an unknown flag", () => {
+    const o = parseServeFlags(["--authorization-mode=Node,RBAC", "--oidc-issuer-url", "https://issuer", "--enable-bootstrap-token-auth", "--token-auth-file="]);
+    expect(o.authorizationMode).toEqual(["Node", "RBAC"]);
+    expect(o.oidcIssuerURL).toBe("https://issuer");
+    expect(o.oidcFlagsSet).toBe(true);
+    expect(o.enableBootstrapTokenAuth).toBe(true);
+    expect(o.tokenAuthFile).toBeUndefined();
+    expect(() => parseServeFlags(["--no-such-flag=1"])).toThrow("unknown flag: --no-such-flag");
+    expect(() => parseServeFlags(["--anonymous-auth=maybe"])).toThrow('invalid argument "maybe" for "--anonymous-auth" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
   });
 });

@@ -1,5 +1,6 @@
 // Virtual resources answered from the request alone: SelfSubjectReview, TokenReview and the
 // access reviews, decided by the configured authenticator and authorizer. Nothing is stored.
+import type { StorageRegistration } from "./rest/storage-table.js";
 import { badRequest, invalid } from "../apimachinery/errors.js";
 import { invalid as invalidField, type FieldError } from "../apimachinery/validation.js";
 import type { AuthnRequest } from "../authn/authenticator.js";
@@ -112,17 +113,10 @@ function resourceRuleJson(x: ResourceRule): Record<string, unknown> {
   return out;
 }
 
-/** A review's storage, for the group and resource it serves. */
-export interface ReviewStorage {
-  group: string;
-  resource: string;
-  storage: Creater;
-}
-
-/** The storages of the review types: each is created only (answered, never stored). */
-export function reviewStorages(authorizer: Authorizer, authenticate: (req: AuthnRequest) => Promise<AuthnOutcome>): ReviewStorage[] {
-  const m: ReviewStorage[] = [];
-  const set = (group: string, resource: string, storage: Creater) => m.push({ group, resource, storage });
+/** The storages of the review types, each for its group/resource: created only (answered, never stored). */
+export function reviewStorages(authorizer: Authorizer, authenticate: (req: AuthnRequest) => Promise<AuthnOutcome>): StorageRegistration[] {
+  const m: StorageRegistration[] = [];
+  const set = (group: string, resource: string, storage: Creater) => m.push({ group, resource, subresource: "", storage });
   set("authentication.k8s.io", "selfsubjectreviews", {
     async create(r) {
       const body = await readObject(r);

@@ -1,18 +1,16 @@
 // Assembles one server instance from its options: the core (storage, types, store, informers,
-// the authorizer and admission chains, health, routes and the listener) and the features that
-// plug into it (src/server/features/: authentication methods, authorization modes, admission
-// plugins, controllers, REST storages, non-resource handlers).
+// the admission chain, the filters, the router and the listener) and the features that plug into
+// it (src/server/features/: flags, authentication methods, the authorizer chain and its modes,
+// admission plugins, bootstrap objects, controllers, REST storages, non-resource handlers).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { unionAuthenticator } from "../authn/union.js";
-import { checkAuthorizationFlags, setupAuthorization, type AuthorizationSetup } from "../authz/modes.js";
 import { FeatureGates } from "../apimachinery/feature-gates.js";
 import { parseRuntimeConfig } from "../types/runtime-config.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
+import type { Authorizer } from "../authz/authorizer.js";
 import type { ServerParts } from "../handlers/context.js";
-import { healthEndpoints, metricsEndpoint, versionEndpoint } from "./endpoints.js";
-import type { KObject } from "../apimachinery/object.js";
 import type { ObjectCacher } from "../registry/list.js";
 import { admissionChain } from "../admission/chain.js";
 import type { AdmissionPlugin } from "../registry/admission.js";
@@ -21,7 +19,6 @@ import { NamespaceStates } from "../registry/namespace-states.js";
 import { builtinTypeRegistry } from "../types/register.js";
 import type { Storage } from "../storage/interface.js";
 import { builtinResources } from "../types/builtin-resources.js";
-import { kubernetesService, serviceRanges } from "../types/allocation/service.js";
 import { buildHandlerChain } from "./chain.js";
 import { maxInFlightFilter } from "./filters/max-in-flight.js";
 import { isLongRunning } from "./long-running.js";
@@ -32,12 +29,18 @@ import { ServerMetrics } from "../observability/metrics.js";
 import { setupTls } from "./tls-setup.js";
 import { builtinStorages } from "../handlers/rest/builtin-storages.js";
 import { toApiError } from "../handlers/errors.js";
-import { checkFeatureFlags, featureStrategiesOf, setUpFeatures } from "./features/feature-module.js";
+import { checkFeatureFlags, featureStrategiesOf, setUpFeatures, type ServerLifecycle } from "./features/feature-module.js";
+import { controllerActivity, type ControllerActivity } from "./controllers-idle.js";
 import { openCore, type CacheTuning, type OpenCore } from "./core.js";
 import { adminKubeconfig, gracefulStop, listen } from "./serve.js";
 import { serverFeatures } from "./features/index.js";
 
-export interface RunningServer {
+/**
+ * A running server. Whether its in-process controllers have work at hand (./controllers-idle.ts):
+ * `controllersIdle()` now, `whenControllersIdle()` once they have none — what a test kit's
+ * settle() waits on.
+ */
+export interface RunningServer extends ControllerActivity {
   url: string;
   port: number;
   /** Admin kubeconfig (YAML text). */
@@ -52,7 +55,6 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-const defaultNamespaces = ["default", "kube-system", "kube-public", "kube-node-lease"];
 /** The garbage collector starts this long after the server listens (see garbageCollectorFeature). */
 const controllersOnceServingDelayMs = 250;
 
@@ -70,7 +72,6 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const modules = serverFeatures();
   const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources), featureStrategiesOf(modules));
   // Every flag is checked before anything is opened: a refused start leaves nothing behind.
-  checkAuthorizationFlags(o);
   checkFeatureFlags(modules, o, gates);
   const persistent = o.storageBackend === "sqlite";
   if (persistent || o.writeKubeconfig) mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
@@ -80,17 +81,13 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   let opened: OpenCore | undefined;
   const features = setUpFeatures(modules, { options: o, gates, tls, certDir, core: () => opened ?? fail("the server's core was used before storage opened"), log: o.log });
   const core = (opened = openCore(o, types));
-  const ranges = serviceRanges(o.serviceClusterIPRange, o.serviceNodePortRange); // validates the flags
-  // Authorization (src/authz/modes.ts): the chain from the flags or --authorization-config, with
-  // the modes the features provide (RBAC, Node).
-  let authz: AuthorizationSetup;
+  let authorizer: Authorizer;
   try {
-    authz = setupAuthorization(o, features.authorizationModes(core), { authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"), log: o.log });
+    authorizer = features.authorizer(core).authorizer; // reads its configuration file: may refuse the start
   } catch (e) {
     await core.close();
     throw e;
   }
-  const authorizer = authz.authorizer;
   // A namespace the informer lacks (not synced yet, or newer than it) is read live through the store.
   const nsType = types.get("", "v1", "namespaces")!;
   const namespaces = new NamespaceStates(core.informers.metadataFor(nsType), core.store, nsType);
@@ -110,32 +107,31 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
 
   // Bootstrap objects, created only when missing; the writes of a batch share one commit.
   let bootstrapped = false;
-  await Promise.all(defaultNamespaces.map((name) => core.ensure(nsType, "", { metadata: { name } } as KObject)));
-  await Promise.all([core.ensure(types.get("", "v1", "services"), "default", kubernetesService(ranges, o.securePort || 443) as KObject), ...features.bootstrap(core)]);
+  await features.bootstrap(core, nsType);
   bootstrapped = true;
   features.startControllers(core);
   let onceServing: NodeJS.Timeout | undefined;
+  let startedOnceServing = false;
+  let stopping = false;
   /** Stops the features and their controllers, the informers and the watch caches. */
   const stopBackground = () => {
     clearTimeout(onceServing);
-    authz.stop();
     features.stop();
     releaseCaches();
     core.informers.stop();
     core.cacher.stop();
   };
 
-  let stopping = false;
-  const health = healthEndpoints({
-    storage: { name: "etcd", check: async () => core.storage.currentRevision().then(() => undefined, (e: Error) => e.message) },
+  const lifecycle: ServerLifecycle = {
+    startedAt: Date.now(),
     bootstrapped: () => bootstrapped,
     stopping: () => stopping,
-    startedAt: Date.now(),
-    livezGracePeriodMs: o.livezGracePeriodMs,
-  });
+    checkStorage: () => core.storage.currentRevision().then(() => undefined, (e: Error) => e.message),
+  };
   const metrics = new ServerMetrics(() => core.countObjects());
   features.registerMetrics(metrics);
   const authenticate = unionAuthenticator(features.authenticators(core), features.anonymous, { apiAudiences: features.apiAudiences });
+  const serving = { parts, authorizer, authenticate, metrics, lifecycle };
   const handle = buildHandlerChain({
     toApiError,
     codecs: parts.codecs,
@@ -146,11 +142,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     authorizer,
     authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"),
     flowControl: maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning),
-    router: createRouter({
-      parts,
-      nonResource: [health, versionEndpoint, metricsEndpoint(metrics), ...features.nonResource(parts)],
-      storages: builtinStorages({ authorizer, authenticate, contributed: features.storages }),
-    }),
+    router: createRouter({ parts, nonResource: features.nonResource(serving), storages: builtinStorages(features.storages(serving)) }),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: features.tlsClientCA ?? tls.clientCA }, handle, {
     compressResponses: gates.enabled("APIResponseCompression"),
@@ -159,14 +151,41 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     stopBackground();
     await core.storage.close();
   });
-  onceServing = setTimeout(() => features.startControllersOnceServing(core), controllersOnceServingDelayMs);
+  const started = startSignal();
+  onceServing = setTimeout(() => {
+    features.startControllersOnceServing(core);
+    startedOnceServing = true;
+    started.fire();
+  }, controllersOnceServingDelayMs);
+  const activity = controllerActivity({
+    controllers: () => features.controllers(),
+    informers: core.informers,
+    allStarted: () => startedOnceServing || stopping,
+    whenAllStarted: () => started.fired,
+  });
   const { kubeconfig, kubeconfigPath } = adminKubeconfig(o, url, tls);
-  metrics.addTextSource(() => authz.metrics.text());
   setImmediate(() => void metrics.load()); // off the start-up path
   o.log(`kapi: serving on ${url} (storage ${o.storageBackend}${persistent ? ` in ${o.dataDir}` : ""}) in ${Date.now() - t0} ms`);
   if (kubeconfigPath) o.log(`kapi: admin kubeconfig: ${kubeconfigPath}`);
-  const stop = gracefulStop({ listener, shutdownDelayMs: o.shutdownDelayMs, markStopping: () => (stopping = true), streams: parts.streams, stopBackground, closeStorage: () => core.storage.close() });
-  return { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop };
+  const stop = gracefulStop({
+    listener,
+    shutdownDelayMs: o.shutdownDelayMs,
+    markStopping: () => {
+      stopping = true;
+      started.fire(); // what was still to start never will: nobody waits for it
+    },
+    streams: parts.streams,
+    stopBackground,
+    closeStorage: () => core.storage.close(),
+  });
+  return { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop, ...activity };
+}
+
+/** A promise resolved once, by whoever comes first. */
+function startSignal(): { fired: Promise<void>; fire(): void } {
+  let fire!: () => void;
+  const fired = new Promise<void>((r) => (fire = r));
+  return { fired, fire };
 }
 
 function fail(message: string): never {

@@ -21,14 +21,16 @@ export interface NodeAuthorizerDeps {
   gates: { enabled(name: string): boolean };
 }
 
-export interface RunningNodeAuthorizer extends Authorizer {
-  /** Resolves once every informer feeding the graph has synced (or stopped). */
+export interface NodeAuthorizerWithGraph extends Authorizer {
+  /** Resolves once every informer feeding the graph has synced (or stopped); at once before the populator starts. */
   readonly synced: Promise<void>;
   /** The graph (tests, metrics). */
   readonly graph: Graph;
-  /** What keeps the graph current: informers followed on the controller runtime. */
-  readonly populator: Controller;
-  stop(): void;
+  /**
+   * Starts what keeps the graph current (upstream's graph populator): the informers followed on
+   * the controller runtime, started with the server's other controllers. Once only.
+   */
+  startPopulator(): Controller;
 }
 
 /** 1.34 defaults of the gates kapi's --feature-gates may not list. */
@@ -49,7 +51,7 @@ type Obj = Record<string, unknown>;
 const spec = (o: KObject): Obj => ((o.spec && typeof o.spec === "object" ? o.spec : {}) as Obj);
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
-export function createNodeAuthorizer(deps: NodeAuthorizerDeps): RunningNodeAuthorizer {
+export function createNodeAuthorizer(deps: NodeAuthorizerDeps): NodeAuthorizerWithGraph {
   const graph = new Graph();
   const gates: NodeAuthorizerGates = {
     authorizeNodeWithSelectors: gate(deps.gates, "AuthorizeNodeWithSelectors"),
@@ -111,28 +113,31 @@ export function createNodeAuthorizer(deps: NodeAuthorizerDeps): RunningNodeAutho
       deleted: (s) => graph.deleteNodeOwned("resourceslice", "", s.metadata.name ?? ""),
     });
   };
-  const populator = runController({
-    name: "node-authorizer-graph",
-    setup(ctx) {
-      subscribeAll(ctx);
-      // A type served later (its group enabled at run time) joins the graph then.
-      ctx.onStop(
-        deps.types.subscribe((ev) => {
-          if (ev.type === "added") subscribeAll(ctx);
-          if (ev.type === "removed" && !deps.types.preferred(ev.resource.group, ev.resource.resource)) watched.delete(`${ev.resource.group}/${ev.resource.resource}`);
-        }),
-      );
-    },
-  });
+  let populator: Controller | undefined;
+  const startPopulator = (): Controller => {
+    if (populator) throw new Error("the Node authorizer's graph populator is already running");
+    return (populator = runController({
+      name: "node-authorizer-graph",
+      setup(ctx) {
+        subscribeAll(ctx);
+        // A type served later (its group enabled at run time) joins the graph then.
+        ctx.onStop(
+          deps.types.subscribe((ev) => {
+            if (ev.type === "added") subscribeAll(ctx);
+            if (ev.type === "removed" && !deps.types.preferred(ev.resource.group, ev.resource.resource)) watched.delete(`${ev.resource.group}/${ev.resource.resource}`);
+          }),
+        );
+      },
+    }));
+  };
 
   return {
     authorize: (a) => authorizer.authorize(a),
     rulesFor: (user) => authorizer.rulesFor(user),
     graph,
-    populator,
+    startPopulator,
     get synced() {
       return Promise.all(feeding.map((i) => i.synced)).then(() => undefined);
     },
-    stop: () => populator.stop(),
   };
 }

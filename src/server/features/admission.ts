@@ -4,11 +4,13 @@ import { admissionStrategies } from "../../admission/strategies.js";
 import { loadAdmissionConfiguration } from "../../admission/flags.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import { buildAdmissionPlugins, enabledAdmissionPlugins } from "../../admission/plugins.js";
+import { admissionFlags } from "./admission-flags.js";
 import type { FeatureModule } from "./feature-module.js";
 
 export function admissionPluginsFeature(): FeatureModule {
   return {
     name: "admission-plugins",
+    flags: admissionFlags,
     // The rules of the webhook and policy configuration types live with their plugins.
     strategies: admissionStrategies,
     // Unknown or overlapping plugin names refuse the start before anything opens.

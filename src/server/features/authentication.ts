@@ -13,6 +13,7 @@ import { defaultControllers } from "../../controller-runtime/controllers-flag.js
 import type { ServiceAccountConfig } from "../../authn/serviceaccount/config.js";
 import type { StorageRegistration } from "../../handlers/rest/storage-table.js";
 import { tokenRequestStorage } from "../../handlers/token-request.js";
+import { authenticationConfigFlags, bootstrapTokenFlags, clientAuthenticationFlags, serviceAccountFlags, tokenFileFlags } from "./authentication-flags.js";
 import type { FeatureModule } from "./feature-module.js";
 
 /**
@@ -25,6 +26,7 @@ export function authenticationConfigFeature(): FeatureModule {
   let jwt: JwtAuthentication | undefined;
   return {
     name: "authentication-config",
+    flags: authenticationConfigFlags,
     checkFlags(o) {
       const config = o.authenticationConfig ? loadAuthenticationConfig(o.authenticationConfig) : undefined;
       if (config?.anonymous && !o.anonymousAuth) {
@@ -49,12 +51,13 @@ export function authenticationConfigFeature(): FeatureModule {
 export function serviceAccountsFeature(): FeatureModule {
   return {
     name: "service-accounts",
+    flags: serviceAccountFlags,
     setup({ options, certDir, tls, core, log }) {
       const sa = setupServiceAccounts(options, { parts: core, certDir, rootCA: tls.servingCA, log });
       return {
         apiAudiences: sa.config.apiAudiences,
         authenticators: () => ({ "service-account": [sa.authenticator] }),
-        storages: tokenStorages(sa.config),
+        storages: () => tokenStorages(sa.config),
         nonResource: () => sa.nonResource,
         controllers: () => sa.startControllers(options.controllers ?? defaultControllers),
       };
@@ -66,6 +69,7 @@ export function serviceAccountsFeature(): FeatureModule {
 export function authenticationMethodsFeature(): FeatureModule {
   return {
     name: "authentication-methods",
+    flags: clientAuthenticationFlags,
     setup({ options, tls, gates, apiAudiences, log }) {
       const methods = authenticationMethods(options, tls.clientCA, { gates, apiAudiences, log });
       return {
@@ -80,6 +84,7 @@ export function authenticationMethodsFeature(): FeatureModule {
 export function tokenFileFeature(): FeatureModule {
   return {
     name: "token-file",
+    flags: tokenFileFlags,
     setup: ({ options }) => ({
       authenticators: () => (options.tokenAuthFile ? { "token-file": [tokenFileAuthenticator(options.tokenAuthFile)] } : {}),
     }),
@@ -93,6 +98,7 @@ export function tokenFileFeature(): FeatureModule {
 export function bootstrapTokensFeature(): FeatureModule {
   return {
     name: "bootstrap-tokens",
+    flags: bootstrapTokenFlags,
     setup({ options }) {
       let authenticators: Authenticator[] = [];
       return {

@@ -1,12 +1,31 @@
-// The authorization modes other modules provide, as feature modules: RBAC (with the escalation
-// guard, the default policy and the aggregation controller) and the Node authorizer. The chain
-// itself (flags or --authorization-config, reload, metrics) is assembled by start-up from the
-// modes the modules give (src/authz/modes.ts).
+// Authorization as feature modules: the chain (--authorization-mode with its mode flags, or
+// --authorization-config; reloads and metrics: src/authz/modes.ts), built from the modes the
+// other modules provide: RBAC (with the escalation guard, the default policy and the aggregation
+// controller) and the Node authorizer.
 import { reconcileBootstrapPolicy } from "../../authz/bootstrap-policy/index.js";
-import { createNodeAuthorizer, type RunningNodeAuthorizer } from "../../authz/node/index.js";
+import { checkAuthorizationFlags, setupAuthorization, type AuthorizationSetup } from "../../authz/modes.js";
+import { createNodeAuthorizer, type NodeAuthorizerWithGraph } from "../../authz/node/index.js";
 import { setupRbac } from "../../authz/rbac/setup.js";
 import { defaultControllers } from "../../controller-runtime/controllers-flag.js";
+import { authorizationFlags } from "./authorization-flags.js";
 import type { FeatureModule } from "./feature-module.js";
+
+/** The authorizer chain every caller asks (the filter, impersonation, admission, the access reviews). */
+export function authorizationChainFeature(): FeatureModule {
+  return {
+    name: "authorization",
+    flags: authorizationFlags,
+    checkFlags: (o) => checkAuthorizationFlags(o),
+    setup({ options, gates, log }) {
+      let chain: AuthorizationSetup | undefined;
+      return {
+        authorizer: (_core, modes) => (chain = setupAuthorization(options, modes, { authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"), log })),
+        registerMetrics: (metrics) => metrics.addTextSource(() => chain!.metrics.text()),
+        stop: () => chain?.stop(),
+      };
+    },
+  };
+}
 
 /**
  * RBAC: the authorizer (an index over its informers), the escalation guard (first in the
@@ -28,15 +47,18 @@ export function rbacFeature(): FeatureModule {
   };
 }
 
-/** The Node authorizer keeps a graph over its informers: made only when a mode asks for it. */
+/**
+ * The Node authorizer keeps a graph over its informers: made only when a mode asks for it, its
+ * populator started with the other controllers (requests are served only after that).
+ */
 export function nodeAuthorizerFeature(): FeatureModule {
   return {
     name: "node-authorizer",
     setup({ gates }) {
-      let node: RunningNodeAuthorizer | undefined;
+      let node: NodeAuthorizerWithGraph | undefined;
       return {
         authorizationModes: ({ informers, types }) => ({ node: () => (node = createNodeAuthorizer({ informers, types, gates })) }),
-        stop: () => node?.stop(),
+        controllers: () => (node ? [node.startPopulator()] : []),
       };
     },
   };

@@ -1,13 +1,17 @@
 // Built-in API capabilities that are neither authentication, authorization, admission nor a
-// controller: the protobuf and CBOR encodings, the subresources that act rather than store,
-// discovery and OpenAPI, and the system PriorityClasses.
+// controller: the protobuf and CBOR encodings, the subresources that act rather than store, the
+// access reviews, discovery and OpenAPI, and the objects every cluster has (the system
+// namespaces, the kubernetes Service, the system PriorityClasses).
 import { systemPriorityClasses } from "../../admission/builtin/system-priority-classes.js";
 import { bindingStorage } from "../../handlers/pod-binding.js";
 import { podConnectStorage, podLogStorage } from "../../handlers/pod-connect.js";
 import { evictionStorage } from "../../handlers/pod-eviction.js";
 import type { RestStorage } from "../../handlers/rest/capabilities.js";
 import type { StorageRegistration } from "../../handlers/rest/storage-table.js";
+import { reviewStorages } from "../../handlers/reviews.js";
 import { scaleStorage } from "../../handlers/scale.js";
+import { kubernetesService, serviceRanges } from "../../types/allocation/service.js";
+import type { KObject } from "../../apimachinery/object.js";
 import { cborCodec } from "../../encoding/cbor.js";
 import { protobufCodec } from "../../encoding/protobuf/index.js";
 import type { NonResourceHandler } from "../../http/context.js";
@@ -16,7 +20,7 @@ import type { FeatureModule } from "./feature-module.js";
 
 /** The scale subresource, for every type that declares it. */
 export function scaleFeature(): FeatureModule {
-  return { name: "scale", setup: () => ({ storages: [{ anyType: true, subresource: "scale", storage: scaleStorage }] }) };
+  return { name: "scale", setup: () => ({ storages: () => [{ anyType: true, subresource: "scale", storage: scaleStorage }] }) };
 }
 
 /** Pod subresources: eviction, binding, log and the connect verbs (answered as kube-apiserver does without a kubelet). */
@@ -24,7 +28,7 @@ export function podSubresourcesFeature(): FeatureModule {
   return {
     name: "pod-subresources",
     setup: () => ({
-      storages: [
+      storages: () => [
         podStorage("binding", bindingStorage),
         podStorage("eviction", evictionStorage),
         podStorage("log", podLogStorage),
@@ -59,12 +63,48 @@ export function discoveryFeature(): FeatureModule {
   return {
     name: "discovery",
     setup: () => ({
-      nonResource(parts) {
+      nonResource({ parts }) {
         let discovery: Promise<NonResourceHandler> | undefined;
         const options = { v2beta1: !parts.gates.enabled("AggregatedDiscoveryRemoveBetaType"), metaDefinitions: builtinSchema.definition };
         const load = () => (discovery ??= import("../../discovery/index.js").then(({ createDiscovery }) => createDiscovery(parts.types, options).handler));
         return [async (ex, user, info) => (await load())(ex, user, info)];
       },
+    }),
+  };
+}
+
+/**
+ * The access reviews, answered by the server's own authorizer chain (SubjectAccessReview,
+ * LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectRulesReview) and authenticator
+ * union (TokenReview, SelfSubjectReview).
+ */
+export function accessReviewsFeature(): FeatureModule {
+  return {
+    name: "access-reviews",
+    setup: () => ({
+      storages: ({ authorizer, authenticate }) => reviewStorages(authorizer, authenticate),
+    }),
+  };
+}
+
+/** kube-system, kube-public and kube-node-lease (upstream's system namespaces controller creates them at start). */
+export function systemNamespacesFeature(): FeatureModule {
+  return { name: "system-namespaces", setup: () => ({ namespaces: ["kube-system", "kube-public", "kube-node-lease"] }) };
+}
+
+/**
+ * The default namespace and the kubernetes Service in it, at the first address of
+ * --service-cluster-ip-range (upstream's kubernetes service controller). The ranges are checked
+ * with the flags: a bad one refuses the start before anything opens.
+ */
+export function kubernetesServiceFeature(): FeatureModule {
+  return {
+    name: "kubernetes-service",
+    checkFlags: (o) => void serviceRanges(o.serviceClusterIPRange, o.serviceNodePortRange),
+    setup: ({ options }) => ({
+      namespaces: ["default"],
+      bootstrap: (core) =>
+        core.ensure(core.types.get("", "v1", "services"), "default", kubernetesService(serviceRanges(options.serviceClusterIPRange, options.serviceNodePortRange), options.securePort || 443) as KObject),
     }),
   };
 }

@@ -4,7 +4,8 @@ import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { FeatureGates } from "../../apimachinery/feature-gates.js";
 import type { TlsSetup } from "../tls-setup.js";
 import type { Controller } from "../../controller-runtime/controller.js";
-import { checkFeatureFlags, setUpFeatures, type CoreParts, type FeatureModule, type FeatureOptions } from "./feature-module.js";
+import type { FlagSpec } from "../flag-spec.js";
+import { checkFeatureFlags, flagsOf, setUpFeatures, type CoreParts, type FeatureModule, type FeatureOptions, type ServingContext } from "./feature-module.js";
 
 const options = {} as FeatureOptions;
 const gates = {} as FeatureGates;
@@ -71,19 +72,52 @@ describe("feature modules", () => {
   });
 
   it("refuses two features claiming one subresource, one authorization mode or one single value", () => {
-    const sub = (name: string): FeatureModule => ({ name, setup: () => ({ storages: [{ anyType: true, subresource: "scale", storage: {} }] }) });
-    expect(() => setUpFeatures([sub("a"), sub("b")], ctx)).toThrow("feature b: */*/scale already has a storage");
+    const sub = (name: string): FeatureModule => ({ name, setup: () => ({ storages: () => [{ anyType: true, subresource: "scale", storage: {} }] }) });
+    expect(() => setUpFeatures([sub("a"), sub("b")], ctx).storages({} as ServingContext)).toThrow("feature b: */*/scale already has a storage");
     const mode = (name: string): FeatureModule => ({ name, setup: () => ({ authorizationModes: () => ({ rbac: () => ({ authorize: () => ({ decision: "allow", reason: "" }) }) }) }) });
     expect(() => setUpFeatures([mode("a"), mode("b")], ctx).authorizationModes(core)).toThrow("feature b: authorization mode rbac is already provided");
     const ca = (name: string): FeatureModule => ({ name, setup: () => ({ tlsClientCA: "pem" }) });
     expect(() => setUpFeatures([ca("a"), ca("b")], ctx)).toThrow("features a and b both contribute tlsClientCA");
+    const chain = (name: string): FeatureModule => ({ name, setup: () => ({ authorizer: () => ({ authorizer: { authorize: () => ({ decision: "allow", reason: "" }) } }) }) });
+    expect(() => setUpFeatures([chain("a"), chain("b")], ctx)).toThrow("features a and b both build the authorizer chain");
+    expect(() => setUpFeatures([ca("a")], ctx).authorizer(core)).toThrow("no feature builds the authorizer chain");
   });
 
-  it("runs every feature's bootstrap together", async () => {
+  it("hands the authorizer chain every module's modes", () => {
+    const allow = { authorize: () => ({ decision: "allow" as const, reason: "" }) };
+    let given: string[] = [];
+    const f = setUpFeatures(
+      [
+        { name: "rbac", setup: () => ({ authorizationModes: () => ({ rbac: () => allow }) }) },
+        { name: "chain", setup: () => ({ authorizer: (_c, modes) => ((given = Object.keys(modes)), { authorizer: allow }) }) },
+        { name: "node", setup: () => ({ authorizationModes: () => ({ node: () => allow }) }) },
+      ],
+      ctx,
+    );
+    expect(f.authorizer(core).authorizer).toBe(allow);
+    expect(given.sort()).toEqual(["node", "rbac"]);
+  });
+
+  it("gathers the core's flags and every module's in sections, refusing a name declared twice", () => {
+    const flag = (name: string): FlagSpec => ({ name, kind: "string", default: "", help: name, apply: () => undefined });
+    const sections = flagsOf([flag("core")], [{ name: "a", flags: [flag("x"), flag("y")] }, { name: "none" }, { name: "b", flags: [flag("z")] }]);
+    expect(sections.map((s) => [s.section, s.flags.map((f) => f.name)])).toEqual([
+      ["generic", ["core"]],
+      ["a", ["x", "y"]],
+      ["b", ["z"]],
+    ]);
+    expect(() => flagsOf([flag("core")], [{ name: "a", flags: [flag("core")] }])).toThrow("flag --core is declared by both generic and a");
+  });
+
+  it("creates every feature's namespaces (once each), then runs every feature's bootstrap together", async () => {
     const order: string[] = [];
-    const slow = (name: string, ms: number): FeatureModule => ({ name, setup: () => ({ bootstrap: () => new Promise((r) => setTimeout(() => r(order.push(name)), ms)) }) });
-    await Promise.all(setUpFeatures([slow("slow", 30), slow("fast", 1)], ctx).bootstrap(core));
-    expect(order).toEqual(["fast", "slow"]);
+    const ensuring = { ...core, ensure: async (_t: unknown, _ns: string, o: { metadata: { name?: string } }) => void order.push(`namespace ${o.metadata.name}`) } as unknown as CoreParts;
+    const slow = (name: string, ms: number, namespaces: string[] = []): FeatureModule => ({
+      name,
+      setup: () => ({ namespaces, bootstrap: () => new Promise((r) => setTimeout(() => r(order.push(name)), ms)) }),
+    });
+    await setUpFeatures([slow("slow", 30, ["kube-system"]), slow("fast", 1, ["default", "kube-system"])], ctx).bootstrap(ensuring, undefined);
+    expect(order).toEqual(["namespace kube-system", "namespace default", "fast", "slow"]);
   });
 });
 

@@ -4,20 +4,29 @@
 // one server in list order, so adding a capability is adding a module to the list, not editing
 // the wiring.
 //
-// A module may declare the strategies of the built-in types it owns (read when the type registry
-// is built, first of all). Its life then follows start-up's phases, each called for every module in list order:
+// A module may declare the flags it adds to `kapi serve` (parsed and listed by the CLI with the
+// core's generic ones, server/core-flags.ts) and the strategies of the built-in types it owns
+// (read when the type registry is built, first of all). Its life then follows start-up's phases,
+// each called for every module in list order:
 //   checkFlags        before anything is opened (no file, certificate, storage or port), so a
 //                     refused start leaves nothing behind
 //   setup             once the TLS material exists, before storage opens: reads its files and
 //                     returns its contribution (a bad file still refuses the start)
-//   authorizationModes, admissionPlugins
-//                     when the authorizer chain and the admission chain are built
-//   bootstrap         the objects it needs, created when missing (all features' at once)
+//   authorizationModes, authorizer
+//                     the modes every module provides, then the one chain built from them and
+//                     the flags (one module builds it)
+//   admissionPlugins  when the admission chain is built
+//   namespaces, bootstrap
+//                     the namespaces it needs, created first; then its objects, created when
+//                     missing (all features' at once)
 //   controllers       started once the bootstrap objects exist
 //   authenticators    in the union's slots (upstream's order, whatever the module order)
+//   storages, nonResource
+//                     when the router is built, with the authorizer chain and the authenticator union
 //   controllersOnceServing  started once the server listens
 //   stop              when the server stops (or fails to start listening)
-import type { Authenticator } from "../../authn/authenticator.js";
+import type { Authenticator, AuthnRequest } from "../../authn/authenticator.js";
+import type { AuthnOutcome } from "../../authn/union.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import type { ModeFactories } from "../../authz/modes.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
@@ -36,6 +45,7 @@ import type { GenericStore } from "../../registry/store.js";
 import type { Strategy } from "../../registry/strategy.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import type { StrategyContributions } from "../../types/strategies.js";
+import type { FlagSpec } from "../flag-spec.js";
 import type { ServerOptions } from "../options.js";
 import type { TlsSetup } from "../tls-setup.js";
 
@@ -79,6 +89,34 @@ export interface AdmissionAssemblyContext extends CoreParts {
   authorizer(): Authorizer;
 }
 
+/** The server's authorizer chain as one module builds it. */
+export interface AuthorizerChain {
+  /** Always the current chain (a reloaded configuration replaces what it asks). */
+  readonly authorizer: Authorizer;
+}
+
+/** What the router's storages and non-resource handlers are built with. */
+export interface ServingContext {
+  readonly parts: ServerParts;
+  /** The server's authorizer chain (the access reviews). */
+  readonly authorizer: Authorizer;
+  /** The server's authenticator union (TokenReview). */
+  authenticate(req: AuthnRequest): Promise<AuthnOutcome>;
+  readonly metrics: ServerMetrics;
+  readonly lifecycle: ServerLifecycle;
+}
+
+/** Where the server is in its life (health checks read it). */
+export interface ServerLifecycle {
+  readonly startedAt: number;
+  /** True once every module's namespaces and bootstrap objects exist. */
+  bootstrapped(): boolean;
+  /** True once shutdown began. */
+  stopping(): boolean;
+  /** Undefined when the storage answers, else what went wrong. */
+  checkStorage(): Promise<string | undefined>;
+}
+
 /** What one feature adds to the server; every member is optional. */
 export interface FeatureContribution {
   /** The audiences tokens are checked against (at most one module says). */
@@ -90,21 +128,27 @@ export interface FeatureContribution {
   /** Encodings served besides JSON and YAML, in the order they are offered. */
   readonly codecs?: readonly Codec[];
   authorizationModes?(core: CoreParts): ModeFactories;
+  /** The authorizer chain, from every module's modes (at most one module builds it). */
+  authorizer?(core: CoreParts, modes: ModeFactories): AuthorizerChain;
   /** Admission plugins, in chain order; the modules' lists are chained in module order. */
   admissionPlugins?(ctx: AdmissionAssemblyContext): AdmissionPlugin[];
+  /** Namespaces it needs, created before any module's bootstrap objects. */
+  readonly namespaces?: readonly string[];
   bootstrap?(core: CoreParts): Promise<unknown>;
   controllers?(core: CoreParts): Controller[];
   authenticators?(core: CoreParts): Partial<Record<AuthenticatorSlot, Authenticator[]>>;
   controllersOnceServing?(core: CoreParts): Controller[];
-  nonResource?(parts: ServerParts): NonResourceHandler[];
+  nonResource?(ctx: ServingContext): NonResourceHandler[];
   /** REST storages of resources and subresources, each for one group/resource or for every type declaring the subresource. */
-  readonly storages?: readonly StorageRegistration[];
+  storages?(ctx: ServingContext): StorageRegistration[];
   registerMetrics?(metrics: ServerMetrics): void;
   stop?(): void;
 }
 
 export interface FeatureModule {
   readonly name: string;
+  /** The flags of `kapi serve` this capability adds (kube-apiserver's names); a name belongs to one declaration. */
+  readonly flags?: readonly FlagSpec[];
   /**
    * The strategies of the built-in types this feature owns ("resource.group" → strategy), in place
    * of the default one. Declared, not set up: the type registry is built before any phase runs.
@@ -124,6 +168,20 @@ export function featureStrategiesOf(modules: readonly FeatureModule[]): Strategy
     }
   }
   return out;
+}
+
+/** The core's flags and every module's, in that order; a name declared twice is a wiring mistake. */
+export function flagsOf(core: readonly FlagSpec[], modules: readonly FeatureModule[]): { section: string; flags: readonly FlagSpec[] }[] {
+  const sections = [{ section: "generic", flags: core }, ...modules.filter((m) => m.flags?.length).map((m) => ({ section: m.name, flags: m.flags! }))];
+  const seen = new Map<string, string>();
+  for (const { section, flags } of sections) {
+    for (const f of flags) {
+      const other = seen.get(f.name);
+      if (other) throw new Error(`flag --${f.name} is declared by both ${other} and ${section}`);
+      seen.set(f.name, section);
+    }
+  }
+  return sections;
 }
 
 /** Runs every module's flag checks, in module order: the first bad flag refuses the start. */
@@ -159,8 +217,6 @@ export class AssembledFeatures {
   readonly anonymous: Authenticator | undefined;
   /** Encodings besides JSON and YAML, in module order. */
   readonly codecs: readonly Codec[];
-  /** The REST storages every feature contributes, in module order. */
-  readonly storages: readonly StorageRegistration[];
   private readonly running: Controller[] = [];
 
   constructor(private readonly all: readonly { name: string; c: FeatureContribution }[]) {
@@ -168,15 +224,8 @@ export class AssembledFeatures {
     this.tlsClientCA = single(all, "tlsClientCA");
     this.anonymous = single(all, "anonymous");
     this.codecs = all.flatMap(({ c }) => c.codecs ?? []);
-    const claimed = new Set<string>();
-    for (const { name, c } of all) {
-      for (const r of c.storages ?? []) {
-        const key = registrationKey(r);
-        if (claimed.has(key)) throw new Error(`feature ${name}: ${key} already has a storage`);
-        claimed.add(key);
-      }
-    }
-    this.storages = all.flatMap(({ c }) => c.storages ?? []);
+    const chains = all.filter((x) => x.c.authorizer);
+    if (chains.length > 1) throw new Error(`features ${chains.map((g) => g.name).join(" and ")} both build the authorizer chain`);
   }
 
   /** The names of the features assembled, in order. */
@@ -195,13 +244,25 @@ export class AssembledFeatures {
     return modes;
   }
 
+  /** The one authorizer chain, built from every module's modes. */
+  authorizer(core: CoreParts): AuthorizerChain {
+    const builder = this.all.find(({ c }) => c.authorizer);
+    if (!builder) throw new Error("no feature builds the authorizer chain");
+    return builder.c.authorizer!(core, this.authorizationModes(core));
+  }
+
   admissionPlugins(ctx: AdmissionAssemblyContext): AdmissionPlugin[] {
     return this.all.flatMap(({ c }) => c.admissionPlugins?.(ctx) ?? []);
   }
 
-  /** Every feature's bootstrap objects, written concurrently (their writes share commits). */
-  bootstrap(core: CoreParts): Promise<unknown>[] {
-    return this.all.flatMap(({ c }) => (c.bootstrap ? [c.bootstrap(core)] : []));
+  /**
+   * Every feature's namespaces, then every feature's bootstrap objects (objects may live in those
+   * namespaces); each step's writes go concurrently, so they share commits.
+   */
+  async bootstrap(core: CoreParts, namespaceType: ResourceType | undefined): Promise<void> {
+    const namespaces = new Set(this.all.flatMap(({ c }) => c.namespaces ?? []));
+    await Promise.all([...namespaces].map((name) => core.ensure(namespaceType, "", { metadata: { name } } as KObject)));
+    await Promise.all(this.all.flatMap(({ c }) => (c.bootstrap ? [c.bootstrap(core)] : [])));
   }
 
   startControllers(core: CoreParts): void {
@@ -212,14 +273,34 @@ export class AssembledFeatures {
     for (const { c } of this.all) this.running.push(...(c.controllersOnceServing?.(core) ?? []));
   }
 
+  /** The controllers started so far (both phases). */
+  controllers(): readonly Controller[] {
+    return this.running;
+  }
+
   /** The authenticators in the union's slot order; within a slot, in module order. */
   authenticators(core: CoreParts): Authenticator[] {
     const bySlot = this.all.map(({ c }) => c.authenticators?.(core) ?? {});
     return authenticatorSlots.flatMap((slot) => bySlot.flatMap((s) => s[slot] ?? []));
   }
 
-  nonResource(parts: ServerParts): NonResourceHandler[] {
-    return this.all.flatMap(({ c }) => c.nonResource?.(parts) ?? []);
+  nonResource(ctx: ServingContext): NonResourceHandler[] {
+    return this.all.flatMap(({ c }) => c.nonResource?.(ctx) ?? []);
+  }
+
+  /** The REST storages every feature contributes, in module order; one storage per group/resource/subresource. */
+  storages(ctx: ServingContext): StorageRegistration[] {
+    const claimed = new Set<string>();
+    const out: StorageRegistration[] = [];
+    for (const { name, c } of this.all) {
+      for (const r of c.storages?.(ctx) ?? []) {
+        const key = registrationKey(r);
+        if (claimed.has(key)) throw new Error(`feature ${name}: ${key} already has a storage`);
+        claimed.add(key);
+        out.push(r);
+      }
+    }
+    return out;
   }
 
   registerMetrics(metrics: ServerMetrics): void {

@@ -1,12 +1,24 @@
 // The features one server assembles, in order. The order is what start-up's phases follow:
-// flag checks (admission names before the authentication configuration), setup (service
-// accounts before the methods that take their audiences), the admission chain (RBAC's
-// escalation guard before the named plugins), the start of controllers, and the non-resource
-// handlers (discovery first), the encodings offered (protobuf before CBOR). The authentication union has its own order (feature-module.ts).
+// flag checks (the authorization flags, the service ranges, then admission names before the
+// authentication configuration), setup (service accounts before the methods that take their
+// audiences), the admission chain (RBAC's escalation guard before the named plugins), the start
+// of controllers, the non-resource handlers (health, version and metrics, then discovery), the
+// encodings offered (protobuf before CBOR). The authentication union has its own order
+// (feature-module.ts).
 import { admissionPluginsFeature } from "./admission.js";
 import { authenticationConfigFeature, authenticationMethodsFeature, bootstrapTokensFeature, serviceAccountsFeature, tokenFileFeature } from "./authentication.js";
-import { nodeAuthorizerFeature, rbacFeature } from "./authorization.js";
-import { cborFeature, discoveryFeature, podSubresourcesFeature, protobufFeature, scaleFeature, systemPriorityClassesFeature } from "./builtin-api.js";
+import { authorizationChainFeature, nodeAuthorizerFeature, rbacFeature } from "./authorization.js";
+import {
+  accessReviewsFeature,
+  cborFeature,
+  discoveryFeature,
+  kubernetesServiceFeature,
+  podSubresourcesFeature,
+  protobufFeature,
+  scaleFeature,
+  systemNamespacesFeature,
+  systemPriorityClassesFeature,
+} from "./builtin-api.js";
 import {
   customResourcesFeature,
   garbageCollectorFeature,
@@ -17,15 +29,21 @@ import {
   validatingAdmissionPolicyStatusFeature,
 } from "./controllers.js";
 import type { FeatureModule } from "./feature-module.js";
+import { observabilityFeature } from "./observability.js";
 
 /** A fresh set of the server's feature modules (a module may keep state for one server). */
 export function serverFeatures(): FeatureModule[] {
   return [
+    authorizationChainFeature(),
+    observabilityFeature(),
+    systemNamespacesFeature(),
+    kubernetesServiceFeature(),
     protobufFeature(),
     cborFeature(),
     discoveryFeature(),
     scaleFeature(),
     podSubresourcesFeature(),
+    accessReviewsFeature(),
     customResourcesFeature(),
     namespaceLifecycleFeature(),
     serviceAccountsFeature(),

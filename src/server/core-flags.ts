@@ -1,0 +1,38 @@
+// The generic flags of `kapi serve`: serving, TLS, storage, request limits, API enablement, and
+// the controllers to run. The flags of a capability are declared by its feature module.
+import { goQuote } from "../apimachinery/go-quote.js";
+import { controllersError, controllersFlagHelp, parseControllersFlag } from "../controller-runtime/controllers-flag.js";
+import { durationFlag, intFlag, nonNegative, type FlagSpec } from "./flag-spec.js";
+
+export const coreFlags: readonly FlagSpec[] = [
+  { name: "bind-address", kind: "string", default: "0.0.0.0", help: "The IP address on which to listen for the --secure-port port.", apply: (o, v) => (o.bindAddress = v) },
+  { name: "secure-port", kind: "int", default: "6443", help: "The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.", apply: (o, v) => (o.securePort = intFlag("secure-port", v, 0, 65535)) },
+  { name: "tls-cert-file", kind: "string", default: "", help: "File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert).", apply: (o, v) => (o.tlsCertFile = v || undefined) },
+  { name: "tls-private-key-file", kind: "string", default: "", help: "File containing the default x509 private key matching --tls-cert-file.", apply: (o, v) => (o.tlsPrivateKeyFile = v || undefined) },
+  { name: "cert-dir", kind: "string", default: "<data-dir>/pki", help: "The directory where generated TLS certificates are kept. Ignored for serving when --tls-cert-file and --tls-private-key-file are given.", apply: (o, v) => (o.certDir = v || undefined) },
+  // Every feature with controllers reads it (controller-runtime/controllers-flag.ts names them all).
+  { name: "controllers", kind: "list", default: "*", help: controllersFlagHelp, apply: (o, v) => {
+    const list = [...(o.controllers ?? []), ...parseControllersFlag(v)];
+    const err = controllersError(list);
+    if (err) throw new Error(err);
+    o.controllers = list;
+  } },
+  { name: "runtime-config", kind: "list", default: "", help: "Enable or disable API group versions: <group>/<version>=true|false, api/all, api/ga, api/beta, api/alpha.", apply: (o, v) => (o.runtimeConfig = o.runtimeConfig ? `${o.runtimeConfig},${v}` : v) },
+  { name: "feature-gates", kind: "list", default: "", help: "Comma-separated Name=true|false feature gates.", apply: (o, v) => (o.featureGates = o.featureGates ? `${o.featureGates},${v}` : v) },
+  { name: "livez-grace-period", kind: "duration", default: "0s", help: "Time after start during which unfinished post-start hooks count as live in /livez.", apply: (o, v) => (o.livezGracePeriodMs = nonNegative("livez-grace-period", durationFlag("livez-grace-period", v), "--livez-grace-period can not be a negative value")) },
+  { name: "shutdown-delay-duration", kind: "duration", default: "0s", help: "After SIGTERM, /readyz fails for this long before the server stops accepting requests.", apply: (o, v) => (o.shutdownDelayMs = nonNegative("shutdown-delay-duration", durationFlag("shutdown-delay-duration", v))) },
+  { name: "request-timeout", kind: "duration", default: "1m0s", help: "How long a request that is not long-running (watch excepted) may take before it is answered 504; a request's `timeout` query parameter can shorten it.", apply: (o, v) => (o.requestTimeoutMs = nonNegative("request-timeout", durationFlag("request-timeout", v))) },
+  { name: "min-request-timeout", kind: "int", default: "1800", help: "Seconds a watch without timeoutSeconds lasts at least; the server picks a random time between this and twice it, spreading reconnections.", apply: (o, v) => (o.minRequestTimeoutSeconds = nonNegative("min-request-timeout", intFlag("min-request-timeout", v))) },
+  { name: "max-requests-inflight", kind: "int", default: "400", help: "How many read-only requests (get, list) are served at once; more are answered 429. Watches are not counted; 0 means no limit.", apply: (o, v) => (o.maxRequestsInflight = nonNegative("max-requests-inflight", intFlag("max-requests-inflight", v))) },
+  { name: "max-mutating-requests-inflight", kind: "int", default: "200", help: "How many mutating requests (create, update, patch, delete) are served at once; more are answered 429. 0 means no limit.", apply: (o, v) => (o.maxMutatingRequestsInflight = nonNegative("max-mutating-requests-inflight", intFlag("max-mutating-requests-inflight", v))) },
+  { name: "service-cluster-ip-range", kind: "string", default: "10.0.0.0/24", help: "A CIDR range from which Service cluster IPs are allocated (the first address is the kubernetes Service's).", apply: (o, v) => (o.serviceClusterIPRange = v) },
+  { name: "service-node-port-range", kind: "string", default: "30000-32767", help: "A port range reserved for services with NodePort visibility.", apply: (o, v) => (o.serviceNodePortRange = v) },
+  { name: "data-dir", kind: "string", default: "./.kapi", help: "kapi: where the SQLite store, generated certificates and admin.kubeconfig live.", apply: (o, v) => (o.dataDir = v) },
+  { name: "storage-backend", kind: "string", default: "sqlite", help: "kapi: sqlite (durable, default) or memory.", apply: (o, v) => (o.storageBackend = storageBackendFlag(v)) },
+];
+
+function storageBackendFlag(v: string): "sqlite" | "memory" {
+  if (v === "sqlite" || v === "memory") return v;
+  if (v === "etcd3") throw new Error(`--storage-backend: etcd3 is not supported yet by kapi (supported: sqlite, memory)`);
+  throw new Error(`--storage-backend: unknown storage backend ${goQuote(v)} (supported: sqlite, memory)`);
+}

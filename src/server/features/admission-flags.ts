@@ -1,0 +1,12 @@
+// The flags of the named admission plugins (features/admission.ts): which run, their
+// configuration file, and the defaults DefaultTolerationSeconds adds.
+import { intFlag, listFlag, type FlagSpec } from "../flag-spec.js";
+
+/** Which admission plugins run and how they are configured. */
+export const admissionFlags: readonly FlagSpec[] = [
+  { name: "enable-admission-plugins", kind: "list", default: "", help: "admission plugins that should be enabled in addition to default enabled ones (NamespaceLifecycle, LimitRanger, ServiceAccount, TaintNodesByCondition, PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize, RuntimeClass, CertificateApproval, CertificateSigning, ClusterTrustBundleAttest, CertificateSubjectRestriction, DefaultIngressClass, PodTopologyLabels, MutatingAdmissionPolicy, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota). The order of plugins in this flag does not matter.", apply: (o, v) => (o.enableAdmissionPlugins = [...(o.enableAdmissionPlugins ?? []), ...listFlag(v).map((s) => s.trim())]) },
+  { name: "disable-admission-plugins", kind: "list", default: "", help: "admission plugins that should be disabled although they are in the default enabled plugins list. The order of plugins in this flag does not matter.", apply: (o, v) => (o.disableAdmissionPlugins = [...(o.disableAdmissionPlugins ?? []), ...listFlag(v).map((s) => s.trim())]) },
+  { name: "admission-control-config-file", kind: "string", default: "", help: "File with admission control configuration.", apply: (o, v) => (o.admissionControlConfigFile = v || undefined) },
+  { name: "default-not-ready-toleration-seconds", kind: "int", default: "300", help: "Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.", apply: (o, v) => (o.defaultNotReadyTolerationSeconds = intFlag("default-not-ready-toleration-seconds", v)) },
+  { name: "default-unreachable-toleration-seconds", kind: "int", default: "300", help: "Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.", apply: (o, v) => (o.defaultUnreachableTolerationSeconds = intFlag("default-unreachable-toleration-seconds", v)) },
+];
