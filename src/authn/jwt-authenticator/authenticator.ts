@@ -11,7 +11,8 @@ import { toCel } from "../../cel/convert.js";
 import type { CelProgram } from "../../cel/program.js";
 import type { CelValue } from "../../cel/value.js";
 import { bearerToken, type Authenticator, type AuthnRequest, type AuthnResult } from "../authenticator.js";
-import { MalformedJwsError, parseJws, supportedAlgorithms, verifiedByAny, type ParsedJws } from "../jwt/jws.js";
+import { MalformedJwsError, parseJws, supportedAlgorithms, type ParsedJws } from "../jwt/jws.js";
+import { verifiedByKeySet } from "../jwt/jwks.js";
 import type { UserInfo } from "../../apimachinery/user.js";
 import type { CompiledMappings, JwtAuthenticatorSpec } from "./config.js";
 import { RemoteKeySet } from "./keyset.js";
@@ -239,16 +240,14 @@ export class JwtAuthenticator implements Authenticator {
 
   private async verifySignature(jws: ParsedJws): Promise<boolean> {
     // go-oidc's rule: every key with the token's kid (every key when it names none), in order.
-    const tryKeys = (keys: readonly { kid?: string; key: import("node:crypto").KeyObject }[]) =>
-      verifiedByAny(jws, keys.filter((k) => jws.kid === undefined || jws.kid === "" || k.kid === jws.kid).map((k) => k.key));
-    if (await tryKeys(this.keys.current())) return true;
+    if (await verifiedByKeySet(jws, this.keys.current())) return true;
     let keys;
     try {
       keys = await this.keys.refresh();
     } catch (e) {
       throw new AuthError(`oidc: verify token: failed to verify signature: fetching keys ${(e as Error).message}`);
     }
-    return tryKeys(keys);
+    return verifiedByKeySet(jws, keys);
   }
 
   private mapUser(claims: Record<string, unknown>): UserInfo {

@@ -1,15 +1,12 @@
 // An issuer's signing keys: OpenID discovery (`{url}/.well-known/openid-configuration`, or the
 // configured discoveryURL as is), then its `jwks_uri`, over TLS verified by the configured CA
 // (or the system roots). Keys are refetched when a token's signature verifies with none of
-// them (a rotated or unknown `kid`), at most once per `minRefreshMs`, one fetch at a time.
-import { createPublicKey, type KeyObject } from "node:crypto";
+// them (a rotated or unknown `kid`), at most once per `minRefreshMs`, one fetch at a time. The
+// fetched document is read and searched by jose (../jwt/jwks.ts); fetching stays here, to give
+// go-oidc's messages for each way discovery and the fetch fail.
 import { request as httpsRequest } from "node:https";
 import { goQuote } from "../../apimachinery/go-quote.js";
-
-export interface Jwk {
-  kid?: string;
-  key: KeyObject;
-}
+import { emptyKeySet, keySetFromJwks, type KeySet } from "../jwt/jwks.js";
 
 export interface KeySetOptions {
   issuerURL: string;
@@ -57,32 +54,11 @@ function httpsGetText(url: string, ca: string | undefined, timeoutMs: number): P
   });
 }
 
-/** The keys of a JWKS document usable for signatures (RSA and EC; `use` absent or `sig`). */
-export function keysFromJwks(doc: unknown): Jwk[] {
-  const keys = (doc as { keys?: unknown })?.keys;
-  if (!Array.isArray(keys)) throw new Error("oidc: failed to decode keys: no keys array");
-  const out: Jwk[] = [];
-  for (const k of keys) {
-    if (!k || typeof k !== "object") continue;
-    const jwk = k as Record<string, unknown>;
-    if (jwk.use !== undefined && jwk.use !== "sig") continue;
-    if (jwk.kty !== "RSA" && jwk.kty !== "EC") continue;
-    try {
-      // Only the public members: a JWKS that leaks a private key still yields a public key.
-      const pub = jwk.kty === "RSA" ? { kty: "RSA", n: jwk.n, e: jwk.e } : { kty: "EC", crv: jwk.crv, x: jwk.x, y: jwk.y };
-      out.push({ kid: typeof jwk.kid === "string" ? jwk.kid : undefined, key: createPublicKey({ format: "jwk", key: pub as any }) });
-    } catch {
-      // an unusable key is skipped; the others still verify
-    }
-  }
-  return out;
-}
-
 export class RemoteKeySet {
-  private keys: Jwk[] = [];
+  private keys: KeySet = emptyKeySet;
   private jwksURI?: string;
   private lastFetch = 0;
-  private inflight?: Promise<Jwk[]>;
+  private inflight?: Promise<KeySet>;
   /** How many times the key set was fetched (tests observe refreshes). */
   fetches = 0;
 
@@ -111,7 +87,7 @@ export class RemoteKeySet {
     await this.refresh(true);
   }
 
-  current(): readonly Jwk[] {
+  current(): KeySet {
     return this.keys;
   }
 
@@ -119,7 +95,7 @@ export class RemoteKeySet {
    * Fetches the key set again unless one was fetched within minRefreshMs (then resolves to the
    * keys in hand). Concurrent callers share one fetch.
    */
-  refresh(force = false): Promise<Jwk[]> {
+  refresh(force = false): Promise<KeySet> {
     if (this.inflight) return this.inflight;
     if (!force && Date.now() - this.lastFetch < (this.o.minRefreshMs ?? 5_000)) return Promise.resolve(this.keys);
     const uri = this.jwksURI;
@@ -136,7 +112,11 @@ export class RemoteKeySet {
         } catch (e) {
           throw new Error(`oidc: failed to decode keys: ${(e as Error).message} ${res.body}`);
         }
-        this.keys = keysFromJwks(doc);
+        try {
+          this.keys = keySetFromJwks(doc);
+        } catch (e) {
+          throw new Error(`oidc: failed to decode keys: ${(e as Error).message} ${res.body}`);
+        }
         return this.keys;
       } finally {
         this.inflight = undefined;

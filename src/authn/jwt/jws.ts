@@ -72,7 +72,7 @@ const hashOf = (alg: string): string => `sha${alg.slice(2)}`;
 const ecCurveOf: Record<string, string> = { ES256: "prime256v1", ES384: "secp384r1", ES512: "secp521r1" };
 
 /** Checks the signature; false for a bad signature, an unsupported alg (including `none`) or a key of the wrong kind. */
-export async function verifyJws(jws: ParsedJws, key: KeyObject): Promise<boolean> {
+export async function verifyJws(jws: ParsedJws, key: KeyObject | CryptoKey): Promise<boolean> {
   try {
     await flattenedVerify(jws.segments, key, { algorithms: supportedAlgorithms as JwsAlgorithm[] });
     return true;
