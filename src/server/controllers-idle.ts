@@ -20,20 +20,53 @@ export interface ControllerActivity {
   whenControllersIdle(): Promise<void>;
 }
 
+/** Controllers started a while after the server listens (so a large store does not delay readiness). */
+export interface DelayedStart {
+  /** They have started, or never will (the server stopped first). */
+  settled(): boolean;
+  whenSettled(): Promise<void>;
+  /** They will not start (the server stops). */
+  cancel(): void;
+}
+
+export function delayedStart(start: () => void, delayMs: number): DelayedStart {
+  let settled = false;
+  let settle!: () => void;
+  const whenSettled = new Promise<void>((r) => (settle = r));
+  const done = () => {
+    settled = true;
+    settle();
+  };
+  const timer = setTimeout(() => {
+    try {
+      start();
+    } finally {
+      done();
+    }
+  }, delayMs);
+  return {
+    settled: () => settled,
+    whenSettled: () => whenSettled,
+    cancel() {
+      clearTimeout(timer);
+      done();
+    },
+  };
+}
+
 export interface ActivitySources {
   /** The controllers running now (a list that grows as phases start more). */
   controllers(): readonly Controller[];
   /** Every informer's handler queues. */
   informers: { handlersIdle(): boolean; whenHandlersIdle(): Promise<void> };
-  /** Resolves once every controller that was still to start has started (or the server stopped). */
-  allStarted(): boolean;
-  whenAllStarted(): Promise<void>;
+  /** The controllers still to start. */
+  later: DelayedStart;
 }
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
 export function controllerActivity(s: ActivitySources): ControllerActivity {
-  const idle = () => s.allStarted() && s.informers.handlersIdle() && s.controllers().every((c) => c.idle());
+  const idle = () => s.later.settled() && s.informers.handlersIdle() && s.controllers().every((c) => c.idle());
   return {
     controllersIdle: idle,
     async whenControllersIdle() {
@@ -41,7 +74,7 @@ export function controllerActivity(s: ActivitySources): ControllerActivity {
       // A reconcile writes, its write reaches an informer, another controller queues a key: keep
       // waiting until every part holds at once.
       while (!idle()) {
-        await s.whenAllStarted();
+        await s.later.whenSettled();
         await s.informers.whenHandlersIdle();
         await Promise.all(s.controllers().map((c) => c.whenIdle()));
         await turn();

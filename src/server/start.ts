@@ -7,9 +7,8 @@ import { join } from "node:path";
 import { unionAuthenticator } from "../authn/union.js";
 import { FeatureGates } from "../apimachinery/feature-gates.js";
 import { parseRuntimeConfig } from "../types/runtime-config.js";
-import { jsonCodec, yamlCodec } from "../encoding/codec.js";
+import { jsonCodec, yamlCodec, type Codec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
-import type { Authorizer } from "../authz/authorizer.js";
 import type { ServerParts } from "../handlers/context.js";
 import type { ObjectCacher } from "../registry/list.js";
 import { admissionChain } from "../admission/chain.js";
@@ -30,7 +29,7 @@ import { setupTls } from "./tls-setup.js";
 import { builtinStorages } from "../handlers/rest/builtin-storages.js";
 import { toApiError } from "../handlers/errors.js";
 import { checkFeatureFlags, featureStrategiesOf, setUpFeatures, type ServerLifecycle } from "./features/feature-module.js";
-import { controllerActivity, type ControllerActivity } from "./controllers-idle.js";
+import { controllerActivity, delayedStart, type ControllerActivity, type DelayedStart } from "./controllers-idle.js";
 import { openCore, type CacheTuning, type OpenCore } from "./core.js";
 import { adminKubeconfig, gracefulStop, listen } from "./serve.js";
 import { serverFeatures } from "./features/index.js";
@@ -81,27 +80,13 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   let opened: OpenCore | undefined;
   const features = setUpFeatures(modules, { options: o, gates, tls, certDir, core: () => opened ?? fail("the server's core was used before storage opened"), log: o.log });
   const core = (opened = openCore(o, types));
-  let authorizer: Authorizer;
-  try {
-    authorizer = features.authorizer(core).authorizer; // reads its configuration file: may refuse the start
-  } catch (e) {
-    await core.close();
-    throw e;
-  }
+  // The chain reads its configuration file: a bad one refuses the start, closing what opened.
+  const authorizer = await closingOnFailure(core, () => features.authorizer(core).authorizer);
   // A namespace the informer lacks (not synced yet, or newer than it) is read live through the store.
   const nsType = types.get("", "v1", "namespaces")!;
   const namespaces = new NamespaceStates(core.informers.metadataFor(nsType), core.store, nsType);
   core.admission.bind(admissionChain(features.admissionPlugins({ ...core, namespaces, gates, authorizer: () => authorizer })));
-  const parts: ServerParts & { cacher: ObjectCacher } = {
-    store: core.store,
-    cacher: core.cacher,
-    types,
-    gates,
-    codecs: new CodecSet([jsonCodec, yamlCodec, ...features.codecs]),
-    streams: new Set(),
-    minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
-    authorizer,
-  };
+  const parts = serverParts(core, { gates, authorizer, codecs: features.codecs, minRequestTimeoutSeconds: o.minRequestTimeoutSeconds });
   // A group-resource that stops being served (or changes shape) takes its watch cache with it.
   const releaseCaches = releaseCachesOfRetiredTypes(types, core.cacher);
 
@@ -110,12 +95,11 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   await features.bootstrap(core, nsType);
   bootstrapped = true;
   features.startControllers(core);
-  let onceServing: NodeJS.Timeout | undefined;
-  let startedOnceServing = false;
+  let onceServing: DelayedStart | undefined;
   let stopping = false;
   /** Stops the features and their controllers, the informers and the watch caches. */
   const stopBackground = () => {
-    clearTimeout(onceServing);
+    onceServing?.cancel();
     features.stop();
     releaseCaches();
     core.informers.stop();
@@ -151,41 +135,29 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     stopBackground();
     await core.storage.close();
   });
-  const started = startSignal();
-  onceServing = setTimeout(() => {
-    features.startControllersOnceServing(core);
-    startedOnceServing = true;
-    started.fire();
-  }, controllersOnceServingDelayMs);
-  const activity = controllerActivity({
-    controllers: () => features.controllers(),
-    informers: core.informers,
-    allStarted: () => startedOnceServing || stopping,
-    whenAllStarted: () => started.fired,
-  });
+  onceServing = delayedStart(() => features.startControllersOnceServing(core), controllersOnceServingDelayMs);
+  const activity = controllerActivity({ controllers: () => features.controllers(), informers: core.informers, later: onceServing });
   const { kubeconfig, kubeconfigPath } = adminKubeconfig(o, url, tls);
   setImmediate(() => void metrics.load()); // off the start-up path
   o.log(`kapi: serving on ${url} (storage ${o.storageBackend}${persistent ? ` in ${o.dataDir}` : ""}) in ${Date.now() - t0} ms`);
   if (kubeconfigPath) o.log(`kapi: admin kubeconfig: ${kubeconfigPath}`);
-  const stop = gracefulStop({
-    listener,
-    shutdownDelayMs: o.shutdownDelayMs,
-    markStopping: () => {
-      stopping = true;
-      started.fire(); // what was still to start never will: nobody waits for it
-    },
-    streams: parts.streams,
-    stopBackground,
-    closeStorage: () => core.storage.close(),
-  });
+  const stop = gracefulStop({ listener, shutdownDelayMs: o.shutdownDelayMs, markStopping: () => (stopping = true), streams: parts.streams, stopBackground, closeStorage: () => core.storage.close() });
   return { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop, ...activity };
 }
 
-/** A promise resolved once, by whoever comes first. */
-function startSignal(): { fired: Promise<void>; fire(): void } {
-  let fire!: () => void;
-  const fired = new Promise<void>((r) => (fire = r));
-  return { fired, fire };
+/** What every handler is handed: the core's store and types, the encodings, the authorizer chain. */
+function serverParts(core: OpenCore, p: Pick<ServerParts, "gates" | "authorizer" | "minRequestTimeoutSeconds"> & { codecs: readonly Codec[] }): ServerParts & { cacher: ObjectCacher } {
+  const { store, cacher, types } = core;
+  return { store, cacher, types, gates: p.gates, codecs: new CodecSet([jsonCodec, yamlCodec, ...p.codecs]), streams: new Set(), minRequestTimeoutSeconds: p.minRequestTimeoutSeconds, authorizer: p.authorizer };
+}
+
+async function closingOnFailure<T>(core: OpenCore, build: () => T): Promise<T> {
+  try {
+    return build();
+  } catch (e) {
+    await core.close();
+    throw e;
+  }
 }
 
 function fail(message: string): never {

@@ -1,5 +1,5 @@
 // The in-process controllers the API itself depends on, one feature module each (--controllers
-// chooses among them by name; see src/controllers/controllers-flag.ts).
+// chooses among them by name; see src/controller-runtime/controllers-flag.ts).
 import { startTypeCheckingStatus } from "../../admission/policy/validating/status-controller.js";
 import { startCrdServing } from "../../apiextensions/serving.js";
 import { apiextensionsStrategies } from "../../apiextensions/strategies.js";
