@@ -10,7 +10,7 @@ export interface KeyPairPem {
   keyPem: string;
 }
 
-function readPair(dir: string, base: string): KeyPairPem | undefined {
+export function readPair(dir: string, base: string): KeyPairPem | undefined {
   const c = join(dir, `${base}.crt`);
   const k = join(dir, `${base}.key`);
   if (!existsSync(c) || !existsSync(k)) return undefined;

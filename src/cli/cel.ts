@@ -44,6 +44,10 @@ interface Invocation {
 class UsageError extends Error {}
 
 export function runCel(args: string[], io: Io): number {
+  if (args.includes("--help") || args.includes("-h")) {
+    io.out(celHelp);
+    return 0;
+  }
   let inv: Invocation;
   let env: CelEnvironment;
   let selfType: CelType = DynType;

@@ -1,56 +1,66 @@
 #!/usr/bin/env node
-// `kapi serve [flags]`: run the server until SIGTERM/SIGINT, then shut down gracefully.
-// `kapi cel eval …`: evaluate a CEL rule without a cluster (src/cli/cel.ts).
-import { startApiServer } from "../server/start.js";
-import { helpText, parseServeFlags } from "./flags.js";
-import { runCel } from "./cel.js";
-import { exposureOf, exposureWarnings } from "./exposure-warning.js";
+// kapi's command line: one entry per command (`kapi --help` lists them); each command's module
+// is loaded only when it runs, so `kapi cel` or `kapi --version` do not load the server.
+import { helpText } from "./flags.js";
 import { goQuote } from "../apimachinery/go-quote.js";
+import { kapiVersion, kubernetesVersion } from "../observability/version.js";
+
+const io = { out: (t: string) => void process.stdout.write(t), err: (t: string) => void process.stderr.write(t) };
+
+interface Command {
+  name: string;
+  summary: string;
+  /** Listed by `kapi --help` (the etcd stand-in is reached through envtest-assets' scripts). */
+  listed: boolean;
+  run(args: string[]): Promise<number>;
+}
+
+const commands: Command[] = [
+  { name: "serve", summary: "run the API server (kube-apiserver's flags; listed below)", listed: true, run: async (a) => (await import("./serve.js")).runServe(a) },
+  { name: "cel", summary: "evaluate or type-check a CEL rule as a CRD validation rule sees it ('kapi cel --help')", listed: true, run: async (a) => (await import("./cel.js")).runCel(a, io) },
+  { name: "validate", summary: "check manifests offline through the server's own pipeline ('kapi validate --help')", listed: true, run: async (a) => (await import("./validate/command.js")).runValidate(a, io) },
+  { name: "envtest-assets", summary: "write kube-apiserver, etcd and kubectl for controller-runtime's envtest (KUBEBUILDER_ASSETS)", listed: true, run: async (a) => (await import("./envtest/assets.js")).runEnvtestAssets(a, io) },
+  { name: "envtest-etcd", summary: "kapi's etcd stand-in that envtest-assets' etcd runs", listed: false, run: async (a) => (await import("./envtest/etcd-standin.js")).runStandIn(a, io.err) },
+];
+
+function usage(): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  const lines = [
+    `kapi ${kapiVersion} — a Kubernetes-compatible API server (serves Kubernetes ${kubernetesVersion})`,
+    "",
+    "Usage:",
+    "  kapi <command> [flags]",
+    "  kapi --version",
+    "  kapi --help",
+    "",
+    "Commands:",
+    ...commands.filter((c) => c.listed).map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+  ];
+  return lines.join("\n") + "\n" + helpText();
+}
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
-  if (cmd === undefined || cmd === "--help" || cmd === "-h" || cmd === "help" || rest.includes("--help") || rest.includes("-h")) {
-    process.stdout.write(helpText());
+  if (cmd === "--version" || cmd === "version") {
+    io.out(`kapi ${kapiVersion}\nKubernetes ${kubernetesVersion}\n`);
+    return 0;
+  }
+  if (cmd === undefined || cmd === "--help" || cmd === "-h" || cmd === "help") {
+    io.out(usage());
     return cmd === undefined ? 1 : 0;
   }
-  if (cmd === "cel") return runCel(rest, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
-  if (cmd !== "serve") {
-    process.stderr.write(`kapi: unknown command ${goQuote(cmd)}\n\n${helpText()}`);
+  const command = commands.find((c) => c.name === cmd);
+  if (!command) {
+    io.err(`kapi: unknown command ${goQuote(cmd)}\n\n${usage()}`);
     return 1;
   }
-  let options;
-  try {
-    options = parseServeFlags(rest);
-  } catch (e) {
-    process.stderr.write(`kapi: ${(e as Error).message}\nRun 'kapi --help' for the list of flags.\n`);
-    return 2;
+  // `kube-apiserver --help` (envtest's flag discovery runs it) prints the flags, exit 0.
+  if (command.name === "serve" && (rest.includes("--help") || rest.includes("-h"))) {
+    io.out(usage());
+    return 0;
   }
-  options.log = (m) => process.stderr.write(m + "\n");
-  const exposure = exposureOf(options);
-  for (const w of exposure ? exposureWarnings(exposure) : []) process.stderr.write(`kapi: warning: ${w}\n`);
-  let server;
-  try {
-    server = await startApiServer(options);
-  } catch (e) {
-    process.stderr.write(`kapi: ${(e as Error).message}\n`);
-    return 1;
-  }
-  let signalled = false;
-  const shutdown = (sig: string) => {
-    if (signalled) process.exit(1); // second signal: stop now
-    signalled = true;
-    process.stderr.write(`kapi: ${sig} received, shutting down\n`);
-    server.stop().then(
-      () => process.exit(0),
-      (e) => {
-        process.stderr.write(`kapi: shutdown failed: ${e}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  return new Promise<number>(() => undefined);
+  return command.run(rest);
 }
 
 main(process.argv.slice(2)).then((code) => process.exit(code));

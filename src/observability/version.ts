@@ -1,13 +1,17 @@
 // /version: what kube-apiserver 1.34 reports, with kapi's own build identity.
 import { readFileSync } from "node:fs";
 
-const pkgVersion = (() => {
+/** kapi's own version (package.json). */
+export const kapiVersion = (() => {
   try {
     return JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version as string;
   } catch {
     return "0.0.0";
   }
 })();
+
+/** The Kubernetes release whose API kapi serves. */
+export const kubernetesVersion = "v1.34.0";
 
 export function versionInfo(): Record<string, string> {
   return {
@@ -17,7 +21,7 @@ export function versionInfo(): Record<string, string> {
     emulationMinor: "34",
     minCompatibilityMajor: "1",
     minCompatibilityMinor: "33",
-    gitVersion: `v1.34.0+kapi.${pkgVersion}`,
+    gitVersion: `${kubernetesVersion}+kapi.${kapiVersion}`,
     gitCommit: "",
     gitTreeState: "",
     buildDate: "",

@@ -1,7 +1,8 @@
 // Serving and client certificates: given files, or generated into the cert dir on first start.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { joinPemBundles } from "../apimachinery/pem.js";
-import { coversHosts, loadOrCreate, splitHosts, writePair, type KeyPairPem } from "../authn/cert-files.js";
+import { coversHosts, loadOrCreate, readPair, splitHosts, writePair, type KeyPairPem } from "../authn/cert-files.js";
 import type { LeafOptions } from "../authn/certs.js";
 
 // The generation library is heavy to load; import it only when something must be generated.
@@ -24,9 +25,13 @@ export async function setupTls(o: ServerOptions, certDir: string | undefined): P
   const persist = async (base: string, make: () => Promise<KeyPairPem>) => (certDir ? loadOrCreate(certDir, base, make) : make());
   let serving: { cert: string; key: string };
   let servingCA: string;
+  const placed = certDir ? placedServingPair(certDir) : undefined;
   if (o.tlsCertFile && o.tlsPrivateKeyFile) {
     serving = { cert: readFileSync(o.tlsCertFile, "utf8"), key: readFileSync(o.tlsPrivateKeyFile, "utf8") };
     servingCA = serving.cert;
+  } else if (placed) {
+    serving = { cert: placed.certPem, key: placed.keyPem };
+    servingCA = placed.certPem;
   } else {
     const ca = await persist("ca", () => createCA("kapi-ca"));
     const names = splitHosts(hosts);
@@ -44,4 +49,13 @@ export async function setupTls(o: ServerOptions, certDir: string | undefined): P
   const admin = await persist("admin", () => createLeaf(clientCA, { commonName: "kapi-admin", organizations: ["system:masters"], usage: "client" }));
   const extraCA = o.clientCAFile ? readFileSync(o.clientCAFile, "utf8") : "";
   return { serving, servingCA, clientCA: joinPemBundles(extraCA, clientCA.certPem), admin };
+}
+
+/**
+ * A serving pair someone else put in the cert dir (kube-apiserver serves `<cert-dir>/apiserver.crt`
+ * and `.key` when they exist; envtest writes them there, signed by the CA its clients trust). kapi
+ * tells its own pair by the CA it keeps beside it, which it may reissue; a placed one is served as is.
+ */
+function placedServingPair(certDir: string): KeyPairPem | undefined {
+  return existsSync(join(certDir, "ca.crt")) ? undefined : readPair(certDir, "apiserver");
 }
