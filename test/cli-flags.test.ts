@@ -16,6 +16,18 @@ describe("kapi CLI flags", () => {
     expect(r.stdout).toContain('(default "6443")');
   });
 
+  it("--version names kapi's version and the Kubernetes it serves; --help lists every command", async () => {
+    const v = await runKapi(["--version"]);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/^kapi \d+\.\d+\.\d+\nKubernetes v1\.34\.\d+\n$/);
+    const h = await runKapi(["--help"]);
+    const commands = h.stdout.split("Commands:\n")[1].split("\n\n")[0].split("\n").map((l) => l.trim().split(/\s+/)[0]);
+    expect(commands).toEqual(expect.arrayContaining(["serve", "cel", "validate", "envtest-assets"]));
+    const u = await runKapi(["frobnicate"]);
+    expect(u.code).toBe(1);
+    expect(u.stderr).toContain('kapi: unknown command "frobnicate"');
+  });
+
   it("names an unknown flag and a bad feature gate", async () => {
     const u = await runKapi(["serve", "--no-such-flag=1"]);
     expect(u.code).not.toBe(0);
