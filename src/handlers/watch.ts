@@ -20,6 +20,7 @@ import { negotiateRead } from "./output.js";
 import { tableRow } from "./table.js";
 import { toApiError } from "./errors.js";
 import { warningHeader } from "../http/respond.js";
+import type { WatchEnding } from "../http/watch-tap.js";
 
 /** Upstream --min-request-timeout default: watches without timeoutSeconds last 1800–3600 s. */
 const defaultMinRequestTimeoutSeconds = 1800;
@@ -90,6 +91,34 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     });
     return false;
   };
+  // A test harness's tap (src/testing/) hears of each event and may end the watch early.
+  const tap = r.ctx.watchTap;
+  let lastRevision = Number(opts.resourceVersion) || 0;
+  const deliver = (d: Delivery<KObject>, converted?: KObject): boolean => {
+    const ok = writeOut(bytesOf(d, converted));
+    lastRevision = d.revision;
+    if (tap) endEarly(tap.sent({ type: d.type, name: d.entry?.object.metadata?.name, namespace: d.entry?.object.metadata?.namespace, resourceVersion: String(d.revision) }));
+    return ok;
+  };
+  const endEarly = (ending: WatchEnding | undefined): void => {
+    if (!ending || ended) return;
+    if (ending.end === "error") {
+      if (ending.bookmark && opts.allowWatchBookmarks) {
+        ex.write(n.codec.encodeWatchEvent("BOOKMARK", bookmarkObject(t, lastRevision)));
+        tap!.sent({ type: "BOOKMARK", resourceVersion: String(lastRevision) });
+      }
+      ex.write(n.codec.encodeWatchEvent("ERROR", ending.status.toStatus()));
+      tap!.sent({ type: "ERROR" });
+    }
+    end();
+  };
+  if (tap?.begin) {
+    // A bookmark sent before any event carries the revision the watch starts from.
+    if (!lastRevision) lastRevision = await r.parts.store.currentRevision();
+    endEarly(tap.begin());
+    if (ended) return;
+  }
+
   // Webhook-converted types: events are converted (once per delivery and version, see
   // convertedOf) and written in order through a chain; the cache watcher pauses while conversions
   // are pending beyond a bound, as it does for a response that does not drain.
@@ -111,7 +140,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const result = prepared.begin({
     send(d) {
       if (ended) return true;
-      if (!converting || (d.type === "BOOKMARK" && pending === 0)) return writeOut(bytesOf(d));
+      if (!converting || (d.type === "BOOKMARK" && pending === 0)) return deliver(d);
       pending++;
       const conversion = d.type === "BOOKMARK" ? undefined : convertedOf(d);
       chain = chain.then(async () => {
@@ -126,7 +155,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
         }
         pending--;
         if (ended) return;
-        writeOut(bytesOf(d, obj));
+        deliver(d, obj);
         if (pausedForConversion && pending === 0 && !waitingForDrain) {
           pausedForConversion = false;
           active?.resume();
@@ -145,6 +174,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   });
   if ("error" in result) {
     if (!ended) ex.write(n.codec.encodeWatchEvent("ERROR", toApiError(result.error).toStatus()));
+    tap?.sent({ type: "ERROR" });
     end();
     return;
   }

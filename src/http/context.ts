@@ -5,6 +5,7 @@ import { internalError } from "../apimachinery/errors.js";
 import type { UserInfo } from "../apimachinery/user.js";
 import type { Exchange } from "./exchange.js";
 import type { RequestInfo } from "./request-info.js";
+import type { WatchTap } from "./watch-tap.js";
 
 /**
  * The audit slot. Audit itself is its own issue; until then the audit filter leaves it empty and
@@ -42,6 +43,10 @@ export interface RequestContext {
   readonly warnings: string[];
   /** Aborts `signal` with `reason`; the first call wins. */
   cancel(reason: unknown): void;
+  /** A test harness's view of a watch's events (src/testing/); undefined in a plain server. */
+  watchTap: WatchTap | undefined;
+  /** The fault a test harness injected into this request, for its journal; undefined otherwise. */
+  fault: unknown;
 }
 
 /**
@@ -67,6 +72,8 @@ class Context implements RequestContext {
   deadline: number | undefined = undefined;
   audit: AuditEvent | undefined = undefined;
   readonly warnings: string[] = [];
+  watchTap: WatchTap | undefined = undefined;
+  fault: unknown = undefined;
   private controller: AbortController | undefined;
   private cancelled = false;
   private reason: unknown;
