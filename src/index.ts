@@ -5,6 +5,9 @@ import { join } from "node:path";
 import { defaultOptions, type ServerOptions } from "./server/options.js";
 import { startApiServer } from "./server/start.js";
 import type { AdmissionPlugin } from "./registry/admission.js";
+import { TestHarness } from "./testing/harness.js";
+import type { FaultInjector } from "./testing/faults.js";
+import type { Journal, JournalEntry, JournalMatch, JournalOptions, JournalPredicate, WaitOptions } from "./testing/journal.js";
 
 export interface StartOptions {
   /** "memory" (default when no dataDir) or "sqlite". */
@@ -25,6 +28,10 @@ export interface StartOptions {
   options?: Partial<ServerOptions>;
   /** In-process admission plugins, run after the built-in ones on every write. */
   admissionPlugins?: AdmissionPlugin[];
+  /** The call journal (default on; `{ capacity }` bounds it); false leaves it out of the request path. */
+  journal?: boolean | JournalOptions;
+  /** Fault injection (default on); false leaves it out of the request path. */
+  faults?: boolean;
 }
 
 export interface KapiServer {
@@ -36,6 +43,12 @@ export interface KapiServer {
   /** Path of the written kubeconfig, when a data dir is used. */
   kubeconfigPath?: string;
   stop(): Promise<void>;
+  /** Every request and its answer (docs/testing.md, "The call journal"). */
+  journal: Journal;
+  /** Rules that make chosen requests fail, wait or end early (docs/testing.md, "Fault injection"). */
+  faults: FaultInjector;
+  /** The first journal entry, recorded or still to come, that matches; rejects after `timeout` ms. */
+  waitFor(query: JournalMatch | JournalPredicate, o?: WaitOptions): Promise<JournalEntry>;
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<KapiServer> {
@@ -52,8 +65,13 @@ export async function startServer(opts: StartOptions = {}): Promise<KapiServer> 
     ...(opts.authorizationConfig ? { authorizationConfig: opts.authorizationConfig } : {}),
     ...opts.options,
   };
-  const s = await startApiServer({ ...o, admissionPlugins: opts.admissionPlugins });
+  const harness = new TestHarness({ journal: opts.journal, faults: opts.faults });
+  const s = await startApiServer({ ...o, admissionPlugins: opts.admissionPlugins, harness: harness.filters() });
+  harness.attach(s);
   return {
+    journal: harness.journal,
+    faults: harness.faults,
+    waitFor: (query, wo) => harness.waitFor(query, wo),
     url: s.url,
     port: s.port,
     kubeconfig: s.kubeconfig,
@@ -67,3 +85,8 @@ export async function startServer(opts: StartOptions = {}): Promise<KapiServer> 
 
 export type { ServerOptions };
 export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from "./registry/admission.js";
+export type { FaultAction, FaultRule, FaultRuleInput, FiredFault, InjectableCode } from "./testing/faults.js";
+export type { RequestMatch } from "./testing/request-matcher.js";
+export type { Journal, JournalEntry, JournalMatch, JournalOptions, JournalPredicate, WaitOptions };
+export type { FaultInjector };
+export { HarnessInputError } from "./testing/input-error.js";

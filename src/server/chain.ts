@@ -37,11 +37,18 @@ export interface ChainConfig {
   flowControl: Filter;
   /** The last stage: routes to the non-resource, subresource or verb handler. */
   router: Handler;
+  /**
+   * A test harness's seams (src/testing/), absent in a plain server so that it pays nothing:
+   * `observe` sees every request and its answer (outermost: the call journal), `inject` sees
+   * each authorized request just before the router (fault injection).
+   */
+  harness?: { observe?: Filter; inject?: Filter };
 }
 
 export function buildHandlerChain(c: ChainConfig): (ex: Exchange) => Promise<void> {
   const handle = compose(
     [
+      ...(c.harness?.observe ? [c.harness.observe] : []), //           the call journal (tests)
       recoveryFilter({ toApiError: c.toApiError, codecs: c.codecs }), // any throw → Status, never a crash
       requestInfoFilter({ authorizeWithSelectors: c.authorizeWithSelectors ?? false }), // verb, resource, namespace, name
       c.metrics ? metricsFilter(c.metrics) : passThrough, //             counted with the status sent
@@ -51,6 +58,7 @@ export function buildHandlerChain(c: ChainConfig): (ex: Exchange) => Promise<voi
       impersonationFilter(c.authorizer), //                              as whom
       c.flowControl, //                                                  how many at once: 429
       authorizationFilter(c.authorizer), //                              allowed? 403 when not
+      ...(c.harness?.inject ? [c.harness.inject] : []), //             injected faults (tests)
     ],
     c.router,
   );

@@ -18,7 +18,7 @@ import { NamespaceStates } from "../registry/namespace-states.js";
 import { builtinTypeRegistry } from "../types/register.js";
 import type { Storage } from "../storage/interface.js";
 import { builtinResources } from "../types/builtin-resources.js";
-import { buildHandlerChain } from "./chain.js";
+import { buildHandlerChain, type ChainConfig } from "./chain.js";
 import { maxInFlightFilter } from "./filters/max-in-flight.js";
 import { isLongRunning } from "./long-running.js";
 import { createRouter } from "./router.js";
@@ -63,6 +63,8 @@ export type { CacheTuning };
 export interface EmbeddingOptions extends CacheTuning {
   /** In-process admission plugins, run after the built-in ones (a test suite's own policies). */
   admissionPlugins?: AdmissionPlugin[];
+  /** A test harness's filters (call journal, fault injection): see ChainConfig.harness. */
+  harness?: ChainConfig["harness"];
 }
 
 export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promise<RunningServer> {
@@ -126,6 +128,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     authorizer,
     authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"),
     flowControl: maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning),
+    harness: o.harness,
     router: createRouter({ parts, nonResource: features.nonResource(serving), storages: builtinStorages(features.storages(serving)) }),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: features.tlsClientCA ?? tls.clientCA }, handle, {

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { withCredentials, type TestServer } from "./client.js";
+import { withCredentials, type HttpServer } from "./client.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const tsxLoader = fileURLToPath(new URL("../../node_modules/tsx/dist/esm/index.mjs", import.meta.url));
@@ -47,7 +47,7 @@ export function serveKapi(args: string[]): Promise<{ proc: ChildProcess; url: st
 }
 
 /** A `kapi serve` child as a TestServer, with the admin kubeconfig it wrote into `dataDir`. */
-export function asTestServer(url: string, dataDir: string): TestServer {
+export function asTestServer(url: string, dataDir: string): HttpServer {
   const kubeconfig = readFileSync(join(dataDir, "admin.kubeconfig"), "utf8");
   return withCredentials({ url, port: Number(new URL(url).port), kubeconfig, stop: async () => undefined });
 }

@@ -17,6 +17,9 @@ export interface TestServer extends KapiServer {
   as(token: string): Credentials;
 }
 
+/** What the HTTPS helpers need of a server: also a `kapi serve` child, which has no in-process journal or faults. */
+export type HttpServer = Omit<TestServer, "journal" | "faults" | "waitFor">;
+
 export function credentialsFromKubeconfig(kubeconfig: string): Credentials {
   const kc = parse(kubeconfig);
   const d = (s: string) => Buffer.from(s, "base64").toString("utf8");
@@ -52,7 +55,7 @@ export interface RequestOptions {
 }
 
 /** One HTTP/1.1 request; `body` objects are sent as JSON. */
-export function req(server: TestServer, method: string, path: string, o: RequestOptions = {}): Promise<RawResponse> {
+export function req(server: HttpServer, method: string, path: string, o: RequestOptions = {}): Promise<RawResponse> {
   const creds = o.creds ?? server.admin;
   const url = new URL(path, server.url);
   const payload = o.body === undefined ? undefined : Buffer.isBuffer(o.body) ? o.body : typeof o.body === "string" ? Buffer.from(o.body) : Buffer.from(JSON.stringify(o.body));
@@ -86,7 +89,7 @@ export function req(server: TestServer, method: string, path: string, o: Request
 }
 
 /** Opens a watch over HTTP/1.1 and collects events until `until` says stop (or timeout). */
-export function watchEvents(server: TestServer, path: string, until: (events: any[]) => boolean, timeoutMs = 10_000, creds = server.admin): Promise<any[]> {
+export function watchEvents(server: HttpServer, path: string, until: (events: any[]) => boolean, timeoutMs = 10_000, creds = server.admin): Promise<any[]> {
   const url = new URL(path, server.url);
   return new Promise((resolve, reject) => {
     const events: any[] = [];
@@ -127,6 +130,6 @@ export function watchEvents(server: TestServer, path: string, until: (events: an
 }
 
 /** An HTTP/2 session with admin credentials, for multiplexing tests. */
-export function h2session(server: TestServer, creds = server.admin) {
+export function h2session(server: HttpServer, creds = server.admin) {
   return h2connect(server.url, { ca: creds.ca, cert: creds.cert, key: creds.key });
 }

@@ -3,12 +3,15 @@
 import { startApiServer, type CacheTuning, type RunningServer } from "../../src/server/start.js";
 import { defaultOptions, type ServerOptions } from "../../src/server/options.js";
 import type { Storage } from "../../src/storage/interface.js";
+import { TestHarness } from "../../src/testing/harness.js";
 import { withCredentials, req, type TestServer } from "./client.js";
 
 export type PartsServer = TestServer & { parts: RunningServer["parts"]; storage: Storage };
 
 export async function startTuned(extra: Partial<ServerOptions> & CacheTuning = {}): Promise<PartsServer> {
+  const harness = new TestHarness();
   const s = await startApiServer({
+    harness: harness.filters(),
     ...defaultOptions(),
     bindAddress: "127.0.0.1",
     securePort: 0,
@@ -20,7 +23,8 @@ export async function startTuned(extra: Partial<ServerOptions> & CacheTuning = {
     controllers: ["*", "-root-ca-cert-publisher"],
     ...extra,
   });
-  return withCredentials(s);
+  harness.attach(s);
+  return withCredentials(Object.assign(s, { journal: harness.journal, faults: harness.faults, waitFor: harness.waitFor.bind(harness) }));
 }
 
 export const cm = (name: string, labels?: Record<string, string>, data: Record<string, string> = { k: "v" }) => ({ metadata: { name, labels }, data });
