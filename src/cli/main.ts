@@ -19,6 +19,7 @@ const commands: Command[] = [
   { name: "serve", summary: "run the API server (kube-apiserver's flags; listed below)", listed: true, run: async (a) => (await import("./serve.js")).runServe(a) },
   { name: "cel", summary: "evaluate or type-check a CEL rule as a CRD validation rule sees it ('kapi cel --help')", listed: true, run: async (a) => (await import("./cel.js")).runCel(a, io) },
   { name: "validate", summary: "check manifests offline through the server's own pipeline ('kapi validate --help')", listed: true, run: async (a) => (await import("./validate/command.js")).runValidate(a, io) },
+  { name: "testenv", summary: "a server for tests (memory, loopback) with its control endpoint; prints KUBECONFIG, KAPI_URL, KAPI_CONTROL_URL, KAPI_CONTROL_TOKEN", listed: true, run: async (a) => (await import("./testenv.js")).runTestenv(a, io) },
   { name: "envtest-assets", summary: "write kube-apiserver, etcd and kubectl for controller-runtime's envtest (KUBEBUILDER_ASSETS)", listed: true, run: async (a) => (await import("./envtest/assets.js")).runEnvtestAssets(a, io) },
   { name: "envtest-etcd", summary: "kapi's etcd stand-in that envtest-assets' etcd runs", listed: false, run: async (a) => (await import("./envtest/etcd-standin.js")).runStandIn(a, io.err) },
 ];
