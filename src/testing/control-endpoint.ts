@@ -121,7 +121,7 @@ function matchFromQuery(q: URLSearchParams): JournalMatch {
   for (const key of new Set(q.keys())) {
     const kind = journalMatchKeys[key];
     const raw = q.getAll(key);
-    const values = kind === "number" ? raw.map(Number) : kind === "boolean" ? raw.map((v) => (v === "true" ? true : v === "false" ? false : v)) : raw;
+    const values = kind === "number" ? raw.map((v) => (/^\d+$/.test(v) ? Number(v) : v)) : kind === "boolean" ? raw.map((v) => (v === "true" ? true : v === "false" ? false : v)) : raw;
     m[key] = values.length === 1 ? values[0] : values;
   }
   return m as JournalMatch;
