@@ -139,6 +139,31 @@ describe("error Statuses, each as upstream sends it", () => {
   });
 });
 
+describe("where faults meet requests", () => {
+  it("only after authentication and authorization: a refused request is refused, the rule does not fire", async () => {
+    const rule = s.faults.add({ match: { resource: "configmaps", namespace: "errors" }, action: { kind: "error", code: 500 } });
+    try {
+      expect((await req(s, "GET", "/api/v1/namespaces/errors/configmaps/x", { creds: s.as("not-a-token") })).status).toBe(401);
+      expect(s.faults.list().find((r) => r.id === rule.id)!.fired).toBe(0);
+      expect((await req(s, "GET", "/api/v1/namespaces/errors/configmaps/x")).status).toBe(500);
+      expect(s.faults.list().find((r) => r.id === rule.id)!.fired).toBe(1);
+    } finally {
+      s.faults.remove(rule.id);
+    }
+  });
+
+  it("not on non-resource paths (health, discovery)", async () => {
+    const rule = s.faults.add({ action: { kind: "error", code: 503 } });
+    try {
+      expect((await req(s, "GET", "/readyz")).status).toBe(200);
+      expect((await req(s, "GET", "/api/v1")).status).toBe(200);
+      expect((await req(s, "GET", "/api/v1/namespaces/errors/configmaps/x")).status).toBe(503);
+    } finally {
+      s.faults.remove(rule.id);
+    }
+  });
+});
+
 describe("the other faults", () => {
   it("committed but answered with a timeout: the client gets 504, the object exists", async () => {
     s.faults.add({ match: { verb: "create", resource: "configmaps", namespace: "commit" }, times: 1, action: { kind: "timeoutAfterCommit" } });
