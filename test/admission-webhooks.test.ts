@@ -163,6 +163,34 @@ describe("mutating", () => {
       "mutation.webhook.admission.k8s.io/round_1_index_0": expect.stringContaining('"webhook":"first.example.com"'),
     });
   });
+
+  it("every webhook call is a round trip of its own with a fresh request.uid, as upstream (one write's webhooks and reinvocation, one deletecollection's deletes)", async () => {
+    const ns = await namespace();
+    hooks.on("/uid-first", (r) => patch(r, [{ op: "add", path: "/metadata/labels", value: { ...(r.request.object.metadata.labels ?? {}), first: "yes" } }]));
+    hooks.on("/uid-second", (r) => patch(r, [{ op: "add", path: "/metadata/labels", value: { ...(r.request.object.metadata.labels ?? {}), second: "yes" } }]));
+    hooks.on("/uid-validate", (r) => allow(r));
+    const ops = (operations: string[]) => ({ rules: [{ operations, apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }] });
+    await configure("mutating", `a-uid-first-${ns}`, [hook("uid-first.example.com", "/uid-first", ns, { reinvocationPolicy: "IfNeeded" })]);
+    await configure("mutating", `b-uid-second-${ns}`, [hook("uid-second.example.com", "/uid-second", ns)]);
+    await configure("validating", `uid-validate-${ns}`, [hook("uid-validate.example.com", "/uid-validate", ns, ops(["CREATE", "DELETE"]))]);
+    await inEffect(ns, "/uid-validate");
+    await inEffect(ns, "/uid-second");
+
+    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("one") })).status).toBe(201);
+    const calls = ["/uid-first", "/uid-second", "/uid-validate"].flatMap((p) => seenAt(p).filter((x) => x.review.request.name === "one" && !x.review.request.dryRun));
+    expect(calls.map((x) => x.path.split("?")[0]).sort()).toEqual(["/uid-first", "/uid-first", "/uid-second", "/uid-validate"]);
+    const uids = calls.map((x) => x.review.request.uid);
+    for (const uid of uids) expect(uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(new Set(uids).size).toBe(4);
+
+    // One HTTP request, two deletes: each delete's review has its own uid too.
+    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("two") })).status).toBe(201);
+    await core.deleteCollectionNamespacedConfigMap({ namespace: ns });
+    const deletes = seenAt("/uid-validate").filter((x) => x.review.request.operation === "DELETE");
+    expect(deletes.map((x) => x.review.request.name).sort()).toEqual(["one", "two"]);
+    expect(new Set(deletes.map((x) => x.review.request.uid)).size).toBe(2);
+    expect(deletes.every((x) => !uids.includes(x.review.request.uid))).toBe(true);
+  });
 });
 
 describe("scale subresource", () => {

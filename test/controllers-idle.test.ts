@@ -30,16 +30,16 @@ describe("controllers idle", () => {
   it("counts what a write sets off until the controllers it reaches are done with it", async () => {
     const s = await start();
     await s.whenControllersIdle();
-    const { store, types } = s.parts;
+    const { stores, types } = s.parts;
     const ns = types.get("", "v1", "namespaces")!;
     const cm = types.get("", "v1", "configmaps")!;
-    await store.create(ns, "", { metadata: { name: "fresh" } } as KObject, { dryRun: false });
+    await stores.for(ns).create("", { metadata: { name: "fresh" } } as KObject, { dryRun: false });
     await turn(); // the write's events reach the informers as microtasks of its commit
     expect(s.controllersIdle()).toBe(false);
     await s.whenControllersIdle();
     expect(s.controllersIdle()).toBe(true);
     // The root CA publisher has done its work by now: read once, no polling.
-    const published = await store.get(cm, "fresh", "kube-root-ca.crt").catch(() => undefined);
+    const published = await stores.for(cm).get("fresh", "kube-root-ca.crt").catch(() => undefined);
     expect(published?.metadata.name).toBe("kube-root-ca.crt");
   });
 });

@@ -9,7 +9,7 @@ import { InformerFactory } from "../registry/informer-factory.js";
 import { NamespaceStates } from "../registry/namespace-states.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
-import { GenericStore } from "../registry/store.js";
+import { Stores } from "../registry/stores.js";
 import { Cacher } from "../storage/cacher/cacher.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { builtinTypeRegistry } from "../types/register.js";
@@ -27,16 +27,16 @@ const types = builtinTypeRegistry(() => true);
 const informers = new InformerFactory(cacher, types, (e) => {
   throw e;
 });
-const store = new GenericStore(storage, noAdmission);
+const stores = new Stores(storage, noAdmission);
 const nsType = types.get("", "v1", "namespaces")!;
-const namespaces = new NamespaceStates(informers.metadataFor(nsType), store, nsType);
+const namespaces = new NamespaceStates(informers.metadataFor(nsType), stores.for(nsType));
 const allowAll: Authorizer = { authorize: () => ({ decision: "allow", reason: "" }) };
 afterAll(async () => {
   informers.stop();
   cacher.stop();
   await storage.close();
 });
-const ready = Promise.all(["default", "kube-system"].map((name) => store.create(nsType, "", { metadata: { name } }, { dryRun: false })));
+const ready = Promise.all(["default", "kube-system"].map((name) => stores.for(nsType).create("", { metadata: { name } }, { dryRun: false })));
 
 /** Builds one plugin by its name, through the same factory table the server uses. */
 async function make(name: AdmissionPluginName) {
@@ -44,7 +44,7 @@ async function make(name: AdmissionPluginName) {
   const disable = [...defaultOnPlugins].filter((n) => n !== name);
   const [plugin] = buildAdmissionPlugins(
     { enableAdmissionPlugins: [name], disableAdmissionPlugins: disable },
-    { parts: () => ({ store, types, informers }), namespaces, authorizer: () => allowAll, gates: FeatureGates.parse(""), flags: {}, configuration: () => undefined, log: () => {} },
+    { parts: () => ({ stores, types, informers }), namespaces, authorizer: () => allowAll, gates: FeatureGates.parse(""), flags: {}, configuration: () => undefined, log: () => {} },
   );
   return plugin;
 }

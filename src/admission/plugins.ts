@@ -6,7 +6,7 @@ import type { Authorizer } from "../authz/authorizer.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { NamespaceStates } from "../registry/namespace-states.js";
-import type { GenericStore } from "../registry/store.js";
+import type { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { AdmissionFlags } from "./flags.js";
 import type { AdmissionPlugin } from "../registry/admission.js";
@@ -110,7 +110,7 @@ export const defaultOnPlugins: ReadonlySet<string> = new Set<AdmissionPluginName
 
 /** The server's parts a plugin may use. Getters: the store is made after the chain it holds. */
 export interface AdmissionParts {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
 }

@@ -8,7 +8,7 @@ import type { InformerFactory } from "../registry/informer-factory.js";
 import type { KObject } from "../apimachinery/object.js";
 import { customResourceTypes, isTerminating, type DefinitionState, type CRDVersion, type CustomResourceDefinition, type VersionHooks } from "./custom-resource-type.js";
 import { compileValidationRules, type RulesSchema } from "./validation-rules.js";
-import type { GenericStore } from "../registry/store.js";
+import type { Stores } from "../registry/stores.js";
 import { endpointServiceResolver, informerServiceSource, type ServiceResolver } from "../webhook/service-resolver.js";
 import { syncedInformerLookup } from "../registry/synced-informer-lookup.js";
 import { runController, type Controller } from "../controller-runtime/controller.js";
@@ -29,7 +29,7 @@ export interface CrdServingDeps {
   log?: (msg: string) => void;
   hooks?: VersionHooks;
   /** Reads Services for conversion webhooks given as a service reference. */
-  store?: GenericStore;
+  stores?: Stores;
 }
 
 export interface CrdServing extends Controller {
@@ -46,10 +46,10 @@ export function isEstablished(crd: CustomResourceDefinition): boolean {
 
 const gvrKey = (t: ResourceType) => `${t.group}/${t.version}/${t.resource}`;
 
-export function startCrdServing({ types, informers, log = () => undefined, hooks: given = celRulesHooks, store }: CrdServingDeps): CrdServing {
+export function startCrdServing({ types, informers, log = () => undefined, hooks: given = celRulesHooks, stores }: CrdServingDeps): CrdServing {
   const crdType = types.get("apiextensions.k8s.io", "v1", "customresourcedefinitions");
   // Conversion webhooks named by a service reference dial one of the Service's endpoints (no kube-proxy here).
-  const resolveService: ServiceResolver | undefined = store ? endpointServiceResolver(informerServiceSource(syncedInformerLookup(informers, types))) : undefined;
+  const resolveService: ServiceResolver | undefined = stores ? endpointServiceResolver(informerServiceSource(syncedInformerLookup(informers, types))) : undefined;
   const hooks: VersionHooks = { ...given, converterOptions: { ...(given.converterOptions ?? {}), ...(resolveService ? { resolveService } : {}) } };
   const served = new Map<string, ResourceType[]>();
   if (!crdType) return { ...runController({ name: controllerName }), served: () => served };

@@ -14,7 +14,8 @@ import { ApiError } from "../apimachinery/errors.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { OwnerReference } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
-import { foregroundFinalizer, orphanFinalizer, type GenericStore } from "../registry/store.js";
+import { foregroundFinalizer, orphanFinalizer } from "../registry/store.js";
+import type { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { informAboutEveryType, type EveryType } from "./every-type.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
@@ -23,7 +24,7 @@ import { fixedDelayRateLimiter } from "../controller-runtime/rate-limiter.js";
 import { finalizersOf, isDeleting, OwnerGraph, uidOf, type GcNode } from "./owner-graph.js";
 
 export interface GarbageCollectorDeps {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
 }
@@ -34,7 +35,7 @@ const retryMs = 500;
 const at = (n: GcNode): [string, string] => [n.meta.namespace ?? "", n.meta.name ?? ""];
 const resyncMs = 30_000;
 
-export function startGarbageCollector({ store, types, informers }: GarbageCollectorDeps): Controller {
+export function startGarbageCollector({ stores, types, informers }: GarbageCollectorDeps): Controller {
   // Made at setup, where the runtime's queue is known: the graph queues the uids it sees change.
   let graph!: OwnerGraph;
   let everyType!: EveryType;
@@ -67,7 +68,7 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
     if (everyType.informer(t.keyPrefix)?.get(ns, o.name)?.metadata.uid === o.uid) return true;
     // Not in our view: confirm with a live read (the owner may be newer than the informer).
     try {
-      const live = await store.get(t, ns, o.name);
+      const live = await stores.for(t).get(ns, o.name);
       return live.metadata.uid === o.uid && !graph.isGone(o.uid);
     } catch (e) {
       if (e instanceof ApiError && e.code === 404) return false;
@@ -85,15 +86,15 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
         const owner = graph.node(o.uid);
         return owner && isDeleting(owner) && finalizersOf(owner).includes(foregroundFinalizer);
       });
-      if (waiting) await store.delete(t, ...at(n), { dryRun: false, propagationPolicy: "Foreground" });
+      if (waiting) await stores.for(t).delete(...at(n), { dryRun: false, propagationPolicy: "Foreground" });
       return;
     }
     if (present.length === 0) {
-      await store.delete(t, ...at(n), { dryRun: false, propagationPolicy: "Background" });
+      await stores.for(t).delete(...at(n), { dryRun: false, propagationPolicy: "Background" });
       return;
     }
     const gone = new Set(absent.map((o) => o.uid));
-    await store.update(t, ...at(n), { subresource: "", createIfMissing: false, desired: (stored) => {
+    await stores.for(t).update(...at(n), { subresource: "", createIfMissing: false, desired: (stored) => {
       if (!stored) throw new ApiError(404, "NotFound", "gone");
       const cur = deepClone(stored);
       cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => !gone.has(o.uid));
@@ -102,7 +103,7 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
   }
 
   async function removeFinalizer(t: ResourceType, n: GcNode, finalizer: string) {
-    await store.update(t, ...at(n), { subresource: "", createIfMissing: false, desired: (stored) => {
+    await stores.for(t).update(...at(n), { subresource: "", createIfMissing: false, desired: (stored) => {
       if (!stored) throw new ApiError(404, "NotFound", "gone");
       const cur = deepClone(stored);
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
@@ -114,7 +115,7 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
     for (const d of graph.dependentsOf(uidOf(owner))) {
       const dt = typeIndex().byPrefix.get(d.prefix);
       if (!dt) continue;
-      await store.update(dt, ...at(d), { subresource: "", createIfMissing: false, desired: (stored) => {
+      await stores.for(dt).update(...at(d), { subresource: "", createIfMissing: false, desired: (stored) => {
         if (!stored) throw new ApiError(404, "NotFound", "gone");
         const cur = deepClone(stored);
         cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((o) => o.uid !== uidOf(owner));
@@ -136,7 +137,7 @@ export function startGarbageCollector({ store, types, informers }: GarbageCollec
       const dt = typeIndex().byPrefix.get(d.prefix);
       if (isDeleting(d) || !dt) continue; // already on its way; its delete event re-examines the owner
       const block = d.owners.find((o) => o.uid === uidOf(owner))?.blockOwnerDeletion;
-      await store.delete(dt, ...at(d), { dryRun: false, propagationPolicy: block ? "Foreground" : "Background" }).catch((e) => {
+      await stores.for(dt).delete(...at(d), { dryRun: false, propagationPolicy: block ? "Foreground" : "Background" }).catch((e) => {
         if (!(e instanceof ApiError && e.code === 404)) throw e;
       });
     }

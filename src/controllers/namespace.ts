@@ -18,14 +18,14 @@ import { nowTimestamp } from "../apimachinery/object.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
-import type { GenericStore } from "../registry/store.js";
+import type { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
 import { deletionConditions, emptyReport, mergeConditions, type ContentReport, type NamespaceCondition } from "./namespace-conditions.js";
 import { runController, type Controller } from "../controller-runtime/controller.js";
 
 export interface NamespaceControllerDeps {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
 }
@@ -38,12 +38,12 @@ const specFinalizers = (ns: KObject): string[] => (ns.spec as { finalizers?: str
 /** A plain list: everything, consistent (resourceVersion unset). */
 const everything = parseListOptions(new URLSearchParams());
 
-export function startNamespaceController({ store, types, informers }: NamespaceControllerDeps): Controller {
+export function startNamespaceController({ stores, types, informers }: NamespaceControllerDeps): Controller {
   const nsType = types.get("", "v1", "namespaces")!;
   const namespaces = informers.metadataFor(nsType);
 
   const listContent = async (t: ResourceType, ns: string): Promise<KObject[]> =>
-    (await listObjects(store, t, ns, everything)).items;
+    (await listObjects(stores.for(t), ns, everything)).items;
 
   /** Deletes what is in the namespace; reports what remains after that, and why. */
   async function deleteContent(ns: string): Promise<ContentReport> {
@@ -61,7 +61,7 @@ export function startNamespaceController({ store, types, informers }: NamespaceC
   async function deleteContentOfType(t: ResourceType, ns: string, report: ContentReport): Promise<void> {
     for (const obj of await listContent(t, ns)) {
       if (obj.metadata.deletionTimestamp) continue; // already going
-      await store.delete(t, ns, obj.metadata.name!, { dryRun: false, propagationPolicy: "Background" }).catch((e) => {
+      await stores.for(t).delete(ns, obj.metadata.name!, { dryRun: false, propagationPolicy: "Background" }).catch((e) => {
         if (!(e instanceof ApiError && (e.code === 404 || e.code === 405))) throw e; // gone already, or not deletable
       });
     }
@@ -86,7 +86,7 @@ export function startNamespaceController({ store, types, informers }: NamespaceC
     const desired = deletionConditions(report);
     const merged = (ns: KObject) => mergeConditions((ns.status as { conditions?: NamespaceCondition[] } | undefined)?.conditions, desired, nowTimestamp());
     if (!merged(live)) return;
-    await store.update(nsType, "", live.metadata.name!, { subresource: "status", createIfMissing: false, desired: (stored) => {
+    await stores.for(nsType).update("", live.metadata.name!, { subresource: "status", createIfMissing: false, desired: (stored) => {
       if (!stored || stored.metadata.uid !== live.metadata.uid) throw new ApiError(404, "NotFound", "gone");
       const conditions = merged(stored);
       if (!conditions) return stored;
@@ -98,23 +98,23 @@ export function startNamespaceController({ store, types, informers }: NamespaceC
 
   async function finalize(name: string): Promise<void> {
     if (!isTerminating(namespaces.get("", name))) return;
-    const live = await store.get(nsType, "", name).catch(() => undefined);
+    const live = await stores.for(nsType).get("", name).catch(() => undefined);
     // Finalized already (spec.finalizers empty): only metadata finalizers can hold it now.
     if (!live?.metadata.deletionTimestamp || specFinalizers(live).length === 0) return;
     const report = await deleteContent(name);
     // A failed condition write (the namespace changed or went) is left to the next pass.
     await recordConditions(live, report).catch(() => undefined);
     if (report.errors.length > 0 || report.remainingByResource.size > 0) return;
-    await store.update(nsType, "", name, { subresource: "finalize", createIfMissing: false, desired: (stored) => {
+    await stores.for(nsType).update("", name, { subresource: "finalize", createIfMissing: false, desired: (stored) => {
       if (!stored) throw new Error("gone");
       const cur = deepClone(stored);
       cur.spec = { ...(cur.spec ?? {}), finalizers: specFinalizers(cur).filter((f) => f !== kubernetesFinalizer) };
       return cur;
     } }, { dryRun: false, fieldManager: controllerManagerFieldManager }).catch(() => undefined);
     // With no finalizers left at all the object can go.
-    const cur = await store.get(nsType, "", name).catch(() => undefined);
+    const cur = await stores.for(nsType).get("", name).catch(() => undefined);
     if (cur && specFinalizers(cur).length === 0 && (cur.metadata.finalizers ?? []).length === 0) {
-      await store.delete(nsType, "", name, { dryRun: false }).catch(() => undefined);
+      await stores.for(nsType).delete("", name, { dryRun: false }).catch(() => undefined);
     }
   }
 

@@ -1,17 +1,16 @@
 // Removing one finalizer from a stored object, the last step of every finalizing controller.
 import { ApiError, notFound } from "../apimachinery/errors.js";
 import { deepClone } from "../apimachinery/json-value.js";
-import type { ResourceType } from "../registry/resource-type.js";
 import type { GenericStore } from "../registry/store.js";
 
 /** Removes `finalizer` (re-read after a lost race); false when the object is gone. */
-export async function removeFinalizer(store: GenericStore, t: ResourceType, ns: string, name: string, finalizer: string): Promise<boolean> {
+export async function removeFinalizer(store: GenericStore, ns: string, name: string, finalizer: string): Promise<boolean> {
   try {
-    await store.update(t, ns, name, {
+    await store.update(ns, name, {
       subresource: "",
       createIfMissing: false,
       desired: (stored) => {
-        if (!stored) throw notFound(t.gr, name);
+        if (!stored) throw notFound(store.type.gr, name);
         const next = deepClone(stored);
         next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== finalizer);
         return next;

@@ -10,7 +10,7 @@ import { ApiError } from "../apimachinery/errors.js";
 import { deepClone, deepEqual } from "../apimachinery/json-value.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { KObject } from "../apimachinery/object.js";
-import type { GenericStore } from "../registry/store.js";
+import type { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { controllerEnabled, rootCACertificatePublisherController } from "../controller-runtime/controllers-flag.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
@@ -26,7 +26,7 @@ const description =
 const retryMs = 1000;
 
 export interface RootCAPublisherDeps {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
   /** PEM bundle published as `ca.crt`. */
@@ -37,25 +37,25 @@ const notFound = (e: unknown) => e instanceof ApiError && e.code === 404;
 /** Refused because the namespace is going away: there is nothing to publish into. */
 const namespaceTerminating = (e: unknown) => e instanceof ApiError && e.code === 403 && (e.details?.causes ?? []).some((c) => c.reason === "NamespaceTerminating");
 
-export function startRootCAPublisher({ store, types, informers, rootCA }: RootCAPublisherDeps): Controller {
+export function startRootCAPublisher({ stores, types, informers, rootCA }: RootCAPublisherDeps): Controller {
   const nsType = types.get("", "v1", "namespaces")!;
   const cmType = types.get("", "v1", "configmaps")!;
   const namespaces = informers.metadataFor(nsType);
   const configMaps = informers.metadataFor(cmType);
   const wanted = { "ca.crt": rootCA };
   async function sync(ns: string): Promise<void> {
-    const namespace = await store.get(nsType, "", ns).catch((e) => (notFound(e) ? undefined : Promise.reject(e)));
+    const namespace = await stores.for(nsType).get("", ns).catch((e) => (notFound(e) ? undefined : Promise.reject(e)));
     if (!namespace || namespace.metadata.deletionTimestamp) return;
-    const current = await store.get(cmType, ns, rootCAConfigMapName).catch((e) => (notFound(e) ? undefined : Promise.reject(e)));
+    const current = await stores.for(cmType).get(ns, rootCAConfigMapName).catch((e) => (notFound(e) ? undefined : Promise.reject(e)));
     if (!current) {
       const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: rootCAConfigMapName, annotations: { [descriptionAnnotation]: description } }, data: { ...wanted } } as KObject;
-      await store.create(cmType, ns, cm, { dryRun: false, fieldManager: controllerManagerFieldManager }).catch((e) => {
+      await stores.for(cmType).create(ns, cm, { dryRun: false, fieldManager: controllerManagerFieldManager }).catch((e) => {
         if (!notFound(e) && !namespaceTerminating(e)) throw e;
       });
       return;
     }
     if (isPublished(current)) return;
-    await store.update(cmType, ns, rootCAConfigMapName, { subresource: "", createIfMissing: false, desired: (stored) => {
+    await stores.for(cmType).update(ns, rootCAConfigMapName, { subresource: "", createIfMissing: false, desired: (stored) => {
       if (!stored) throw new ApiError(404, "NotFound", "gone"); // deleted meanwhile: its delete event queues a create
       const next = deepClone(stored);
       next.data = { ...wanted };

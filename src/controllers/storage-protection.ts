@@ -9,12 +9,13 @@ import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { removeFinalizer } from "./remove-finalizer.js";
 import type { GenericStore } from "../registry/store.js";
+import type { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { controllerEnabled, pvcProtectionController, pvProtectionController } from "../controller-runtime/controllers-flag.js";
 import { runController, type Controller } from "../controller-runtime/controller.js";
 
 export interface StorageProtectionDeps {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
 }
@@ -38,11 +39,11 @@ export function podUsesClaim(pod: KObject, claim: string): boolean {
 }
 
 /** Removes `finalizer` from the stored object (a no-op when it is gone or no longer has it). */
-async function dropFinalizer(store: GenericStore, t: ResourceType, ns: string, name: string, finalizer: string): Promise<void> {
-  await removeFinalizer(store, t, ns, name, finalizer).catch(() => undefined); // changed meanwhile: the next event or resync looks again
+async function dropFinalizer(store: GenericStore, ns: string, name: string, finalizer: string): Promise<void> {
+  await removeFinalizer(store, ns, name, finalizer).catch(() => undefined); // changed meanwhile: the next event or resync looks again
 }
 
-export function startPvcProtectionController({ store, types, informers }: StorageProtectionDeps): Controller {
+export function startPvcProtectionController({ stores, types, informers }: StorageProtectionDeps): Controller {
   const pvcType = types.get("", "v1", "persistentvolumeclaims")!;
   const podType = types.get("", "v1", "pods")!;
   const claims = informers.forType(pvcType);
@@ -70,18 +71,18 @@ export function startPvcProtectionController({ store, types, informers }: Storag
       if (!claim || !isDeleting(claim, pvcProtectionFinalizer)) return;
       if (pods.list(ns).some((p) => podUsesClaim(p, name))) return;
       // The informer may lag a pod just created: ask storage, as upstream does before removing.
-      for (const podName of await store.storedNames(podType, ns)) {
-        const pod = await store.get(podType, ns, podName).catch(() => undefined);
+      for (const podName of await stores.for(podType).storedNames(ns)) {
+        const pod = await stores.for(podType).get(ns, podName).catch(() => undefined);
         if (pod && podUsesClaim(pod, name)) return;
       }
-      await dropFinalizer(store, pvcType, ns, name, pvcProtectionFinalizer);
+      await dropFinalizer(stores.for(pvcType), ns, name, pvcProtectionFinalizer);
     },
     resync: { everyMs: resyncMs, keys: () => claims.list().filter((c) => isDeleting(c, pvcProtectionFinalizer)).map(claimKey) },
     retry: false, // a failure is left to the next event or resync
   });
 }
 
-export function startPvProtectionController({ store, types, informers }: StorageProtectionDeps): Controller {
+export function startPvProtectionController({ stores, types, informers }: StorageProtectionDeps): Controller {
   const pvType = types.get("", "v1", "persistentvolumes")!;
   const volumes = informers.forType(pvType);
   const deletingVolume = (v: KObject) => isDeleting(v, pvProtectionFinalizer) && v.metadata.name!;
@@ -92,7 +93,7 @@ export function startPvProtectionController({ store, types, informers }: Storage
       const pv = volumes.get("", name);
       if (!pv || !isDeleting(pv, pvProtectionFinalizer)) return;
       if ((pv.status as Obj | undefined)?.phase === "Bound") return; // a claim still uses it
-      await dropFinalizer(store, pvType, "", name, pvProtectionFinalizer);
+      await dropFinalizer(stores.for(pvType), "", name, pvProtectionFinalizer);
     },
     resync: { everyMs: resyncMs, keys: () => volumes.list().filter((v) => isDeleting(v, pvProtectionFinalizer)).map((v) => v.metadata.name!) },
     retry: false, // a failure is left to the next event or resync

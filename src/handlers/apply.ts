@@ -19,7 +19,7 @@ export async function applyConfiguration(r: ResourceRequest, config: KObject, op
   checkNameMatches(config, name);
   const engine = { ...ownershipOptions(r.type, sub), force: opts.force };
   const { force: _force, manager, ...write } = opts;
-  return r.parts.store.update(r.type, ns, name, {
+  return r.store.update(ns, name, {
     subresource: sub,
     createIfMissing: true,
     authorizeCreate: createAuthorization(r),

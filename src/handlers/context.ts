@@ -6,14 +6,15 @@ import type { CodecSet } from "../encoding/negotiate.js";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import type { GenericStore } from "../registry/store.js";
+import type { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { RequestContext } from "../http/context.js";
 import type { Exchange } from "../http/exchange.js";
 import type { RequestInfo } from "../http/request-info.js";
 
 export interface ServerParts {
-  /** The only way to read or write objects: gets, lists and watches (from its watch caches) and writes. */
-  store: GenericStore;
+  /** The only way to read or write objects: one store per type for gets, lists and watches (from the watch caches) and writes. */
+  stores: Stores;
   types: TypeRegistry;
   codecs: CodecSet;
   gates: FeatureGates;
@@ -32,6 +33,8 @@ export interface ResourceRequest {
   info: RequestInfo;
   user: UserInfo;
   type: ResourceType;
+  /** The store of the request's type (parts.stores.for(type)). */
+  store: GenericStore;
   parts: ServerParts;
   pretty: boolean;
   /** Warning header entries collected while handling (field validation, deprecations): ctx.warnings. */

@@ -70,7 +70,7 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   const n = negotiateWrite(r);
   const opts = await deleteOptions(r);
-  const { object: obj, deleted } = await r.parts.store.delete(r.type, r.info.namespace, r.info.name, writeOptions(r, opts));
+  const { object: obj, deleted } = await r.store.delete(r.info.namespace, r.info.name, writeOptions(r, opts));
   if (!deleted || r.type.strategy.returnDeletedObject) {
     writeResult(r, n, !deleted && opts.explicitNoOrphan ? 202 : 200, obj);
     return;
@@ -89,11 +89,11 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
   const opts = await deleteOptions(r);
   const listOpts = parseListOptions(r.ex.query);
   validateListOptions(listOpts, false);
-  const list = await listObjects(r.parts.store, r.type, r.info.namespace, listOpts);
+  const list = await listObjects(r.store, r.info.namespace, listOpts);
   const results = [];
   for (const item of list.items) {
     try {
-      const { object } = await r.parts.store.delete(r.type, item.metadata.namespace ?? "", item.metadata.name!, writeOptions(r, opts));
+      const { object } = await r.store.delete(item.metadata.namespace ?? "", item.metadata.name!, writeOptions(r, opts));
       results.push(object);
     } catch (e) {
       if (!(e instanceof Error && "code" in e && (e as any).code === 404)) throw e;

@@ -67,7 +67,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     return;
   }
 
-  const result = await r.parts.store.update(r.type, r.info.namespace, r.info.name, {
+  const result = await r.store.update(r.info.namespace, r.info.name, {
     subresource: sub,
     createIfMissing: false,
     desired: (current) => {

@@ -61,7 +61,7 @@ export const bindingStorage: Creater & RestStorage = {
       const errs = validateBinding(admitted as Binding);
       if (errs.length > 0) throw unknownError(500, aggregateMessage(errs));
     };
-    const binding = (await r.parts.store.create(r.type, namespace, body, writeOptions(r, { dryRun, subresource: { subresource: "binding", name, validate } }))).object as KObject & Binding;
+    const binding = (await r.store.create(namespace, body, writeOptions(r, { dryRun, subresource: { subresource: "binding", name, validate } }))).object as KObject & Binding;
     const node = binding.target!.name!;
     const { uid, resourceVersion, annotations, labels } = binding.metadata ?? {};
     const refuse = (why: string) => conflict({ group: "", resource: "pods/binding" }, name, why);
@@ -83,7 +83,7 @@ export const bindingStorage: Creater & RestStorage = {
       markScheduled(pod);
       return pod;
     };
-    await r.parts.store.update(r.type, namespace, name, { subresource: "binding", createIfMissing: false, desired }, { dryRun, skip: { admission: true, typeRules: true } });
+    await r.store.update(namespace, name, { subresource: "binding", createIfMissing: false, desired }, { dryRun, skip: { admission: true, typeRules: true } });
     writeResult(r, n, 201, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 201 });
   },
 };

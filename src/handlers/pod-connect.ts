@@ -19,13 +19,13 @@ type StreamSubresource = "exec" | "attach" | "portforward";
 async function dialKubelet(r: ResourceRequest, node: string): Promise<never> {
   const nodes = r.parts.types.get("", "v1", "nodes");
   // Upstream looks the node up for its kubelet's address first: an unknown node is a 404.
-  if (nodes) await r.parts.store.get(nodes, "", node, undefined, r.signal);
+  if (nodes) await r.parts.stores.for(nodes).get("", node, undefined, r.signal);
   // An unreachable kubelet is a plain (reasonless) 500 upstream.
   throw new ApiError(500, "" as StatusReason, `error dialing backend: kapi does not connect to kubelets (node ${goQuote(node)})`);
 }
 
 async function podOf(r: ResourceRequest): Promise<KObject> {
-  return r.parts.store.get(r.type, r.info.namespace, r.info.name, undefined, r.signal);
+  return r.store.get(r.info.namespace, r.info.name, undefined, r.signal);
 }
 
 const getLog: ResourceHandler = async (r) => {

@@ -84,20 +84,20 @@ export const evictionStorage: Creater & RestStorage = {
   async create(r: ResourceRequest) {
     const n = negotiateWrite(r);
     const { namespace, name } = r.info;
-    const { store, types } = r.parts;
+    const { stores, types } = r.parts;
     const body = await readObject(r, evictionTypeMetas);
     if ((body.metadata?.name ?? "") !== name) throw badRequest("name in URL does not match name in Eviction object");
     const requested = parseDryRun(r.ex.query, "CreateOptions");
-    const eviction = (await store.create(r.type, namespace, body, writeOptions(r, { dryRun: requested, subresource: { subresource: "eviction", name } }))).object;
+    const eviction = (await r.store.create(namespace, body, writeOptions(r, { dryRun: requested, subresource: { subresource: "eviction", name } }))).object;
     const original = deleteOptionsOf(eviction, requested);
     const rvGiven = original.preconditions?.resourceVersion !== undefined;
-    const del = (opts: DeleteOptions) => store.delete(r.type, namespace, name, writeOptions(r, opts));
+    const del = (opts: DeleteOptions) => r.store.delete(namespace, name, writeOptions(r, opts));
 
     // Pods whose budget does not matter are deleted at once (retried on conflict unless the
     // client gave a resourceVersion precondition).
     let pod: KObject | undefined;
     for (let attempt = 0; ; attempt++) {
-      pod = await store.get(r.type, namespace, name);
+      pod = await r.store.get(namespace, name);
       if (!canIgnoreBudget(pod)) break;
       try {
         await del(shouldEnforceResourceVersion(pod) && !rvGiven ? withResourceVersion(original, pod.metadata.resourceVersion) : original);
@@ -111,7 +111,7 @@ export const evictionStorage: Creater & RestStorage = {
     const pdbType = types.get("policy", "v1", "poddisruptionbudgets");
     const budgets: Pdb[] = [];
     if (pdbType) {
-      for (const { object } of (await store.listStored(pdbType, namespace)).items) {
+      for (const { object } of (await stores.for(pdbType).listStored(namespace)).items) {
         const pdb = object as unknown as Pdb;
         let selector;
         try {
@@ -160,10 +160,10 @@ async function chargeBudget(r: ResourceRequest, resource: string, namespace: str
     if (allowed === 0) throw tooManyRequests(`The disruption budget ${pdbName} needs ${st.desiredHealthy ?? 0} healthy pods and has ${st.currentHealthy ?? 0} currently`, 0);
   };
   if (dryRun) {
-    check((await r.parts.store.get(t, namespace, pdbName)) as unknown as Pdb);
+    check((await r.parts.stores.for(t).get(namespace, pdbName)) as unknown as Pdb);
     return;
   }
-  await r.parts.store.update(t, namespace, pdbName, {
+  await r.parts.stores.for(t).update(namespace, pdbName, {
     subresource: "status",
     createIfMissing: false,
     desired(current) {

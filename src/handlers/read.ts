@@ -24,12 +24,12 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
   const rv = r.ex.query.get("resourceVersion");
   if (!n.target && !r.pretty && n.codec.mediaType === "application/json") {
     // The hot path: plain JSON straight from the stored bytes.
-    const got = await r.parts.store.getJson(r.type, r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv));
+    const got = await r.store.getJson(r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv));
     if ("json" in got) writeBytes(r.ex, 200, Buffer.from(got.json + "\n"), "application/json", { warnings: r.warnings });
     else writeOne(r, n, 200, got.obj);
     return;
   }
-  writeOne(r, n, 200, await r.parts.store.get(r.type, r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv)));
+  writeOne(r, n, 200, await r.store.get(r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv)));
 }
 
 export async function handleList(r: ResourceRequest): Promise<void> {
@@ -38,7 +38,7 @@ export async function handleList(r: ResourceRequest): Promise<void> {
   const watchList = r.parts.gates.enabled("WatchList");
   applyListDefaults(opts, watchList);
   validateListOptions(opts, watchList);
-  const list = await r.parts.store.list(r.type, r.info.namespace, opts, signalIfWaiting(r, opts.resourceVersion));
+  const list = await r.store.list(r.info.namespace, opts, signalIfWaiting(r, opts.resourceVersion));
   if (list.entries && !n.target && !r.pretty && n.codec.mediaType === "application/json") {
     writeBytes(r.ex, 200, jsonListBytes(r.type, list, list.entries), "application/json", { warnings: r.warnings });
     return;

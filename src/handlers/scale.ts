@@ -46,7 +46,7 @@ async function writeScale(r: ResourceRequest, change: (scale: KObject) => ScaleC
   const { name } = r.info;
   const decl = declaration(r);
   const replicasPathOf = replicasPaths(versionsOf(r));
-  const { object } = await r.parts.store.update(r.type, r.info.namespace, name, {
+  const { object } = await r.store.update(r.info.namespace, name, {
     subresource: "scale",
     createIfMissing: false,
     desired(stored) {
@@ -73,7 +73,7 @@ export const scaleStorage: Getter & Updater & Patcher & RestStorage = {
   unservedVerb: "NotFound",
   async get(r) {
     const n = negotiateWrite(r);
-    writeResult(r, n, 200, toScale(await r.parts.store.get(r.type, r.info.namespace, r.info.name), declaration(r)));
+    writeResult(r, n, 200, toScale(await r.store.get(r.info.namespace, r.info.name), declaration(r)));
   },
   async update(r) {
     const dryRun = parseDryRun(r.ex.query, "UpdateOptions");

@@ -54,7 +54,7 @@ export function tokenRequestStorage(cfg: ServiceAccountConfig): (Creater & RestS
       const n = negotiateWrite(r);
       const namespace = r.info.namespace;
       const name = r.info.name;
-      const { store, types } = r.parts;
+      const { stores, types } = r.parts;
       const dryRun = parseDryRun(r.ex.query, "CreateOptions");
       // Admission as upstream: mutating, then the request's own checks, then validating.
       const validate = (admitted: KObject) => {
@@ -65,9 +65,9 @@ export function tokenRequestStorage(cfg: ServiceAccountConfig): (Creater & RestS
         if (errs.length) throw invalid(tokenRequestKind, "", errs);
       };
       const requested = (await readObject(r, tokenRequestTypeMeta)) as KObject;
-      const { object: body } = await store.create(r.type, namespace, requested, writeOptions(r, { dryRun, subresource: { subresource: "token", name, validate } }));
+      const { object: body } = await r.store.create(namespace, requested, writeOptions(r, { dryRun, subresource: { subresource: "token", name, validate } }));
       const meta = (body.metadata ?? {}) as KObject["metadata"];
-      const sa = await store.get(r.type, namespace, name);
+      const sa = await r.store.get(namespace, name);
       const spec = { ...((body.spec ?? {}) as { audiences?: string[] | null; expirationSeconds?: number | null; boundObjectRef?: BoundObjectRef | null }) };
       const audiences = spec.audiences && spec.audiences.length ? spec.audiences : [...cfg.apiAudiences];
       let expirationSeconds = spec.expirationSeconds ?? 3600;
@@ -81,7 +81,7 @@ export function tokenRequestStorage(cfg: ServiceAccountConfig): (Creater & RestS
         const apiVersion = ref.apiVersion ?? "";
         const group = apiVersion.includes("/") ? apiVersion.split("/")[0] : "";
         const kind = ref.kind ?? "";
-        const get = (resource: string, ns: string) => store.get(types.get("", "v1", resource)!, ns, ref.name ?? "");
+        const get = (resource: string, ns: string) => stores.for(types.get("", "v1", resource)!).get(ns, ref.name ?? "");
         let uid: string | undefined;
         if (group === "" && kind === "Pod") {
           const p = await get("pods", namespace);
@@ -90,7 +90,7 @@ export function tokenRequestStorage(cfg: ServiceAccountConfig): (Creater & RestS
           pod = { name: p.metadata.name!, uid: p.metadata.uid! };
           uid = pod.uid;
           if (podSpec.nodeName) {
-            const nd = await store.get(types.get("", "v1", "nodes")!, "", podSpec.nodeName).catch(() => undefined);
+            const nd = await stores.for(types.get("", "v1", "nodes")!).get("", podSpec.nodeName).catch(() => undefined);
             if (nd) node = { name: nd.metadata.name!, uid: nd.metadata.uid! };
           }
         } else if (group === "" && kind === "Node") {

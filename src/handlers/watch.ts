@@ -31,7 +31,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const watchList = r.parts.gates.enabled("WatchList");
   applyListDefaults(opts, watchList);
   validateListOptions(opts, watchList);
-  const prepared = await r.parts.store.watch(r.type, r.info.namespace, opts);
+  const prepared = await r.store.watch(r.info.namespace, opts);
   if (r.ctx.signal.aborted) return; // the client left while the watch was prepared: start nothing
 
   const ex = r.ex;

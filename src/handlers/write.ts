@@ -15,7 +15,7 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   const dryRun = parseDryRun(r.ex.query, "CreateOptions");
   const fieldManager = resolveFieldManager(r, "CreateOptions");
   const body = await readObject(r);
-  writeWritten(r, n, await r.parts.store.create(r.type, r.info.namespace, body, writeOptions(r, { dryRun, fieldManager })), 201);
+  writeWritten(r, n, await r.store.create(r.info.namespace, body, writeOptions(r, { dryRun, fieldManager })), 201);
 }
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
@@ -24,8 +24,7 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const dryRun = parseDryRun(r.ex.query, "UpdateOptions");
   const fieldManager = resolveFieldManager(r, "UpdateOptions");
   const body = await readObject(r);
-  const result = await r.parts.store.update(
-    r.type,
+  const result = await r.store.update(
     r.info.namespace,
     r.info.name,
     { subresource: sub, createIfMissing: r.type.strategy.allowCreateOnUpdate, desired: () => body, authorizeCreate: createAuthorization(r) },

@@ -38,8 +38,6 @@ export interface AdmissionAttributes {
   user?: UserInfo;
   /** Aborts when the request's deadline passes or its client goes away. */
   signal?: AbortSignal;
-  /** The request's UID: the same for every plugin and webhook one write calls (AdmissionReview request.uid). */
-  readonly uid: string;
   /**
    * The write's options as an AdmissionReview carries them: meta.k8s.io/v1 CreateOptions,
    * UpdateOptions (PUT, PATCH, apply of an existing object) or DeleteOptions.

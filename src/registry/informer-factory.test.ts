@@ -6,7 +6,7 @@ import { noAdmission } from "../admission/chain.js";
 import { InformerFactory } from "./informer-factory.js";
 import { cacheSpec } from "./list.js";
 import type { KObject } from "../apimachinery/object.js";
-import { GenericStore } from "./store.js";
+import { Stores } from "./stores.js";
 
 const stops: (() => unknown)[] = [];
 afterEach(async () => {
@@ -18,12 +18,12 @@ function world() {
   const cacher = new Cacher<KObject>(storage);
   const types = builtinTypeRegistry((f) => f.group === "" && f.resource === "configmaps");
   const informers = new InformerFactory(cacher, types);
-  const store = new GenericStore(storage, noAdmission);
+  const stores = new Stores(storage, noAdmission);
   const cm = types.get("", "v1", "configmaps")!;
   stops.push(() => storage.close(), () => cacher.stop(), () => informers.stop());
   const put = (name: string, data: Record<string, string> = { k: "v" }) =>
-    store.create(cm, "ns", { metadata: { name, labels: { app: "x" }, annotations: { note: "n" } }, data } as KObject, { dryRun: false, fieldManager: "test" });
-  return { storage, cacher, types, informers, store, cm, put };
+    stores.for(cm).create("ns", { metadata: { name, labels: { app: "x" }, annotations: { note: "n" } }, data } as KObject, { dryRun: false, fieldManager: "test" });
+  return { storage, cacher, types, informers, stores, cm, put };
 }
 
 async function until(check: () => boolean, what: string, ms = 3000): Promise<void> {

@@ -104,7 +104,8 @@ class ExpiredContinue extends ApiError {
  * `signal` (the request's) stops a wait for a revision not reached yet. Throws CacheError when the
  * watch cache cannot serve the read (toApiError maps it).
  */
-export async function listObjects(store: GenericStore, t: ResourceType, ns: string, opts: ListOptions, cacher?: ObjectCacher, signal?: AbortSignal): Promise<ListResult> {
+export async function listObjects(store: GenericStore, ns: string, opts: ListOptions, cacher?: ObjectCacher, signal?: AbortSignal): Promise<ListResult> {
+  const t = store.type;
   const res = await listStored(store, t, ns, opts, cacher, signal);
   if (!convertsOnRead(t) || !res.entries) return res;
   // From the cache, still in the stored version: one conversion call for the page, and no
@@ -199,7 +200,7 @@ async function listFromStorage(store: GenericStore, t: ResourceType, prefix: str
   for (;;) {
     let res;
     try {
-      res = await store.listStored(t, namespaceOf(t, prefix), { revision: readAt, startAfter, limit: page || undefined });
+      res = await store.listStored(namespaceOf(t, prefix), { revision: readAt, startAfter, limit: page || undefined });
     } catch (e) {
       if (e instanceof StorageError && e.code === "Compacted") {
         throw isContinue ? new ExpiredContinue(encodeContinue(-1, after, prefix)) : tooOldError();

@@ -4,13 +4,12 @@
 import { ApiError } from "../apimachinery/errors.js";
 import type { ObjectInformer } from "./informer-factory.js";
 import type { KObject } from "../apimachinery/object.js";
-import type { ResourceType } from "./resource-type.js";
 
 export type NamespaceState = "active" | "terminating" | "missing";
 
-/** The store's single-object read, as far as namespace states need it. */
+/** The namespace store's single-object read, as far as namespace states need it. */
 export interface NamespaceReader {
-  get(t: ResourceType, ns: string, name: string): Promise<KObject>;
+  get(ns: string, name: string): Promise<KObject>;
 }
 
 export function namespaceStateOf(ns: KObject): NamespaceState {
@@ -21,7 +20,6 @@ export class NamespaceStates {
   constructor(
     private readonly informer: ObjectInformer,
     private readonly store: NamespaceReader,
-    private readonly nsType: ResourceType,
   ) {}
 
   async get(ns: string): Promise<NamespaceState> {
@@ -39,7 +37,7 @@ export class NamespaceStates {
     const known = this.informer.get("", ns);
     if (known) return known;
     try {
-      return await this.store.get(this.nsType, "", ns);
+      return await this.store.get("", ns);
     } catch (e) {
       if (e instanceof ApiError && e.code === 404) return undefined;
       throw e;

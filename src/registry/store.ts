@@ -3,7 +3,7 @@
 // upstream's stages in upstream's order:
 //   default → mutating admission → prepare → validate → validating admission → storage.
 import { randomBytes, randomUUID } from "node:crypto";
-import { alreadyExists, ApiError, badRequest, conflict, gone, invalid, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
+import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
 import type { Admission, AdmissionAttributes, AdmissionOperation } from "./admission.js";
 import { StorageError, type KeyValue, type RangeOptions, type Storage } from "../storage/interface.js";
@@ -15,18 +15,18 @@ import { parseResourceVersion, tooLargeError } from "./resource-version.js";
 import type { StrategyContext } from "./strategy.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./validate-meta.js";
 import { withUpdateOwnership } from "./field-ownership.js";
-import { Reservations } from "./reservations.js";
+import type { Reservations } from "./reservations.js";
 import { withPropagationFinalizers, type DeleteOptions } from "./deletion.js";
 import { dropEmptyMetadata } from "./empty-metadata.js";
 import { withoutMetaAndStatus } from "./subresource-writes.js";
 import { listObjects, type ListResult, type ObjectCacher } from "./list.js";
 import type { ListOptions } from "./list-options.js";
 import { prepareWatch, type PreparedWatch } from "./watch.js";
-import { newAdmissionRequest, type SubresourceCreate, type WriteOptions } from "./write-options.js";
+import type { SubresourceCreate, WriteOptions, WriteRequest } from "./write-options.js";
 
 export { foregroundFinalizer, orphanFinalizer, withPropagationFinalizers, type DeleteOptions, type PropagationPolicy } from "./deletion.js";
 
-export type { AdmissionRequest, SkippedStages, SubresourceCreate, WriteOptions } from "./write-options.js";
+export type { SkippedStages, SubresourceCreate, WriteOptions, WriteRequest } from "./write-options.js";
 
 /** Server settings that strategies see through their context. */
 export interface StoreConfig {
@@ -88,27 +88,46 @@ const futureRevisionWaitMs = 3000;
 const maxGenerateNameAttempts = 8;
 const maxUpdateAttempts = 16;
 
-export class GenericStore {
-  private readonly reservations: Reservations;
+/** What the stores of every type share: one backend, one admission chain, one set of watch caches. */
+export interface StoreParts {
+  readonly storage: Storage;
+  readonly admission: Admission;
+  /** Server settings strategies read (service ranges). */
+  readonly config: StoreConfig;
+  /** The watch caches lists and watches are served from (absent: lists read storage, no watches). */
+  readonly cacher?: ObjectCacher;
+  /** Values taken from a pool shared by every version of a type (held per storage prefix). */
+  readonly reservations: Reservations;
+}
 
+/**
+ * The store of one served type (upstream: a genericregistry.Store per resource): the only way to
+ * read or write its objects. Handed out by Stores; every version of a type has its own store over
+ * the same storage prefix.
+ */
+export class GenericStore {
   constructor(
-    private readonly storage: Storage,
-    private readonly admission: Admission,
-    /** Server settings strategies read (service ranges). */
-    private readonly config: StoreConfig = {},
-    /** The watch caches lists and watches are served from (absent: lists read storage, no watches). */
-    private readonly cacher?: ObjectCacher,
-  ) {
-    this.reservations = new Reservations((t) => this.allOf(t));
+    readonly type: ResourceType,
+    private readonly parts: StoreParts,
+  ) {}
+
+  private get storage(): Storage {
+    return this.parts.storage;
   }
 
-  async get(t: ResourceType, ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<KObject> {
-    return servedOne(t, decodeFromStorage(await this.read(t, ns, name, rv, signal), t));
+  private get admission(): Admission {
+    return this.parts.admission;
+  }
+
+  async get(ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<KObject> {
+    const t = this.type;
+    return servedOne(t, decodeFromStorage(await this.read(ns, name, rv, signal), t));
   }
 
   /** GET as JSON text: the stored bytes with the resourceVersion spliced in when possible. */
-  async getJson(t: ResourceType, ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<{ json: string } | { obj: KObject }> {
-    const kv = await this.read(t, ns, name, rv, signal);
+  async getJson(ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<{ json: string } | { obj: KObject }> {
+    const t = this.type;
+    const kv = await this.read(ns, name, rv, signal);
     if (t.onDecode) return { json: decodedJson(kv, t) };
     const json = servedJson(kv, t);
     return json !== undefined ? { json } : { obj: await servedOne(t, decodeFromStorage(kv, t)) };
@@ -118,14 +137,15 @@ export class GenericStore {
    * A list as a client asks for it (upstream: the store's List): from the watch cache when it can
    * serve it, else from storage. `signal` stops a wait for a revision not reached yet.
    */
-  list(t: ResourceType, ns: string, opts: ListOptions, signal?: AbortSignal): Promise<ListResult> {
-    return listObjects(this, t, ns, opts, this.cacher, signal);
+  list(ns: string, opts: ListOptions, signal?: AbortSignal): Promise<ListResult> {
+    return listObjects(this, ns, opts, this.parts.cacher, signal);
   }
 
   /** A watch as a client asks for it, from the watch cache; everything that may fail before the stream opens fails here. */
-  watch(t: ResourceType, ns: string, opts: ListOptions): Promise<PreparedWatch> {
-    if (!this.cacher) throw new Error("this store has no watch cache to serve watches from");
-    return prepareWatch(this.cacher, t, ns, opts);
+  watch(ns: string, opts: ListOptions): Promise<PreparedWatch> {
+    const { cacher } = this.parts;
+    if (!cacher) throw new Error("this store has no watch cache to serve watches from");
+    return prepareWatch(cacher, this.type, ns, opts);
   }
 
   /**
@@ -134,7 +154,8 @@ export class GenericStore {
    * in-process readers that must see storage rather than an informer. A revision outside the
    * history window throws StorageError "Compacted".
    */
-  async listStored(t: ResourceType, namespace: string, opts?: RangeOptions): Promise<StoredPage> {
+  async listStored(namespace: string, opts?: RangeOptions): Promise<StoredPage> {
+    const t = this.type;
     const res = await this.storage.range(storagePrefix(t, namespace), opts);
     const objects = await servedVersionOf(t, res.items.map((kv) => decodeFromStorage(kv, t)));
     return { items: res.items.map((kv, i) => ({ key: kv.key, object: objects[i]! })), revision: res.revision, more: res.more, remaining: res.remaining };
@@ -144,7 +165,8 @@ export class GenericStore {
    * The names of the type's stored objects in `namespace` ("" all), nothing decoded: relative to
    * the list's key prefix, so a namespaced type listed across namespaces gives "namespace/name".
    */
-  async storedNames(t: ResourceType, namespace: string): Promise<string[]> {
+  async storedNames(namespace: string): Promise<string[]> {
+    const t = this.type;
     const prefix = storagePrefix(t, namespace);
     return (await this.storage.range(prefix)).items.map((kv) => kv.key.slice(prefix.length));
   }
@@ -154,7 +176,8 @@ export class GenericStore {
   }
 
   /** One object's stored bytes, not older than `rv` when given (else 504 after a wait). */
-  private async read(t: ResourceType, ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<KeyValue> {
+  private async read(ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<KeyValue> {
+    const t = this.type;
     const requested = parseResourceVersion(rv);
     if (requested !== undefined && requested > 0) await this.waitForRevision(requested, signal);
     const kv = await this.storage.get(storageKey(t, ns, name));
@@ -177,14 +200,15 @@ export class GenericStore {
   // ---- create
 
   /** A create; with `subresource`, the admission of a subresource's object only (see SubresourceCreate). */
-  async create(t: ResourceType, ns: string, body: unknown, opts: WriteOptions & { subresource?: SubresourceCreate }): Promise<WriteResult> {
-    if (opts.subresource) return { object: await this.admitSubresourceCreate(t, ns, body as KObject, opts.subresource, opts), created: false };
+  async create(ns: string, body: unknown, opts: WriteOptions & { subresource?: SubresourceCreate }): Promise<WriteResult> {
+    const t = this.type;
+    if (opts.subresource) return { object: await this.admitSubresourceCreate(ns, body as KObject, opts.subresource, opts), created: false };
     const input = checkBody(t, ns, body);
     t.strategy.default(input);
     // The writer owns what it sent, recorded before mutating admission as upstream does: fields a
     // webhook or policy adds are nobody's.
     const owned = opts.fieldManager !== undefined && !opts.ownershipRecorded ? ownedFields(t, "", undefined, input, opts.fieldManager) : undefined;
-    const attrs = this.attributes("CREATE", t, ns, input.metadata.name ?? "", "", opts, input);
+    const attrs = this.attributes("CREATE", ns, input.metadata.name ?? "", "", opts, input);
     if (!opts.skip?.admission) await this.admission.admit(attrs);
     const admitted = checkBody(t, ns, attrs.object);
     if (owned) withOwnedFields(admitted, owned);
@@ -195,7 +219,7 @@ export class GenericStore {
       const obj = attempt === 0 ? admitted : clone(pristine);
       if (nameWasGenerated) obj.metadata.name = generateName(obj.metadata.generateName!);
       try {
-        return await this.createOnce(t, ns, obj, opts);
+        return await this.createOnce(ns, obj, opts);
       } catch (e) {
         if (e instanceof StorageError && e.code === "KeyExists") {
           if (nameWasGenerated && attempt < maxGenerateNameAttempts) continue;
@@ -206,7 +230,8 @@ export class GenericStore {
     }
   }
 
-  private async createOnce(t: ResourceType, ns: string, obj: KObject, opts: WriteOptions): Promise<WriteResult> {
+  private async createOnce(ns: string, obj: KObject, opts: WriteOptions): Promise<WriteResult> {
+    const t = this.type;
     const meta = obj.metadata;
     const ctx = this.context(ns, "", opts);
     // Server-owned metadata: clients cannot set these on create.
@@ -221,12 +246,12 @@ export class GenericStore {
     else delete meta.namespace;
     // Status is the server's and controllers' to write, never set on create (nodes excepted).
     if (t.hasStatus && t.strategy.resetStatusOnCreate) delete obj.status;
-    const reservation = await this.reservations.reserve(t, obj, undefined, ctx);
+    const reservation = await this.parts.reservations.reserve(t, obj, undefined, ctx);
     try {
       t.strategy.prepareForCreate(obj, ctx);
       const errs = [...reservation.errors, ...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
-      if (!opts.skip?.admission) await this.admission.validate(this.attributes("CREATE", t, ns, meta.name!, "", opts, obj));
+      if (!opts.skip?.admission) await this.admission.validate(this.attributes("CREATE", ns, meta.name!, "", opts, obj));
       const key = storageKey(t, ns, meta.name!);
       if (opts.dryRun) {
         if (await this.storage.get(key)) throw new StorageError("KeyExists", key);
@@ -236,26 +261,27 @@ export class GenericStore {
       const stored = encodeForStorage(toStore);
       const kv = await this.storage.create(key, stored);
       meta.resourceVersion = String(kv.modRevision);
-      return { object: await this.servedAfterWrite(t, obj, toStore, kv.modRevision), json: spliceResourceVersion(t, stored, kv.modRevision), created: true };
+      return { object: await this.servedAfterWrite(obj, toStore, kv.modRevision), json: spliceResourceVersion(t, stored, kv.modRevision), created: true };
     } finally {
       reservation.release();
     }
   }
 
   /** Both admission stages of a subresource's object, `sub.validate` between them; the admitted object. */
-  private async admitSubresourceCreate(t: ResourceType, ns: string, object: KObject, sub: SubresourceCreate, opts: WriteOptions): Promise<KObject> {
-    const attrs = this.attributes("CREATE", t, ns, sub.name, sub.subresource, opts, object);
+  private async admitSubresourceCreate(ns: string, object: KObject, sub: SubresourceCreate, opts: WriteOptions): Promise<KObject> {
+    const attrs = this.attributes("CREATE", ns, sub.name, sub.subresource, opts, object);
     await this.admission.admit(attrs);
     const admitted = attrs.object ?? object;
     await sub.validate?.(admitted);
-    await this.admission.validate(this.attributes("CREATE", t, ns, sub.name, sub.subresource, opts, admitted));
+    await this.admission.validate(this.attributes("CREATE", ns, sub.name, sub.subresource, opts, admitted));
     return admitted;
   }
 
   // ---- update: the one read-modify-write loop (upstream: GuaranteedUpdate)
 
-  async update(t: ResourceType, ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
-    if (opts.skip?.typeRules) return this.updateWithoutTypeRules(t, ns, name, spec, opts);
+  async update(ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
+    const t = this.type;
+    if (opts.skip?.typeRules) return this.updateWithoutTypeRules(ns, name, spec, opts);
     const key = storageKey(t, ns, name);
     const { subresource } = spec;
     const ctx = this.context(ns, subresource, opts);
@@ -269,21 +295,20 @@ export class GenericStore {
         if (subresource || !spec.createIfMissing) throw notFound(t.gr, name);
         await spec.authorizeCreate?.();
         try {
-          return await this.create(t, ns, desired, opts);
+          return await this.create(ns, desired, opts);
         } catch (e) {
           if (e instanceof ApiError && e.reason === "AlreadyExists") continue; // created meanwhile: update it
           throw e;
         }
       }
       checkResourceVersion(t, desired, current);
-      const outcome = await this.updateOnce(t, ns, key, kv!.modRevision, desired, current, ctx, opts);
+      const outcome = await this.updateOnce(ns, key, kv!.modRevision, desired, current, ctx, opts);
       if (outcome !== "retry") return outcome;
     }
     throw conflict(t.gr, name, optimisticLockMessage);
   }
 
   private async updateOnce(
-    t: ResourceType,
     ns: string,
     key: string,
     modRevision: number,
@@ -292,13 +317,14 @@ export class GenericStore {
     ctx: StrategyContext,
     opts: WriteOptions,
   ): Promise<WriteResult | "retry"> {
+    const t = this.type;
     const name = current.metadata.name!;
     t.strategy.default(desired);
     const owned = opts.fieldManager !== undefined && !opts.ownershipRecorded ? ownedFields(t, ctx.subresource, current, desired, opts.fieldManager) : undefined;
-    const attrs = this.attributes("UPDATE", t, ns, name, ctx.subresource, opts, desired, current);
+    const attrs = this.attributes("UPDATE", ns, name, ctx.subresource, opts, desired, current);
     if (!opts.skip?.admission) await this.admission.admit(attrs);
     const admitted = checkBody(t, ns, attrs.object);
-    const reservation = ctx.subresource === "" ? await this.reservations.reserve(t, admitted, current, ctx) : undefined;
+    const reservation = ctx.subresource === "" ? await this.parts.reservations.reserve(t, admitted, current, ctx) : undefined;
     try {
       const allocationErrors = reservation?.errors ?? [];
       let obj = prepareUpdate(t, admitted, current, ctx);
@@ -308,17 +334,18 @@ export class GenericStore {
       if (!noop && owned) withOwnedFields(obj, owned);
       const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
-      if (!opts.skip?.admission) await this.admission.validate(this.attributes("UPDATE", t, ns, name, ctx.subresource, opts, obj, current));
+      if (!opts.skip?.admission) await this.admission.validate(this.attributes("UPDATE", ns, name, ctx.subresource, opts, obj, current));
       if (noop) return { object: current, created: false };
       if (opts.dryRun) return { object: obj, created: false };
-      return await this.writeUpdate(t, key, modRevision, obj);
+      return await this.writeUpdate(key, modRevision, obj);
     } finally {
       reservation?.release();
     }
   }
 
   /** Stores an update (or, for a deleting object that lost its last finalizer, removes it). */
-  private async writeUpdate(t: ResourceType, key: string, modRevision: number, obj: KObject): Promise<WriteResult | "retry"> {
+  private async writeUpdate(key: string, modRevision: number, obj: KObject): Promise<WriteResult | "retry"> {
+    const t = this.type;
     try {
       if (obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0 && !t.strategy.pendingFinalization(obj)) {
         const deleted = await this.storage.delete(key, modRevision);
@@ -329,7 +356,7 @@ export class GenericStore {
       const stored = encodeForStorage(toStore);
       const written = await this.storage.update(key, stored, modRevision);
       obj.metadata.resourceVersion = String(written.modRevision);
-      return { object: await this.servedAfterWrite(t, obj, toStore, written.modRevision), json: spliceResourceVersion(t, stored, written.modRevision), created: false };
+      return { object: await this.servedAfterWrite(obj, toStore, written.modRevision), json: spliceResourceVersion(t, stored, written.modRevision), created: false };
     } catch (e) {
       if (isLostRace(e)) return "retry"; // re-read; a resourceVersion precondition then answers 409
       throw e;
@@ -342,7 +369,8 @@ export class GenericStore {
    * ownership, no resourceVersion precondition — retried after a lost race; `desired` throws to
    * refuse. Never creates.
    */
-  private async updateWithoutTypeRules(t: ResourceType, ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
+  private async updateWithoutTypeRules(ns: string, name: string, spec: UpdateSpec, opts: WriteOptions): Promise<WriteResult> {
+    const t = this.type;
     const key = storageKey(t, ns, name);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       const kv = await this.storage.get(key);
@@ -370,7 +398,8 @@ export class GenericStore {
    * deletionTimestamp and stay; everything else goes at once. With the unsafe option (and its
    * gate), an object that cannot be decoded is removed from storage as it is.
    */
-  async delete(t: ResourceType, ns: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+  async delete(ns: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+    const t = this.type;
     const key = storageKey(t, ns, name);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       const kv = await this.storage.get(key);
@@ -379,24 +408,25 @@ export class GenericStore {
       try {
         current = decodeFromStorage(kv, t);
       } catch (e) {
-        const removed = await this.deleteUndecodable(t, ns, name, kv, e as Error, opts);
+        const removed = await this.deleteUndecodable(ns, name, kv, e as Error, opts);
         if (removed) return removed;
         continue;
       }
       current = await servedOne(t, current);
       checkDeletePreconditions(t, current, opts);
       if (!opts.skip?.admission) {
-        const attrs = this.attributes("DELETE", t, ns, name, "", opts, undefined, current);
+        const attrs = this.attributes("DELETE", ns, name, "", opts, undefined, current);
         await this.admission.admit(attrs);
         await this.admission.validate(attrs);
       }
-      const outcome = await this.deleteOnce(t, key, kv.modRevision, current, opts);
+      const outcome = await this.deleteOnce(key, kv.modRevision, current, opts);
       if (outcome !== "retry") return outcome;
     }
     throw conflict(t.gr, name, optimisticLockMessage);
   }
 
-  private async deleteOnce(t: ResourceType, key: string, modRevision: number, current: KObject, opts: DeleteOptions): Promise<DeleteResult | "retry"> {
+  private async deleteOnce(key: string, modRevision: number, current: KObject, opts: DeleteOptions): Promise<DeleteResult | "retry"> {
+    const t = this.type;
     const finalizers = withPropagationFinalizers(current.metadata.finalizers ?? [], opts.propagationPolicy);
     const grace = t.gracePeriod ? t.gracePeriod(current, opts.gracePeriodSeconds) : 0;
     try {
@@ -430,7 +460,8 @@ export class GenericStore {
   }
 
   /** The unsafe deletion of an object that cannot be decoded; undefined when it changed meanwhile. */
-  private async deleteUndecodable(t: ResourceType, ns: string, name: string, kv: KeyValue, cause: Error, opts: DeleteOptions): Promise<DeleteResult | undefined> {
+  private async deleteUndecodable(ns: string, name: string, kv: KeyValue, cause: Error, opts: DeleteOptions): Promise<DeleteResult | undefined> {
+    const t = this.type;
     if (!opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
       throw new ApiError(500, "InternalError", `Internal error occurred: failed to decode the stored object ${kv.key}: ${cause.message}; it can be removed with the delete option ignoreStoreReadErrorWithClusterBreakingPotential (feature gate AllowUnsafeMalformedObjectDeletion)`, { name, group: t.group || undefined, kind: t.resource });
     }
@@ -451,49 +482,49 @@ export class GenericStore {
    * version (through the converter again when it is not the storage version, as upstream's
    * storage decodes what it wrote).
    */
-  private async servedAfterWrite(t: ResourceType, obj: KObject, stored: KObject, revision: number): Promise<KObject> {
+  private async servedAfterWrite(obj: KObject, stored: KObject, revision: number): Promise<KObject> {
+    const t = this.type;
     if (stored === obj || !convertsOnRead(t)) return obj;
     const back = await servedOne(t, { ...stored, metadata: { ...stored.metadata, resourceVersion: String(revision) } });
     return { ...back, kind: t.kind, apiVersion: t.apiVersion };
   }
 
-  private attributes(operation: AdmissionOperation, t: ResourceType, namespace: string, name: string, subresource: string, opts: WriteOptions | DeleteOptions, object?: KObject, oldObject?: KObject): AdmissionAttributes {
-    const request = (opts.admissionRequest ??= newAdmissionRequest());
+  private attributes(operation: AdmissionOperation, namespace: string, name: string, subresource: string, opts: WriteOptions | DeleteOptions, object?: KObject, oldObject?: KObject): AdmissionAttributes {
+    const request = opts.request ?? ownWrite();
     let options: KObject | undefined;
     return {
-      operation, type: t, namespace, name, subresource, object, oldObject, dryRun: opts.dryRun, user: opts.user,
+      operation, type: this.type, namespace, name, subresource, object, oldObject, dryRun: opts.dryRun, user: request.user,
       // Read on use only (see handlers/write-options.ts).
       get signal() {
-        return opts.signal;
+        return request.signal;
       },
-      uid: request.uid,
       // Made on first read: most writes meet no plugin that looks at their options.
       get options() {
         return (options ??= admissionOptions(operation, opts));
       },
-      warnings: opts.warnings ?? request.warnings,
-      auditAnnotations: opts.auditAnnotations ?? request.auditAnnotations,
+      warnings: request.warnings,
+      auditAnnotations: request.auditAnnotations,
       // Each mutating stage starts afresh (an update retried after a lost race runs it again).
       reinvocation: { isReinvoke: false, shouldReinvoke: false, values: new Map() },
     };
   }
 
-  /** Every stored object of the type, across namespaces (for allocation). */
-  private async allOf(t: ResourceType): Promise<KObject[]> {
-    const res = await this.storage.range(t.keyPrefix);
-    return res.items.map((kv) => decodeFromStorage(kv, t));
-  }
-
   private context(namespace: string, subresource: string, opts: WriteOptions): StrategyContext {
-    const ctx: StrategyContext = { namespace, subresource, ...this.config };
-    if (opts.warnings) ctx.warnings = opts.warnings;
-    if (opts.user) ctx.user = opts.user;
+    const ctx: StrategyContext = { namespace, subresource, ...this.parts.config };
+    if (opts.request) {
+      ctx.warnings = opts.request.warnings;
+      if (opts.request.user) ctx.user = opts.request.user;
+    }
     return ctx;
   }
+}
 
-  compactedError(): ApiError {
-    return gone("The resourceVersion for the provided list is too old.");
-  }
+/**
+ * The server's own write (a controller's, bootstrap's): no user, no deadline, and warning and
+ * audit slots nobody reads, fresh for each admission call.
+ */
+function ownWrite(): WriteRequest {
+  return { warnings: [], auditAnnotations: {} };
 }
 
 /** The write's options as the AdmissionReview carries them (upstream: CreateOptions, UpdateOptions, DeleteOptions). */

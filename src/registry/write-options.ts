@@ -1,24 +1,24 @@
-// What a caller tells the store about one write besides the object: who asks, the request's
-// signal and warning slots, the admission request it belongs to, and — for the few writes that
-// must — which stages it leaves out, said explicitly and typed so each use can be found.
-import { randomUUID } from "node:crypto";
+// What a caller tells the store about one write besides the object: the request it is made for,
+// the write's own options, and — for the few writes that must — which stages it leaves out, said
+// explicitly and typed so each use can be found.
 import type { UserInfo } from "../apimachinery/user.js";
 import type { KObject } from "../apimachinery/object.js";
 
 /**
- * One write's admission request: the UID every admission call of the write shares (one per
- * write, whatever its retries), and the warning and audit slots of writes made without an HTTP
- * request. Made from the request by the handlers (handlers/write-options.ts); the store makes one
- * for its own in-process callers.
+ * The request a write is made for (upstream: the request context a store's methods receive):
+ * who asks, its cancellation, and the Warning header and audit annotation slots that strategies
+ * and admission plugins add to. Every write of one request (a deletecollection's deletes, an
+ * eviction's delete) adds to the same slots; the store never keeps or changes it. Made from the
+ * request by the handlers (handlers/write-options.ts); absent for the server's own writes.
  */
-export interface AdmissionRequest {
-  uid: string;
-  warnings: string[];
-  auditAnnotations: Record<string, string>;
-}
-
-export function newAdmissionRequest(): AdmissionRequest {
-  return { uid: randomUUID(), warnings: [], auditAnnotations: {} };
+export interface WriteRequest {
+  readonly user?: UserInfo;
+  /** The request's deadline and cancellation. */
+  readonly signal?: AbortSignal;
+  /** The request's Warning header entries. */
+  readonly warnings: string[];
+  /** The request's audit annotations (key → value). */
+  readonly auditAnnotations: Record<string, string>;
 }
 
 /**
@@ -56,16 +56,8 @@ export interface WriteOptions {
   fieldManager?: string;
   /** The object's managedFields were already computed (server-side apply). */
   ownershipRecorded?: boolean;
-  /** Who asked, for admission (absent for the server's own writes). */
-  user?: UserInfo;
-  /** The request's deadline and cancellation. */
-  signal?: AbortSignal;
-  /** The request's Warning header entries, which strategies may add to (StrategyContext.warnings). */
-  warnings?: string[];
-  /** The request's audit annotations, which admission plugins add to. */
-  auditAnnotations?: Record<string, string>;
-  /** The admission request this write belongs to (absent: the store makes one on first use). */
-  admissionRequest?: AdmissionRequest;
+  /** The request this write is made for (absent for the server's own writes: controllers, bootstrap). */
+  request?: WriteRequest;
   /** Stages this write leaves out (see SkippedStages); absent for every client write. */
   skip?: SkippedStages;
 }

@@ -5,7 +5,7 @@ import { DeferredAdmission } from "../admission/deferred-admission.js";
 import type { KObject } from "../apimachinery/object.js";
 import { InformerFactory } from "../registry/informer-factory.js";
 import { storageKey } from "../registry/resource-type.js";
-import { GenericStore } from "../registry/store.js";
+import { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { Cacher } from "../storage/cacher/cacher.js";
 import type { WatchCacheOptions } from "../storage/cacher/watch-cache.js";
@@ -40,7 +40,7 @@ export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry): O
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
   // Admission plugins read through the store: the store comes first, the chain is bound later.
   const admission = new DeferredAdmission();
-  const store = new GenericStore(storage, admission, {
+  const stores = new Stores(storage, admission, {
     serviceClusterIPRange: o.serviceClusterIPRange,
     serviceNodePortRange: o.serviceNodePortRange,
   }, cacher);
@@ -48,14 +48,14 @@ export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry): O
     storage,
     cacher,
     informers,
-    store,
+    stores,
     types,
     admission,
     log: o.log,
     // A raw read first: what exists is not written again (nor passes admission again).
     async ensure(t, ns, obj) {
       if (!t || (await storage.get(storageKey(t, ns, obj.metadata.name!)))) return;
-      await store.create(t, ns, obj, { dryRun: false }).catch((e) => {
+      await stores.for(t).create(ns, obj, { dryRun: false }).catch((e) => {
         if (e?.reason !== "AlreadyExists") throw e;
       });
     },

@@ -44,6 +44,7 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
     info,
     user: userOf(ctx),
     type,
+    store: parts.stores.for(type),
     parts,
     pretty: isPretty(ctx.ex),
     warnings: ctx.warnings,

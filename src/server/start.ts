@@ -86,7 +86,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const authorizer = await closingOnFailure(core, () => features.authorizer(core).authorizer);
   // A namespace the informer lacks (not synced yet, or newer than it) is read live through the store.
   const nsType = types.get("", "v1", "namespaces")!;
-  const namespaces = new NamespaceStates(core.informers.metadataFor(nsType), core.store, nsType);
+  const namespaces = new NamespaceStates(core.informers.metadataFor(nsType), core.stores.for(nsType));
   core.admission.bind(admissionChain(features.admissionPlugins({ ...core, namespaces, gates, authorizer: () => authorizer })));
   const parts = serverParts(core, { gates, authorizer, codecs: features.codecs, minRequestTimeoutSeconds: o.minRequestTimeoutSeconds });
   // A group-resource that stops being served (or changes shape) takes its watch cache with it.
@@ -148,10 +148,10 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   return { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop, ...activity };
 }
 
-/** What every handler is handed: the core's store and types, the encodings, the authorizer chain. */
+/** What every handler is handed: the core's stores and types, the encodings, the authorizer chain. */
 function serverParts(core: OpenCore, p: Pick<ServerParts, "gates" | "authorizer" | "minRequestTimeoutSeconds"> & { codecs: readonly Codec[] }): ServerParts & { cacher: ObjectCacher } {
-  const { store, cacher, types } = core;
-  return { store, cacher, types, gates: p.gates, codecs: new CodecSet([jsonCodec, yamlCodec, ...p.codecs]), streams: new Set(), minRequestTimeoutSeconds: p.minRequestTimeoutSeconds, authorizer: p.authorizer };
+  const { stores, cacher, types } = core;
+  return { stores, cacher, types, gates: p.gates, codecs: new CodecSet([jsonCodec, yamlCodec, ...p.codecs]), streams: new Set(), minRequestTimeoutSeconds: p.minRequestTimeoutSeconds, authorizer: p.authorizer };
 }
 
 async function closingOnFailure<T>(core: OpenCore, build: () => T): Promise<T> {

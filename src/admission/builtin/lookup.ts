@@ -35,7 +35,7 @@ export function objectLookup(parts: () => AdmissionParts, group: string, resourc
     const t = typeOf();
     if (!t) return undefined;
     try {
-      return await parts().store.get(t, t.namespaced ? ns : "", name);
+      return await parts().stores.for(t).get(t.namespaced ? ns : "", name);
     } catch (e) {
       if (e instanceof ApiError && e.code === 404) return undefined;
       throw e;
@@ -56,9 +56,9 @@ export function objectLookup(parts: () => AdmissionParts, group: string, resourc
     async liveList(ns) {
       const t = typeOf();
       if (!t) return [];
-      const { store } = parts();
+      const { stores } = parts();
       const out: KObject[] = [];
-      for (const name of await store.storedNames(t, t.namespaced && ns ? ns : "")) {
+      for (const name of await stores.for(t).storedNames(t.namespaced && ns ? ns : "")) {
         if (name.includes("/")) continue; // another namespace's object under a cluster-wide prefix
         const obj = await liveGet(ns ?? "", name);
         if (obj) out.push(obj);

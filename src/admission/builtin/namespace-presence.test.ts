@@ -9,7 +9,7 @@ import { typeFor } from "./parts.testkit.js";
 const existing = new Set(["live"]);
 const namespaces = { get: async (ns: string) => (existing.has(ns) ? "active" : "missing") } as unknown as NamespaceStates;
 const created: KObject[] = [];
-const parts = () => ({ types: { get: () => typeFor("", "namespaces", false) }, store: { create: async (_t: unknown, _ns: string, o: KObject) => (created.push(o), existing.add(o.metadata.name!), { object: o }) } }) as unknown as AdmissionParts;
+const parts = () => ({ types: { get: () => typeFor("", "namespaces", false) }, stores: { for: () => ({ create: async (_ns: string, o: KObject) => (created.push(o), existing.add(o.metadata.name!), { object: o }) }) } }) as unknown as AdmissionParts;
 const cm = (namespace: string, dryRun = false) => admissionAttributes({ operation: "CREATE", type: typeFor("", "configmaps"), namespace, name: "cm", subresource: "", dryRun, object: { metadata: { name: "cm" } } });
 
 describe("NamespaceAutoProvision", () => {

@@ -18,10 +18,10 @@ export function namespaceAutoProvision(ctx: Pick<AdmissionPluginContext, "parts"
       // Never on a dry run: it would make a namespace.
       if (a.dryRun || !a.namespace || aboutNamespaces(a.type)) return;
       if ((await ctx.namespaces.get(a.namespace)) !== "missing") return;
-      const { store, types } = ctx.parts();
+      const { stores, types } = ctx.parts();
       const nsType = types.get("", "v1", "namespaces")!;
       try {
-        await store.create(nsType, "", { apiVersion: "v1", kind: "Namespace", metadata: { name: a.namespace } } as KObject, { dryRun: false });
+        await stores.for(nsType).create("", { apiVersion: "v1", kind: "Namespace", metadata: { name: a.namespace } } as KObject, { dryRun: false });
       } catch (e) {
         if ((e as { reason?: string }).reason !== "AlreadyExists") throw admissionForbidden(a, (e as Error).message);
       }

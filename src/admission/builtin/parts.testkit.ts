@@ -37,17 +37,19 @@ export function fakeParts(w: FakeWorld): () => AdmissionParts {
         list: (ns?: string) => visible(t).filter((o) => match(o, ns)),
       }),
     },
-    store: {
-      get: async (t: ResourceType, ns: string, name: string) => {
-        w.liveReads.push(`${key(t.group, t.resource)} ${ns}/${name}`);
-        const found = all(t).find((o) => match(o, ns, name));
-        if (!found) throw notFound(t.gr, name);
-        return found;
-      },
-      storedNames: async (t: ResourceType, ns: string) => {
-        w.liveReads.push(`names ${key(t.group, t.resource)} ${ns}`);
-        return all(t).filter((o) => !ns || o.metadata.namespace === ns).map((o) => o.metadata.name!);
-      },
+    stores: {
+      for: (t: ResourceType) => ({
+        get: async (ns: string, name: string) => {
+          w.liveReads.push(`${key(t.group, t.resource)} ${ns}/${name}`);
+          const found = all(t).find((o) => match(o, ns, name));
+          if (!found) throw notFound(t.gr, name);
+          return found;
+        },
+        storedNames: async (ns: string) => {
+          w.liveReads.push(`names ${key(t.group, t.resource)} ${ns}`);
+          return all(t).filter((o) => !ns || o.metadata.namespace === ns).map((o) => o.metadata.name!);
+        },
+      }),
     },
   };
   return () => parts as unknown as AdmissionParts;

@@ -8,11 +8,11 @@ export function storeLookup(parts: () => AdmissionParts): ObjectLookup {
   return {
     async get(group, resource, namespace, name): Promise<KObject | undefined> {
       if (!name) return undefined;
-      const { store, types } = parts();
+      const { stores, types } = parts();
       const t = types.preferred(group, resource);
       if (!t) return undefined;
       try {
-        return await store.get(t, t.namespaced ? namespace : "", name);
+        return await stores.for(t).get(t.namespaced ? namespace : "", name);
       } catch (e) {
         if (e instanceof ApiError && e.code === 404) return undefined;
         throw e;

@@ -19,12 +19,14 @@ function parts(objects: KObject[], live: KObject[] = [], synced = true): Admissi
   return {
     types,
     informers: { forType: (t: { namespaced: boolean; kind: string }) => informer(t.namespaced, t.kind) },
-    store: {
-      async get(_t: unknown, ns: string, name: string) {
-        const found = live.find((o) => o.metadata.name === name && (o.metadata.namespace ?? "") === ns);
-        if (!found) throw new ApiError(404, "NotFound", "not found");
-        return found;
-      },
+    stores: {
+      for: () => ({
+        async get(ns: string, name: string) {
+          const found = live.find((o) => o.metadata.name === name && (o.metadata.namespace ?? "") === ns);
+          if (!found) throw new ApiError(404, "NotFound", "not found");
+          return found;
+        },
+      }),
     },
   } as unknown as AdmissionParts;
 }

@@ -78,7 +78,7 @@ export async function collectParams(parts: AdmissionParts, kind: ParamKind | und
 
 async function liveGet(parts: AdmissionParts, t: ResourceType, ns: string, name: string): Promise<KObject | undefined> {
   try {
-    return await parts.store.get(t, ns, name);
+    return await parts.stores.for(t).get(ns, name);
   } catch (e) {
     if (e instanceof ApiError && e.code === 404) return undefined;
     throw e;

@@ -14,7 +14,7 @@ export async function requestNamespaceObject(parts: AdmissionParts, a: Admission
   const known = parts.informers.forType(nsType).get("", a.namespace);
   if (known) return known;
   try {
-    return await parts.store.get(nsType, "", a.namespace);
+    return await parts.stores.for(nsType).get("", a.namespace);
   } catch (e) {
     if (e instanceof ApiError && e.code === 404) return undefined;
     throw e;

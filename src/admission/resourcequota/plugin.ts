@@ -52,7 +52,7 @@ export function storeQuotaAccess(parts: () => AdmissionParts): QuotaAccess {
       } catch {
         informer = undefined; // the informers are stopping with the server: read storage
       }
-      const listed = informer?.hasSynced() ? informer.list(namespace) : (await listObjects(parts().store, t, namespace, everything)).items;
+      const listed = informer?.hasSynced() ? informer.list(namespace) : (await listObjects(parts().stores.for(t), namespace, everything)).items;
       const present = new Set(listed.map(key));
       for (const k of written.keys()) if (k.startsWith(`${namespace}/`) && !present.has(k)) written.delete(k); // deleted quotas
       return listed.map((q) => {
@@ -65,15 +65,14 @@ export function storeQuotaAccess(parts: () => AdmissionParts): QuotaAccess {
     },
     async get(namespace, name) {
       try {
-        return await parts().store.get(type()!, namespace, name);
+        return await parts().stores.for(type()!).get(namespace, name);
       } catch (e) {
         if (e instanceof ApiError && e.code === 404) return undefined;
         throw e;
       }
     },
     async updateStatus(quota) {
-      const res = await parts().store.update(
-        type()!,
+      const res = await parts().stores.for(type()!).update(
         quota.metadata.namespace!,
         quota.metadata.name!,
         { subresource: "status", createIfMissing: false, desired: () => quota },

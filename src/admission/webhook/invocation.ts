@@ -2,6 +2,7 @@
 // call half of both dispatchers): whether a webhook applies to a request and as which resource,
 // the objects in that resource's version, its match conditions, and one call whose answer is
 // verified, with warnings and audit annotations recorded on the request.
+import { randomUUID } from "node:crypto";
 import type { Authorizer } from "../../authz/authorizer.js";
 import { forbidden, notFound } from "../../apimachinery/errors.js";
 import { toScale } from "../../registry/scale-paths.js";
@@ -76,7 +77,10 @@ export async function callHook(hook: Hook, inv: Invocation, a: AdmissionAttribut
   if ("error" in hook.endpoint) throw new CallingWebhookError(hook.name, `could not get REST client: ${hook.endpoint.error}`);
   const version = reviewVersionFor(hook.spec.admissionReviewVersions);
   if (!version) throw new CallingWebhookError(hook.name, `could not create admission objects: ${noKnownReviewVersion}`);
-  const review = admissionReview(version, a.uid, inv.request, inv.object, inv.oldObject);
+  // Each call is its own round trip with its own UID, as upstream (CreateAdmissionObjects): two
+  // webhooks of one write, or one webhook reinvoked, never see the same one.
+  const uid = randomUUID();
+  const review = admissionReview(version, uid, inv.request, inv.object, inv.oldObject);
   const text = await callWebhook(hook.name, hook.endpoint, review, {
     timeoutSeconds: hook.timeoutSeconds,
     resolveService: hook.endpoint.service ? deps.resolveService() : undefined,
@@ -84,7 +88,7 @@ export async function callHook(hook: Hook, inv: Invocation, a: AdmissionAttribut
   });
   let answer: VerifiedResponse;
   try {
-    answer = verifyAnswer(text, version, a.uid, mutating);
+    answer = verifyAnswer(text, version, uid, mutating);
   } catch (e) {
     if (e instanceof ReviewAnswerError) throw new CallingWebhookError(hook.name, e.message);
     throw e;

@@ -8,7 +8,7 @@ import type { KeyObject } from "node:crypto";
 import { runController, type Controller } from "../../controller-runtime/controller.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import { legacyToken } from "./token-signer.js";
 
@@ -22,7 +22,7 @@ const serviceAccountTokenController = "serviceaccount-token-controller";
 const resyncMs = 5000;
 
 export interface ServiceAccountControllerDeps {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
   log?: (m: string) => void;
@@ -30,18 +30,18 @@ export interface ServiceAccountControllerDeps {
 
 const isNotFound = (e: unknown) => (e as { reason?: string })?.reason === "NotFound";
 
-export function startServiceAccountsController({ store, types, informers }: ServiceAccountControllerDeps): Controller {
+export function startServiceAccountsController({ stores, types, informers }: ServiceAccountControllerDeps): Controller {
   const nsType = types.get("", "v1", "namespaces")!;
   const saType = types.get("", "v1", "serviceaccounts")!;
   const namespaces = informers.metadataFor(nsType);
   const accounts = informers.metadataFor(saType);
   async function ensureDefaultAccount(ns: string): Promise<void> {
-    const namespace = await store.get(nsType, "", ns).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    const namespace = await stores.for(nsType).get("", ns).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
     if (!namespace || namespace.metadata.deletionTimestamp) return;
     if (accounts.hasSynced() && accounts.get(ns, defaultServiceAccountName)) return;
-    const existing = await store.get(saType, ns, defaultServiceAccountName).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    const existing = await stores.for(saType).get(ns, defaultServiceAccountName).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
     if (existing) return;
-    await store.create(saType, ns, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: defaultServiceAccountName } } as KObject, { dryRun: false }).catch((e) => {
+    await stores.for(saType).create(ns, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: defaultServiceAccountName } } as KObject, { dryRun: false }).catch((e) => {
       if (e?.reason !== "AlreadyExists" && e?.reason !== "Forbidden") throw e;
     });
   }
@@ -71,7 +71,7 @@ export interface TokensControllerDeps extends ServiceAccountControllerDeps {
 
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 
-export function startTokensController({ store, types, informers, signingKey, rootCA }: TokensControllerDeps): Controller {
+export function startTokensController({ stores, types, informers, signingKey, rootCA }: TokensControllerDeps): Controller {
   const secretType = types.get("", "v1", "secrets")!;
   const saType = types.get("", "v1", "serviceaccounts")!;
   const secrets = informers.forType(secretType);
@@ -80,21 +80,21 @@ export function startTokensController({ store, types, informers, signingKey, roo
 
   async function fillOrDelete(key: string): Promise<void> {
     const [ns, name] = key.split("/", 2) as [string, string];
-    const secret = await store.get(secretType, ns, name).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    const secret = await stores.for(secretType).get(ns, name).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e)));
     if (!secret || !isToken(secret) || secret.metadata.deletionTimestamp) return;
     const ann = secret.metadata.annotations ?? {};
     const saName = ann[serviceAccountNameKey] ?? "";
     const wantUid = ann[serviceAccountUidKey] ?? "";
-    const sa = saName ? await store.get(saType, ns, saName).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e))) : undefined;
+    const sa = saName ? await stores.for(saType).get(ns, saName).catch((e) => (isNotFound(e) ? undefined : Promise.reject(e))) : undefined;
     if (!sa || (wantUid && wantUid !== sa.metadata.uid) || sa.metadata.deletionTimestamp) {
-      await store.delete(secretType, ns, name, { dryRun: false, preconditions: { uid: secret.metadata.uid } }).catch((e) => {
+      await stores.for(secretType).delete(ns, name, { dryRun: false, preconditions: { uid: secret.metadata.uid } }).catch((e) => {
         if (!isNotFound(e)) throw e;
       });
       return;
     }
     const data = ((secret as { data?: Record<string, string> }).data ?? {}) as Record<string, string>;
     if (data["token"] && data["ca.crt"] !== undefined && data["namespace"] && wantUid) return;
-    await store.update(secretType, ns, name, {
+    await stores.for(secretType).update(ns, name, {
       subresource: "",
       createIfMissing: false,
       desired(stored) {

@@ -4,7 +4,7 @@
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 
 export interface TokenObjectGetter {
@@ -17,7 +17,7 @@ export interface TokenObjectGetter {
   secret(namespace: string, name: string): Promise<KObject | undefined>;
 }
 
-export function storeGetter(store: GenericStore, types: TypeRegistry, informers?: InformerFactory): TokenObjectGetter {
+export function storeGetter(stores: Stores, types: TypeRegistry, informers?: InformerFactory): TokenObjectGetter {
   const type = (resource: string) => types.get("", "v1", resource);
   const viaInformer = (t: ResourceType | undefined) => {
     if (!t || !informers) return undefined;
@@ -30,7 +30,7 @@ export function storeGetter(store: GenericStore, types: TypeRegistry, informers?
   const live = async (t: ResourceType | undefined, ns: string, name: string): Promise<KObject | undefined> => {
     if (!t || !name) return undefined;
     try {
-      return await store.get(t, ns, name);
+      return await stores.for(t).get(ns, name);
     } catch (e) {
       if ((e as { reason?: string }).reason === "NotFound") return undefined;
       throw e;

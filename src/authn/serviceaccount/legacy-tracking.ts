@@ -4,7 +4,7 @@
 // authenticates, and each use stamps the day it happened on the Secret, so that an operator (or a
 // clean-up controller) can see which long-lived tokens are still in use.
 import type { KObject } from "../../apimachinery/object.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 
 export const invalidSinceLabel = "kubernetes.io/legacy-token-invalid-since";
@@ -44,15 +44,14 @@ export type LegacyTokenUseRecorder = (secret: KObject) => Promise<void>;
  * Writes the last-used label on the Secret the token came from, as the server itself (not the
  * requester); a Secret deleted or replaced since it was read is left alone.
  */
-export function secretLastUsedRecorder(store: GenericStore, types: TypeRegistry, log: (m: string) => void = () => {}): LegacyTokenUseRecorder {
+export function secretLastUsedRecorder(stores: Stores, types: TypeRegistry, log: (m: string) => void = () => {}): LegacyTokenUseRecorder {
   return async (secret) => {
     const stamp = lastUsedStamp(secret, new Date());
     const secretType = types.get("", "v1", "secrets");
     if (!stamp || !secretType) return;
     const { namespace = "", name = "", uid } = secret.metadata;
     try {
-      await store.update(
-        secretType,
+      await stores.for(secretType).update(
         namespace,
         name,
         {

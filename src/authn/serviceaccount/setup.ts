@@ -5,7 +5,7 @@
 import type { Controller } from "../../controller-runtime/controller.js";
 import type { NonResourceHandler } from "../../http/context.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import type { Authenticator } from "../authenticator.js";
 import { serviceAccountAuthenticator } from "./authenticator.js";
@@ -30,7 +30,7 @@ export interface ServiceAccountSetup {
 
 export interface ServiceAccountSetupDeps {
   /** The store, types and informers; read on first use (the setup runs before storage opens, so bad flags leave nothing open). */
-  parts(): { store: GenericStore; types: TypeRegistry; informers: InformerFactory };
+  parts(): { stores: Stores; types: TypeRegistry; informers: InformerFactory };
   certDir: string | undefined;
   /** The serving CA bundle: ca.crt of legacy token Secrets. */
   rootCA: string;
@@ -44,14 +44,14 @@ export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAc
     name: "service-account",
     authenticate(req) {
       if (!inner) {
-        const { store, types, informers } = deps.parts();
+        const { stores, types, informers } = deps.parts();
         inner = serviceAccountAuthenticator({
           issuers: config.issuers,
           publicKeys: config.publicKeys,
           apiAudiences: config.apiAudiences,
           lookup: config.lookup,
-          getter: storeGetter(store, types, informers),
-          recordLegacyTokenUse: secretLastUsedRecorder(store, types, deps.log),
+          getter: storeGetter(stores, types, informers),
+          recordLegacyTokenUse: secretLastUsedRecorder(stores, types, deps.log),
         });
       }
       return inner.authenticate(req);

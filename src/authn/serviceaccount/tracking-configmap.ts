@@ -8,7 +8,7 @@ import { runController, type Controller, type ReconcileResult } from "../../cont
 import { fixedDelayRateLimiter } from "../../controller-runtime/rate-limiter.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 
 export const trackingConfigMapName = "kube-apiserver-legacy-service-account-token-tracking";
@@ -25,7 +25,7 @@ export function isTrackingDate(v: unknown): boolean {
 }
 
 export interface TrackingConfigMapDeps {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
   log?: (m: string) => void;
@@ -35,27 +35,28 @@ export interface TrackingConfigMapDeps {
 
 const isReason = (e: unknown, ...reasons: string[]) => reasons.includes((e as { reason?: string })?.reason ?? "");
 
-export function startTrackingConfigMapController({ store, types, informers, log = () => {}, now = Date.now }: TrackingConfigMapDeps): Controller | undefined {
+export function startTrackingConfigMapController({ stores, types, informers, log = () => {}, now = Date.now }: TrackingConfigMapDeps): Controller | undefined {
   const t = types.get("", "v1", "configmaps");
   if (!t) return undefined;
   let lastCreated: number | undefined;
   const today = () => new Date(now()).toISOString().slice(0, 10);
 
   async function sync(): Promise<ReconcileResult | void> {
-    const current = await store.get(t!, trackingConfigMapNamespace, trackingConfigMapName).catch((e) => (isReason(e, "NotFound") ? undefined : Promise.reject(e)));
+    const current = await stores.for(t!).get(trackingConfigMapNamespace, trackingConfigMapName).catch((e) => (isReason(e, "NotFound") ? undefined : Promise.reject(e)));
     if (!current) {
       const wait = lastCreated === undefined ? 0 : lastCreated + creationIntervalMs - now();
       if (wait > 0) return { requeueAfterMs: wait };
       const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: trackingConfigMapName, namespace: trackingConfigMapNamespace }, data: { [trackingSinceKey]: today() } };
-      await store.create(t!, trackingConfigMapNamespace, body as KObject, { dryRun: false }).catch((e) => (isReason(e, "AlreadyExists") ? undefined : Promise.reject(e)));
+      await stores.for(t!).create(trackingConfigMapNamespace, body as KObject, { dryRun: false }).catch((e) => (isReason(e, "AlreadyExists") ? undefined : Promise.reject(e)));
       lastCreated = now();
       return;
     }
     const data = (current as { data?: Record<string, string> }).data;
     if (isTrackingDate(data?.[trackingSinceKey])) return;
     const fixed = { ...current, data: { ...(data ?? {}), [trackingSinceKey]: today() } } as KObject;
-    await store
-      .update(t!, trackingConfigMapNamespace, trackingConfigMapName, { subresource: "", createIfMissing: false, desired: () => fixed }, { dryRun: false })
+    await stores
+      .for(t!)
+      .update(trackingConfigMapNamespace, trackingConfigMapName, { subresource: "", createIfMissing: false, desired: () => fixed }, { dryRun: false })
       .catch((e) => (isReason(e, "NotFound", "Conflict") ? undefined : Promise.reject(e)));
   }
 

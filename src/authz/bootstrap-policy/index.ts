@@ -2,7 +2,7 @@
 // and RoleBinding, and their reconciliation at start (reconcileBootstrapPolicy, called once from
 // the server's start-up whenever the RBAC API is served, whatever the authorization modes).
 import type { FeatureGates } from "../../apimachinery/feature-gates.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import { controllerRoleBindings, controllerRoles } from "./controller-policy.js";
 import { policyGates } from "./gates.js";
 import { namespaceRoleBindings, namespaceRoles } from "./namespace-policy.js";
@@ -32,7 +32,7 @@ export function bootstrapPolicy(gates?: FeatureGates): DefaultObjects {
  * Creates the missing default RBAC objects and restores what the present ones lack (see
  * reconcile.ts), as the system: no authorization, admission as for any server write.
  */
-export async function reconcileBootstrapPolicy(deps: { store: GenericStore; types: TypeLookup; log: (msg: string) => void; gates?: FeatureGates }): Promise<ReconcileSummary> {
+export async function reconcileBootstrapPolicy(deps: { stores: Stores; types: TypeLookup; log: (msg: string) => void; gates?: FeatureGates }): Promise<ReconcileSummary> {
   const t0 = Date.now();
   const summary = await reconcileObjects(deps, bootstrapPolicy(deps.gates));
   if (summary.created || summary.updated || summary.recreated) {

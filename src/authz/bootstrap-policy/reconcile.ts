@@ -7,7 +7,8 @@
 // immutable). All reads are four range reads; all writes go out together (one storage batch).
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import type { GenericStore, WriteOptions } from "../../registry/store.js";
+import type { WriteOptions } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import { covers } from "./covers.js";
 import { autoUpdateAnnotation, rbacGroup, type BindingObject, type PolicyRule, type RoleObject, type Subject } from "./rules.js";
 
@@ -16,7 +17,7 @@ export interface TypeLookup {
 }
 
 export interface ReconcileDeps {
-  store: GenericStore;
+  stores: Stores;
   types: TypeLookup;
   log: (msg: string) => void;
 }
@@ -111,8 +112,8 @@ export function reconcileBinding(expected: BindingObject, existing: BindingObjec
 const kindLabel = (t: ResourceType) => `${t.resource}.${t.group}`;
 const keyOf = (o: KObject) => `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
 
-async function existingObjects(store: GenericStore, t: ResourceType): Promise<Map<string, KObject>> {
-  const { items } = await store.listStored(t, "");
+async function existingObjects(stores: Stores, t: ResourceType): Promise<Map<string, KObject>> {
+  const { items } = await stores.for(t).listStored("");
   const out = new Map<string, KObject>();
   for (const { object } of items) out.set(keyOf(object), object);
   return out;
@@ -120,7 +121,7 @@ async function existingObjects(store: GenericStore, t: ResourceType): Promise<Ma
 
 /** Creates or reconciles every default object; throws when a write fails (a start-up error, as upstream's hook). */
 export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObjects): Promise<ReconcileSummary> {
-  const { store, types, log } = deps;
+  const { stores, types, log } = deps;
   const summary: ReconcileSummary = { created: 0, updated: 0, recreated: 0, protected: 0, unchanged: 0 };
   const groups: [ResourceType | undefined, KObject[], "role" | "binding"][] = [
     [types.get(rbacGroup, "v1", "clusterroles"), objects.clusterRoles, "role"],
@@ -129,7 +130,7 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
     [types.get(rbacGroup, "v1", "rolebindings"), objects.roleBindings, "binding"],
   ];
   const served = groups.filter((g): g is [ResourceType, KObject[], "role" | "binding"] => g[0] !== undefined);
-  const existing = await Promise.all(served.map(([t]) => existingObjects(store, t)));
+  const existing = await Promise.all(served.map(([t]) => existingObjects(stores, t)));
   const opts: WriteOptions = { dryRun: false };
   const writes: Promise<unknown>[] = [];
   const failures: string[] = [];
@@ -147,15 +148,15 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
       } else {
         const write = async () => {
           if (outcome.op === "create") {
-            await store.create(t, ns, outcome.obj, opts);
+            await stores.for(t).create(ns, outcome.obj, opts);
             summary.created++;
           } else if (outcome.op === "recreate") {
-            await store.delete(t, ns, name, { dryRun: false });
-            await store.create(t, ns, outcome.obj, opts);
+            await stores.for(t).delete(ns, name, { dryRun: false });
+            await stores.for(t).create(ns, outcome.obj, opts);
             summary.recreated++;
           } else {
             // recomputed from the stored object, should it have changed since it was read
-            await store.update(t, ns, name, {
+            await stores.for(t).update(ns, name, {
               subresource: "",
               createIfMissing: false,
               desired: (cur) => {

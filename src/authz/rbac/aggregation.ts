@@ -9,7 +9,7 @@ import { labelSelectorFromObject, type LabelSelectorObject } from "../../apimach
 import type { ObjectInformer } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import { runController, type Controller, type ControllerContext } from "../../controller-runtime/controller.js";
 import { fixedDelayRateLimiter } from "../../controller-runtime/rate-limiter.js";
 import { toPolicyRule } from "./rules.js";
@@ -17,7 +17,7 @@ import { toPolicyRule } from "./rules.js";
 export const aggregationFieldManager = "clusterrole-aggregation-controller";
 
 export interface AggregationDeps {
-  store: Pick<GenericStore, "update">;
+  stores: Stores;
   clusterRolesType: ResourceType;
   clusterRoles: ObjectInformer;
   log?: (msg: string) => void;
@@ -76,9 +76,9 @@ export function startClusterRoleAggregation(d: AggregationDeps): Controller {
     }
     const same = (rules: unknown[]) => rules.length === wanted.length && rules.every((r, i) => sameRule(r, wanted[i]));
     if (same(rawRules(role))) return;
-    await d.store
+    await d.stores
+      .for(d.clusterRolesType)
       .update(
-        d.clusterRolesType,
         "",
         name,
         {

@@ -7,7 +7,7 @@ import { clusterRoleAggregationController, controllerEnabled, defaultControllers
 import type { Controller } from "../../controller-runtime/controller.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import type { Authorizer } from "../authorizer.js";
 import { startClusterRoleAggregation } from "./aggregation.js";
@@ -18,7 +18,7 @@ import type { RbacInformers } from "./index.js";
 export const rbacGroup = "rbac.authorization.k8s.io";
 
 export interface RbacParts {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
 }
@@ -53,21 +53,21 @@ export function setupRbac(d: { parts(): RbacParts; log?: (msg: string) => void; 
           return authorizer.index;
         },
         getRole: async (kind, ns, name) => {
-          const { store, types } = d.parts();
+          const { stores, types } = d.parts();
           const t = types.get(rbacGroup, "v1", kind === "Role" ? "roles" : "clusterroles");
           if (!t || !name) return undefined;
-          return store.get(t, ns, name).catch((e: { reason?: string }) => {
+          return stores.for(t).get(ns, name).catch((e: { reason?: string }) => {
             if (e?.reason === "NotFound") return undefined;
             throw e;
           }) as Promise<KObject | undefined>;
         },
       }),
     startControllers(list = defaultControllers) {
-      const { store, types, informers } = d.parts();
+      const { stores, types, informers } = d.parts();
       if (d.prewarm) void authorizer.ready(); // the first request need not wait for the index
       const t = types.get(rbacGroup, "v1", "clusterroles");
       if (!t || !controllerEnabled(clusterRoleAggregationController, list)) return [];
-      return [startClusterRoleAggregation({ store, clusterRolesType: t, clusterRoles: informers.forType(t), log: d.log })];
+      return [startClusterRoleAggregation({ stores, clusterRolesType: t, clusterRoles: informers.forType(t), log: d.log })];
     },
   };
 }

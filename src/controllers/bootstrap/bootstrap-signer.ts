@@ -13,7 +13,7 @@ import { deepClone } from "../../apimachinery/json-value.js";
 import type { ObjectInformer } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import { computeDetachedSignature } from "../../authn/bootstrap/jws.js";
 import {
   clusterInfoName,
@@ -31,7 +31,7 @@ import { bootstrapSignerController } from "../../controller-runtime/controllers-
 import { runController, type Controller, type ReconcileResult } from "../../controller-runtime/controller.js";
 
 export interface BootstrapSignerDeps {
-  store: Pick<GenericStore, "update">;
+  stores: Stores;
   configMapsType: ResourceType;
   /** Full-object informers. */
   configMaps: ObjectInformer;
@@ -96,9 +96,9 @@ export function startBootstrapSigner(d: BootstrapSignerDeps): Controller {
     const again = nextExpiryMs !== undefined ? { requeueAfterMs: nextExpiryMs } : undefined;
     const data = ((cm as { data?: Record<string, string> }).data ?? {}) as Record<string, string>;
     if (!signedData(data, tokens)) return again; // nothing to change, or no kubeconfig key to sign
-    await d.store
+    await d.stores
+      .for(d.configMapsType)
       .update(
-        d.configMapsType,
         clusterInfoNamespace,
         clusterInfoName,
         {

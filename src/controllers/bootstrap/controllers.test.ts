@@ -5,7 +5,7 @@ import { admissionChain } from "../../admission/chain.js";
 import { detachedTokenIsValid } from "../../authn/bootstrap/jws.js";
 import { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
-import { GenericStore } from "../../registry/store.js";
+import { Stores } from "../../registry/stores.js";
 import { Cacher } from "../../storage/cacher/cacher.js";
 import { MemoryStorage } from "../../storage/memory/memory-storage.js";
 import { builtinTypeRegistry } from "../../types/register.js";
@@ -23,28 +23,28 @@ function world(controllers?: string[], enableBootstrapTokenAuth = true) {
   const informers = new InformerFactory(cacher, types, (e) => {
     throw e;
   });
-  const store = new GenericStore(storage, admissionChain([]));
+  const stores = new Stores(storage, admissionChain([]));
   const logs: string[] = [];
-  const b = startBootstrapTokens({ controllers, enableBootstrapTokenAuth }, { store, types, informers, log: (m) => logs.push(m) });
+  const b = startBootstrapTokens({ controllers, enableBootstrapTokenAuth }, { stores, types, informers, log: (m) => logs.push(m) });
   stops.push(() => storage.close(), () => cacher.stop(), () => informers.stop(), () => b.controllers.forEach((c) => c.stop()));
   const secretT = types.get("", "v1", "secrets")!;
   const cmT = types.get("", "v1", "configmaps")!;
   return {
-    store,
+    stores,
     types,
     b,
     logs,
     addToken: (id: string, data: Record<string, string>, type = "bootstrap.kubernetes.io/token", ns = "kube-system") =>
-      store.create(secretT, ns, { metadata: { name: `bootstrap-token-${id}` }, type, stringData: { "token-id": id, "token-secret": "0123456789abcdef", ...data } }, { dryRun: false }).then((r) => r.object),
-    secret: (id: string, ns = "kube-system") => store.get(secretT, ns, `bootstrap-token-${id}`).catch(() => undefined),
+      stores.for(secretT).create(ns, { metadata: { name: `bootstrap-token-${id}` }, type, stringData: { "token-id": id, "token-secret": "0123456789abcdef", ...data } }, { dryRun: false }).then((r) => r.object),
+    secret: (id: string, ns = "kube-system") => stores.for(secretT).get(ns, `bootstrap-token-${id}`).catch(() => undefined),
     setData: (id: string, key: string, value: string) =>
-      store.update(secretT, "kube-system", `bootstrap-token-${id}`, { subresource: "", createIfMissing: false, desired: (c) => ({ ...c!, data: { ...(c as any).data, [key]: Buffer.from(value).toString("base64") } }) as KObject }, { dryRun: false }),
-    deleteToken: (id: string) => store.delete(secretT, "kube-system", `bootstrap-token-${id}`, { dryRun: false }),
-    clusterInfo: () => store.get(cmT, "kube-public", "cluster-info").then((c) => ((c as any).data ?? {}) as Record<string, string>, () => undefined),
+      stores.for(secretT).update("kube-system", `bootstrap-token-${id}`, { subresource: "", createIfMissing: false, desired: (c) => ({ ...c!, data: { ...(c as any).data, [key]: Buffer.from(value).toString("base64") } }) as KObject }, { dryRun: false }),
+    deleteToken: (id: string) => stores.for(secretT).delete("kube-system", `bootstrap-token-${id}`, { dryRun: false }),
+    clusterInfo: () => stores.for(cmT).get("kube-public", "cluster-info").then((c) => ((c as any).data ?? {}) as Record<string, string>, () => undefined),
     putClusterInfo: async (data: Record<string, string>) => {
-      const cur = await store.get(cmT, "kube-public", "cluster-info").catch(() => undefined);
-      if (!cur) return store.create(cmT, "kube-public", { metadata: { name: "cluster-info" }, data }, { dryRun: false });
-      return store.update(cmT, "kube-public", "cluster-info", { subresource: "", createIfMissing: false, desired: (c) => ({ ...c!, data: { ...(c as any).data, ...data } }) }, { dryRun: false });
+      const cur = await stores.for(cmT).get("kube-public", "cluster-info").catch(() => undefined);
+      if (!cur) return stores.for(cmT).create("kube-public", { metadata: { name: "cluster-info" }, data }, { dryRun: false });
+      return stores.for(cmT).update("kube-public", "cluster-info", { subresource: "", createIfMissing: false, desired: (c) => ({ ...c!, data: { ...(c as any).data, ...data } }) }, { dryRun: false });
     },
   };
 }
@@ -100,7 +100,7 @@ describe("token cleaner", () => {
     const w = world();
     await w.addToken("final0", { expiration: inMs(200) });
     const secretT = w.types.get("", "v1", "secrets")!;
-    await w.store.update(secretT, "kube-system", "bootstrap-token-final0", { subresource: "", createIfMissing: false, desired: (c) => ({ ...c!, metadata: { ...c!.metadata, finalizers: ["example.com/hold"] } }) }, { dryRun: false });
+    await w.stores.for(secretT).update("kube-system", "bootstrap-token-final0", { subresource: "", createIfMissing: false, desired: (c) => ({ ...c!, metadata: { ...c!.metadata, finalizers: ["example.com/hold"] } }) }, { dryRun: false });
     const deleting = await until(() => w.secret("final0"), (s) => Boolean(s?.metadata.deletionTimestamp), "the deletion to be requested");
     await sleep(300);
     // No further writes: the resourceVersion stayed.

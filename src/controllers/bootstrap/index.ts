@@ -5,7 +5,7 @@ import type { Authenticator } from "../../authn/authenticator.js";
 import { bootstrapTokenAuthenticator, type SecretReader } from "../../authn/bootstrap/authenticator.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import type { Controller } from "../../controller-runtime/controller.js";
 import { startBootstrapSigner } from "./bootstrap-signer.js";
@@ -20,7 +20,7 @@ export interface BootstrapTokenOptions {
 }
 
 export interface BootstrapTokenDeps {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
   /** Where the controllers report failures. */
@@ -37,14 +37,14 @@ export function checkControllersOption(o: BootstrapTokenOptions): void {
  * Reads Secrets from the shared informer; until it has synced (just after start), from the
  * store, so that a token is not refused because the view is still loading.
  */
-export function informerSecretReader(deps: Pick<BootstrapTokenDeps, "store" | "types" | "informers">): SecretReader {
+export function informerSecretReader(deps: Pick<BootstrapTokenDeps, "stores" | "types" | "informers">): SecretReader {
   const t = deps.types.get("", "v1", "secrets")!;
   const informer = deps.informers.forType(t);
   return {
     async get(ns, name): Promise<KObject | undefined> {
       if (informer.hasSynced() && !informer.isStopped) return informer.get(ns, name);
       try {
-        return await deps.store.get(t, ns, name);
+        return await deps.stores.for(t).get(ns, name);
       } catch (e) {
         if ((e as { reason?: string })?.reason === "NotFound") return undefined;
         throw e;
@@ -61,12 +61,12 @@ export function startBootstrapTokens(o: BootstrapTokenOptions, deps: BootstrapTo
   const secretsType = deps.types.get("", "v1", "secrets");
   const configMapsType = deps.types.get("", "v1", "configmaps");
   if (secretsType && controllerEnabled(tokenCleanerController, list)) {
-    controllers.push(startTokenCleaner({ store: deps.store, secretsType, secrets: deps.informers.forType(secretsType), log: deps.log }));
+    controllers.push(startTokenCleaner({ stores: deps.stores, secretsType, secrets: deps.informers.forType(secretsType), log: deps.log }));
   }
   if (secretsType && configMapsType && controllerEnabled(bootstrapSignerController, list)) {
     controllers.push(
       startBootstrapSigner({
-        store: deps.store,
+        stores: deps.stores,
         configMapsType,
         configMaps: deps.informers.forType(configMapsType),
         secrets: deps.informers.forType(secretsType),

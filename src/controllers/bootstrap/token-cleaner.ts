@@ -5,13 +5,13 @@
 import type { ObjectInformer } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import { getExpiration, tokenSecretNamespace, tokenSecretType } from "../../authn/bootstrap/token.js";
 import { tokenCleanerController } from "../../controller-runtime/controllers-flag.js";
 import { runController, type Controller, type ControllerContext, type ReconcileResult } from "../../controller-runtime/controller.js";
 
 export interface TokenCleanerDeps {
-  store: Pick<GenericStore, "delete">;
+  stores: Stores;
   secretsType: ResourceType;
   /** The Secrets informer (full objects). */
   secrets: ObjectInformer;
@@ -35,7 +35,7 @@ export function startTokenCleaner(d: TokenCleanerDeps): Controller {
     const exp = getExpiration(secret, now());
     if (exp.expired) {
       const uid = secret.metadata.uid;
-      await d.store.delete(d.secretsType, ns, name, { dryRun: false, ...(uid ? { preconditions: { uid } } : {}) }).catch((e) => {
+      await d.stores.for(d.secretsType).delete(ns, name, { dryRun: false, ...(uid ? { preconditions: { uid } } : {}) }).catch((e) => {
         const reason = (e as { reason?: string })?.reason;
         if (reason === "NotFound" || reason === "Conflict") return; // already gone, or replaced
         log(`token-cleaner-controller: error deleting secret ${ns}/${name}: ${(e as Error)?.message ?? String(e)}`);

@@ -15,7 +15,7 @@ import { parseListOptions } from "../../registry/list-options.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import { customResourceCleanupFinalizer } from "../../apiextensions/crd-strategy.js";
 import { findCRDCondition, isCRDConditionTrue, setCRDCondition, type CRDCondition } from "../../apiextensions/crd-conditions.js";
@@ -24,7 +24,7 @@ import { runController, type Controller, type ControllerContext } from "../../co
 import { goQuote } from "../../apimachinery/go-quote.js";
 
 export interface CRDControllerDeps {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
   log?: (msg: string) => void;
@@ -128,7 +128,7 @@ export function startCRDControllers(deps: CRDControllerDeps, list?: readonly str
 }
 
 function startCRDController(
-  { store, types, informers, log }: CRDControllerDeps,
+  { stores, types, informers, log }: CRDControllerDeps,
   crdType: ResourceType,
   on: { naming: boolean; establishing: boolean; finalizer: boolean },
 ): Controller {
@@ -136,7 +136,7 @@ function startCRDController(
 
   /** Writes the CRD's status through /status, recomputed from the stored object on conflicts. */
   const updateStatus = (name: string, change: (crd: KObject) => boolean) =>
-    store.update(crdType, "", name, {
+    stores.for(crdType).update("", name, {
       subresource: "status",
       createIfMissing: false,
       desired: (cur) => {
@@ -212,7 +212,7 @@ function startCRDController(
     for (const t of typesOf(crd)) {
       let items: KObject[];
       try {
-        items = (await listObjects(store, t, "", everything)).items;
+        items = (await listObjects(stores.for(t), "", everything)).items;
       } catch (e) {
         failure = { type: "Terminating", status: "True", reason: "InstanceDeletionFailed", message: `could not list instances: ${(e as Error).message}` };
         break;
@@ -220,7 +220,7 @@ function startCRDController(
       const errors: string[] = [];
       for (const o of items) {
         if (o.metadata.deletionTimestamp) continue;
-        await store.delete(t, o.metadata.namespace ?? "", o.metadata.name!, { dryRun: false }).catch((e: Error & { reason?: string }) => {
+        await stores.for(t).delete(o.metadata.namespace ?? "", o.metadata.name!, { dryRun: false }).catch((e: Error & { reason?: string }) => {
           if (e.reason !== "NotFound") errors.push(e.message);
         });
       }
@@ -228,7 +228,7 @@ function startCRDController(
         failure = { type: "Terminating", status: "True", reason: "InstanceDeletionFailed", message: `could not issue all deletes: ${errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`}` };
         break;
       }
-      const remaining = (await listObjects(store, t, "", everything)).items.length;
+      const remaining = (await listObjects(stores.for(t), "", everything)).items.length;
       if (remaining > 0) {
         failure = { type: "Terminating", status: "True", reason: "InstanceDeletionCheck", message: `could not confirm zero CustomResources remaining: timed out waiting for the condition` };
         break;
@@ -243,7 +243,7 @@ function startCRDController(
       return true;
     });
     // Removing the finalizer (main resource): with none left the store removes the CRD.
-    await removeFinalizer(store, crdType, "", name, customResourceCleanupFinalizer);
+    await removeFinalizer(stores.for(crdType), "", name, customResourceCleanupFinalizer);
   }
 
   /** Those of the group still waiting for their names (one may be free now). */

@@ -14,7 +14,7 @@ import { parseListOptions } from "../../registry/list-options.js";
 import type { InformerFactory, ObjectInformer } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import { listsEqual, mask, resourceListJson, resourceListOf } from "../../quota/resource-list.js";
 import { calculateUsage, countedTypes } from "./usage.js";
@@ -23,7 +23,7 @@ import { runController, type Controller, type ControllerContext } from "../../co
 import { fixedDelayRateLimiter } from "../../controller-runtime/rate-limiter.js";
 
 export interface ResourceQuotaControllerDeps {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
   log?: (msg: string) => void;
@@ -45,7 +45,7 @@ function needsSync(q: KObject): boolean {
   return !listsEqual(resourceListOf(spec?.hard), resourceListOf(status.hard));
 }
 
-export function startResourceQuotaController({ store, types, informers, log, resyncMs = 5 * 60_000 }: ResourceQuotaControllerDeps): Controller {
+export function startResourceQuotaController({ stores, types, informers, log, resyncMs = 5 * 60_000 }: ResourceQuotaControllerDeps): Controller {
   const rqType = types.get("", "v1", "resourcequotas")!;
   const quotas = informers.forType(rqType);
   const keyOf = (q: KObject) => `${q.metadata.namespace}/${q.metadata.name}`;
@@ -72,7 +72,7 @@ export function startResourceQuotaController({ store, types, informers, log, res
     const name = key.slice(slash + 1);
     let quota: KObject;
     try {
-      quota = await store.get(rqType, ns, name);
+      quota = await stores.for(rqType).get(ns, name);
     } catch (e) {
       if (e instanceof ApiError && e.code === 404) return;
       throw e;
@@ -84,7 +84,7 @@ export function startResourceQuotaController({ store, types, informers, log, res
       follow(ctx, c.type, usageOnUpdate.has(c.type.resource) && c.type.group === "" ? (o) => JSON.stringify(resourceListJson(c.evaluator.usage(o, Date.now()))) : undefined);
     }
     const now = Date.now();
-    const observed = await calculateUsage(quota, counted, async (t) => (await listObjects(store, t, ns, everything)).items, now);
+    const observed = await calculateUsage(quota, counted, async (t) => (await listObjects(stores.for(t), ns, everything)).items, now);
     // What was used before and is still limited stays unless observed anew (a resource no type counts now).
     const used = mask(resourceListOf(shape.status?.used), hard.keys());
     for (const [k, v] of observed) used.set(k, v);
@@ -93,7 +93,7 @@ export function startResourceQuotaController({ store, types, informers, log, res
     const next = deepClone(quota);
     // Empty maps are left out, as Go's omitempty writes them.
     next.status = { ...(hard.size > 0 ? { hard: resourceListJson(hard) } : {}), ...(used.size > 0 ? { used: resourceListJson(used) } : {}) };
-    await store.update(rqType, ns, name, { subresource: "status", createIfMissing: false, desired: () => next }, { dryRun: false });
+    await stores.for(rqType).update(ns, name, { subresource: "status", createIfMissing: false, desired: () => next }, { dryRun: false });
   }
 
   return runController({

@@ -40,7 +40,7 @@ export function rbacFeature(): FeatureModule {
       return {
         authorizationModes: () => ({ rbac: () => rbac.authorizer }),
         admissionPlugins: (ctx) => [rbac.escalationGuard(ctx.authorizer)],
-        bootstrap: ({ store, types }) => reconcileBootstrapPolicy({ store, types, log, gates }),
+        bootstrap: ({ stores, types }) => reconcileBootstrapPolicy({ stores, types, log, gates }),
         controllers: () => rbac.startControllers(options.controllers ?? defaultControllers),
       };
     },

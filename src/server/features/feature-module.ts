@@ -41,7 +41,7 @@ import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { NamespaceStates } from "../../registry/namespace-states.js";
-import type { GenericStore } from "../../registry/store.js";
+import type { Stores } from "../../registry/stores.js";
 import type { Strategy } from "../../registry/strategy.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
 import type { StrategyContributions } from "../../types/strategies.js";
@@ -58,7 +58,7 @@ export type AuthenticatorSlot = (typeof authenticatorSlots)[number];
 
 /** The server's core, made before any hook that takes it runs. */
 export interface CoreParts {
-  store: GenericStore;
+  stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
   /** Creates a bootstrap object unless it exists (its type may be unserved: then nothing). */

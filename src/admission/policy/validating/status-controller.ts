@@ -30,8 +30,7 @@ export function startTypeCheckingStatus(parts: AdmissionParts, log: (msg: string
       const generation = current.metadata.generation ?? 0;
       if (generation <= observed(current)) return;
       const warnings = typeCheck(current as unknown as ValidatingAdmissionPolicy, parts.types);
-      await parts.store.update(
-        t,
+      await parts.stores.for(t).update(
         "",
         name,
         {

@@ -1,0 +1,34 @@
+// The one place the server's stores come from: one GenericStore per served type, made on first
+// use (start-up pays nothing for types nobody reads or writes) over the parts every type shares.
+import type { KObject } from "../apimachinery/object.js";
+import type { Storage } from "../storage/interface.js";
+import type { Admission } from "./admission.js";
+import { decodeFromStorage } from "./codec.js";
+import type { ObjectCacher } from "./list.js";
+import { Reservations } from "./reservations.js";
+import type { ResourceType } from "./resource-type.js";
+import { GenericStore, type StoreConfig, type StoreParts } from "./store.js";
+
+export class Stores {
+  // Keyed by the type's declaration: a type updated in the registry (a CRD's new schema) is a new
+  // declaration and gets a fresh store, and a removed one's store goes with it.
+  private readonly byType = new WeakMap<ResourceType, GenericStore>();
+  private readonly parts: StoreParts;
+
+  constructor(storage: Storage, admission: Admission, config: StoreConfig = {}, cacher?: ObjectCacher) {
+    this.parts = { storage, admission, config, cacher, reservations: new Reservations((t) => storedObjects(storage, t)) };
+  }
+
+  /** The store of `t`. */
+  for(t: ResourceType): GenericStore {
+    let store = this.byType.get(t);
+    if (!store) this.byType.set(t, (store = new GenericStore(t, this.parts)));
+    return store;
+  }
+}
+
+/** Every stored object of the type, across namespaces (what allocation checks against). */
+async function storedObjects(storage: Storage, t: ResourceType): Promise<KObject[]> {
+  const res = await storage.range(t.keyPrefix);
+  return res.items.map((kv) => decodeFromStorage(kv, t));
+}
