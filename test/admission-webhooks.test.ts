@@ -176,7 +176,7 @@ describe("mutating", () => {
     await inEffect(ns, "/uid-validate");
     await inEffect(ns, "/uid-second");
 
-    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("one") })).status).toBe(201);
+    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("one", { batch: "uid" }) })).status).toBe(201);
     const calls = ["/uid-first", "/uid-second", "/uid-validate"].flatMap((p) => seenAt(p).filter((x) => x.review.request.name === "one" && !x.review.request.dryRun));
     expect(calls.map((x) => x.path.split("?")[0]).sort()).toEqual(["/uid-first", "/uid-first", "/uid-second", "/uid-validate"]);
     const uids = calls.map((x) => x.review.request.uid);
@@ -184,8 +184,8 @@ describe("mutating", () => {
     expect(new Set(uids).size).toBe(4);
 
     // One HTTP request, two deletes: each delete's review has its own uid too.
-    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("two") })).status).toBe(201);
-    await core.deleteCollectionNamespacedConfigMap({ namespace: ns });
+    expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("two", { batch: "uid" }) })).status).toBe(201);
+    await core.deleteCollectionNamespacedConfigMap({ namespace: ns, labelSelector: "batch=uid" });
     const deletes = seenAt("/uid-validate").filter((x) => x.review.request.operation === "DELETE");
     expect(deletes.map((x) => x.review.request.name).sort()).toEqual(["one", "two"]);
     expect(new Set(deletes.map((x) => x.review.request.uid)).size).toBe(2);
