@@ -3,6 +3,10 @@ import type { ResourceRequest, ServerParts } from "../handlers/context.js";
 import { recordingContext } from "../http/recording-exchange.testkit.js";
 import type { RestStorage } from "../handlers/rest/capabilities.js";
 import { RestStorageTable } from "../handlers/rest/storage-table.js";
+import { noAdmission } from "../admission/chain.js";
+import type { ResourceType } from "../registry/resource-type.js";
+import { Stores } from "../registry/stores.js";
+import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { createRouter } from "./router.js";
 
 const user = { name: "jane", groups: [] };
@@ -17,7 +21,8 @@ const configmaps = {
   verbs: new Set(["get", "list", "watch", "create"]),
   subresources: [],
 };
-const parts = { types: { get: (g: string, v: string, r: string) => (g === "" && v === "v1" && r === "configmaps" ? configmaps : undefined) } } as unknown as ServerParts;
+const stores = new Stores(new MemoryStorage(), noAdmission);
+const parts = { stores, types: { get: (g: string, v: string, r: string) => (g === "" && v === "v1" && r === "configmaps" ? configmaps : undefined) } } as unknown as ServerParts;
 /** A resource storage that serves nothing: routing alone is under test. */
 const noStorages = () => new RestStorageTable({});
 
@@ -52,6 +57,7 @@ describe("router", () => {
     expect(got[0]!.ex).toBe(ctx.ex);
     expect(got[0]!.user).toBe(user);
     expect(got[0]!.type).toBe(configmaps);
+    expect(got[0]!.store).toBe(stores.for(configmaps as unknown as ResourceType));
     expect(got[0]!.warnings).toBe(ctx.warnings);
   });
 
@@ -73,7 +79,7 @@ describe("router", () => {
     // Both types declare a binding, a status and an exec subresource; only pods' binding and exec have storages.
     const pods = declared("pods", [sub("binding", ["create"]), sub("exec", ["create", "get"]), sub("status", ["get", "update"])]);
     const widgets = declared("widgets", [sub("binding", ["create"]), sub("exec", ["create", "get"]), sub("status", ["get", "update"])]);
-    const typedParts = { types: { get: (_g: string, _v: string, r: string) => (r === "pods" ? pods : r === "widgets" ? widgets : undefined) } } as unknown as ServerParts;
+    const typedParts = { stores, types: { get: (_g: string, _v: string, r: string) => (r === "pods" ? pods : r === "widgets" ? widgets : undefined) } } as unknown as ServerParts;
     const served: string[] = [];
     const record = (what: string) => async (r: ResourceRequest) => void served.push(`${what} ${r.type.resource} ${r.info.verb}`);
     const binding: RestStorage = { create: record("binding"), unservedVerb: "NotFound" };
