@@ -114,7 +114,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   };
   if (tap?.begin) {
     // A bookmark sent before any event carries the revision the watch starts from.
-    if (!lastRevision) lastRevision = await r.parts.store.currentRevision();
+    if (!lastRevision) lastRevision = await r.store.currentRevision();
     endEarly(tap.begin());
     if (ended) return;
   }

@@ -25,6 +25,11 @@ export class Stores {
     if (!store) this.byType.set(t, (store = new GenericStore(t, this.parts)));
     return store;
   }
+
+  /** The storage's revision: what a watch or bookmark that has seen no event yet starts from. */
+  currentRevision(): Promise<number> {
+    return this.parts.storage.currentRevision();
+  }
 }
 
 /** Every stored object of the type, across namespaces (what allocation checks against). */

@@ -40,10 +40,10 @@ export class TestHarness {
 
   /** Binds the fault filter to the server it runs in (done once the server has started). */
   attach(s: Pick<RunningServer, "parts">): void {
-    const { types, store } = s.parts;
+    const { types, stores } = s.parts;
     this.env = {
       kindOf: (info) => types.get(info.apiGroup, info.apiVersion, info.resource)?.kind,
-      currentRevision: () => store.currentRevision(),
+      currentRevision: () => stores.currentRevision(),
     };
   }
 
