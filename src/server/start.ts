@@ -33,6 +33,7 @@ import { controllerActivity, delayedStart, type ControllerActivity, type Delayed
 import { openCore, type CacheTuning, type OpenCore } from "./core.js";
 import { adminKubeconfig, gracefulStop, listen } from "./serve.js";
 import { serverFeatures } from "./features/index.js";
+import { startupTrace } from "../observability/startup-trace.js";
 
 /**
  * A running server. Whether its in-process controllers have work at hand (./controllers-idle.ts):
@@ -69,19 +70,24 @@ export interface EmbeddingOptions extends CacheTuning {
 
 export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promise<RunningServer> {
   const t0 = Date.now();
+  const trace = startupTrace(process.env.KAPI_STARTUP_TRACE === "1");
   const gates = FeatureGates.parse(o.featureGates);
   const modules = serverFeatures();
   const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources), featureStrategiesOf(modules));
   // Every flag is checked before anything is opened: a refused start leaves nothing behind.
   checkFeatureFlags(modules, o, gates);
+  trace.mark("types and flag checks");
   const persistent = o.storageBackend === "sqlite";
   if (persistent || o.writeKubeconfig) mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const certDir = o.certDir ?? (persistent || o.writeKubeconfig ? join(o.dataDir, "pki") : undefined);
   const tls = await setupTls(o, certDir);
+  trace.mark("TLS material (load or generate)");
   // Features read their files now (a bad one refuses the start); the core they use later opens next.
   let opened: OpenCore | undefined;
   const features = setUpFeatures(modules, { options: o, gates, tls, certDir, core: () => opened ?? fail("the server's core was used before storage opened"), log: o.log });
+  trace.mark("feature setup (files, authenticators)");
   const core = (opened = openCore(o, types));
+  trace.mark("storage open, caches, store");
   // The chain reads its configuration file: a bad one refuses the start, closing what opened.
   const authorizer = await closingOnFailure(core, () => features.authorizer(core).authorizer);
   // A namespace the informer lacks (not synced yet, or newer than it) is read live through the store.
@@ -91,12 +97,15 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const parts = serverParts(core, { gates, authorizer, codecs: features.codecs, minRequestTimeoutSeconds: o.minRequestTimeoutSeconds });
   // A group-resource that stops being served (or changes shape) takes its watch cache with it.
   const releaseCaches = releaseCachesOfRetiredTypes(types, core.cacher);
+  trace.mark("authorizer and admission chains");
 
   // Bootstrap objects, created only when missing; the writes of a batch share one commit.
   let bootstrapped = false;
   await features.bootstrap(core, nsType);
   bootstrapped = true;
+  trace.mark("bootstrap objects");
   features.startControllers(core);
+  trace.mark("controllers started");
   let onceServing: DelayedStart | undefined;
   let stopping = false;
   /** Stops the features and their controllers, the informers and the watch caches. */
@@ -134,16 +143,20 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: features.tlsClientCA ?? tls.clientCA }, handle, {
     compressResponses: gates.enabled("APIResponseCompression"),
   });
+  trace.mark("handler chain, router, listener");
   const { url, port } = await listen(listener, o, async () => {
     stopBackground();
     await core.storage.close();
   });
+  trace.mark("listen");
   onceServing = delayedStart(() => features.startControllersOnceServing(core), controllersOnceServingDelayMs);
   const activity = controllerActivity({ controllers: () => features.controllers(), informers: core.informers, later: onceServing });
   const { kubeconfig, kubeconfigPath } = adminKubeconfig(o, url, tls);
   setImmediate(() => void metrics.load()); // off the start-up path
   o.log(`kapi: serving on ${url} (storage ${o.storageBackend}${persistent ? ` in ${o.dataDir}` : ""}) in ${Date.now() - t0} ms`);
   if (kubeconfigPath) o.log(`kapi: admin kubeconfig: ${kubeconfigPath}`);
+  trace.mark("admin kubeconfig");
+  trace.done();
   const stop = gracefulStop({ listener, shutdownDelayMs: o.shutdownDelayMs, markStopping: () => (stopping = true), streams: parts.streams, stopBackground, closeStorage: () => core.storage.close() });
   return { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop, ...activity };
 }
