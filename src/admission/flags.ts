@@ -3,7 +3,7 @@
 // AdmissionConfiguration whose entries give a plugin its configuration inline or by path.
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { yaml } from "../encoding/yaml-lazy.js";
 
 export interface AdmissionFlags {
   enableAdmissionPlugins?: string[];
@@ -23,7 +23,7 @@ export function loadAdmissionConfiguration(path: string | undefined): Map<string
   if (!path) return out;
   let doc: unknown;
   try {
-    doc = parseYaml(readFileSync(path, "utf8"));
+    doc = yaml().parse(readFileSync(path, "utf8"));
   } catch (e) {
     throw new Error(`unable to read admission control configuration from "${path}" [${(e as Error).message}]`);
   }
@@ -37,7 +37,7 @@ export function loadAdmissionConfiguration(path: string | undefined): Map<string
     else if (p.path) {
       const file = isAbsolute(p.path) ? p.path : join(dirname(path), p.path);
       try {
-        out.set(p.name, parseYaml(readFileSync(file, "utf8")));
+        out.set(p.name, yaml().parse(readFileSync(file, "utf8")));
       } catch (e) {
         throw new Error(`unable to read admission control configuration of ${p.name} from "${file}" [${(e as Error).message}]`);
       }

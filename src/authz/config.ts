@@ -5,7 +5,7 @@
 // apiserver validation): field paths, texts and aggregation as kube-apiserver prints them.
 import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { yaml } from "../encoding/yaml-lazy.js";
 import { parseGoDuration } from "../apimachinery/duration.js";
 import { aggregateMessage, duplicate, invalid, isDNS1123Subdomain, notSupported, required, tooMany, type FieldError } from "../apimachinery/validation.js";
 import { goDurationString } from "../cel/convert.js";
@@ -63,7 +63,7 @@ export function decodeAuthorizationConfiguration(text: string): AuthorizationCon
   if (text.trim() === "") return { authorizers: [] };
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = yaml().parse(text);
   } catch (e) {
     throw new Error(`failed to load AuthorizationConfiguration from file: ${(e as Error).message}`);
   }

@@ -1,8 +1,12 @@
 // Regular expressions as CEL has them: RE2 syntax and linear-time matching (re2js), so a
 // user-written pattern cannot stall the server. Patterns are compiled once and kept in a
 // bounded cache, since rules apply the same few patterns to every object.
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { lazyPackage } from "../apimachinery/package-files.js";
 import { CelEvalError } from "./value.js";
+
+/** The RE2 engine, loaded by the first pattern compiled (not at start-up). */
+export const re2 = lazyPackage<typeof import("re2js")>("re2js");
 
 const cache = new Map<string, RE2JS>();
 const maxCached = 1000;
@@ -12,7 +16,7 @@ export function compileRegex(pattern: string): RE2JS {
   let re = cache.get(pattern);
   if (re) return re;
   try {
-    re = RE2JS.compile(pattern);
+    re = re2().RE2JS.compile(pattern);
   } catch (e) {
     throw new CelEvalError((e as Error).message);
   }

@@ -1,13 +1,8 @@
 // The YAML library, loaded on first use: most servers never see a YAML body, and start-up time
 // is a feature.
-import { createRequire } from "node:module";
+import { lazyPackage } from "../apimachinery/package-files.js";
 
-type YamlModule = typeof import("yaml");
-let loaded: YamlModule | undefined;
-
-export function yaml(): YamlModule {
-  return (loaded ??= createRequire(import.meta.url)("yaml") as YamlModule);
-}
+export const yaml = lazyPackage<typeof import("yaml")>("yaml");
 
 /**
  * Paths of duplicated mapping keys in the first YAML document, in the same notation as

@@ -1,10 +1,11 @@
 // /version: what kube-apiserver 1.34 reports, with kapi's own build identity.
 import { readFileSync } from "node:fs";
+import { packageFile } from "../apimachinery/package-files.js";
 
 /** kapi's own version (package.json). */
 export const kapiVersion = (() => {
   try {
-    return JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version as string;
+    return JSON.parse(readFileSync(packageFile(import.meta.url, "package.json")!, "utf8")).version as string;
   } catch {
     return "0.0.0";
   }

@@ -1,6 +1,7 @@
 // HTTPS with ALPN h2 and http/1.1. HTTP/2 requests are served from the raw `stream` event (no
 // compatibility layer on the hot path); HTTP/1.1 requests from the `request` event.
-import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream, type IncomingHttpHeaders } from "node:http2";
+import { createSecureServer, type Http2SecureServer, type Http2Session, type ServerHttp2Stream, type IncomingHttpHeaders } from "node:http2";
+import type { TLSSocket } from "node:tls";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { h1Exchange, h2Exchange, type Exchange, type ExchangeOptions } from "../http/exchange.js";
 
@@ -20,6 +21,12 @@ export interface Listener {
   inFlight(): number;
   /** Resolves when no request is in flight. */
   idle(): Promise<void>;
+  /**
+   * Ends every open connection: HTTP/2 sessions get a GOAWAY and close once their streams are
+   * done, HTTP/1.1 connections are ended. Clients keep idle keep-alive connections pooled, and
+   * `server.close()` waits for each of them to go.
+   */
+  closeConnections(): void;
 }
 
 export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promise<void>, exchange: ExchangeOptions): Listener {
@@ -68,6 +75,18 @@ export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promi
   for (const l of server.listeners("stream")) {
     if (!ownStreamListeners.includes(l)) server.removeListener("stream", l as (...args: unknown[]) => void);
   }
+  // Every connection, until it closes (HTTP/1.1 ones are plain TLS sockets, HTTP/2 ones have a session).
+  const sockets = new Set<TLSSocket>();
+  const sessions = new Set<Http2Session>();
+  server.on("secureConnection", (socket: TLSSocket) => {
+    if (socket.alpnProtocol === "h2") return;
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  server.on("session", (session: Http2Session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
   server.on("sessionError", () => undefined);
   server.on("tlsClientError", () => undefined);
 
@@ -75,5 +94,9 @@ export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promi
     server,
     inFlight: () => inFlight,
     idle: () => (inFlight === 0 ? Promise.resolve() : new Promise((r) => idleWaiters.push(r))),
+    closeConnections() {
+      for (const session of sessions) session.close();
+      for (const socket of sockets) socket.destroySoon();
+    },
   };
 }

@@ -58,6 +58,7 @@ export function gracefulStop(p: GracefulStopParts): () => Promise<void> {
       p.stopBackground();
       await Promise.race([p.listener.idle(), new Promise((r) => setTimeout(r, 60_000))]);
       // Idle HTTP/2 sessions and keep-alive sockets would hold close() open: end them now.
+      p.listener.closeConnections();
       await Promise.race([closed, new Promise((r) => setTimeout(r, 1000))]);
       await p.closeStorage();
     })());

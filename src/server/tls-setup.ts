@@ -20,7 +20,29 @@ export interface TlsSetup {
   admin: KeyPairPem;
 }
 
+/**
+ * Generated material of servers that keep no cert dir (library servers in a test process), per
+ * bind address: generating a CA, a serving certificate, a client CA and the admin certificate
+ * costs about 100 ms, most of a warm start. Such servers share it within the process: each
+ * server's admin kubeconfig then also authenticates to the others, which hold no secret from one
+ * another anyway (one process, one user).
+ */
+const generatedInMemory = new Map<string, Promise<TlsSetup>>();
+
 export async function setupTls(o: ServerOptions, certDir: string | undefined): Promise<TlsSetup> {
+  if (certDir || (o.tlsCertFile && o.tlsPrivateKeyFile)) return loadOrGenerateTls(o, certDir);
+  let shared = generatedInMemory.get(o.bindAddress);
+  if (!shared) {
+    shared = loadOrGenerateTls({ ...o, clientCAFile: undefined }, undefined);
+    generatedInMemory.set(o.bindAddress, shared);
+    shared.catch(() => generatedInMemory.delete(o.bindAddress));
+  }
+  const tls = await shared;
+  const extraCA = o.clientCAFile ? readFileSync(o.clientCAFile, "utf8") : "";
+  return extraCA ? { ...tls, clientCA: joinPemBundles(extraCA, tls.clientCA) } : tls;
+}
+
+async function loadOrGenerateTls(o: ServerOptions, certDir: string | undefined): Promise<TlsSetup> {
   const hosts = ["localhost", "127.0.0.1", "::1", o.bindAddress];
   const persist = async (base: string, make: () => Promise<KeyPairPem>) => (certDir ? loadOrCreate(certDir, base, make) : make());
   let serving: { cert: string; key: string };

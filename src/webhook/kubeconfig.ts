@@ -4,7 +4,7 @@
 // against the file's directory, as client-go resolves them.
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { parse } from "yaml";
+import { yaml } from "../encoding/yaml-lazy.js";
 import { goQuote } from "../apimachinery/go-quote.js";
 
 export interface WebhookConnection {
@@ -43,7 +43,7 @@ export function loadWebhookKubeconfig(file: string): WebhookConnection {
   }
   let doc: Obj;
   try {
-    doc = (parse(text) ?? {}) as Obj;
+    doc = (yaml().parse(text) ?? {}) as Obj;
   } catch (e) {
     throw new Error(`error loading config file "${file}": ${(e as Error).message}`);
   }

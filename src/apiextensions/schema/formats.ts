@@ -2,7 +2,8 @@
 // 1.33 compatibility version of a 1.34 server, checked with kube-openapi's strfmt rules). Other
 // formats, int32/int64/float/double included, are dropped from the schema before validation.
 import { parseIPv4Sloppy, parseIPv6 } from "../../apimachinery/ip-address.js";
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { re2 } from "../../cel/regex.js";
 
 export const supportedFormats = new Set([
   "bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid", "uuid3", "uuid4",
@@ -21,9 +22,8 @@ export function effectiveFormat(f: string | undefined): string {
   return supportedFormats.has(normalizeFormat(f)) ? f : "";
 }
 
-const hostnameRe = RE2JS.compile(
-  String.raw`^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$`,
-);
+let hostnameRe: RE2JS | undefined;
+const hostnamePattern = String.raw`^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$`;
 const uuidRe = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const uuid3Re = /^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const uuid4Re = /^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$/i;
@@ -56,7 +56,7 @@ export function isDateTime(str: string): boolean {
 }
 
 export function isHostname(s: string): boolean {
-  if (!hostnameRe.matches(s)) return false;
+  if (!(hostnameRe ??= re2().RE2JS.compile(hostnamePattern)).matches(s)) return false;
   if (byteLen(s) > 255) return false;
   return s.split(".").every((p) => byteLen(p) <= 63);
 }

@@ -10,7 +10,7 @@ import {
   required,
   type FieldError,
 } from "../../apimachinery/validation.js";
-import { RE2JS } from "re2js";
+import { re2 } from "../../cel/regex.js";
 import { child, index, key, type JSONSchemaProps } from "./types.js";
 
 type Level = "root" | "item" | "field";
@@ -123,7 +123,7 @@ function valueValidation(v: JSONSchemaProps, skipAnyOf: boolean, skipFirstAllOfA
   if (v.not) errs.push(...nested(v.not, false, lvl, child(p, "not")));
   if (v.pattern) {
     try {
-      RE2JS.compile(v.pattern);
+      re2().RE2JS.compile(v.pattern);
     } catch (e) {
       errs.push(invalid(child(p, "pattern"), v.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`));
     }

@@ -2,7 +2,8 @@
 // and field paths of upstream's kube-openapi validator as apiextensions-apiserver maps them to
 // field errors (pkg/apiserver/validation: kubeOpenAPIResultToFieldErrors). Values are JSON as
 // decoded by Go's unstructured decoder: integral numbers are int64, others float64.
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { re2 } from "../../cel/regex.js";
 import { invalid, isDNS1035Label, isValidPathSegmentName, isDNS1123Label, notSupported, required, tooLong, tooMany, typeInvalid, validateAnnotations, validateLabels, type FieldError } from "../../apimachinery/validation.js";
 import { goQuote } from "../../apimachinery/go-quote.js";
 import { effectiveFormat, validFormat } from "./formats.js";
@@ -124,7 +125,7 @@ function compilePattern(p: string): RE2JS | Error {
   let re = regexCache.get(p);
   if (re) return re;
   try {
-    re = RE2JS.compile(p);
+    re = re2().RE2JS.compile(p);
   } catch (e) {
     re = e as Error;
   }

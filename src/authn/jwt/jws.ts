@@ -8,7 +8,7 @@
 // Signing stays on node:crypto: it is synchronous (a legacy token is made inside a synchronous
 // Secret update) and jose signs only asynchronously; it sends nothing to be trusted on our side.
 import { createHash, sign as cryptoSign, type KeyObject } from "node:crypto";
-import { flattenedVerify } from "jose";
+import type { flattenedVerify as FlattenedVerify } from "jose";
 
 export type JwsAlgorithm = "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512";
 
@@ -68,13 +68,17 @@ export function parseJws(token: string): ParsedJws {
   return { header, payload, segments: { protected: h, payload: p, signature: s }, alg, kid: typeof header.kid === "string" ? header.kid : undefined };
 }
 
+// jose is loaded by the first token to verify, not at start-up.
+let verifier: Promise<typeof FlattenedVerify> | undefined;
+const loadVerifier = () => (verifier ??= import("jose").then((j) => j.flattenedVerify));
+
 const hashOf = (alg: string): string => `sha${alg.slice(2)}`;
 const ecCurveOf: Record<string, string> = { ES256: "prime256v1", ES384: "secp384r1", ES512: "secp521r1" };
 
 /** Checks the signature; false for a bad signature, an unsupported alg (including `none`) or a key of the wrong kind. */
 export async function verifyJws(jws: ParsedJws, key: KeyObject | CryptoKey): Promise<boolean> {
   try {
-    await flattenedVerify(jws.segments, key, { algorithms: supportedAlgorithms as JwsAlgorithm[] });
+    await (await loadVerifier())(jws.segments, key, { algorithms: supportedAlgorithms as JwsAlgorithm[] });
     return true;
   } catch {
     return false; // jose throws for every refusal: a wrong signature, algorithm or kind of key

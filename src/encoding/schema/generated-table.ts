@@ -2,8 +2,14 @@
 // protobuf) cost tens of milliseconds to parse, and most requests — and start-up — need neither.
 // The tables stay where scripts/generate-schemas.mjs writes them; only the readers live here.
 import { readFileSync } from "node:fs";
+import { packageFile } from "../../apimachinery/package-files.js";
 
 export function lazyTable<T>(file: string): () => T {
   let value: T | undefined;
-  return () => (value ??= JSON.parse(readFileSync(new URL(`../../types/generated/${file}`, import.meta.url), "utf8")) as T);
+  return () => {
+    if (value !== undefined) return value;
+    const path = packageFile(import.meta.url, `types/generated/${file}`);
+    if (!path) throw new Error(`kapi: types/generated/${file} is missing from the installation`);
+    return (value = JSON.parse(readFileSync(path, "utf8")) as T);
+  };
 }

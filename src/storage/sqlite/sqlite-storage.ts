@@ -5,7 +5,8 @@
 // only after COMMIT returned (synchronous = FULL: the WAL is on disk). better-sqlite3 is
 // synchronous, so a commit and the publishing of its events to watchers happen in one step that
 // no read or watch registration can interleave with; that is what makes watch gap-free.
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { lazyPackage } from "../../apimachinery/package-files.js";
 import {
   StorageError,
   type KeyValue,
@@ -28,6 +29,9 @@ import { WatchHub } from "../common/watch-hub.js";
 import { initialise } from "./schema.js";
 import { Statements, rowToEvent, rowToKv, type KeyBounds } from "./statements.js";
 import { applyWrite, type WriteOp, type WriteOutcome } from "./writes.js";
+
+// Loaded by the first SQLite store opened: a memory-only server never needs the native module.
+const betterSqlite3 = lazyPackage<typeof Database>("better-sqlite3");
 
 export interface SqliteStorageOptions {
   /** Database file; created if missing. */
@@ -65,7 +69,7 @@ export class SqliteStorage implements Storage {
 
   /** Open (or create) the database synchronously; the store is ready when this returns. */
   static open(opts: SqliteStorageOptions): SqliteStorage {
-    return new SqliteStorage(new Database(opts.path), opts.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS);
+    return new SqliteStorage(new (betterSqlite3())(opts.path), opts.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS);
   }
 
   private constructor(
