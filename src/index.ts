@@ -90,3 +90,12 @@ export type { RequestMatch } from "./testing/request-matcher.js";
 export type { Journal, JournalEntry, JournalMatch, JournalOptions, JournalPredicate, WaitOptions };
 export type { FaultInjector };
 export { HarnessInputError } from "./testing/input-error.js";
+// What an admission plugin or a test needs: the error a plugin throws to refuse a write (the
+// client gets its Status), the common Statuses, field errors for a 422, and the object, user and
+// type shapes a plugin sees.
+export { ApiError, alreadyExists, badRequest, conflict, forbidden, invalid, notFound, type GroupResource, type StatusCause, type StatusDetails, type StatusReason } from "./apimachinery/errors.js";
+export * as field from "./apimachinery/field-errors.js";
+export type { FieldError } from "./apimachinery/validation.js";
+export type { KObject, ObjectMeta, OwnerReference } from "./apimachinery/object.js";
+export type { UserInfo } from "./apimachinery/user.js";
+export type { ResourceType } from "./registry/resource-type.js";
