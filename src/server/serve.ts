@@ -56,10 +56,17 @@ export function gracefulStop(p: GracefulStopParts): () => Promise<void> {
       const closed = new Promise<void>((r) => p.listener.server.close(() => r()));
       for (const s of [...p.streams]) s.stop();
       p.stopBackground();
-      await Promise.race([p.listener.idle(), new Promise((r) => setTimeout(r, 60_000))]);
+      await atMost(p.listener.idle(), 60_000);
       // Idle HTTP/2 sessions and keep-alive sockets would hold close() open: end them now.
       p.listener.closeConnections();
-      await Promise.race([closed, new Promise((r) => setTimeout(r, 1000))]);
+      await atMost(closed, 1000);
       await p.closeStorage();
     })());
+}
+
+/** Waits for `p`, or `ms` at most; the timer is cleared, so it never keeps the process alive. */
+async function atMost(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
