@@ -66,7 +66,7 @@ describe("the package entry", () => {
         const obj: KObject | undefined = a.object;
         const user: UserInfo | undefined = a.user;
         const t: ResourceType = a.type;
-        seen.push(`${t.resource}/${obj?.metadata.name}/${user?.username ?? ""}`);
+        seen.push(`${t.resource}/${obj?.metadata.name}/${user?.name ?? ""}`);
       },
     };
     const errs: FieldError[] = [];

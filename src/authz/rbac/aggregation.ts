@@ -4,7 +4,7 @@
 // matching any selector — selectors in order, matching roles by name, each rule once (first
 // occurrence kept) — written only when they differ. Any ClusterRole change requeues every
 // aggregated ClusterRole, so a labelled role created, changed or deleted shows at once.
-import { deepClone, deepEqual } from "../../apimachinery/json-value.js";
+import { deepClone } from "../../apimachinery/json-value.js";
 import { labelSelectorFromObject, type LabelSelectorObject } from "../../apimachinery/labels.js";
 import type { ObjectInformer } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
@@ -34,18 +34,22 @@ const rawRules = (o: KObject): unknown[] => {
   const r = (o as { rules?: unknown }).rules;
   return Array.isArray(r) ? r : [];
 };
-/** Semantic equality of rules: absent and empty lists are the same. */
-const sameRule = (a: unknown, b: unknown) => deepEqual(norm(a), norm(b));
-const norm = (r: unknown) => {
+/**
+ * A rule's identity for semantic equality: absent and empty lists are the same. toPolicyRule
+ * writes the fields in one order, so equal rules have equal texts (a set of them makes
+ * aggregation linear: the default roles aggregate hundreds of rules at every start).
+ */
+const ruleKey = (r: unknown) => {
   const p = toPolicyRule(r) as unknown as Record<string, unknown>;
   for (const k of Object.keys(p)) if (Array.isArray(p[k]) && (p[k] as unknown[]).length === 0) delete p[k];
-  return p;
+  return JSON.stringify(p);
 };
 
 /** The rules `role` aggregates from `all` (upstream syncClusterRole), or an error text. */
 export function aggregatedRules(role: KObject, all: readonly KObject[]): unknown[] | { error: string } {
   const selectors = selectorsOf(role) ?? [];
   const out: unknown[] = [];
+  const seen = new Set<string>();
   const sorted = [...all].sort((a, b) => ((a.metadata.name ?? "") < (b.metadata.name ?? "") ? -1 : (a.metadata.name ?? "") > (b.metadata.name ?? "") ? 1 : 0));
   for (const s of selectors) {
     let sel;
@@ -56,7 +60,12 @@ export function aggregatedRules(role: KObject, all: readonly KObject[]): unknown
     }
     for (const cr of sorted) {
       if (cr.metadata.name === role.metadata.name || !sel.matches(cr.metadata.labels)) continue;
-      for (const r of rawRules(cr)) if (!out.some((x) => sameRule(x, r))) out.push(r);
+      for (const r of rawRules(cr)) {
+        const key = ruleKey(r);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push(r);
+      }
     }
   }
   return out;
@@ -74,7 +83,7 @@ export function startClusterRoleAggregation(d: AggregationDeps): Controller {
       log(`${aggregationFieldManager}: ClusterRole ${name}: ${wanted.error}`);
       return;
     }
-    const same = (rules: unknown[]) => rules.length === wanted.length && rules.every((r, i) => sameRule(r, wanted[i]));
+    const same = (rules: unknown[]) => rules.length === wanted.length && rules.every((r, i) => ruleKey(r) === ruleKey(wanted[i]));
     if (same(rawRules(role))) return;
     await d.stores
       .for(d.clusterRolesType)
