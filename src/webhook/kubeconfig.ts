@@ -4,8 +4,11 @@
 // against the file's directory, as client-go resolves them.
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { yaml } from "../encoding/yaml-lazy.js";
+import { lazyPackage } from "../apimachinery/package-files.js";
 import { goQuote } from "../apimachinery/go-quote.js";
+
+// Loaded by the first webhook configuration read, not at start-up.
+const yaml = lazyPackage<typeof import("yaml")>("yaml");
 
 export interface WebhookConnection {
   server: URL;
