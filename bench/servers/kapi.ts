@@ -24,7 +24,7 @@ serveIpc(
   {
     async start(o: KapiStart) {
       const { startServer } = (await import(pathToFileURL(join(o.kapiRoot, "src/index.ts")).href)) as { startServer: typeof StartServer };
-      server = await startServer({ storage: o.storage, dataDir: o.dataDir, port: 0, options: { ...o.options, certDir: o.certDir } });
+      server = await startServer({ storage: o.storage, dataDir: o.dataDir, port: 0, journal: false, faults: false, options: { ...o.options, certDir: o.certDir } });
       return { url: server.url, kubeconfig: server.kubeconfig };
     },
   },
