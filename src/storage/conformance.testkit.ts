@@ -434,6 +434,46 @@ export function runStorageConformance(name: string, factory: StorageFactory, cap
       }
     });
 
+    it("a transaction writes all or nothing, one revision and one ordinary event per write", async () => {
+      await open();
+      const a = await s.create("/t/a", "a1");
+      const b = await s.create("/t/b", "b1");
+      const w = collect(s, "/t/", 2);
+      const done = await s.transaction([
+        { kind: "delete", key: "/t/a", expectedModRevision: a.modRevision },
+        { kind: "update", key: "/t/b", value: "b2", expectedModRevision: b.modRevision },
+        { kind: "create", key: "/t/c", value: "c1" },
+        { kind: "update", key: "/t/c", value: "c2", expectedModRevision: 5 },
+      ]);
+      expect(done.map((kv) => kv.modRevision)).toEqual([3, 4, 5, 6]);
+      expect(done[3]).toEqual({ key: "/t/c", value: "c2", createRevision: 5, modRevision: 6 });
+      await waitFor(() => w.events.length === 4, "four events");
+      expect(w.events.map((e) => [e.type, e.kv.key, e.revision])).toEqual([
+        ["delete", "/t/a", 3],
+        ["put", "/t/b", 4],
+        ["put", "/t/c", 5],
+        ["put", "/t/c", 6],
+      ]);
+      expect(w.events[1]!.prevKv).toEqual(b);
+      // A failed check anywhere leaves everything as it was, and consumes no revision.
+      await expectCode(
+        s.transaction([
+          { kind: "create", key: "/t/d", value: "d" },
+          { kind: "update", key: "/t/b", value: "b3", expectedModRevision: b.modRevision },
+        ]),
+        "Conflict",
+      );
+      await expectCode(s.transaction([{ kind: "delete", key: "/t/x", expectedModRevision: 0 }]), "KeyNotFound");
+      await expectCode(s.transaction([{ kind: "create", key: "/t/b", value: "again" }]), "KeyExists");
+      expect(await s.currentRevision()).toBe(6);
+      expect(await s.get("/t/d")).toBeUndefined();
+      expect((await s.get("/t/b"))?.value).toBe("b2");
+      expect(await s.transaction([])).toEqual([]);
+      await settle();
+      expect(w.events).toHaveLength(4);
+      w.watcher.stop();
+    });
+
     it("count counts live keys under the prefix", async () => {
       await open();
       expect(await s.count("/c/")).toBe(0);

@@ -96,6 +96,12 @@ export interface StorageReader {
   watch(prefix: string, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Watcher;
 }
 
+/** One write of a transaction (the same checks as the single-write calls). */
+export type WriteOp =
+  | { kind: "create"; key: string; value: string }
+  | { kind: "update"; key: string; value: string; expectedModRevision: number }
+  | { kind: "delete"; key: string; expectedModRevision: number };
+
 /** The writes, each of which moves the global revision by one, and history maintenance. */
 export interface StorageWriter {
   /** Create-if-absent. Throws StorageError KeyExists. Resolves once durable. */
@@ -104,6 +110,12 @@ export interface StorageWriter {
   update(key: string, value: string, expectedModRevision: number): Promise<KeyValue>;
   /** Delete, optionally guarded by modRevision. Returns the deleted value with modRevision = the delete revision. */
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
+  /**
+   * All or nothing: the writes in order, each its own revision (so watchers see ordinary events,
+   * one per write), in one commit. When any check fails nothing is written and that write's
+   * StorageError is thrown. Resolves with each write's result once durable.
+   */
+  transaction(ops: readonly WriteOp[]): Promise<KeyValue[]>;
 
   /** Drop history older than revision (keys' current values are kept). */
   compact(revision: number): Promise<void>;

@@ -22,6 +22,7 @@ function countingReads(backend: Storage) {
     create: (...a) => backend.create(...a),
     update: (...a) => backend.update(...a),
     delete: (...a) => backend.delete(...a),
+    transaction: (...a) => backend.transaction(...a),
     compact: (...a) => backend.compact(...a),
     close: () => backend.close(),
   };

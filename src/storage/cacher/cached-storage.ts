@@ -24,6 +24,7 @@ import {
   type WatchEvent,
   type WatchOptions,
   type Watcher,
+  type WriteOp,
 } from "../interface.js";
 import type { CacheWatcher, WatchSink } from "./cache-watcher.js";
 import { CacheError, type Decoder, type Delivery, type Entry, type Predicate } from "./types.js";
@@ -180,6 +181,10 @@ export class CachedStorage implements Storage {
 
   delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
     return this.backend.delete(key, expectedModRevision);
+  }
+
+  transaction(ops: readonly WriteOp[]): Promise<KeyValue[]> {
+    return this.backend.transaction(ops);
   }
 
   compact(revision: number): Promise<void> {

@@ -13,6 +13,7 @@ import {
   type WatchEvent,
   type WatchOptions,
   type Watcher,
+  type WriteOp,
 } from "../interface.js";
 import { compareKeys } from "../common/keys.js";
 import {
@@ -116,6 +117,26 @@ export class MemoryStorage implements Storage {
     return kv;
   }
 
+  /** Every check first, against the state the earlier writes of the batch leave; then every write, with no await between. */
+  async transaction(ops: readonly WriteOp[]): Promise<KeyValue[]> {
+    this.checkOpen();
+    const after = new Map<string, KeyValue | undefined>();
+    const writes: { key: string; kv: KeyValue | undefined; ev: WatchEvent }[] = [];
+    let rev = this.revision;
+    for (const op of ops) {
+      const prev = after.has(op.key) ? after.get(op.key) : this.current(op.key);
+      if (op.kind === "create" && prev) throw new StorageError("KeyExists", op.key);
+      if (op.kind !== "create") checkModRevision(op.key, prev, op.expectedModRevision);
+      rev++;
+      const kv: KeyValue = op.kind === "delete" ? { ...prev!, modRevision: rev } : { key: op.key, value: op.value, createRevision: prev?.createRevision ?? rev, modRevision: rev };
+      const ev: WatchEvent = { type: op.kind === "delete" ? "delete" : "put", kv, revision: rev, ...(prev ? { prevKv: prev } : {}) };
+      after.set(op.key, op.kind === "delete" ? undefined : kv);
+      writes.push({ key: op.key, kv: op.kind === "delete" ? undefined : kv, ev });
+    }
+    for (const w of writes) this.commit(w.key, w.kv, w.ev);
+    return writes.map((w) => w.ev.kv);
+  }
+
   /** Throws Compacted synchronously when afterRevision is older than the kept history. */
   watch(
     prefix: string,
@@ -209,17 +230,7 @@ export class MemoryStorage implements Storage {
   }
 
   private checkPrecondition(key: string, expectedModRevision: number): KeyValue {
-    const cur = this.current(key);
-    if (!cur) throw new StorageError("KeyNotFound", key);
-    if (expectedModRevision && cur.modRevision !== expectedModRevision) {
-      throw new StorageError(
-        "Conflict",
-        key,
-        `modRevision is ${cur.modRevision}, expected ${expectedModRevision}`,
-        cur,
-      );
-    }
-    return cur;
+    return checkModRevision(key, this.current(key), expectedModRevision);
   }
 
   /** Index of the first key >= prefix (and > startAfter when given). */
@@ -253,4 +264,13 @@ export class MemoryStorage implements Storage {
   private checkOpen(): void {
     if (this.closed) throw new StorageError("Closed", "", "storage closed");
   }
+}
+
+/** An update's or delete's check: the key exists and, when asked, is at the expected revision. */
+function checkModRevision(key: string, cur: KeyValue | undefined, expectedModRevision: number): KeyValue {
+  if (!cur) throw new StorageError("KeyNotFound", key);
+  if (expectedModRevision && cur.modRevision !== expectedModRevision) {
+    throw new StorageError("Conflict", key, `modRevision is ${cur.modRevision}, expected ${expectedModRevision}`, cur);
+  }
+  return cur;
 }

@@ -33,6 +33,13 @@ import { applyWrite, type WriteOp, type WriteOutcome } from "./writes.js";
 // Loaded by the first SQLite store opened: a memory-only server never needs the native module.
 const betterSqlite3 = lazyPackage<typeof Database>("better-sqlite3");
 
+/** Thrown inside a transaction to roll it back: the failed write's error. */
+class RolledBack extends Error {
+  constructor(readonly storageError: StorageError) {
+    super(storageError.message);
+  }
+}
+
 export interface SqliteStorageOptions {
   /** Database file; created if missing. */
   path: string;
@@ -144,6 +151,38 @@ export class SqliteStorage implements Storage {
 
   delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
     return this.enqueue({ kind: "delete", key, expectedModRevision: expectedModRevision ?? 0 });
+  }
+
+  /**
+   * Its own SQLite transaction, after the writes already queued (call order is commit order): a
+   * failed check throws inside it, which rolls every write of it back.
+   */
+  async transaction(ops: readonly WriteOp[]): Promise<KeyValue[]> {
+    this.checkOpen();
+    this.flush();
+    let outcomes: { kv: KeyValue; event: WatchEvent }[] = [];
+    try {
+      this.db.transaction(() => {
+        outcomes = [];
+        let rev = this.revision;
+        for (const op of ops) {
+          const out = applyWrite(this.st, op, rev + 1);
+          if (!out.ok) throw new RolledBack(out.error);
+          rev++;
+          outcomes.push(out);
+        }
+        if (rev !== this.revision) this.st.setMeta.run("revision", rev);
+      })();
+    } catch (err) {
+      throw err instanceof RolledBack ? err.storageError : err;
+    }
+    if (outcomes.length === 0) return [];
+    this.commits++;
+    this.writes += ops.length;
+    this.revision = outcomes[outcomes.length - 1]!.event.revision;
+    this.clock.record(this.revision);
+    this.hub.publish(outcomes.map((o) => o.event));
+    return outcomes.map((o) => o.kv);
   }
 
   /**

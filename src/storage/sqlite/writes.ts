@@ -1,12 +1,9 @@
 // One write's compare-and-swap inside a group-commit transaction. A failed precondition returns
 // a StorageError instead of throwing, so it fails that write alone and the batch commits.
-import { StorageError, type KeyValue, type WatchEvent } from "../interface.js";
+import { StorageError, type KeyValue, type WatchEvent, type WriteOp } from "../interface.js";
 import { rowToKv, type Statements } from "./statements.js";
 
-export type WriteOp =
-  | { kind: "create"; key: string; value: string }
-  | { kind: "update"; key: string; value: string; expectedModRevision: number }
-  | { kind: "delete"; key: string; expectedModRevision: number };
+export type { WriteOp };
 
 export type WriteOutcome = { ok: true; kv: KeyValue; event: WatchEvent } | { ok: false; error: StorageError };
 
