@@ -137,6 +137,30 @@ describe("controller runtime", () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(35);
   });
 
+  it("tells a failure's pending retry (with its error) from a scheduled requeue, and when the retry comes due", async () => {
+    let n = 0;
+    const c = run({
+      name: "t",
+      retry: itemExponentialRateLimiter(30, 30),
+      setup: (ctx) => {
+        ctx.enqueue("fails-once");
+        ctx.enqueueAfter("later", 60_000);
+      },
+      reconcile: async (k) => {
+        if (k === "fails-once" && ++n === 1) throw new Error("not yet");
+      },
+    });
+    await c.whenIdle();
+    expect(c.idle()).toBe(true);
+    expect(c.retrying().map((r) => [r.key, (r.error as Error).message])).toEqual([["fails-once", "not yet"]]);
+    await c.whenRetryDue();
+    await c.whenIdle();
+    expect(n).toBe(2);
+    expect(c.retrying()).toEqual([]);
+    c.stop();
+    await c.whenRetryDue(); // at once after stop
+  });
+
   it("resyncs: queues the declared keys every period", async () => {
     const seen: string[] = [];
     run({ name: "t", resync: { everyMs: 20, keys: () => ["x", "y"] }, reconcile: async (k) => void seen.push(k) });

@@ -80,6 +80,10 @@ export interface Controller {
   idle(): boolean;
   /** Resolves once idle() holds (at once when it does; at once after stop). */
   whenIdle(): Promise<void>;
+  /** The keys waiting out a failure's backoff before they are retried, with the error each last met. */
+  retrying(): { key: string; error: unknown }[];
+  /** Resolves when the next of those retries comes due (at once after stop). */
+  whenRetryDue(): Promise<void>;
   stop(): void;
 }
 
@@ -91,16 +95,20 @@ export function runController(def: ControllerDefinition): Controller {
   /** One entry per handler added (an informer may be followed twice); gone with its handler. */
   const followed = new Set<{ informer: Informer<unknown> }>();
   let stopped = false;
+  /** The last failure of each key that failed (gone once it succeeds): what settle() reports. */
+  const failures = new Map<string, unknown>();
 
   const queue = new KeyQueue(
     async (key) => {
       try {
         const result = await def.reconcile?.(key, ctx);
         if (limiter) limiter.forget(key);
+        failures.delete(key);
         if (result?.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
       } catch (err) {
         def.onError?.(key, err);
-        if (limiter && (def.retryIf?.(err) ?? true)) queue.addAfter(key, limiter.when(key));
+        failures.set(key, err);
+        if (limiter && (def.retryIf?.(err) ?? true)) queue.addAfter(key, limiter.when(key), true);
       }
     },
     undefined,
@@ -163,6 +171,8 @@ export function runController(def: ControllerDefinition): Controller {
         await queue.whenIdle();
       }
     },
+    retrying: () => queue.retrying().map((key) => ({ key, error: failures.get(key) })),
+    whenRetryDue: () => queue.whenRetryDue(),
     stop() {
       if (stopped) return;
       stopped = true;

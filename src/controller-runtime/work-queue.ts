@@ -5,8 +5,9 @@
 // the controllers to settle.
 export class KeyQueue {
   private readonly pending = new Set<string>();
-  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout; retry: boolean }>();
   private readonly idleWaiters: (() => void)[] = [];
+  private readonly retryWaiters: (() => void)[] = [];
   private working = false;
   private stopped = false;
 
@@ -23,19 +24,43 @@ export class KeyQueue {
     this.schedule();
   }
 
-  /** Queues `key` after `ms` (longer waits are re-checked in steps setTimeout can hold). */
-  addAfter(key: string, ms: number): void {
+  /**
+   * Queues `key` after `ms` (longer waits are re-checked in steps setTimeout can hold). `retry`
+   * marks the wait as a failure's backoff: work not done yet, which whoever settles the
+   * controllers waits for, unlike a re-examination scheduled ahead.
+   */
+  addAfter(key: string, ms: number, retry = false): void {
     if (this.stopped) return;
     const at = Date.now() + ms;
     const existing = this.timers.get(key);
-    if (existing && existing.at <= at) return;
+    if (existing && existing.at <= at) {
+      existing.retry ||= retry;
+      return;
+    }
     if (existing) clearTimeout(existing.timer);
     const timer = setTimeout(() => {
+      const fired = this.timers.get(key);
       this.timers.delete(key);
       this.add(key);
+      if (fired?.retry) this.wakeRetryWaiters();
     }, Math.min(Math.max(ms, 0), 2 ** 31 - 1));
     timer.unref();
-    this.timers.set(key, { at, timer });
+    this.timers.set(key, { at, timer, retry: retry || (existing?.retry ?? false) });
+  }
+
+  /** The keys waiting out a failure's backoff. */
+  retrying(): string[] {
+    return [...this.timers].filter(([, t]) => t.retry).map(([key]) => key);
+  }
+
+  /** Resolves when the next retry comes due (or the queue stops). */
+  whenRetryDue(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((r) => this.retryWaiters.push(r));
+  }
+
+  private wakeRetryWaiters(): void {
+    for (const r of this.retryWaiters.splice(0)) r();
   }
 
   /** Starts working the keys held since construction. */
@@ -98,5 +123,6 @@ export class KeyQueue {
     for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     this.wakeIdleWaiters();
+    this.wakeRetryWaiters();
   }
 }

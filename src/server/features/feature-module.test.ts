@@ -15,7 +15,7 @@ const authn = (name: string): Authenticator => ({ name, authenticate: () => unde
 const plugin = (name: string): AdmissionPlugin => ({ name, validate: () => {} });
 
 /** A controller that only records its stop. */
-const stoppedBy = (stop: () => unknown): Controller => ({ name: "recorded", idle: () => true, whenIdle: async () => undefined, stop: () => void stop() });
+const stoppedBy = (stop: () => unknown): Controller => ({ name: "recorded", idle: () => true, whenIdle: async () => undefined, retrying: () => [], whenRetryDue: async () => undefined, stop: () => void stop() });
 
 describe("feature modules", () => {
   it("checks flags in module order and stops at the first refusal", () => {
