@@ -8,6 +8,10 @@ import type { AdmissionPlugin } from "./registry/admission.js";
 import { TestHarness } from "./testing/harness.js";
 import type { FaultInjector } from "./testing/faults.js";
 import type { Journal, JournalEntry, JournalMatch, JournalOptions, JournalPredicate, WaitOptions } from "./testing/journal.js";
+import { apiServerControllers } from "./controller-runtime/controllers-flag.js";
+import { readManifests } from "./testing/manifests.js";
+import { readSnapshotFile, type Snapshot } from "./testing/snapshot-format.js";
+import { startTestKit, type StartContent, type TestKit } from "./testing/test-kit.js";
 
 export interface StartOptions {
   /** "memory" (default when no dataDir) or "sqlite". */
@@ -32,9 +36,24 @@ export interface StartOptions {
   journal?: boolean | JournalOptions;
   /** Fault injection (default on); false leaves it out of the request path. */
   faults?: boolean;
+  /**
+   * Which in-process controllers run: all (default); `false` for none of the controller manager's
+   * (raw API behaviour: a deleted namespace stays Terminating, dependents stay); or a list of
+   * --controllers names (`["garbage-collector-controller", "namespace-controller"]`, `-name`
+   * turns one off). kube-apiserver's own CRD controllers run unless a list turns them off.
+   */
+  controllers?: false | string[];
+  /**
+   * Files or directories of YAML/JSON manifests created at start (CRDs first, once they are
+   * served, then Namespaces, then the rest); part of the state reset() returns to.
+   */
+  manifests?: string[];
+  /** A snapshot file (server.save()) restored at start, before the manifests. */
+  load?: string;
 }
 
-export interface KapiServer {
+/** A running server and its test kit (docs/testing.md): settle(), reset(), snapshots, the journal, faults. */
+export interface KapiServer extends TestKit {
   /** https://127.0.0.1:<port> */
   url: string;
   port: number;
@@ -52,6 +71,11 @@ export interface KapiServer {
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<KapiServer> {
+  // Files first: a bad manifest or snapshot refuses the start before anything is opened.
+  const content: StartContent = {
+    ...(opts.load ? { snapshot: readSnapshotFile(opts.load) } : {}),
+    ...(opts.manifests ? { manifests: readManifests(opts.manifests) } : {}),
+  };
   const storage = opts.storage ?? (opts.dataDir ? "sqlite" : "memory");
   const tempDir = !opts.dataDir && storage === "sqlite" ? mkdtempSync(join(tmpdir(), "kapi-")) : undefined;
   const o: ServerOptions = {
@@ -63,12 +87,33 @@ export async function startServer(opts: StartOptions = {}): Promise<KapiServer> 
     writeKubeconfig: Boolean(opts.dataDir ?? tempDir),
     ...(opts.authorizationMode ? { authorizationMode: opts.authorizationMode } : {}),
     ...(opts.authorizationConfig ? { authorizationConfig: opts.authorizationConfig } : {}),
+    ...(opts.controllers !== undefined ? { controllers: controllersList(opts.controllers) } : {}),
     ...opts.options,
   };
   const harness = new TestHarness({ journal: opts.journal, faults: opts.faults });
-  const s = await startApiServer({ ...o, admissionPlugins: opts.admissionPlugins, harness: harness.filters() });
-  harness.attach(s);
+  let kit: TestKit | undefined;
+  let s;
+  try {
+    s = await startApiServer({
+      ...o,
+      admissionPlugins: opts.admissionPlugins,
+      harness: harness.filters(),
+      async whenStarted(running) {
+        harness.attach(running);
+        kit = await startTestKit(running, content);
+      },
+    });
+  } catch (e) {
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    throw e;
+  }
+  const k = kit!;
   return {
+    snapshot: () => k.snapshot(),
+    restore: (snapshot) => k.restore(snapshot),
+    save: (path) => k.save(path),
+    reset: () => k.reset(),
+    settle: (settleOpts) => k.settle(settleOpts),
     journal: harness.journal,
     faults: harness.faults,
     waitFor: (query, wo) => harness.waitFor(query, wo),
@@ -83,7 +128,16 @@ export async function startServer(opts: StartOptions = {}): Promise<KapiServer> 
   };
 }
 
-export type { ServerOptions };
+/** The --controllers list of a `controllers` option (kube-apiserver's own run unless the list turns them off: first mention wins). */
+function controllersList(c: false | string[]): string[] {
+  return c === false ? [...apiServerControllers] : [...c, ...apiServerControllers];
+}
+
+export type { ServerOptions, Snapshot };
+export type { SettleOptions } from "./testing/settle.js";
+export { SettleTimeoutError } from "./testing/settle.js";
+export { SnapshotError } from "./testing/snapshot-format.js";
+export { ManifestError } from "./testing/manifests.js";
 export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from "./registry/admission.js";
 export type { FaultAction, FaultRule, FaultRuleInput, FiredFault, InjectableCode } from "./testing/faults.js";
 export type { RequestMatch } from "./testing/request-matcher.js";

@@ -27,6 +27,13 @@ describe("--controllers", () => {
     expect(controllerEnabled("root-ca-certificate-publisher-controller", ["-root-ca-certificate-publisher-controller", "*"])).toBe(false);
     expect(controllersError(["root-ca-cert-publisher"])).toBeUndefined();
   });
+  it("switches the namespace controller and the garbage collector by their upstream names and aliases", () => {
+    expect(controllerEnabled("namespace-controller", ["*"])).toBe(true);
+    expect(controllerEnabled("garbage-collector-controller", ["*"])).toBe(true);
+    expect(controllerEnabled("namespace-controller", ["*", "-namespace"])).toBe(false);
+    expect(controllerEnabled("garbage-collector-controller", ["garbagecollector"])).toBe(true);
+    expect(controllerEnabled("namespace-controller", ["garbagecollector"])).toBe(false);
+  });
   it("refuses unknown names with upstream's message", () => {
     expect(controllersError(["*", "-bootstrapsigner", "tokencleaner"])).toBeUndefined();
     expect(controllersError(["foo"])).toBe('"foo" is not in the list of known controllers');

@@ -23,6 +23,8 @@ export const pvProtectionController = "persistentvolume-protection-controller";
 export const resourceQuotaController = "resourcequota-controller";
 export const validatingAdmissionPolicyStatusController = "validatingadmissionpolicy-status-controller";
 export const rootCACertificatePublisherController = "root-ca-certificate-publisher-controller";
+export const namespaceController = "namespace-controller";
+export const garbageCollectorController = "garbage-collector-controller";
 // apiextensions-apiserver's CRD controllers (not kube-controller-manager's: named after their
 // upstream work queues, with those queue names as aliases).
 export const crdNamingController = "crd-naming-condition-controller";
@@ -34,6 +36,8 @@ export const crdFinalizerController = "crd-finalizer-controller";
  * upstream and on in kapi; the service-account ones are on in both.
  */
 export const switchableControllers: ControllerDescriptor[] = [
+  { name: namespaceController, aliases: ["namespace"], onByDefault: true },
+  { name: garbageCollectorController, aliases: ["garbagecollector"], onByDefault: true },
   { name: bootstrapSignerController, aliases: ["bootstrapsigner"], onByDefault: true },
   { name: tokenCleanerController, aliases: ["tokencleaner"], onByDefault: true },
   { name: serviceAccountController, aliases: ["serviceaccount"], onByDefault: true },
@@ -51,13 +55,19 @@ export const switchableControllers: ControllerDescriptor[] = [
 
 export const defaultControllers = ["*"];
 
+/**
+ * The controllers kube-apiserver itself runs (apiextensions-apiserver's), not the controller
+ * manager: an API server with no controller manager (envtest's) still runs them.
+ */
+export const apiServerControllers: readonly string[] = [crdNamingController, crdEstablishingController, crdFinalizerController];
+
 export const controllersFlagHelp =
   "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. " +
   `kapi's switchable in-process controllers: ${switchableControllers.map((c) => (c.aliases.length ? `${c.name} (alias ${c.aliases.join(", ")})` : c.name)).join(", ")}. ` +
   "kapi runs all of them by default: the bootstrap token cleaner deletes expired bootstrap token Secrets and the bootstrap signer signs kube-public/cluster-info " +
   "(both off by default in kube-controller-manager), the serviceaccount controller gives every namespace its default ServiceAccount and the serviceaccount-token controller fills legacy token Secrets, the clusterrole-aggregation controller fills the rules of aggregated ClusterRoles, the storage protection controllers lift the protection finalizers of deleted claims and volumes nothing uses any more, the resourcequota controller keeps status.hard and status.used of every ResourceQuota, the validatingadmissionpolicy-status controller type-checks each ValidatingAdmissionPolicy generation into status.typeChecking, the root-ca-certificate-publisher controller keeps a kube-root-ca.crt ConfigMap (the CA bundle that verifies this server) in every namespace, " +
-  "the CRD naming, establishing and finalizer controllers accept CustomResourceDefinition names, establish them and delete their custom objects when they are deleted (in kube-apiserver's apiextensions server upstream, not switchable there). " +
-  "The namespace controller and the garbage collector always run.";
+  "the CRD naming, establishing and finalizer controllers accept CustomResourceDefinition names, establish them and delete their custom objects when they are deleted (in kube-apiserver's apiextensions server upstream, not switchable there), " +
+  "the namespace controller empties and removes deleted namespaces and the garbage-collector controller deletes dependents whose owners are gone (turning either off leaves namespaces Terminating or dependents in place, as with no controller manager).";
 
 function canonical(name: string, known: readonly ControllerDescriptor[]): ControllerDescriptor | undefined {
   return known.find((c) => c.name === name || c.aliases.includes(name));

@@ -27,6 +27,8 @@ export interface DelayedStart {
   whenSettled(): Promise<void>;
   /** They will not start (the server stops). */
   cancel(): void;
+  /** They start now, unless started or cancelled already (settle() does not wait out the delay). */
+  startNow(): void;
 }
 
 export function delayedStart(start: () => void, delayMs: number): DelayedStart {
@@ -37,13 +39,16 @@ export function delayedStart(start: () => void, delayMs: number): DelayedStart {
     settled = true;
     settle();
   };
-  const timer = setTimeout(() => {
+  const run = () => {
+    clearTimeout(timer);
+    if (settled) return;
     try {
       start();
     } finally {
       done();
     }
-  }, delayMs);
+  };
+  const timer = setTimeout(run, delayMs);
   return {
     settled: () => settled,
     whenSettled: () => whenSettled,
@@ -51,6 +56,7 @@ export function delayedStart(start: () => void, delayMs: number): DelayedStart {
       clearTimeout(timer);
       done();
     },
+    startNow: run,
   };
 }
 

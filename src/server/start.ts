@@ -34,6 +34,7 @@ import { openCore, type CacheTuning, type OpenCore } from "./core.js";
 import { adminKubeconfig, gracefulStop, listen } from "./serve.js";
 import { serverFeatures } from "./features/index.js";
 import { startupTrace } from "../observability/startup-trace.js";
+import type { Controller } from "../controller-runtime/controller.js";
 
 /**
  * A running server. Whether its in-process controllers have work at hand (./controllers-idle.ts):
@@ -51,6 +52,10 @@ export interface RunningServer extends ControllerActivity {
   parts: ServerParts & { cacher: ObjectCacher };
   /** The storage backend under the store (tests that must reach past the API, e.g. to corrupt a value). */
   storage: Storage;
+  /** The in-process controllers running now (the test kit names the busy ones, and waits on their retries). */
+  controllers(): readonly Controller[];
+  /** Starts now the controllers otherwise started a little after the server listens (the garbage collector). */
+  startDelayedControllers(): void;
   /** Graceful: readyz fails, wait shutdown delay, stop accepting, finish in-flight, close store. */
   stop(): Promise<void>;
 }
@@ -66,6 +71,12 @@ export interface EmbeddingOptions extends CacheTuning {
   admissionPlugins?: AdmissionPlugin[];
   /** A test harness's filters (call journal, fault injection): see ChainConfig.harness. */
   harness?: ChainConfig["harness"];
+  /**
+   * Runs once the server listens and its controllers run, before /readyz reports ready and before
+   * the start resolves (a snapshot to load, fixtures to create); a failure stops the server and
+   * fails the start.
+   */
+  whenStarted?: (server: RunningServer) => Promise<void>;
 }
 
 export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promise<RunningServer> {
@@ -101,6 +112,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
 
   // Bootstrap objects, created only when missing; the writes of a batch share one commit.
   let bootstrapped = false;
+  let startHooksDone = !o.whenStarted;
   await features.bootstrap(core, nsType);
   bootstrapped = true;
   trace.mark("bootstrap objects");
@@ -119,7 +131,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
 
   const lifecycle: ServerLifecycle = {
     startedAt: Date.now(),
-    bootstrapped: () => bootstrapped,
+    bootstrapped: () => bootstrapped && startHooksDone,
     stopping: () => stopping,
     checkStorage: () => core.storage.currentRevision().then(() => undefined, (e: Error) => e.message),
   };
@@ -158,7 +170,18 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   trace.mark("admin kubeconfig");
   trace.done();
   const stop = gracefulStop({ listener, shutdownDelayMs: o.shutdownDelayMs, markStopping: () => (stopping = true), streams: parts.streams, stopBackground, closeStorage: () => core.storage.close() });
-  return { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop, ...activity };
+  const later = onceServing;
+  const running: RunningServer = { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop, ...activity, controllers: () => features.controllers(), startDelayedControllers: () => later.startNow() };
+  if (o.whenStarted) {
+    try {
+      await o.whenStarted(running);
+    } catch (e) {
+      await stop();
+      throw e;
+    }
+    startHooksDone = true;
+  }
+  return running;
 }
 
 /** What every handler is handed: the core's stores and types, the encodings, the authorizer chain. */

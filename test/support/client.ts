@@ -11,7 +11,10 @@ export interface Credentials {
   token?: string;
 }
 
-export interface TestServer extends KapiServer {
+/** A server's address and admin kubeconfig (an embedded one, or a `kapi serve` child); the test kit's methods are on KapiServer. */
+export type ServerEndpoint = Omit<KapiServer, "snapshot" | "restore" | "save" | "reset" | "settle">;
+
+export interface TestServer extends ServerEndpoint {
   admin: Credentials;
   anonymous: Credentials;
   as(token: string): Credentials;
@@ -36,7 +39,7 @@ export function withCredentials<T extends { kubeconfig: string }>(s: T): T & Pic
   return Object.assign(s, { admin, anonymous: { ca: admin.ca }, as: (token: string) => ({ ca: admin.ca, token }) });
 }
 
-export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+export async function startTestServer(opts: StartOptions = {}): Promise<TestServer & KapiServer> {
   return withCredentials(await startServer(opts));
 }
 

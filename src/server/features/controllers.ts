@@ -3,7 +3,14 @@
 import { startTypeCheckingStatus } from "../../admission/policy/validating/status-controller.js";
 import { startCrdServing } from "../../apiextensions/serving.js";
 import { apiextensionsStrategies } from "../../apiextensions/strategies.js";
-import { controllerEnabled, defaultControllers, resourceQuotaController, validatingAdmissionPolicyStatusController } from "../../controller-runtime/controllers-flag.js";
+import {
+  controllerEnabled,
+  defaultControllers,
+  garbageCollectorController,
+  namespaceController,
+  resourceQuotaController,
+  validatingAdmissionPolicyStatusController,
+} from "../../controller-runtime/controllers-flag.js";
 import { startCRDControllers } from "../../controllers/crd/index.js";
 import { startGarbageCollector } from "../../controllers/garbage-collector.js";
 import { startNamespaceController } from "../../controllers/namespace.js";
@@ -27,7 +34,7 @@ export function customResourcesFeature(): FeatureModule {
 
 /** Namespace lifecycle: a deleted namespace's content is removed before the namespace goes. */
 export function namespaceLifecycleFeature(): FeatureModule {
-  return { name: "namespace-lifecycle", setup: () => ({ controllers: (core) => [startNamespaceController(core)] }) };
+  return { name: "namespace-lifecycle", setup: ({ options }) => ({ controllers: (core) => (controllerEnabled(namespaceController, enabledList(options)) ? [startNamespaceController(core)] : []) }) };
 }
 
 /** The protection finalizers of PersistentVolumeClaims and PersistentVolumes in use. */
@@ -72,5 +79,8 @@ export function validatingAdmissionPolicyStatusFeature(): FeatureModule {
  * current state, so changes made meanwhile are not missed).
  */
 export function garbageCollectorFeature(): FeatureModule {
-  return { name: "garbage-collector", setup: () => ({ controllersOnceServing: (core) => [startGarbageCollector(core)] }) };
+  return {
+    name: "garbage-collector",
+    setup: ({ options }) => ({ controllersOnceServing: (core) => (controllerEnabled(garbageCollectorController, enabledList(options)) ? [startGarbageCollector(core)] : []) }),
+  };
 }

@@ -1,0 +1,77 @@
+// settle(): run the in-process controllers until nothing is left for them to do. Event-driven:
+// it waits on the controllers' idle signals and their retries coming due, never on a clock.
+//
+// The fixed point it looks for: the storage revision read before waiting is still the current
+// one after the server's controllers and informer handler queues went idle (whenControllersIdle
+// lets a turn of the event loop pass first, so every write up to that revision has reached the
+// informers), and no controller holds a failed key waiting out its backoff. A controller that
+// reacts to a write is busy until its reaction is written, which moves the revision and starts
+// another round.
+import type { Controller } from "../controller-runtime/controller.js";
+
+export interface SettleSource {
+  currentRevision(): Promise<number>;
+  /** Every controller running now: whose failed keys are waited for, and named when it times out. */
+  controllers(): readonly Controller[];
+  /** The server's activity seam (server/controllers-idle.ts): controllers and informer handler queues. */
+  controllersIdle(): boolean;
+  whenControllersIdle(): Promise<void>;
+  /** Starts the controllers the server starts a little after it listens, rather than waiting for them. */
+  startDelayedControllers(): void;
+}
+
+export interface SettleOptions {
+  /**
+   * How long to wait in all (default 10 s): a controller that keeps failing, or work that never
+   * ends, rejects with an error naming the controllers still busy rather than hanging a test.
+   */
+  timeoutMs?: number;
+}
+
+export const defaultSettleTimeoutMs = 10_000;
+
+export class SettleTimeoutError extends Error {
+  override name = "SettleTimeoutError";
+}
+
+export async function settle(src: SettleSource, opts: SettleOptions = {}): Promise<{ rounds: number; revision: number }> {
+  const timeoutMs = opts.timeoutMs ?? defaultSettleTimeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<"expired">((r) => (timer = setTimeout(() => r("expired"), timeoutMs)));
+  const within = async <T>(p: Promise<T>): Promise<T> => {
+    const v = await Promise.race([p, expired]);
+    if (v === "expired") throw new SettleTimeoutError(`settle: not settled after ${timeoutMs} ms: ${describeBusy(src.controllers())}`);
+    return v as T;
+  };
+  try {
+    src.startDelayedControllers();
+    for (let rounds = 1; ; rounds++) {
+      const before = await src.currentRevision();
+      await within(src.whenControllersIdle());
+      const after = await src.currentRevision();
+      if (after !== before) continue;
+      const retrying = src.controllers().filter((c) => c.retrying().length > 0);
+      if (retrying.length === 0) return { rounds, revision: after };
+      // A failed key is work not done: wait for its retry, then look again.
+      await within(Promise.race(retrying.map((c) => c.whenRetryDue())));
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function describeBusy(controllers: readonly Controller[]): string {
+  const parts: string[] = [];
+  for (const c of controllers) {
+    const retrying = c.retrying();
+    if (c.idle() && retrying.length === 0) continue;
+    const what: string[] = [];
+    if (!c.idle()) what.push("working");
+    if (retrying.length > 0) {
+      const shown = retrying.slice(0, 3).map((r) => `${r.key}${r.error ? ` (${r.error instanceof Error ? r.error.message : String(r.error)})` : ""}`);
+      what.push(`retrying ${retrying.length} failed key${retrying.length > 1 ? "s" : ""}: ${shown.join(", ")}${retrying.length > 3 ? ", ..." : ""}`);
+    }
+    parts.push(`${c.name} ${what.join("; ")}`);
+  }
+  return parts.length > 0 ? `still busy: ${parts.join("; ")}` : "the controllers kept writing";
+}
