@@ -6,10 +6,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer } from "../src/index.js";
-import { req, withCredentials, type TestServer } from "../test/support/client.js";
+import { req, withCredentials } from "../test/support/client.js";
 
 const n = Number(process.argv[2] ?? 300);
-const s = withCredentials((await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-bench-quota-")) })) as TestServer);
+const s = withCredentials((await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-bench-quota-")) })));
 try {
   for (const ns of ["free", "counted"]) {
     if ((await req(s, "POST", "/api/v1/namespaces", { body: { metadata: { name: ns } } })).status !== 201) throw new Error("namespace");

@@ -24,7 +24,7 @@ let node: k8s.NodeV1Api;
 
 beforeAll(async () => {
   server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-admission-builtin-")) });
-  s = withCredentials(server as TestServer);
+  s = withCredentials(server);
   const kc = new k8s.KubeConfig();
   kc.loadFromString(server.kubeconfig);
   core = kc.makeApiClient(k8s.CoreV1Api);
@@ -419,7 +419,7 @@ describe("PodTopologyLabels", () => {
 describe("OwnerReferencesPermissionEnforcement", () => {
   it("with RBAC: owner references need delete on the object, blockOwnerDeletion needs update on the owner's finalizers", async () => {
     const dir = mkdtempSync(join(tmpdir(), "kapi-ownerrefs-"));
-    const other = withCredentials(await startServer({ storage: "sqlite", dataDir: dir, authorizationMode: ["RBAC"], options: { enableAdmissionPlugins: ["OwnerReferencesPermissionEnforcement"] } }) as TestServer);
+    const other = withCredentials(await startServer({ storage: "sqlite", dataDir: dir, authorizationMode: ["RBAC"], options: { enableAdmissionPlugins: ["OwnerReferencesPermissionEnforcement"] } }));
     try {
       const { certUser } = await import("./support/cert-user.js");
       const dev = await certUser(other, dir, dir, "dev");

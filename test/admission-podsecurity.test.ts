@@ -38,7 +38,7 @@ beforeAll(async () => {
   const configPath = join(dir, "admission.yaml");
   writeFileSync(configPath, admissionConfig);
   server = await startServer({ storage: "sqlite", dataDir: join(dir, "data"), options: { admissionControlConfigFile: configPath } });
-  s = withCredentials(server as TestServer);
+  s = withCredentials(server);
   const kc = new k8s.KubeConfig();
   kc.loadFromString(server.kubeconfig);
   core = kc.makeApiClient(k8s.CoreV1Api);

@@ -32,7 +32,7 @@ const VAPB = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybin
 
 beforeAll(async () => {
   server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-vap-")), admissionPlugins: [recorder], authorizationMode: ["RBAC"] });
-  s = withCredentials(server as TestServer);
+  s = withCredentials(server);
   const kc = new k8s.KubeConfig();
   kc.loadFromString(server.kubeconfig);
   apps = kc.makeApiClient(k8s.AppsV1Api);
@@ -444,7 +444,7 @@ describe("MutatingAdmissionPolicy (v1beta1 via --runtime-config, MutatingAdmissi
   }
 
   beforeAll(async () => {
-    m = withCredentials((await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-map-")), options: { featureGates: "MutatingAdmissionPolicy=true", runtimeConfig: "admissionregistration.k8s.io/v1beta1=true" } })) as TestServer);
+    m = withCredentials((await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-map-")), options: { featureGates: "MutatingAdmissionPolicy=true", runtimeConfig: "admissionregistration.k8s.io/v1beta1=true" } })));
     const kc = new k8s.KubeConfig();
     kc.loadFromString(m.kubeconfig);
     mcore = kc.makeApiClient(k8s.CoreV1Api);
@@ -585,7 +585,7 @@ describe("MutatingAdmissionPolicy (v1beta1 via --runtime-config, MutatingAdmissi
 
 describe("switched off: the MutatingAdmissionPolicy gate, the type-checking controller", () => {
   it("stores the policies (v1beta1 served by --runtime-config) but never mutates; --controllers=-validatingadmissionpolicy-status-controller writes no status", async () => {
-    const g = withCredentials((await startServer({ storage: "memory", options: { runtimeConfig: "admissionregistration.k8s.io/v1beta1=true", controllers: ["*", "-validatingadmissionpolicy-status-controller"] } })) as TestServer);
+    const g = withCredentials((await startServer({ storage: "memory", options: { runtimeConfig: "admissionregistration.k8s.io/v1beta1=true", controllers: ["*", "-validatingadmissionpolicy-status-controller"] } })));
     try {
       const base = "/apis/admissionregistration.k8s.io/v1beta1";
       expect((await req(g, "POST", `${base}/mutatingadmissionpolicies`, { body: { metadata: { name: "p" }, spec: { matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }] }, reinvocationPolicy: "Never", mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'x': 'y'}}}" } }] } } })).status).toBe(201);

@@ -21,7 +21,7 @@ let custom: k8s.CustomObjectsApi;
 
 beforeAll(async () => {
   server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-quota-")) });
-  s = withCredentials(server as TestServer);
+  s = withCredentials(server);
   const kc = new k8s.KubeConfig();
   kc.loadFromString(server.kubeconfig);
   core = kc.makeApiClient(k8s.CoreV1Api);
@@ -410,7 +410,7 @@ describe("configuration and --controllers", () => {
       ].join("\n"),
     );
     other = withCredentials(
-      (await startServer({ storage: "sqlite", dataDir: dir, options: { admissionControlConfigFile: configPath, controllers: ["*", "-resourcequota-controller"] } })) as TestServer,
+      (await startServer({ storage: "sqlite", dataDir: dir, options: { admissionControlConfigFile: configPath, controllers: ["*", "-resourcequota-controller"] } })),
     );
   });
   afterAll(async () => other?.stop());

@@ -62,7 +62,7 @@ let core: k8s.CoreV1Api;
 
 beforeAll(async () => {
   server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-admission-")), admissionPlugins: [recorder] });
-  s = withCredentials(server as TestServer);
+  s = withCredentials(server);
   const kc = new k8s.KubeConfig();
   kc.loadFromString(server.kubeconfig);
   core = kc.makeApiClient(k8s.CoreV1Api);

@@ -34,7 +34,7 @@ const auditRecorder: AdmissionPlugin = {
 
 beforeAll(async () => {
   server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-webhooks-")), admissionPlugins: [auditRecorder] });
-  s = withCredentials(server as TestServer);
+  s = withCredentials(server);
   hooks = await startAdmissionWebhookServer({ dnsNames: ["hooksvc.webhook-system.svc"] });
   const kc = new k8s.KubeConfig();
   kc.loadFromString(server.kubeconfig);
