@@ -3,6 +3,9 @@ import { startApiServer } from "../server/start.js";
 import { parseServeFlags, type ServeFlags } from "./flags.js";
 import { exposureOf, exposureWarnings } from "./exposure-warning.js";
 import { chooseStorage } from "./envtest/storage-choice.js";
+import { kapiVersion } from "../observability/version.js";
+import { readSnapshotFile } from "../testing/snapshot-format.js";
+import { restoreSnapshot } from "../testing/restore.js";
 
 export async function runServe(args: string[]): Promise<number> {
   let options: ServeFlags;
@@ -18,7 +21,18 @@ export async function runServe(args: string[]): Promise<number> {
   let server;
   try {
     await chooseStorage(options);
-    server = await startApiServer(options);
+    // Read and checked before anything starts: a bad file refuses the start.
+    const load = options.load;
+    const snapshot = load ? readSnapshotFile(load) : undefined;
+    server = await startApiServer({
+      ...options,
+      ...(snapshot && {
+        async whenStarted(s) {
+          const { writes } = await restoreSnapshot({ storage: s.storage, types: s.parts.types, kapiVersion }, snapshot);
+          options.log(`kapi: loaded ${load} (${snapshot.objects.length} objects, ${writes} writes)`);
+        },
+      }),
+    });
   } catch (e) {
     process.stderr.write(`kapi: ${(e as Error).message}\n`);
     return 1;

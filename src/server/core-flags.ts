@@ -29,6 +29,7 @@ export const coreFlags: readonly FlagSpec[] = [
   { name: "service-node-port-range", kind: "string", default: "30000-32767", help: "A port range reserved for services with NodePort visibility.", apply: (o, v) => (o.serviceNodePortRange = v) },
   { name: "data-dir", kind: "string", default: "./.kapi", help: "kapi: where the SQLite store, generated certificates and admin.kubeconfig live.", apply: (o, v) => (o.dataDir = v) },
   { name: "storage-backend", kind: "string", default: "sqlite", help: "kapi: sqlite (durable, default) or memory.", apply: (o, v) => (o.storageBackend = storageBackendFlag(v)) },
+  { name: "load", kind: "string", default: "", help: "kapi: a snapshot file (written by the library's server.save()) whose objects become the stored state at start, before /readyz reports ready: what is stored and not in it is deleted.", apply: (o, v) => (o.load = v || undefined) },
 ];
 
 function storageBackendFlag(v: string): "sqlite" | "memory" {

@@ -49,6 +49,8 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   serviceNodePortRange: string;
   dataDir: string;
   storageBackend: "sqlite" | "memory";
+  /** --load: a snapshot file restored at start (read by the CLI; the library takes `load`). */
+  load?: string;
   /** Write <dataDir>/admin.kubeconfig (the CLI does; memory-only library servers need no file). */
   writeKubeconfig: boolean;
   /** Print a line per start-up step. */
