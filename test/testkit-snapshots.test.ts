@@ -45,11 +45,7 @@ describe("reset()", () => {
     await c.core.deleteNamespacedConfigMap({ namespace: "kube-public", name: "kube-root-ca.crt" });
     const rvBefore = Number((await c.core.listNamespacedConfigMap({ namespace: "default" })).metadata!.resourceVersion);
 
-    const t0 = performance.now();
     await s.reset();
-    const ms = performance.now() - t0;
-    console.log(`reset() of a fresh server after 4 writes: ${ms.toFixed(2)} ms`);
-    expect(ms).toBeLessThanOrEqual(5);
 
     expect(await status(c.core.readNamespace({ name: "scratch" }))).toBe(404);
     expect(await status(c.core.readNamespacedConfigMap({ namespace: "default", name: "mine" }))).toBe(404);
@@ -66,6 +62,23 @@ describe("reset()", () => {
     // Nothing written since: a reset writes nothing.
     await s.reset();
     expect((await s.snapshot()).revision).toBe(after.revision);
+  });
+
+  it("takes at most 5 ms on a fresh server (median of 10 rounds of 3 writes and a reset)", async () => {
+    const times: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      await c.core.createNamespace({ body: { metadata: { name: `round-${i}` } } });
+      await c.core.createNamespacedConfigMap({ namespace: `round-${i}`, body: { metadata: { name: "c" } } });
+      await c.core.deleteNamespacedConfigMap({ namespace: "default", name: "kube-root-ca.crt" });
+      const t0 = performance.now();
+      await s.reset();
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    const median = (times[4]! + times[5]!) / 2;
+    console.log(`reset() of a fresh server after 3 writes: median ${median.toFixed(2)} ms, min ${times[0]!.toFixed(2)}, max ${times[9]!.toFixed(2)} (${(await s.snapshot()).objects.length} objects stored)`);
+    expect(median).toBeLessThanOrEqual(5);
+    expect(await status(c.core.readNamespace({ name: "round-9" }))).toBe(404);
   });
 
   it("an informer running across a reset hears ordinary events and ends with the server's state", async () => {

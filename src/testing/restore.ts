@@ -46,8 +46,8 @@ export async function restoreSnapshot(t: SnapshotTarget, snapshot: Snapshot): Pr
       if (!raced || attempt === maxAttempts) throw e;
     }
   }
-  // Both backends publish a commit's events before the next macrotask: the caches have it then.
-  await new Promise<void>((r) => setImmediate(r));
+  // No wait for the watch caches: every read through the API is consistent (a cache answers once
+  // it has caught up with the storage revision), so the next request sees the restored state.
   await whenServed(t.types, establishedResources(snapshot));
   return { writes };
 }
