@@ -22,7 +22,7 @@ function clients(s: KapiServer) {
   return { kc, core: kc.makeApiClient(CoreV1Api), ext: kc.makeApiClient(ApiextensionsV1Api), custom: kc.makeApiClient(CustomObjectsApi) };
 }
 
-const names = (items: { metadata?: { name?: string } }[]) => items.map((i) => i.metadata!.name!).sort();
+const names = (items: readonly { metadata?: { name?: string } }[]) => items.map((i) => i.metadata!.name!).sort();
 const status = (p: Promise<unknown>) => p.then(() => 200, (e: { code?: number }) => e.code);
 
 let s: TestServer & KapiServer;
