@@ -51,12 +51,12 @@ describe("with every controller", () => {
 
   it("a foreground deletion three levels deep is complete when settle() resolves", async () => {
     const names = await chain(core, "default");
-    await core.deleteNamespacedConfigMap({ namespace: "default", name: "owner", propagationPolicy: "Foreground" });
-    // Foreground: the owner stays, marked, until its dependents are gone.
-    expect((await core.readNamespacedConfigMap({ namespace: "default", name: "owner" })).metadata!.finalizers).toContain("foregroundDeletion");
     const t0 = performance.now();
+    await core.deleteNamespacedConfigMap({ namespace: "default", name: "owner", propagationPolicy: "Foreground" });
+    const t1 = performance.now();
     await s.settle();
-    console.log(`settle() after a foreground deletion of a 3-level chain: ${(performance.now() - t0).toFixed(1)} ms`);
+    const t2 = performance.now();
+    console.log(`foreground deletion of a 3-level chain: DELETE answered in ${(t1 - t0).toFixed(1)} ms, settle() resolved ${(t2 - t1).toFixed(1)} ms later (${(t2 - t0).toFixed(1)} ms in all)`);
     for (const name of names) expect(await status(core.readNamespacedConfigMap({ namespace: "default", name }))).toBe(404);
   });
 
