@@ -88,6 +88,7 @@ describe("with every controller", () => {
     expect(err).toBeInstanceOf(SettleTimeoutError);
     expect(err!.message).toMatch(/^settle: not settled after 600 ms: still busy: garbage-collector-controller retrying 1 failed key: \S+ \(stubborn stays\)/);
     refusals = 0;
+    await expect(s.settle({ timeoutMs: "soon" as unknown as number })).rejects.toThrow('settle: timeoutMs must be a positive number of ms, got "soon"');
     await s.settle();
     expect(await status(core.readNamespacedConfigMap({ namespace: "default", name: "stubborn" }))).toBe(404);
   });

@@ -8,6 +8,7 @@
 // reacts to a write is busy until its reaction is written, which moves the revision and starts
 // another round.
 import type { Controller } from "../controller-runtime/controller.js";
+import { describeValue, HarnessInputError } from "./input-error.js";
 
 export interface SettleSource {
   currentRevision(): Promise<number>;
@@ -36,6 +37,7 @@ export class SettleTimeoutError extends Error {
 
 export async function settle(src: SettleSource, opts: SettleOptions = {}): Promise<{ rounds: number; revision: number }> {
   const timeoutMs = opts.timeoutMs ?? defaultSettleTimeoutMs;
+  if (typeof timeoutMs !== "number" || !(timeoutMs > 0)) throw new HarnessInputError(`settle: timeoutMs must be a positive number of ms, got ${describeValue(opts.timeoutMs)}`);
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<"expired">((r) => (timer = setTimeout(() => r("expired"), timeoutMs)));
   const within = async <T>(p: Promise<T>): Promise<T> => {

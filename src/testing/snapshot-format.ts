@@ -6,6 +6,7 @@
 // revisions, so resourceVersions never go back) under their storage keys, sorted by key.
 import { readFileSync } from "node:fs";
 import type { KeyValue } from "../storage/interface.js";
+import { HarnessInputError } from "./input-error.js";
 
 /** Bumped whenever the shape of a snapshot or of the objects in it changes. */
 export const snapshotFormatVersion = 1;
@@ -35,8 +36,8 @@ export interface Snapshot {
   objects: SnapshotObject[];
 }
 
-/** A snapshot that cannot be restored; the message names the problem and where it is. */
-export class SnapshotError extends Error {
+/** A snapshot that cannot be restored; the message names the problem and where it is (400 from the control endpoint). */
+export class SnapshotError extends HarnessInputError {
   override name = "SnapshotError";
 }
 
