@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { startApiServer } from "../server/start.js";
 import { startControlEndpoint } from "../testing/control-endpoint.js";
 import { TestHarness } from "../testing/harness.js";
+import { readSnapshotFile } from "../testing/snapshot-format.js";
+import { startTestKit, type TestKit } from "../testing/test-kit.js";
 import type { ServerOptions } from "../server/options.js";
 import { parseServeFlags } from "./flags.js";
 
@@ -65,10 +67,17 @@ export async function runTestenv(args: string[], io: CliIO): Promise<number> {
   let server;
   let control;
   try {
-    server = await startApiServer({ ...options, harness: harness.filters() });
-    harness.attach(server);
-    // reset, snapshot, restore and settle join here once the server offers them (issue 22).
-    control = await startControlEndpoint({ harness, controls: {}, port: parsed.controlPort });
+    const snapshot = options.load ? readSnapshotFile(options.load) : undefined;
+    let kit: TestKit | undefined;
+    server = await startApiServer({
+      ...options,
+      harness: harness.filters(),
+      async whenStarted(running) {
+        harness.attach(running);
+        kit = await startTestKit(running, snapshot ? { snapshot } : {});
+      },
+    });
+    control = await startControlEndpoint({ harness, controls: kit!, port: parsed.controlPort });
   } catch (e) {
     await server?.stop();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
