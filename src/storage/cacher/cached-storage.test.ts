@@ -2,12 +2,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Storage } from "../interface.js";
 import { memoryHarness } from "../memory/memory-harness.testkit.js";
 import { MemoryStorage } from "../memory/memory-storage.js";
-import { sqliteHarness } from "../sqlite/sqlite-harness.testkit.js";
+import { sqliteHarnesses } from "../sqlite/sqlite-harness.testkit.js";
 import { CachedStorage } from "./cached-storage.js";
 import { runCachedStorageConformance } from "./cached-storage.testkit.js";
 
 runCachedStorageConformance("memory", memoryHarness);
-runCachedStorageConformance("sqlite", sqliteHarness);
+for (const { name, harness } of sqliteHarnesses()) runCachedStorageConformance(name, harness);
 
 /** The backend's reads, counted: what the cache answers itself never reaches them. */
 function countingReads(backend: Storage) {

@@ -9,7 +9,7 @@
 // meta:    'revision' (the highest revision ever issued, kept explicitly because compaction may
 //          remove the newest row's predecessors and a deleted latest key must not let a
 //          revision be reused) and 'compacted'.
-import type Database from "better-sqlite3";
+import type { SqlDatabase } from "./driver.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS log (
@@ -37,11 +37,11 @@ export interface StoredState {
 }
 
 /** Set durability pragmas, create tables if needed and read the persisted counters. */
-export function initialise(db: Database.Database): StoredState {
-  db.pragma("journal_mode = WAL");
+export function initialise(db: SqlDatabase): StoredState {
+  db.exec("PRAGMA journal_mode = WAL");
   // FULL: the WAL is fsynced on every commit, so an acknowledged write survives power loss.
-  db.pragma("synchronous = FULL");
-  db.pragma("busy_timeout = 5000");
+  db.exec("PRAGMA synchronous = FULL");
+  db.exec("PRAGMA busy_timeout = 5000");
   db.exec(SCHEMA);
   const meta = (name: string) =>
     (db.prepare("SELECT value FROM meta WHERE name = ?").get(name) as { value: number } | undefined)?.value ?? 0;

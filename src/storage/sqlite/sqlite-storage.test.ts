@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { runStorageConformance } from "../conformance.testkit.js";
-import { sqliteHarness } from "./sqlite-harness.testkit.js";
+import { betterSqlite3Driver } from "./driver-better-sqlite3.js";
+import { nodeSqliteDriver } from "./driver-node-sqlite.js";
+import { availableSqliteDrivers, sqliteDriver } from "./drivers.js";
+import { sqliteHarnesses } from "./sqlite-harness.testkit.js";
 import { SqliteStorage } from "./sqlite-storage.js";
 
 const dirs: string[] = [];
@@ -14,55 +16,98 @@ function tempPath(): string {
   return join(dir, "kapi.db");
 }
 
-runStorageConformance("sqlite", sqliteHarness, { ownEventWindow: false });
+for (const { name, harness } of sqliteHarnesses()) runStorageConformance(name, harness, { ownEventWindow: false });
 
-describe("SqliteStorage", () => {
-  const open: SqliteStorage[] = [];
-  afterEach(async () => {
-    for (const s of open.splice(0)) await s.close();
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+const nodeMajor = Number(process.versions.node.split(".")[0]);
+
+describe("sqlite drivers", () => {
+  it("runs on every Node kapi supports: node:sqlite from 22.13, better-sqlite3 wherever its addon matches", () => {
+    const names = availableSqliteDrivers().map((d) => d.name);
+    expect(names.length).toBeGreaterThan(0);
+    const hasNodeSqlite = nodeMajor > 22 || (nodeMajor === 22 && Number(process.versions.node.split(".")[1]) >= 13);
+    expect(names.includes("node:sqlite")).toBe(hasNodeSqlite);
+    if (!hasNodeSqlite) expect(nodeSqliteDriver.unavailable()).toMatch(/node:sqlite is not available on Node 20\./);
   });
 
-  it("group commit: a burst of 200 creates shares few transactions, each with its own revision", async () => {
-    const s = SqliteStorage.open({ path: tempPath() });
-    open.push(s);
-    const kvs = await Promise.all(Array.from({ length: 200 }, (_, i) => s.create(`/b/${i}`, `${i}`)));
-    expect(new Set(kvs.map((k) => k.modRevision)).size).toBe(200);
-    const { commits, writes } = s.stats();
-    expect(writes).toBe(200);
-    expect(commits).toBeLessThan(writes);
-    expect(commits).toBeLessThanOrEqual(2);
-  });
-
-  it("a failing write in a batch fails alone", async () => {
-    const s = SqliteStorage.open({ path: tempPath() });
-    open.push(s);
-    const results = await Promise.allSettled([
-      s.create("/a", "1"),
-      s.create("/a", "dup"),
-      s.update("/missing", "x", 0),
-      s.create("/b", "2"),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
-    expect(s.stats().commits).toBe(1);
-    expect((await s.range("/")).items.map((i) => `${i.key}@${i.modRevision}`)).toEqual(["/a@1", "/b@2"]);
-  });
-
-  it("a write has been committed to the file when its promise resolves", async () => {
-    const path = tempPath();
-    const s = SqliteStorage.open({ path });
-    open.push(s);
-    await s.create("/durable", "yes");
-    // A second connection only sees committed data.
-    const other = new Database(path, { readonly: true });
-    try {
-      const row = other.prepare("SELECT key, value FROM log WHERE id = 1").get();
-      expect(row).toEqual({ key: "/durable", value: "yes" });
-      expect(other.pragma("journal_mode", { simple: true })).toBe("wal");
-      // The highest revision is stored explicitly, not only implied by the newest log row.
-      expect(other.prepare("SELECT value FROM meta WHERE name = 'revision'").get()).toEqual({ value: 1 });
-    } finally {
-      other.close();
+  it("an unknown or unavailable driver asked for by name is a clear error", () => {
+    expect(() => sqliteDriver("sqlite3" as never)).toThrow(/unknown sqlite driver "sqlite3"; known: node:sqlite, better-sqlite3/);
+    for (const d of [nodeSqliteDriver, betterSqlite3Driver]) {
+      const why = d.unavailable();
+      if (why) expect(() => sqliteDriver(d.name)).toThrow(why);
+      else expect(sqliteDriver(d.name)).toBe(d);
     }
   });
 });
+
+for (const driver of availableSqliteDrivers().map((d) => d.name)) {
+  describe(`SqliteStorage (${driver})`, () => {
+    const open: SqliteStorage[] = [];
+    afterEach(async () => {
+      for (const s of open.splice(0)) await s.close();
+      for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    });
+    const openStore = (path = tempPath()) => {
+      const s = SqliteStorage.open({ path, driver });
+      open.push(s);
+      return s;
+    };
+
+    it("group commit: a burst of 200 creates shares few transactions, each with its own revision", async () => {
+      const s = openStore();
+      expect(s.driver).toBe(driver);
+      const kvs = await Promise.all(Array.from({ length: 200 }, (_, i) => s.create(`/b/${i}`, `${i}`)));
+      expect(new Set(kvs.map((k) => k.modRevision)).size).toBe(200);
+      const { commits, writes } = s.stats();
+      expect(writes).toBe(200);
+      expect(commits).toBeLessThan(writes);
+      expect(commits).toBeLessThanOrEqual(2);
+    });
+
+    it("a failing write in a batch fails alone", async () => {
+      const s = openStore();
+      const results = await Promise.allSettled([
+        s.create("/a", "1"),
+        s.create("/a", "dup"),
+        s.update("/missing", "x", 0),
+        s.create("/b", "2"),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
+      expect(s.stats().commits).toBe(1);
+      expect((await s.range("/")).items.map((i) => `${i.key}@${i.modRevision}`)).toEqual(["/a@1", "/b@2"]);
+    });
+
+    it("a write has been committed to the file when its promise resolves", async () => {
+      const path = tempPath();
+      const s = openStore(path);
+      await s.create("/durable", "yes");
+      // A second connection only sees committed data.
+      const other = sqliteDriver(driver).open(path, { readonly: true });
+      try {
+        expect({ ...(other.prepare("SELECT key, value FROM log WHERE id = 1").get() as object) }).toEqual({ key: "/durable", value: "yes" });
+        expect({ ...(other.prepare("PRAGMA journal_mode").get() as object) }).toEqual({ journal_mode: "wal" });
+        // The highest revision is stored explicitly, not only implied by the newest log row.
+        expect({ ...(other.prepare("SELECT value FROM meta WHERE name = 'revision'").get() as object) }).toEqual({ value: 1 });
+      } finally {
+        other.close();
+      }
+    });
+
+    it("a transaction that throws leaves nothing behind", () => {
+      const db = sqliteDriver(driver).open(tempPath());
+      try {
+        db.exec("CREATE TABLE t (v INTEGER)");
+        const insert = db.prepare<[number]>("INSERT INTO t (v) VALUES (?)");
+        expect(() =>
+          db.transaction(() => {
+            insert.run(1);
+            throw new Error("abandon");
+          }),
+        ).toThrow("abandon");
+        db.transaction(() => insert.run(2));
+        expect(db.prepare("SELECT v FROM t").all().map((r) => (r as { v: number }).v)).toEqual([2]);
+      } finally {
+        db.close();
+      }
+    });
+  });
+}

@@ -2,11 +2,9 @@
 //
 // Writes: each call is queued; all writes queued before the next setImmediate run in ONE
 // transaction (group commit), each with its own check in call order, and every promise settles
-// only after COMMIT returned (synchronous = FULL: the WAL is on disk). better-sqlite3 is
+// only after COMMIT returned (synchronous = FULL: the WAL is on disk). Both drivers (driver.ts) are
 // synchronous, so a commit and the publishing of its events to watchers happen in one step that
 // no read or watch registration can interleave with; that is what makes watch gap-free.
-import type Database from "better-sqlite3";
-import { lazyPackage } from "../../apimachinery/package-files.js";
 import {
   StorageError,
   type KeyValue,
@@ -26,12 +24,13 @@ import {
   resolveReadRevision,
 } from "../common/revisions.js";
 import { WatchHub } from "../common/watch-hub.js";
+import type { SqlDatabase, SqliteDriverName } from "./driver.js";
+import { sqliteDriver } from "./drivers.js";
 import { initialise } from "./schema.js";
 import { Statements, rowToEvent, rowToKv, type KeyBounds } from "./statements.js";
 import { applyWrite, type WriteOp, type WriteOutcome } from "./writes.js";
 
 // Loaded by the first SQLite store opened: a memory-only server never needs the native module.
-const betterSqlite3 = lazyPackage<typeof Database>("better-sqlite3");
 
 /** Thrown inside a transaction to roll it back: the failed write's error. */
 class RolledBack extends Error {
@@ -45,6 +44,8 @@ export interface SqliteStorageOptions {
   path: string;
   /** History older than this is compacted periodically. Default 5 minutes. */
   historyWindowMs?: number;
+  /** The driver to use; default the preferred one this Node can run (drivers.ts). */
+  driver?: SqliteDriverName;
 }
 
 export interface SqliteStorageStats {
@@ -76,11 +77,11 @@ export class SqliteStorage implements Storage {
 
   /** Open (or create) the database synchronously; the store is ready when this returns. */
   static open(opts: SqliteStorageOptions): SqliteStorage {
-    return new SqliteStorage(new (betterSqlite3())(opts.path), opts.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS);
+    return new SqliteStorage(sqliteDriver(opts.driver).open(opts.path), opts.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS);
   }
 
   private constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqlDatabase,
     windowMs: number,
   ) {
     const state = initialise(db);
@@ -97,6 +98,11 @@ export class SqliteStorage implements Storage {
   async currentRevision(): Promise<number> {
     this.checkOpen();
     return this.revision;
+  }
+
+  /** The driver this store runs on. */
+  get driver(): SqliteDriverName {
+    return this.db.driver;
   }
 
   compactedRevision(): number {
@@ -251,7 +257,7 @@ export class SqliteStorage implements Storage {
           outcomes.push(out);
         }
         if (rev !== this.revision) this.st.setMeta.run("revision", rev);
-      })();
+      });
     } catch (err) {
       // Nothing of the batch was committed: every write in it fails.
       const e = err instanceof Error ? err : new Error(String(err));
@@ -285,7 +291,7 @@ export class SqliteStorage implements Storage {
       this.st.compactSuperseded.run(from, revision);
       this.st.compactTombstones.run(from, revision);
       this.st.setMeta.run("compacted", revision);
-    })();
+    });
     this.compacted = revision;
   }
 

@@ -1,7 +1,7 @@
 // Prepared statements and row mapping for the sqlite backend. Range queries come in a few shapes
 // (bounded/unbounded prefix, inclusive/exclusive start, current/historical); each shape is
 // prepared once on first use and cached.
-import type Database from "better-sqlite3";
+import type { SqlDatabase, SqlStatement } from "./driver.js";
 import type { KeyValue, WatchEvent } from "../interface.js";
 
 export interface LogRow {
@@ -40,17 +40,17 @@ export function rowToEvent(r: LogRow): WatchEvent {
 }
 
 export class Statements {
-  readonly current: Database.Statement<[string], LogRow>;
-  readonly atRevision: Database.Statement<[string, number], LogRow>;
-  readonly insertLog: Database.Statement<[number, string, string, number, number, number]>;
-  readonly setCurrent: Database.Statement<[string, number]>;
-  readonly deleteCurrent: Database.Statement<[string]>;
-  readonly setMeta: Database.Statement<[string, number]>;
-  readonly compactSuperseded: Database.Statement<[number, number]>;
-  readonly compactTombstones: Database.Statement<[number, number]>;
-  private readonly cache = new Map<string, Database.Statement>();
+  readonly current: SqlStatement<[string], LogRow>;
+  readonly atRevision: SqlStatement<[string, number], LogRow>;
+  readonly insertLog: SqlStatement<[number, string, string, number, number, number]>;
+  readonly setCurrent: SqlStatement<[string, number]>;
+  readonly deleteCurrent: SqlStatement<[string]>;
+  readonly setMeta: SqlStatement<[string, number]>;
+  readonly compactSuperseded: SqlStatement<[number, number]>;
+  readonly compactTombstones: SqlStatement<[number, number]>;
+  private readonly cache = new Map<string, SqlStatement>();
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlDatabase) {
     this.current = db.prepare(
       `SELECT l.id, l.key, l.value, l.create_revision, l.prev_revision, l.deleted
        FROM current c JOIN log l ON l.id = c.id WHERE c.key = ?`,
@@ -128,7 +128,7 @@ export class Statements {
     return p;
   }
 
-  private stmt(sql: string): Database.Statement {
+  private stmt(sql: string): SqlStatement {
     let s = this.cache.get(sql);
     if (!s) {
       s = this.db.prepare(sql);

@@ -1,0 +1,64 @@
+// Node's built-in node:sqlite behind SqlDatabase. Reached through process.getBuiltinModule so
+// this file loads on Node 20 too, where the module does not exist (and on 22.5–22.12, where it
+// needs --experimental-sqlite, getBuiltinModule returns nothing without the flag).
+import type { SqlDatabase, SqlStatement, SqlValue, SqliteDriver } from "./driver.js";
+
+// The part of node:sqlite used here, declared locally: @types/node follows the oldest supported
+// Node (20), which has no node:sqlite.
+interface StatementSync {
+  get(...params: SqlValue[]): unknown;
+  all(...params: SqlValue[]): unknown[];
+  run(...params: SqlValue[]): unknown;
+}
+interface DatabaseSync {
+  readonly isTransaction: boolean;
+  prepare(sql: string): StatementSync;
+  exec(sql: string): void;
+  close(): void;
+}
+type NodeSqlite = { DatabaseSync: new (path: string, opts?: { readOnly?: boolean }) => DatabaseSync };
+
+function load(): NodeSqlite | undefined {
+  const get = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
+  return get?.("node:sqlite") as NodeSqlite | undefined;
+}
+
+export const nodeSqliteDriver: SqliteDriver = {
+  name: "node:sqlite",
+  unavailable() {
+    return load() ? undefined : `node:sqlite is not available on Node ${process.versions.node} (it needs Node >= 22.13)`;
+  },
+  open(path, opts) {
+    const m = load();
+    if (!m) throw new Error(this.unavailable());
+    const db = new m.DatabaseSync(path, { readOnly: opts?.readonly ?? false });
+    // Prepared once: BEGIN/COMMIT run on every group commit.
+    const begin = db.prepare("BEGIN");
+    const commit = db.prepare("COMMIT");
+    const rollback = db.prepare("ROLLBACK");
+    return {
+      driver: "node:sqlite",
+      prepare: (sql) => wrap(db.prepare(sql)) as never,
+      exec: (sql) => db.exec(sql),
+      transaction(fn) {
+        begin.run();
+        try {
+          fn();
+        } catch (e) {
+          if (db.isTransaction) rollback.run();
+          throw e;
+        }
+        commit.run();
+      },
+      close: () => db.close(),
+    } satisfies SqlDatabase;
+  },
+};
+
+function wrap(s: StatementSync): SqlStatement {
+  return {
+    get: (...p) => s.get(...p),
+    all: (...p) => s.all(...p),
+    run: (...p) => void s.run(...p),
+  };
+}
