@@ -1,6 +1,6 @@
 // Node's built-in node:sqlite behind SqlDatabase. Reached through process.getBuiltinModule so
-// this file loads on Node 20 too, where the module does not exist (and on 22.5–22.12, where it
-// needs --experimental-sqlite, getBuiltinModule returns nothing without the flag).
+// this file loads on Node 20 too, where the module does not exist (getBuiltinModule returns
+// nothing there, and on 22.5–22.12 without --experimental-sqlite, and under --no-experimental-sqlite).
 import type { SqlDatabase, SqlStatement, SqlValue, SqliteDriver } from "./driver.js";
 
 // The part of node:sqlite used here, declared locally: @types/node follows the oldest supported
@@ -26,7 +26,7 @@ function load(): NodeSqlite | undefined {
 export const nodeSqliteDriver: SqliteDriver = {
   name: "node:sqlite",
   unavailable() {
-    return load() ? undefined : `node:sqlite is not available on Node ${process.versions.node} (it needs Node >= 22.13)`;
+    return load() ? undefined : `node:sqlite is not available in Node ${process.versions.node} (it needs 22.13 or later, not started with --no-experimental-sqlite)`;
   },
   open(path, opts) {
     const m = load();
