@@ -39,7 +39,8 @@ describe(`server-side apply through client-node ${process.env.KAPI_TEST_CLIENT_N
 
     const dry = await apply(config({ owner: "b" }), "manager-b", true, "All");
     expect(dry.data).toEqual({ owner: "b" });
-    expect((await api.read(config({}))).data).toEqual({ owner: "a" });
+    const stored = (await api.read({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "applied", namespace: "default" } })) as V1ConfigMap;
+    expect(stored.data).toEqual({ owner: "a" });
 
     const forced = await apply(config({ owner: "b" }), "manager-b", true);
     expect(forced.data).toEqual({ owner: "b" });
