@@ -1,7 +1,7 @@
 // Node's built-in node:sqlite behind SqlDatabase. Reached through process.getBuiltinModule so
 // this file loads on Node 20 too, where the module does not exist (getBuiltinModule returns
 // nothing there, and on 22.5–22.12 without --experimental-sqlite, and under --no-experimental-sqlite).
-import type { SqlDatabase, SqlStatement, SqlValue, SqliteDriver } from "./driver.js";
+import type { SqlDatabase, SqlValue, SqliteDriver } from "./driver.js";
 
 // The part of node:sqlite used here, declared locally: @types/node follows the oldest supported
 // Node (20), which has no node:sqlite.
@@ -30,7 +30,7 @@ export const nodeSqliteDriver: SqliteDriver = {
   },
   open(path, opts) {
     const m = load();
-    if (!m) throw new Error(this.unavailable());
+    if (!m) throw new Error(nodeSqliteDriver.unavailable());
     const db = new m.DatabaseSync(path, { readOnly: opts?.readonly ?? false });
     // Prepared once: BEGIN/COMMIT run on every group commit.
     const begin = db.prepare("BEGIN");
@@ -38,27 +38,21 @@ export const nodeSqliteDriver: SqliteDriver = {
     const rollback = db.prepare("ROLLBACK");
     return {
       driver: "node:sqlite",
-      prepare: (sql) => wrap(db.prepare(sql)) as never,
+      // A StatementSync already has get/all/run with the shapes SqlStatement names.
+      prepare: (sql) => db.prepare(sql) as never,
       exec: (sql) => db.exec(sql),
       transaction(fn) {
         begin.run();
         try {
           fn();
+          commit.run();
         } catch (e) {
+          // A failed COMMIT (SQLITE_BUSY, a full disk) can leave the transaction open too.
           if (db.isTransaction) rollback.run();
           throw e;
         }
-        commit.run();
       },
       close: () => db.close(),
     } satisfies SqlDatabase;
   },
 };
-
-function wrap(s: StatementSync): SqlStatement {
-  return {
-    get: (...p) => s.get(...p),
-    all: (...p) => s.all(...p),
-    run: (...p) => void s.run(...p),
-  };
-}
