@@ -178,7 +178,7 @@ export class SqliteStorage implements Storage {
           outcomes.push(out);
         }
         if (rev !== this.revision) this.st.setMeta.run("revision", rev);
-      })();
+      });
     } catch (err) {
       throw err instanceof RolledBack ? err.storageError : err;
     }
