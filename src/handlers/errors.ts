@@ -67,5 +67,7 @@ function storageApiError(e: StorageError): ApiError {
       return tooLargeResourceVersion(e.message);
     case "Closed":
       return new ApiError(503, "ServiceUnavailable", e.message);
+    case "Corrupt":
+      return internalError(e.message);
   }
 }

@@ -12,6 +12,11 @@ export interface KeyValue {
   value: string;
   createRevision: number;
   modRevision: number;
+  /**
+   * Read through an encryption provider or key that writes no longer use: a write of the same
+   * object must store it again even when nothing changed (upstream's stale transform).
+   */
+  stale?: boolean;
 }
 
 export type WatchEventType = "put" | "delete";
@@ -60,7 +65,8 @@ export type StorageErrorCode =
   | "Conflict" // compare-and-swap failed: modRevision differs
   | "Compacted" // revision older than the history window
   | "FutureRevision" // revision newer than the store has
-  | "Closed"; // store is closed
+  | "Closed" // store is closed
+  | "Corrupt"; // a stored value cannot be read back (no configured key decrypts it)
 
 export class StorageError extends Error {
   constructor(
@@ -80,6 +86,21 @@ export class StorageError extends Error {
  * Everything a reader of storage needs. Every backend offers it, and so does the watch cache
  * (cacher/cached-storage.ts), so code that only reads can be handed either one.
  */
+/** One stored value that cannot be read back, and why. */
+export interface CorruptValue {
+  key: string;
+  modRevision: number;
+  message: string;
+}
+
+/** Reading one or more stored values failed (upstream: a corrupt object). `values` names each. */
+export class CorruptValueError extends StorageError {
+  constructor(readonly values: readonly CorruptValue[]) {
+    super("Corrupt", values[0]?.key ?? "", values.map((v) => `${v.key}: ${v.message}`).join("; "), undefined, values[0]?.modRevision);
+    this.name = "CorruptValueError";
+  }
+}
+
 export interface StorageReader {
   /** The latest revision committed (0 for an empty store). */
   currentRevision(): Promise<number>;

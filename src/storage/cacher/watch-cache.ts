@@ -123,12 +123,22 @@ export class WatchCache<O> {
   }
 
   private async init(): Promise<void> {
+    // History holding values no longer readable (a key removed after a rotation) is not offered:
+    // the cache starts again from the current state, and watches from before it get "too old".
+    // The current state itself unreadable fails the cache (upstream: a corrupt object).
+    if (await this.load(false)) return;
+    if (this.stopped) return;
+    await this.load(true);
+  }
+
+  /** Loads and follows the prefix; false when the history it replayed could not be read. */
+  private async load(fromCurrent: boolean): Promise<boolean> {
     const { storage, prefix } = this.cfg;
     for (let attempt = 0; ; attempt++) {
-      const base = storage.compactedRevision();
+      const base = fromCurrent ? await storage.currentRevision() : storage.compactedRevision();
       try {
         const items = base > 0 ? (await storage.range(prefix, { revision: base })).items : [];
-        if (this.stopped) return;
+        if (this.stopped) return true;
         this.ring = new EventRing<O>(this.opts.windowMs, this.opts.maxEvents, base);
         for (const kv of items) this.store.put(this.entry(kv, kv.modRevision));
         this.revision = base;
@@ -141,6 +151,7 @@ export class WatchCache<O> {
           for (const kv of this.store.snapshot()) this.store.delete(kv.key);
           continue;
         }
+        if (isCorrupt(e) && !fromCurrent) return false;
         throw e;
       }
     }
@@ -148,6 +159,16 @@ export class WatchCache<O> {
     this.timer.unref();
     // Catch up with the replay before anyone reads.
     await this.progress();
+    if (!fromCurrent && isCorrupt(this.feedError)) {
+      // Nobody has seen this cache yet (it is not ready): forget the attempt and start afresh.
+      clearInterval(this.timer);
+      for (const kv of this.store.snapshot()) this.store.delete(kv.key);
+      this.stopped = false;
+      this.feedError = undefined;
+      return false;
+    }
+    if (isCorrupt(this.feedError)) throw this.feedError;
+    return true;
   }
 
   private entry(kv: KeyValue, modRevision: number): Entry<O> {
@@ -419,4 +440,8 @@ function upperBoundKey<O>(arr: readonly Entry<O>[], key: string): number {
   // first entry with key > `key`
   const i = lowerBound(arr, key);
   return i < arr.length && arr[i]!.key === key ? i + 1 : i;
+}
+
+function isCorrupt(e: unknown): boolean {
+  return e instanceof StorageError && e.code === "Corrupt";
 }
