@@ -22,6 +22,7 @@ export type StatusReason =
   | "InternalError"
   | "Expired"
   | "ServiceUnavailable"
+  | "StorageReadError"
   | "";
 
 export interface StatusCause {

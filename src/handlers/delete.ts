@@ -3,7 +3,7 @@ import { listObjects } from "../registry/list.js";
 import { parseListOptions, validateListOptions } from "../registry/list-options.js";
 import type { DeleteOptions, PropagationPolicy } from "../registry/store.js";
 import { optionalQueryBool } from "../apimachinery/booleans.js";
-import { invalid } from "../apimachinery/errors.js";
+import { forbidden, internalError, invalid } from "../apimachinery/errors.js";
 import { forbidden as fieldForbidden, invalid as fieldInvalid, notSupported, type FieldError } from "../apimachinery/validation.js";
 import type { ResourceRequest } from "./context.js";
 import { maxBodyBytes } from "./body.js";
@@ -38,7 +38,8 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
   const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
   const policy = q.get("propagationPolicy") ?? body.propagationPolicy ?? undefined;
   const orphan = optionalQueryBool(q, "orphanDependents") ?? bodyBool(body.orphanDependents);
-  const unsafe = optionalQueryBool(q, "ignoreStoreReadErrorWithClusterBreakingPotential") ?? bodyBool(body.ignoreStoreReadErrorWithClusterBreakingPotential) ?? false;
+  // Without its gate the option is dropped unread, as upstream's handler drops it.
+  const unsafe = r.parts.gates.enabled("AllowUnsafeMalformedObjectDeletion") && (optionalQueryBool(q, "ignoreStoreReadErrorWithClusterBreakingPotential") ?? bodyBool(body.ignoreStoreReadErrorWithClusterBreakingPotential) ?? false);
   const errs: FieldError[] = [];
   if (policy !== undefined && !["Foreground", "Background", "Orphan"].includes(policy)) {
     errs.push(notSupported("propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"]));
@@ -48,9 +49,6 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
   }
   if (grace !== undefined && grace !== null && !Number.isInteger(Number(grace))) errs.push(fieldInvalid("gracePeriodSeconds", grace, "must be an integer"));
   if (unsafe) {
-    if (!r.parts.gates.enabled("AllowUnsafeMalformedObjectDeletion")) {
-      errs.push(fieldForbidden("ignoreStoreReadErrorWithClusterBreakingPotential", "not allowed while the AllowUnsafeMalformedObjectDeletion feature gate is disabled"));
-    }
     const others: [string, unknown][] = [["dryRun", dryRun || undefined], ["gracePeriodSeconds", grace ?? undefined], ["orphanDependents", orphan], ["preconditions", body.preconditions ?? undefined], ["propagationPolicy", policy]];
     for (const [field, v] of others) {
       if (v !== undefined) errs.push(fieldForbidden(field, "must not be set when ignoreStoreReadErrorWithClusterBreakingPotential is true"));
@@ -70,7 +68,17 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   const n = negotiateWrite(r);
   const opts = await deleteOptions(r);
-  const { object: obj, deleted } = await r.store.delete(r.info.namespace, r.info.name, writeOptions(r, opts));
+  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
+    // The audit log shows the option was asked for, whatever the outcome (upstream's annotation).
+    if (r.ctx.audit) r.ctx.audit.annotations["apiserver.k8s.io/unsafe-delete-ignore-read-error"] = "";
+    await authorizeUnsafeDelete(r);
+  }
+  const { object: obj, deleted, unread } = await r.store.delete(r.info.namespace, r.info.name, writeOptions(r, opts));
+  if (unread) {
+    // Nothing of the object could be read: upstream answers a bare Success naming it.
+    writeResult(r, n, 200, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", code: 200, details: { name: r.info.name, kind: r.type.kind } });
+    return;
+  }
   if (!deleted || r.type.strategy.returnDeletedObject) {
     writeResult(r, n, !deleted && opts.explicitNoOrphan ? 202 : 200, obj);
     return;
@@ -87,6 +95,9 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
 export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
   const n = negotiateWrite(r);
   const opts = await deleteOptions(r);
+  if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
+    throw invalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", [fieldInvalid("ignoreStoreReadErrorWithClusterBreakingPotential", true, "is not allowed with DELETECOLLECTION, try again after removing the option")]);
+  }
   const listOpts = parseListOptions(r.ex.query);
   validateListOptions(listOpts, false);
   const list = await listObjects(r.store, r.info.namespace, listOpts);
@@ -100,4 +111,24 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
     }
   }
   writeResult(r, n, 200, { kind: r.type.listKind, apiVersion: r.type.apiVersion, metadata: { resourceVersion: list.resourceVersion }, items: results });
+}
+
+/**
+ * The unsafe option needs its own permission beyond delete: the verb
+ * `unsafe-delete-ignore-read-errors` on the object (upstream's authorizeUnsafeDelete).
+ */
+async function authorizeUnsafeDelete(r: ResourceRequest): Promise<void> {
+  const gr = { group: r.type.group, resource: r.type.resource };
+  const { info, user } = r;
+  if (info.subresource) throw forbidden(gr, info.name, "ignoreStoreReadErrorWithClusterBreakingPotential delete option is not allowed on a subresource or non-resource request");
+  const z = r.parts.authorizer;
+  if (!z) throw internalError(new Error("no authorizer provided, unable to authorize unsafe delete"));
+  const verb = "unsafe-delete-ignore-read-errors";
+  const res = await z.authorize({
+    user, verb, isResourceRequest: true, path: info.path, namespace: info.namespace,
+    apiGroup: r.type.group, apiVersion: r.type.version, resource: r.type.resource, subresource: "", name: info.name,
+  });
+  if (res.decision === "allow") return;
+  if (res.error) throw forbidden(gr, info.name, `error while checking permission for "${verb}", ${res.error}`);
+  throw forbidden(gr, info.name, `not permitted to do "${verb}", reason: ${res.reason}`);
 }

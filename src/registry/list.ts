@@ -7,7 +7,7 @@ import { unsupportedFieldError } from "../apimachinery/fields.js";
 import type { Entry, Predicate } from "../storage/cacher/types.js";
 import type { Cacher, CacheSpec } from "../storage/cacher/cacher.js";
 import type { WatchCache } from "../storage/cacher/watch-cache.js";
-import { StorageError, type KeyValue } from "../storage/interface.js";
+import { CorruptValueError, StorageError, type KeyValue } from "../storage/interface.js";
 import { decodeFromStorage } from "./codec.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
 import { tooLargeError, tooOldError, type ListOptions } from "./list-options.js";
@@ -106,7 +106,10 @@ class ExpiredContinue extends ApiError {
  */
 export async function listObjects(store: GenericStore, ns: string, opts: ListOptions, cacher?: ObjectCacher, signal?: AbortSignal): Promise<ListResult> {
   const t = store.type;
-  const res = await listStored(store, t, ns, opts, cacher, signal);
+  const res = await listStored(store, t, ns, opts, cacher, signal).catch((e: unknown) => {
+    // A watch cache that could not load: its storage read met values that cannot be read.
+    throw e instanceof CorruptValueError ? store.corruptListError(e) : e;
+  });
   if (!convertsOnRead(t) || !res.entries) return res;
   // From the cache, still in the stored version: one conversion call for the page, and no
   // memoised per-entry JSON (that is for lists in the stored version).

@@ -6,7 +6,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
 import type { Admission, AdmissionAttributes, AdmissionOperation } from "./admission.js";
-import { StorageError, type KeyValue, type RangeOptions, type Storage } from "../storage/interface.js";
+import { CorruptValueError, StorageError, type KeyValue, type RangeOptions, type Storage } from "../storage/interface.js";
+import { corruptListError, corruptObjectError, type CorruptObject } from "./corrupt-object.js";
 import { decodedJson, decodeFromStorage, encodeForStorage, servedJson, spliceResourceVersion } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "../apimachinery/object.js";
 import { convertsOnRead, storageKey, storagePrefix, type ResourceType } from "./resource-type.js";
@@ -32,6 +33,8 @@ export type { SkippedStages, SubresourceCreate, WriteOptions, WriteRequest } fro
 export interface StoreConfig {
   serviceClusterIPRange?: string;
   serviceNodePortRange?: string;
+  /** The AllowUnsafeMalformedObjectDeletion gate: how unreadable objects are reported (corrupt-object.ts). */
+  allowUnsafeMalformedObjectDeletion?: boolean;
 }
 
 /** What a write produced: the object, and its JSON as served when the stored bytes allow it. */
@@ -61,6 +64,8 @@ export interface DeleteResult {
   object: KObject;
   /** Gone from storage (false: deletion requested, finalizers or a grace period pending). */
   deleted: boolean;
+  /** Removed unread by the unsafe option: there is no object to answer with. */
+  unread?: boolean;
 }
 
 /** How an update computes what it stores. One shape for PUT, PATCH, apply, scale and controllers. */
@@ -156,7 +161,9 @@ export class GenericStore {
    */
   async listStored(namespace: string, opts?: RangeOptions): Promise<StoredPage> {
     const t = this.type;
-    const res = await this.storage.range(storagePrefix(t, namespace), opts);
+    const res = await this.storage.range(storagePrefix(t, namespace), opts).catch((e: unknown) => {
+      throw e instanceof CorruptValueError ? this.corruptListError(e) : e;
+    });
     const objects = await servedVersionOf(t, res.items.map((kv) => decodeFromStorage(kv, t)));
     return { items: res.items.map((kv, i) => ({ key: kv.key, object: objects[i]! })), revision: res.revision, more: res.more, remaining: res.remaining };
   }
@@ -180,7 +187,7 @@ export class GenericStore {
     const t = this.type;
     const requested = parseResourceVersion(rv);
     if (requested !== undefined && requested > 0) await this.waitForRevision(requested, signal);
-    const kv = await this.storage.get(storageKey(t, ns, name));
+    const kv = await this.getKv(storageKey(t, ns, name));
     if (!kv) throw notFound(t.gr, name);
     return kv;
   }
@@ -286,7 +293,7 @@ export class GenericStore {
     const { subresource } = spec;
     const ctx = this.context(ns, subresource, opts);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
-      const kv = await this.storage.get(key);
+      const kv = await this.getKv(key);
       const current = kv ? await servedOne(t, decodeFromStorage(kv, t)) : undefined;
       const desired = checkBody(t, ns, await spec.desired(current));
       checkNameMatches(desired, name);
@@ -302,7 +309,7 @@ export class GenericStore {
         }
       }
       checkResourceVersion(t, desired, current);
-      const outcome = await this.updateOnce(ns, key, kv!.modRevision, desired, current, ctx, opts);
+      const outcome = await this.updateOnce(ns, key, kv!, desired, current, ctx, opts);
       if (outcome !== "retry") return outcome;
     }
     throw conflict(t.gr, name, optimisticLockMessage);
@@ -311,7 +318,7 @@ export class GenericStore {
   private async updateOnce(
     ns: string,
     key: string,
-    modRevision: number,
+    { modRevision, stale }: KeyValue,
     desired: KObject,
     current: KObject,
     ctx: StrategyContext,
@@ -330,7 +337,9 @@ export class GenericStore {
       let obj = prepareUpdate(t, admitted, current, ctx);
       // A write that changes nothing is still validated and admitted (upstream decides it is a
       // no-op only when storage compares the bytes), then answered without storing or an event.
-      const noop = allocationErrors.length === 0 && deepEqual(withoutResourceVersion(obj), withoutResourceVersion(current));
+      // A value read through a key that writes no longer use is stored again all the same (key
+      // rotation rewrites objects by replacing them unchanged).
+      const noop = !stale && allocationErrors.length === 0 && deepEqual(withoutResourceVersion(obj), withoutResourceVersion(current));
       if (!noop && owned) withOwnedFields(obj, owned);
       const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
@@ -402,15 +411,22 @@ export class GenericStore {
     const t = this.type;
     const key = storageKey(t, ns, name);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
-      const kv = await this.storage.get(key);
-      if (!kv) throw notFound(t.gr, name);
+      let kv: KeyValue | undefined;
       let current: KObject;
       try {
+        kv = await this.storage.get(key);
+        if (!kv) throw notFound(t.gr, name);
         current = decodeFromStorage(kv, t);
       } catch (e) {
-        const removed = await this.deleteUndecodable(ns, name, kv, e as Error, opts);
+        const corrupt = corruptObjectOf(e, kv);
+        if (!corrupt) throw e;
+        const removed = await this.deleteUnreadable(corrupt, opts);
         if (removed) return removed;
         continue;
+      }
+      // The unsafe option is for objects that cannot be read only (upstream's corrupt object deleter).
+      if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
+        throw invalid({ group: t.group, kind: t.resource }, name, [fieldInvalid("ignoreStoreReadErrorWithClusterBreakingPotential", true, "is exclusively used to delete corrupt object(s), try again by removing this option")]);
       }
       current = await servedOne(t, current);
       checkDeletePreconditions(t, current, opts);
@@ -459,20 +475,37 @@ export class GenericStore {
     }
   }
 
-  /** The unsafe deletion of an object that cannot be decoded; undefined when it changed meanwhile. */
-  private async deleteUndecodable(ns: string, name: string, kv: KeyValue, cause: Error, opts: DeleteOptions): Promise<DeleteResult | undefined> {
+  /** The unsafe deletion of an object that cannot be read; undefined when it changed meanwhile. */
+  private async deleteUnreadable(corrupt: CorruptObject, opts: DeleteOptions): Promise<DeleteResult | undefined> {
     const t = this.type;
-    if (!opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
-      throw new ApiError(500, "InternalError", `Internal error occurred: failed to decode the stored object ${kv.key}: ${cause.message}; it can be removed with the delete option ignoreStoreReadErrorWithClusterBreakingPotential (feature gate AllowUnsafeMalformedObjectDeletion)`, { name, group: t.group || undefined, kind: t.resource });
-    }
+    if (!opts.ignoreStoreReadErrorWithClusterBreakingPotential) throw corruptObjectError(corrupt, this.unsafeDeletion);
+    // No preconditions, admission or finalizers: nothing of the object can be read to apply them.
     try {
-      const removed = await this.storage.delete(kv.key, kv.modRevision);
-      const stub: KObject = { kind: t.kind, apiVersion: t.apiVersion, metadata: { name, ...(t.namespaced ? { namespace: ns } : {}), resourceVersion: String(removed.modRevision) } };
-      return { object: stub, deleted: true };
+      const removed = await this.storage.delete(corrupt.key, corrupt.modRevision);
+      const name = corrupt.key.slice(corrupt.key.lastIndexOf("/") + 1);
+      return { object: { kind: t.kind, apiVersion: t.apiVersion, metadata: { name, resourceVersion: String(removed.modRevision) } }, deleted: true, unread: true };
     } catch (e) {
       if (isLostRace(e)) return undefined;
       throw e;
     }
+  }
+
+  private get unsafeDeletion(): boolean {
+    return this.parts.config.allowUnsafeMalformedObjectDeletion === true;
+  }
+
+  /** A read of one key, an unreadable value answered as upstream answers a corrupt object. */
+  private async getKv(key: string): Promise<KeyValue | undefined> {
+    try {
+      return await this.storage.get(key);
+    } catch (e) {
+      throw e instanceof CorruptValueError ? corruptObjectError(e.values[0]!, this.unsafeDeletion) : e;
+    }
+  }
+
+  /** A list that met unreadable values (list.ts asks too, for the watch cache's). */
+  corruptListError(e: CorruptValueError): ApiError {
+    return corruptListError(this.type.gr, e.values, this.unsafeDeletion);
   }
 
   // ---- helpers
@@ -664,4 +697,11 @@ export function generateName(prefix: string): string {
   let suffix = "";
   for (const b of bytes) suffix += suffixAlphabet[b % suffixAlphabet.length];
   return base + suffix;
+}
+
+/** The unreadable object behind a read's failure: a value no key decrypts, or bytes that do not decode. */
+function corruptObjectOf(e: unknown, kv: KeyValue | undefined): CorruptObject | undefined {
+  if (e instanceof CorruptValueError) return e.values[0];
+  if (kv && e instanceof SyntaxError) return { key: kv.key, modRevision: kv.modRevision, message: e.message, undecodable: true };
+  return undefined;
 }

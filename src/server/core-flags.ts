@@ -2,7 +2,7 @@
 // the controllers to run. The flags of a capability are declared by its feature module.
 import { goQuote } from "../apimachinery/go-quote.js";
 import { controllersError, controllersFlagHelp, parseControllersFlag } from "../controller-runtime/controllers-flag.js";
-import { durationFlag, intFlag, nonNegative, type FlagSpec } from "./flag-spec.js";
+import { boolFlag, durationFlag, intFlag, nonNegative, type FlagSpec } from "./flag-spec.js";
 
 export const coreFlags: readonly FlagSpec[] = [
   { name: "bind-address", kind: "string", default: "0.0.0.0", help: "The IP address on which to listen for the --secure-port port.", apply: (o, v) => (o.bindAddress = v) },
@@ -28,6 +28,8 @@ export const coreFlags: readonly FlagSpec[] = [
   { name: "service-cluster-ip-range", kind: "string", default: "10.0.0.0/24", help: "A CIDR range from which Service cluster IPs are allocated (the first address is the kubernetes Service's).", apply: (o, v) => (o.serviceClusterIPRange = v) },
   { name: "service-node-port-range", kind: "string", default: "30000-32767", help: "A port range reserved for services with NodePort visibility.", apply: (o, v) => (o.serviceNodePortRange = v) },
   { name: "data-dir", kind: "string", default: "./.kapi", help: "kapi: where the SQLite store, generated certificates and admin.kubeconfig live.", apply: (o, v) => (o.dataDir = v) },
+  { name: "encryption-provider-config", kind: "string", default: "", help: "The file with the EncryptionConfiguration (apiserver.config.k8s.io/v1) for storing resources encrypted: aescbc, aesgcm, secretbox and identity providers (kms is refused).", apply: (o, v) => (o.encryptionProviderConfig = v || undefined) },
+  { name: "encryption-provider-config-automatic-reload", kind: "bool", default: "false", help: "Reload the --encryption-provider-config file when its content changes (checked every minute); an invalid file keeps the current providers.", apply: (o, v) => (o.encryptionProviderConfigAutomaticReload = boolFlag("encryption-provider-config-automatic-reload", v)) },
   { name: "storage-backend", kind: "string", default: "sqlite", help: "kapi: sqlite (durable, default) or memory.", apply: (o, v) => (o.storageBackend = storageBackendFlag(v)) },
   { name: "load", kind: "string", default: "", help: "kapi: a snapshot file (written by the library's server.save()) whose objects become the stored state at start, before /readyz reports ready: what is stored and not in it is deleted.", apply: (o, v) => (o.load = v || undefined) },
 ];

@@ -13,6 +13,8 @@ import type { Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { join } from "node:path";
+import type { FeatureGates } from "../apimachinery/feature-gates.js";
+import { encryptionAtRest, type EncryptionAtRest } from "./encryption-at-rest.js";
 import type { CoreParts } from "./features/feature-module.js";
 import type { ServerOptions } from "./options.js";
 
@@ -29,13 +31,23 @@ export interface OpenCore extends CoreParts {
   admission: DeferredAdmission;
   /** Stored objects per resource ("resource.group"), for the storage objects metric. */
   countObjects(): Promise<Map<string, number>>;
+  /** Encryption at rest: reload() reads the configuration file again now (tests), stop() ends its polling. */
+  encryption: Pick<EncryptionAtRest, "reload" | "stop">;
   /** Stops the informers and caches and closes the storage (a start that fails half-way). */
   close(): Promise<void>;
 }
 
-export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry): OpenCore {
+export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry, gates: FeatureGates): OpenCore {
   const historyWindowMs = o.storageHistoryWindowMs;
-  const storage: Storage = o.storageBackend === "sqlite" ? SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs }) : new MemoryStorage({ historyWindowMs });
+  const backend: Storage = o.storageBackend === "sqlite" ? SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs }) : new MemoryStorage({ historyWindowMs });
+  let encryption: EncryptionAtRest;
+  try {
+    encryption = encryptionAtRest(backend, o, types);
+  } catch (e) {
+    void backend.close();
+    throw e;
+  }
+  const storage = encryption.storage;
   const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
   // Admission plugins read through the store: the store comes first, the chain is bound later.
@@ -43,6 +55,7 @@ export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry): O
   const stores = new Stores(storage, admission, {
     serviceClusterIPRange: o.serviceClusterIPRange,
     serviceNodePortRange: o.serviceNodePortRange,
+    allowUnsafeMalformedObjectDeletion: gates.enabled("AllowUnsafeMalformedObjectDeletion"),
   }, cacher);
   return {
     storage,
@@ -68,7 +81,9 @@ export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry): O
       }
       return counts;
     },
+    encryption,
     async close() {
+      encryption.stop();
       informers.stop();
       cacher.stop();
       await storage.close();

@@ -6,8 +6,9 @@ import type { RequestHeaderFlags } from "../authn/requestheader/index.js";
 import type { ServiceAccountFlags } from "../authn/serviceaccount/config.js";
 import type { AuthorizationFlags } from "../authz/config.js";
 import type { AdmissionFlags } from "../admission/flags.js";
+import type { EncryptionFlags } from "./encryption-at-rest.js";
 
-export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, OidcFlagOptions, AuthorizationFlags, AdmissionFlags {
+export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, OidcFlagOptions, AuthorizationFlags, AdmissionFlags, EncryptionFlags {
   bindAddress: string;
   securePort: number;
   tlsCertFile?: string;

@@ -31,6 +31,7 @@ import { toApiError } from "../handlers/errors.js";
 import { checkFeatureFlags, featureStrategiesOf, setUpFeatures, type ServerLifecycle } from "./features/feature-module.js";
 import { controllerActivity, delayedStart, type ControllerActivity, type DelayedStart } from "./controllers-idle.js";
 import { openCore, type CacheTuning, type OpenCore } from "./core.js";
+import { checkEncryptionFlags } from "./encryption-at-rest.js";
 import { adminKubeconfig, gracefulStop, listen } from "./serve.js";
 import { serverFeatures } from "./features/index.js";
 import { startupTrace } from "../observability/startup-trace.js";
@@ -87,6 +88,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const types = builtinTypeRegistry(parseRuntimeConfig(o.runtimeConfig, builtinResources), featureStrategiesOf(modules));
   // Every flag is checked before anything is opened: a refused start leaves nothing behind.
   checkFeatureFlags(modules, o, gates);
+  checkEncryptionFlags(o);
   trace.mark("types and flag checks");
   const persistent = o.storageBackend === "sqlite";
   if (persistent || o.writeKubeconfig) mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
@@ -97,7 +99,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   let opened: OpenCore | undefined;
   const features = setUpFeatures(modules, { options: o, gates, tls, certDir, core: () => opened ?? fail("the server's core was used before storage opened"), log: o.log });
   trace.mark("feature setup (files, authenticators)");
-  const core = (opened = openCore(o, types));
+  const core = (opened = openCore(o, types, gates));
   trace.mark("storage open, caches, store");
   // The chain reads its configuration file: a bad one refuses the start, closing what opened.
   const authorizer = await closingOnFailure(core, () => features.authorizer(core).authorizer);
@@ -124,6 +126,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const stopBackground = () => {
     onceServing?.cancel();
     features.stop();
+    core.encryption.stop();
     releaseCaches();
     core.informers.stop();
     core.cacher.stop();
