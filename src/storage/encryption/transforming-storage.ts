@@ -5,6 +5,7 @@
 // CorruptValueError (a range names every such key), never with a partial answer.
 import {
   CorruptValueError,
+  StorageError,
   type CorruptValue,
   type KeyValue,
   type RangeOptions,
@@ -84,20 +85,19 @@ export class TransformingStorage implements Storage {
   }
 
   async create(key: string, value: string): Promise<KeyValue> {
-    const kv = await this.backend.create(key, this.write(key, value));
+    const kv = await this.backend.create(key, this.write(key, value)).catch((e: unknown) => this.rethrow(e));
     return { ...kv, value };
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    const kv = await this.backend.update(key, this.write(key, value), expectedModRevision);
+    const kv = await this.backend.update(key, this.write(key, value), expectedModRevision).catch((e: unknown) => this.rethrow(e));
     return { ...kv, value };
   }
 
   /** The deleted value, read back; one that cannot be read (an unsafe delete of it) is returned as stored. */
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
-    const kv = await this.backend.delete(key, expectedModRevision);
-    const read = this.read(kv);
-    return "message" in read ? kv : read;
+    const kv = await this.backend.delete(key, expectedModRevision).catch((e: unknown) => this.rethrow(e));
+    return this.readOrRaw(kv);
   }
 
   compact(revision: number): Promise<void> {
@@ -106,6 +106,17 @@ export class TransformingStorage implements Storage {
 
   close(): Promise<void> {
     return this.backend.close();
+  }
+
+  /** A lost compare-and-swap carries the current value: read back, as every other value above the backend. */
+  private rethrow(e: unknown): never {
+    if (e instanceof StorageError && e.current) throw new StorageError(e.code, e.key, e.message, this.readOrRaw(e.current), e.revision);
+    throw e;
+  }
+
+  private readOrRaw(kv: KeyValue): KeyValue {
+    const read = this.read(kv);
+    return "message" in read ? kv : read;
   }
 
   private write(key: string, value: string): string {
