@@ -131,9 +131,10 @@ describe("deletion", () => {
     await s.storage.update(key, "{not json", 0);
     const normal = await req(s, "DELETE", `${cmPath}/corrupt`);
     expect(normal.status).toBe(500);
-    expect(normal.json.message).toContain("ignoreStoreReadErrorWithClusterBreakingPotential");
+    expect(normal.json.message).toMatch(/^Internal error occurred: StorageError: corrupt object, Code: 7, Key: \/registry\/configmaps\/default\/corrupt, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=\d+: /);
     const unsafe = await req(s, "DELETE", `${cmPath}/corrupt?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
     expect(unsafe.status).toBe(200);
+    expect(unsafe.json).toMatchObject({ kind: "Status", status: "Success", details: { name: "corrupt", kind: "ConfigMap" } });
     expect(await s.storage.get(key)).toBeUndefined();
   });
 });
@@ -144,10 +145,15 @@ describe("unsafe deletion without its gate", () => {
     s = await start();
   });
   afterAll(async () => s?.stop());
-  it("is refused", async () => {
+  it("is ignored, as upstream drops the option: a readable object is deleted as usual, a corrupt one stays", async () => {
     await req(s, "POST", cmPath, { body: { metadata: { name: "x" } } });
     const r = await req(s, "DELETE", `${cmPath}/x?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
-    expect(r.status).toBe(422);
-    expect(r.json.message).toContain("AllowUnsafeMalformedObjectDeletion");
+    expect(r.status).toBe(200);
+    expect((await req(s, "GET", `${cmPath}/x`)).status).toBe(404);
+    await req(s, "POST", cmPath, { body: { metadata: { name: "broken" } } });
+    await s.storage.update("/registry/configmaps/default/broken", "{not json", 0);
+    const corrupt = await req(s, "DELETE", `${cmPath}/broken?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
+    expect(corrupt.status).toBe(500);
+    expect(await s.storage.get("/registry/configmaps/default/broken")).toBeDefined();
   });
 });

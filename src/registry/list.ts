@@ -144,7 +144,14 @@ async function listStored(store: GenericStore, t: ResourceType, ns: string, opts
     return await listFromStorage(store, t, prefix, opts, rv, "", false, signal);
   }
   if (!cacher) return await listFromStorage(store, t, prefix, opts, undefined, "", false);
-  const cache = await cacher.get(cacheSpec(t));
+  const cache = await cacher.get(cacheSpec(t)).catch((e: unknown) => {
+    // A cache that cannot load (an unreadable object somewhere in the type) leaves consistent
+    // lists to storage, as upstream delegates them while its cache is not ready: a namespace
+    // without such an object still lists.
+    if (e instanceof CorruptValueError && rv === undefined) return undefined;
+    throw e;
+  });
+  if (!cache) return await listFromStorage(store, t, prefix, opts, undefined, "", false, signal);
   if (rv === undefined) return pageFromCache(t, cache, opts, prefix, await cache.syncToStorage(), undefined);
   // "0" (Any): upstream's cache ignores limit for it; NotOlderThan N: wait until the cache has N.
   if (rv === 0) return fromCache(t, cache.list(predicateFor(t, ns, opts)), opts, prefix);
