@@ -3,7 +3,7 @@
 // (24-byte nonce, XSalsa20-Poly1305). AES is node:crypto's; secretbox is @noble/ciphers' (Node
 // has no XSalsa20).
 import { createCipheriv, createDecipheriv, randomBytes, type CipherGCM, type DecipherGCM } from "node:crypto";
-import { xsalsa20poly1305 } from "@noble/ciphers/salsa";
+import { lazyPackage } from "../../apimachinery/package-files.js";
 import { TransformError, type FromStorage, type ValueTransformer } from "./transformer.js";
 
 /** A cipher over bytes: plaintext is the value's UTF-8, ciphertext travels as base64. */
@@ -75,6 +75,8 @@ export function aesGcmTransformer(key: Buffer): ValueTransformer {
   });
 }
 
+// Loaded when a secretbox provider is configured: start-up time is a feature (package-files.ts).
+const salsa = lazyPackage<typeof import("@noble/ciphers/salsa")>("@noble/ciphers/salsa");
 const secretboxNonce = 24;
 const secretboxOverhead = 16;
 
@@ -84,7 +86,7 @@ export function secretboxTransformer(key: Buffer): ValueTransformer {
     open(data) {
       if (data.length < secretboxOverhead + secretboxNonce) throw new TransformError(shortData);
       try {
-        const plain = xsalsa20poly1305(k, new Uint8Array(data.subarray(0, secretboxNonce))).decrypt(new Uint8Array(data.subarray(secretboxNonce)));
+        const plain = salsa().xsalsa20poly1305(k, new Uint8Array(data.subarray(0, secretboxNonce))).decrypt(new Uint8Array(data.subarray(secretboxNonce)));
         return Buffer.from(plain);
       } catch {
         // Upstream's (misleading) words for a box that does not open.
@@ -93,7 +95,7 @@ export function secretboxTransformer(key: Buffer): ValueTransformer {
     },
     seal(data) {
       const nonce = randomBytes(secretboxNonce);
-      const sealed = xsalsa20poly1305(k, new Uint8Array(nonce)).encrypt(new Uint8Array(data));
+      const sealed = salsa().xsalsa20poly1305(k, new Uint8Array(nonce)).encrypt(new Uint8Array(data));
       return Buffer.concat([nonce, Buffer.from(sealed)]);
     },
   });

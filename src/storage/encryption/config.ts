@@ -2,7 +2,7 @@
 // names: parsed, validated in upstream's words (pkg/apis/apiserver/validation), and turned into
 // one transformer per group-resource rule (pkg/server/options/encryptionconfig). Pure: the caller
 // reads the file.
-import { parse as parseYaml } from "yaml";
+import { lazyPackage } from "../../apimachinery/package-files.js";
 import { goQuote } from "../../apimachinery/go-quote.js";
 import { aggregateMessage, GoSyntaxValue, invalid, required, type FieldError } from "../../apimachinery/validation.js";
 import { aesCbcTransformer, aesGcmTransformer, secretboxTransformer } from "./ciphers.js";
@@ -58,7 +58,7 @@ function decode(text: string, file: string): ResourceConfiguration[] {
   const fail = (why: string) => new Error(`error while parsing file: error decoding encryption provider configuration file ${goQuote(file)}: ${why}`);
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = yaml().parse(text);
   } catch (e) {
     throw fail((e as Error).message);
   }
@@ -89,6 +89,7 @@ function provider(p: unknown): Provider {
   return out;
 }
 
+const yaml = lazyPackage<typeof import("yaml")>("yaml");
 const aesKeySizes = [16, 24, 32];
 const secretboxKeySizes = [32];
 const anyGroupAnyResource: GroupResource = { group: "*", resource: "*" };
