@@ -4,7 +4,7 @@
 // removed answers upstream's errors and is removed only by the unsafe delete (gate + permission);
 // bad configuration files refuse the start in upstream's words.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -261,9 +261,11 @@ describe("a bad encryption configuration refuses the start", () => {
   it("kapi serve exits with the message", async () => {
     const file = join(dir, "serve.yaml");
     writeFileSync(file, config(aesgcm("k", secret(5, 1))));
-    const r = await runKapi(["serve", "--storage-backend=memory", "--secure-port=0", "--bind-address=127.0.0.1", `--data-dir=${join(dir, "d")}`, `--encryption-provider-config=${file}`]);
+    const r = await runKapi(["serve", "--secure-port=0", "--bind-address=127.0.0.1", `--data-dir=${join(dir, "d")}`, `--encryption-provider-config=${file}`]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("secret is not of the expected length, got 5, expected one of [16 24 32]");
+    // Refused before the store opened: no database was made.
+    expect(existsSync(join(dir, "d", "kapi.db"))).toBe(false);
     const noFile = await runKapi(["serve", "--storage-backend=memory", "--encryption-provider-config-automatic-reload"]);
     expect(noFile.stderr).toContain("--encryption-provider-config-automatic-reload must be set with --encryption-provider-config");
   });

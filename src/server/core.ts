@@ -31,23 +31,18 @@ export interface OpenCore extends CoreParts {
   admission: DeferredAdmission;
   /** Stored objects per resource ("resource.group"), for the storage objects metric. */
   countObjects(): Promise<Map<string, number>>;
-  /** Encryption at rest: reload() reads the configuration file again now (tests), stop() ends its polling. */
-  encryption: Pick<EncryptionAtRest, "reload" | "stop">;
+  /** Encryption at rest (stop() ends the polling of a reloading configuration file). */
+  encryption: EncryptionAtRest;
   /** Stops the informers and caches and closes the storage (a start that fails half-way). */
   close(): Promise<void>;
 }
 
 export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry, gates: FeatureGates): OpenCore {
   const historyWindowMs = o.storageHistoryWindowMs;
+  // The encryption configuration is read first: a bad file refuses the start before storage opens.
+  const encryption = encryptionAtRest(o);
   const backend: Storage = o.storageBackend === "sqlite" ? SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs }) : new MemoryStorage({ historyWindowMs });
-  let encryption: EncryptionAtRest;
-  try {
-    encryption = encryptionAtRest(backend, o, types);
-  } catch (e) {
-    void backend.close();
-    throw e;
-  }
-  const storage = encryption.storage;
+  const storage = encryption.wrap(backend, types);
   const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
   // Admission plugins read through the store: the store comes first, the chain is bound later.

@@ -21,9 +21,9 @@ export interface EncryptionFlags {
 }
 
 export interface EncryptionAtRest {
-  storage: Storage;
-  /** Reads the file now and applies it when it changed and is valid (tests; the poll does the same). */
-  reload(): void;
+  /** The backend as the store sees it: unchanged without a configuration file. */
+  wrap(backend: Storage, types: TypeRegistry): Storage;
+  /** Ends the polling of a reloading configuration file. */
   stop(): void;
 }
 
@@ -45,29 +45,40 @@ function readConfig(file: string): { text: string; hash: string } {
   return { text, hash: createHash("sha256").update(text).digest("hex") };
 }
 
-/** The backend as the store sees it: unchanged without a configuration file. Throws start-up errors in upstream's words. */
-export function encryptionAtRest(backend: Storage, o: EncryptionFlags & { log: (msg: string) => void }, types: TypeRegistry): EncryptionAtRest {
+/**
+ * Reads and checks the configuration file before any storage opens (a bad one refuses the start,
+ * in upstream's words); the backend is wrapped once it is open.
+ */
+export function encryptionAtRest(o: EncryptionFlags & { log: (msg: string) => void }): EncryptionAtRest {
   const file = o.encryptionProviderConfig;
-  if (!file) return { storage: backend, reload: () => undefined, stop: () => undefined };
-  let { text, hash } = readConfig(file);
-  let current: EncryptionTransformers = loadEncryptionConfiguration(text, file);
-  const resourceOf = resourceOfKey(types);
-  const storage = new TransformingStorage(backend, (key) => {
-    const gr = resourceOf(key);
-    return gr ? current.forResource(gr) : undefined;
-  });
+  if (!file) return { wrap: (backend) => backend, stop: () => undefined };
+  const first = readConfig(file);
+  let hash = first.hash;
+  let current: EncryptionTransformers = loadEncryptionConfiguration(first.text, file);
   const reload = () => {
     try {
       const next = readConfig(file);
       if (next.hash === hash) return;
       current = loadEncryptionConfiguration(next.text, file);
-      ({ text, hash } = next);
+      hash = next.hash;
       o.log(`kapi: loaded new encryption provider configuration from ${file}`);
     } catch (e) {
       o.log(`kapi: error processing encryption config file ${file}: ${(e as Error).message}`);
     }
   };
-  const timer = o.encryptionProviderConfigAutomaticReload ? setInterval(reload, o.encryptionConfigReloadPollMs ?? defaultPollMs) : undefined;
-  timer?.unref();
-  return { storage, reload, stop: () => clearInterval(timer) };
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    wrap(backend, types) {
+      const resourceOf = resourceOfKey(types);
+      if (o.encryptionProviderConfigAutomaticReload) {
+        timer = setInterval(reload, o.encryptionConfigReloadPollMs ?? defaultPollMs);
+        timer.unref();
+      }
+      return new TransformingStorage(backend, (key) => {
+        const gr = resourceOf(key);
+        return gr ? current.forResource(gr) : undefined;
+      });
+    },
+    stop: () => clearInterval(timer),
+  };
 }

@@ -34,8 +34,6 @@ interface ResourceConfiguration {
 /** Which transformer stores each group-resource; resources no rule names keep plain text. */
 export interface EncryptionTransformers {
   forResource(gr: GroupResource): ValueTransformer;
-  /** A rule names it (exactly, by `*.group` or by `*.*`). */
-  covers(gr: GroupResource): boolean;
 }
 
 /**
@@ -251,10 +249,7 @@ function build(resources: readonly ResourceConfiguration[]): EncryptionTransform
   }
   const transformers = new Map([...lists].map(([k, list]) => [k, prefixTransformers("no matching prefix found", list)]));
   const lookup = (gr: GroupResource) => transformers.get(id(gr)) ?? transformers.get(id({ group: gr.group, resource: "*" })) ?? transformers.get(id(anyGroupAnyResource));
-  return {
-    forResource: (gr) => lookup(gr) ?? identityTransformer,
-    covers: (gr) => lookup(gr) !== undefined,
-  };
+  return { forResource: (gr) => lookup(gr) ?? identityTransformer };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
