@@ -14,6 +14,7 @@ import {
   type WatchEvent,
   type WatchOptions,
   type Watcher,
+  type WriteOp,
 } from "../interface.js";
 import { TransformError, type ValueTransformer } from "./transformer.js";
 
@@ -98,6 +99,15 @@ export class TransformingStorage implements Storage {
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
     const kv = await this.backend.delete(key, expectedModRevision).catch((e: unknown) => this.rethrow(e));
     return this.readOrRaw(kv);
+  }
+
+  async transaction(ops: readonly WriteOp[]): Promise<KeyValue[]> {
+    const stored = ops.map((op): WriteOp => (op.kind === "delete" ? op : { ...op, value: this.write(op.key, op.value) }));
+    const results = await this.backend.transaction(stored).catch((e: unknown) => this.rethrow(e));
+    return results.map((kv, i) => {
+      const op = ops[i]!;
+      return op.kind === "delete" ? this.readOrRaw(kv) : { ...kv, value: op.value };
+    });
   }
 
   compact(revision: number): Promise<void> {
