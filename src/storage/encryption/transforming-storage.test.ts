@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runStorageConformance, type StorageFactory } from "../conformance.testkit.js";
 import { runCachedStorageConformance } from "../cacher/cached-storage.testkit.js";
 import { memoryHarness } from "../memory/memory-harness.testkit.js";
-import { sqliteHarness } from "../sqlite/sqlite-harness.testkit.js";
+import { sqliteHarnessFor } from "../sqlite/sqlite-harness.testkit.js";
 import { MemoryStorage } from "../memory/memory-storage.js";
 import { CorruptValueError, type WatchEvent } from "../interface.js";
 import { loadEncryptionConfiguration } from "./config.js";
@@ -36,7 +36,7 @@ function transformed(backend: StorageFactory): StorageFactory {
 }
 
 runStorageConformance("aesgcm over memory", transformed(memoryHarness), { ownEventWindow: false });
-runStorageConformance("aesgcm over sqlite", transformed(sqliteHarness), { ownEventWindow: false });
+runStorageConformance("aesgcm over sqlite", transformed(sqliteHarnessFor()), { ownEventWindow: false });
 runCachedStorageConformance("aesgcm over memory", transformed(memoryHarness));
 
 describe("TransformingStorage", () => {
