@@ -1,5 +1,4 @@
-// Reading, writing and checking PEM certificate files. Kept apart from generation so a normal
-// start (certificates already on disk) never loads the X.509 generation library.
+// Reading, writing and checking PEM certificate files; generating them is ./certs.ts.
 import { X509Certificate } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";

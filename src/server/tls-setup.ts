@@ -3,11 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { joinPemBundles } from "../apimachinery/pem.js";
 import { coversHosts, loadOrCreate, readPair, splitHosts, writePair, type KeyPairPem } from "../authn/cert-files.js";
-import type { LeafOptions } from "../authn/certs.js";
-
-// The generation library is heavy to load; import it only when something must be generated.
-const createCA = async (cn: string) => (await import("../authn/certs.js")).createCA(cn);
-const createLeaf = async (ca: KeyPairPem, o: LeafOptions) => (await import("../authn/certs.js")).createLeaf(ca, o);
+import { createCA, createLeaf } from "../authn/certs.js";
 import type { ServerOptions } from "./options.js";
 
 export interface TlsSetup {
@@ -23,7 +19,7 @@ export interface TlsSetup {
 /**
  * Generated material of servers that keep no cert dir (library servers in a test process), per
  * bind address: generating a CA, a serving certificate, a client CA and the admin certificate
- * costs about 100 ms, most of a warm start. Such servers share it within the process: each
+ * costs a few milliseconds of a warm start. Such servers share it within the process: each
  * server's admin kubeconfig then also authenticates to the others, which hold no secret from one
  * another anyway (one process, one user).
  */
