@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
 import type { Admission, AdmissionAttributes, AdmissionOperation } from "./admission.js";
-import { CorruptValueError, StorageError, type KeyValue, type RangeOptions, type Storage } from "../storage/interface.js";
+import { CorruptValueError, StorageError, type KeyValue, type RangeOptions, type Storage, type WriteOp } from "../storage/interface.js";
 import { corruptListError, corruptObjectError, type CorruptObject } from "./corrupt-object.js";
 import { decodedJson, decodeFromStorage, encodeForStorage, servedJson, spliceResourceVersion } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "../apimachinery/object.js";
@@ -16,7 +16,7 @@ import { parseResourceVersion, tooLargeError } from "./resource-version.js";
 import type { StrategyContext } from "./strategy.js";
 import { validateObjectMeta, validateObjectMetaUpdate } from "./validate-meta.js";
 import { withUpdateOwnership } from "./field-ownership.js";
-import type { Reservations } from "./reservations.js";
+import type { Reservation, Reservations } from "./reservations.js";
 import { withPropagationFinalizers, type DeleteOptions } from "./deletion.js";
 import { dropEmptyMetadata } from "./empty-metadata.js";
 import { withoutMetaAndStatus } from "./subresource-writes.js";
@@ -58,6 +58,13 @@ export interface StoredPage {
   revision: number;
   more: boolean;
   remaining: number;
+}
+
+/** A create ready to be written in a transaction with others (GenericStore.prepareCreate). */
+export interface PreparedCreate {
+  op: WriteOp & { kind: "create" };
+  /** Drops what the create reserved (shared-pool values): once written or failed. */
+  release(): void;
 }
 
 export interface DeleteResult {
@@ -210,15 +217,7 @@ export class GenericStore {
   async create(ns: string, body: unknown, opts: WriteOptions & { subresource?: SubresourceCreate }): Promise<WriteResult> {
     const t = this.type;
     if (opts.subresource) return { object: await this.admitSubresourceCreate(ns, body as KObject, opts.subresource, opts), created: false };
-    const input = checkBody(t, ns, body);
-    t.strategy.default(input);
-    // The writer owns what it sent, recorded before mutating admission as upstream does: fields a
-    // webhook or policy adds are nobody's.
-    const owned = opts.fieldManager !== undefined && !opts.ownershipRecorded ? ownedFields(t, "", undefined, input, opts.fieldManager) : undefined;
-    const attrs = this.attributes("CREATE", ns, input.metadata.name ?? "", "", opts, input);
-    if (!opts.skip?.admission) await this.admission.admit(attrs);
-    const admitted = checkBody(t, ns, attrs.object);
-    if (owned) withOwnedFields(admitted, owned);
+    const admitted = await this.admitCreate(ns, body, opts);
     const nameWasGenerated = !admitted.metadata.name && !!admitted.metadata.generateName;
     // A generated name that collides is retried with a fresh name, from the admitted body.
     const pristine = nameWasGenerated ? clone(admitted) : admitted;
@@ -237,7 +236,44 @@ export class GenericStore {
     }
   }
 
-  private async createOnce(ns: string, obj: KObject, opts: WriteOptions): Promise<WriteResult> {
+  /**
+   * A create's stages up to the storage write, for a batch written in one transaction
+   * (Stores.createAll): the object must be named. The caller writes `op` and then calls `release`.
+   */
+  async prepareCreate(ns: string, body: unknown, opts: WriteOptions): Promise<PreparedCreate> {
+    const obj = await this.admitCreate(ns, body, opts);
+    if (!obj.metadata.name) throw badRequest("a batched create needs a name");
+    const reservation = await this.stageCreate(ns, obj, opts);
+    try {
+      const key = storageKey(this.type, ns, obj.metadata.name);
+      return { op: { kind: "create", key, value: encodeForStorage(await storageVersionOf(this.type, obj)) }, release: () => reservation.release() };
+    } catch (e) {
+      reservation.release();
+      throw e;
+    }
+  }
+
+  /** Decoding checks, defaulting and mutating admission of a create; the admitted object. */
+  private async admitCreate(ns: string, body: unknown, opts: WriteOptions): Promise<KObject> {
+    const t = this.type;
+    const input = checkBody(t, ns, body);
+    t.strategy.default(input);
+    // The writer owns what it sent, recorded before mutating admission as upstream does: fields a
+    // webhook or policy adds are nobody's.
+    const owned = opts.fieldManager !== undefined && !opts.ownershipRecorded ? ownedFields(t, "", undefined, input, opts.fieldManager) : undefined;
+    const attrs = this.attributes("CREATE", ns, input.metadata.name ?? "", "", opts, input);
+    if (!opts.skip?.admission) await this.admission.admit(attrs);
+    const admitted = checkBody(t, ns, attrs.object);
+    if (owned) withOwnedFields(admitted, owned);
+    return admitted;
+  }
+
+  /**
+   * Server-owned metadata, values from shared pools, the type's preparation, validation and
+   * validating admission: what stands between an admitted create and its write. The reservation
+   * is held until the caller has written (or failed to write) the object.
+   */
+  private async stageCreate(ns: string, obj: KObject, opts: WriteOptions): Promise<Reservation> {
     const t = this.type;
     const meta = obj.metadata;
     const ctx = this.context(ns, "", opts);
@@ -259,6 +295,18 @@ export class GenericStore {
       const errs = [...reservation.errors, ...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
       if (!opts.skip?.admission) await this.admission.validate(this.attributes("CREATE", ns, meta.name!, "", opts, obj));
+      return reservation;
+    } catch (e) {
+      reservation.release();
+      throw e;
+    }
+  }
+
+  private async createOnce(ns: string, obj: KObject, opts: WriteOptions): Promise<WriteResult> {
+    const t = this.type;
+    const meta = obj.metadata;
+    const reservation = await this.stageCreate(ns, obj, opts);
+    try {
       const key = storageKey(t, ns, meta.name!);
       if (opts.dryRun) {
         if (await this.storage.get(key)) throw new StorageError("KeyExists", key);

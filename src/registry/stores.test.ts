@@ -29,4 +29,42 @@ describe("Stores", () => {
     // Another type's store reads under its own prefix and does not see it.
     await expect(stores.for(secrets).get("default", "kept")).rejects.toMatchObject({ code: 404 });
   });
+
+  it("creates a batch in one transaction: every stage of a create, one event per object, all or nothing", async () => {
+    const storage = new MemoryStorage();
+    const stores = new Stores(storage, noAdmission);
+    const seen: string[] = [];
+    const w = storage.watch("/registry/", { afterRevision: await storage.currentRevision() }, (ev) => seen.push(`${ev.type} ${ev.kv.key} ${ev.revision}`));
+    const before = await storage.currentRevision();
+    await stores.createAll(
+      [
+        { type: configmaps, namespace: "default", object: { metadata: { name: "a" }, data: { k: "v" } } },
+        { type: secrets, namespace: "kube-system", object: { metadata: { name: "b" }, stringData: { k: "v" } } as never },
+      ],
+      { dryRun: false },
+    );
+    const a = await stores.for(configmaps).get("default", "a");
+    const b = await stores.for(secrets).get("kube-system", "b");
+    // What create() does: kind, identity, creation time, the type's preparation (stringData → data).
+    expect([a.kind, a.metadata.namespace, typeof a.metadata.uid, typeof a.metadata.creationTimestamp]).toEqual(["ConfigMap", "default", "string", "string"]);
+    expect([b.data, b.stringData, b.type]).toEqual([{ k: "dg==" }, undefined, "Opaque"]);
+    expect(seen).toEqual([`put /registry/configmaps/default/a ${before + 1}`, `put /registry/secrets/kube-system/b ${before + 2}`]);
+
+    // One that exists already: nothing of the batch is written.
+    const rev = await storage.currentRevision();
+    await expect(
+      stores.createAll(
+        [
+          { type: configmaps, namespace: "default", object: { metadata: { name: "c" } } },
+          { type: configmaps, namespace: "default", object: { metadata: { name: "a" } } },
+        ],
+        { dryRun: false },
+      ),
+    ).rejects.toMatchObject({ code: "KeyExists" });
+    // One the type's validation refuses: its Status, nothing written.
+    await expect(stores.createAll([{ type: configmaps, namespace: "default", object: { metadata: { name: "d" } } }, { type: configmaps, namespace: "default", object: { metadata: { name: "Not_Valid" } } }], { dryRun: false })).rejects.toMatchObject({ code: 422 });
+    expect(await storage.currentRevision()).toBe(rev);
+    await expect(stores.for(configmaps).get("default", "c")).rejects.toMatchObject({ code: 404 });
+    w.stop();
+  });
 });

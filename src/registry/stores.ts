@@ -7,7 +7,7 @@ import { decodeFromStorage } from "./codec.js";
 import type { ObjectCacher } from "./list.js";
 import { Reservations } from "./reservations.js";
 import type { ResourceType } from "./resource-type.js";
-import { GenericStore, type StoreConfig, type StoreParts } from "./store.js";
+import { GenericStore, type PreparedCreate, type StoreConfig, type StoreParts, type WriteOptions } from "./store.js";
 
 export class Stores {
   // Keyed by the type's declaration: a type updated in the registry (a CRD's new schema) is a new
@@ -24,6 +24,22 @@ export class Stores {
     let store = this.byType.get(t);
     if (!store) this.byType.set(t, (store = new GenericStore(t, this.parts)));
     return store;
+  }
+
+  /**
+   * The server's own creates (bootstrap objects) in one storage transaction: each object passes
+   * every stage a create() passes, then all are written in one commit, each with its own revision
+   * and watch event, so informers and controllers see them as any other creates. All or nothing:
+   * when one exists already (KeyExists) or fails a stage, nothing is written and that error is thrown.
+   */
+  async createAll(items: readonly { type: ResourceType; namespace: string; object: KObject }[], opts: WriteOptions): Promise<void> {
+    const prepared: PreparedCreate[] = [];
+    try {
+      for (const i of items) prepared.push(await this.for(i.type).prepareCreate(i.namespace, i.object, opts));
+      if (!opts.dryRun && prepared.length > 0) await this.parts.storage.transaction(prepared.map((p) => p.op));
+    } finally {
+      for (const p of prepared) p.release();
+    }
   }
 
   /** The storage's revision: what a watch or bookmark that has seen no event yet starts from. */

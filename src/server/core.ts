@@ -9,7 +9,7 @@ import { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { Cacher } from "../storage/cacher/cacher.js";
 import type { WatchCacheOptions } from "../storage/cacher/watch-cache.js";
-import type { Storage } from "../storage/interface.js";
+import { StorageError, type Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { join } from "node:path";
@@ -52,6 +52,13 @@ export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry, ga
     serviceNodePortRange: o.serviceNodePortRange,
     allowUnsafeMalformedObjectDeletion: gates.enabled("AllowUnsafeMalformedObjectDeletion"),
   }, cacher);
+  // A raw read first: what exists is not written again (nor passes admission again).
+  const ensure: CoreParts["ensure"] = async (t, ns, obj) => {
+    if (!t || (await storage.get(storageKey(t, ns, obj.metadata.name!)))) return;
+    await stores.for(t).create(ns, obj, { dryRun: false }).catch((e) => {
+      if (e?.reason !== "AlreadyExists") throw e;
+    });
+  };
   return {
     storage,
     cacher,
@@ -60,11 +67,15 @@ export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry, ga
     types,
     admission,
     log: o.log,
-    // A raw read first: what exists is not written again (nor passes admission again).
-    async ensure(t, ns, obj) {
-      if (!t || (await storage.get(storageKey(t, ns, obj.metadata.name!)))) return;
-      await stores.for(t).create(ns, obj, { dryRun: false }).catch((e) => {
-        if (e?.reason !== "AlreadyExists") throw e;
+    ensure,
+    async ensureAll(t, ns, objs) {
+      if (!t) return;
+      const present = await Promise.all(objs.map((o) => storage.get(storageKey(t, ns, o.metadata.name!))));
+      const missing = objs.filter((_, i) => !present[i]);
+      // Written together; should one appear meanwhile (another writer), each is ensured alone.
+      await stores.createAll(missing.map((object) => ({ type: t, namespace: ns, object })), { dryRun: false }).catch(async (e) => {
+        if (!(e instanceof StorageError && e.code === "KeyExists")) throw e;
+        await Promise.all(missing.map((o) => ensure(t, ns, o)));
       });
     },
     async countObjects() {

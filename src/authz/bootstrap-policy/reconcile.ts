@@ -4,7 +4,7 @@
 // it has beyond the defaults is kept), unless it is annotated autoupdate "false". Aggregated
 // ClusterRoles only get their aggregationRule reconciled: their rules are the aggregation
 // controller's. A binding whose roleRef changed is deleted and created again (roleRef is
-// immutable). All reads are four range reads; all writes go out together (one storage batch).
+// immutable). All reads are four range reads; the missing objects are created in one transaction.
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { WriteOptions } from "../../registry/store.js";
@@ -134,6 +134,8 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
   const opts: WriteOptions = { dryRun: false };
   const writes: Promise<unknown>[] = [];
   const failures: string[] = [];
+  // Missing objects (every one, on a first start) go in one transaction; changes one by one.
+  const creates: { type: ResourceType; namespace: string; object: KObject }[] = [];
   served.forEach(([t, expectedList, shape], i) => {
     for (const expected of expectedList) {
       const ns = expected.metadata.namespace ?? "";
@@ -145,12 +147,11 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
       else if (outcome.op === "protected") {
         summary.protected++;
         log(`kapi: skipped reconcile-protected ${what} (${outcome.what})`);
+      } else if (outcome.op === "create") {
+        creates.push({ type: t, namespace: ns, object: outcome.obj });
       } else {
         const write = async () => {
-          if (outcome.op === "create") {
-            await stores.for(t).create(ns, outcome.obj, opts);
-            summary.created++;
-          } else if (outcome.op === "recreate") {
+          if (outcome.op === "recreate") {
             await stores.for(t).delete(ns, name, { dryRun: false });
             await stores.for(t).create(ns, outcome.obj, opts);
             summary.recreated++;
@@ -172,6 +173,14 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
       }
     }
   });
+  if (creates.length) {
+    writes.push(
+      stores.createAll(creates, opts).then(
+        () => void (summary.created += creates.length),
+        (e: Error) => void failures.push(e?.message ?? String(e)),
+      ),
+    );
+  }
   await Promise.all(writes);
   if (failures.length) throw new Error(`unable to initialize RBAC bootstrap policy: ${failures.join("; ")}`);
   return summary;

@@ -114,7 +114,7 @@ export function systemPriorityClassesFeature(): FeatureModule {
   return {
     name: "system-priority-classes",
     setup: () => ({
-      bootstrap: (core) => Promise.all(systemPriorityClasses.map((pc) => core.ensure(core.types.get("scheduling.k8s.io", "v1", "priorityclasses"), "", structuredClone(pc)))),
+      bootstrap: (core) => core.ensureAll(core.types.get("scheduling.k8s.io", "v1", "priorityclasses"), "", systemPriorityClasses.map((pc) => structuredClone(pc))),
     }),
   };
 }

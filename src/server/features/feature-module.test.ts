@@ -109,15 +109,15 @@ describe("feature modules", () => {
     expect(() => flagsOf([flag("core")], [{ name: "a", flags: [flag("core")] }])).toThrow("flag --core is declared by both generic and a");
   });
 
-  it("creates every feature's namespaces (once each), then runs every feature's bootstrap together", async () => {
+  it("creates every feature's namespaces (once each, together), then runs every feature's bootstrap together", async () => {
     const order: string[] = [];
-    const ensuring = { ...core, ensure: async (_t: unknown, _ns: string, o: { metadata: { name?: string } }) => void order.push(`namespace ${o.metadata.name}`) } as unknown as CoreParts;
+    const ensuring = { ...core, ensureAll: async (_t: unknown, _ns: string, os: { metadata: { name?: string } }[]) => void order.push(`namespaces ${os.map((o) => o.metadata.name).join(" ")}`) } as unknown as CoreParts;
     const slow = (name: string, ms: number, namespaces: string[] = []): FeatureModule => ({
       name,
       setup: () => ({ namespaces, bootstrap: () => new Promise((r) => setTimeout(() => r(order.push(name)), ms)) }),
     });
     await setUpFeatures([slow("slow", 30, ["kube-system"]), slow("fast", 1, ["default", "kube-system"])], ctx).bootstrap(ensuring, undefined);
-    expect(order).toEqual(["namespace kube-system", "namespace default", "fast", "slow"]);
+    expect(order).toEqual(["namespaces kube-system default", "fast", "slow"]);
   });
 });
 

@@ -63,6 +63,8 @@ export interface CoreParts {
   informers: InformerFactory;
   /** Creates a bootstrap object unless it exists (its type may be unserved: then nothing). */
   ensure(t: ResourceType | undefined, ns: string, obj: KObject): Promise<void>;
+  /** ensure() of several objects of one type, the missing ones created in one transaction. */
+  ensureAll(t: ResourceType | undefined, ns: string, objs: readonly KObject[]): Promise<void>;
   log(msg: string): void;
 }
 
@@ -257,11 +259,11 @@ export class AssembledFeatures {
 
   /**
    * Every feature's namespaces, then every feature's bootstrap objects (objects may live in those
-   * namespaces); each step's writes go concurrently, so they share commits.
+   * namespaces); the namespaces are written in one transaction, the modules' objects concurrently.
    */
   async bootstrap(core: CoreParts, namespaceType: ResourceType | undefined): Promise<void> {
     const namespaces = new Set(this.all.flatMap(({ c }) => c.namespaces ?? []));
-    await Promise.all([...namespaces].map((name) => core.ensure(namespaceType, "", { metadata: { name } } as KObject)));
+    await core.ensureAll(namespaceType, "", [...namespaces].map((name) => ({ metadata: { name } }) as KObject));
     await Promise.all(this.all.flatMap(({ c }) => (c.bootstrap ? [c.bootstrap(core)] : [])));
   }
 
