@@ -13,7 +13,7 @@ const outdir = `${root}dist/bundle`;
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { index: "src/index.ts", kapi: "src/cli/main.ts" },
+  entryPoints: { index: "src/index.ts", kapi: "src/cli/kapi.ts" },
   outdir,
   bundle: true,
   splitting: true,
