@@ -8,9 +8,9 @@ import { list } from "./list.js";
 import { memory } from "./memory.js";
 import { p99 } from "./p99.js";
 import { createVap, createVapSequential } from "./policy.js";
-import { startup10k, startupEmpty } from "./startup.js";
+import { startup10k, startupEmpty, startupFirst } from "./startup.js";
 import { watch } from "./watch.js";
 import { create, update } from "./writes.js";
 import { createWebhook } from "./webhook.js";
 
-export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, createWebhook, createVap, createVapSequential, list, watch, startupEmpty, startup10k, memory, p99];
+export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, createWebhook, createVap, createVapSequential, list, watch, startupFirst, startupEmpty, startup10k, memory, p99];
