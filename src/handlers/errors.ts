@@ -69,5 +69,8 @@ function storageApiError(e: StorageError): ApiError {
       return new ApiError(503, "ServiceUnavailable", e.message);
     case "Corrupt":
       return internalError(e.message);
+    case "Unavailable":
+      // kube-apiserver waits on an unreachable etcd until the request's deadline: its 504.
+      return new ApiError(504, "Timeout", "Timeout: request did not complete within the allotted timeout");
   }
 }

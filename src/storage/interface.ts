@@ -57,6 +57,13 @@ export interface WatchOptions {
 
 export interface Watcher {
   stop(): void;
+  /**
+   * For a backend whose events reach watchers later than its writes are acknowledged (etcd):
+   * resolves with a revision R once every event of this watch up to R has been passed to onEvent
+   * (etcd's progress notification). Backends that deliver a commit's events with the commit have
+   * no need of it (see cacher/watch-cache.ts).
+   */
+  progress?(): Promise<number>;
 }
 
 export type StorageErrorCode =
@@ -66,7 +73,8 @@ export type StorageErrorCode =
   | "Compacted" // revision older than the history window
   | "FutureRevision" // revision newer than the store has
   | "Closed" // store is closed
-  | "Corrupt"; // a stored value cannot be read back (no configured key decrypts it)
+  | "Corrupt" // a stored value cannot be read back (no configured key decrypts it)
+  | "Unavailable"; // a remote store (etcd) could not be reached or did not answer in time
 
 export class StorageError extends Error {
   constructor(

@@ -9,7 +9,8 @@
 // Freshness: both backends publish a commit's events synchronously with the commit (delivery is
 // queued as microtasks), so once storage reports revision C and a macrotask boundary has passed,
 // every event <= C has reached us. `progress()` relies on that in place of etcd's progress
-// notifications (an etcd3 backend must provide an equivalent).
+// notifications; a backend whose watch events lag its writes (etcd3) offers Watcher.progress, a
+// progress notification request, and the cache uses that instead.
 import { StorageError, type KeyValue, type StorageReader, type WatchEvent, type Watcher } from "../interface.js";
 import { compareKeys, prefixEnd } from "../common/keys.js";
 import { CacheWatcher, type WatchSink, type WatcherStart } from "./cache-watcher.js";
@@ -212,6 +213,15 @@ export class WatchCache<O> {
 
   /** Advance to the backend's current revision (see the header: events <= it have arrived). */
   async progress(): Promise<number> {
+    if (this.storageWatcher?.progress) {
+      // etcd: a progress notification on the feed says every event up to its revision arrived.
+      const rev = await this.storageWatcher.progress();
+      if (!this.stopped && rev > this.revision) {
+        this.revision = rev;
+        this.wake();
+      }
+      return rev;
+    }
     const current = await this.cfg.storage.currentRevision();
     await new Promise<void>((r) => setImmediate(r));
     if (!this.stopped && current > this.revision) {

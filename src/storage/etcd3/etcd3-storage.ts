@@ -1,0 +1,302 @@
+// Storage on a real etcd cluster through its v3 API, as kube-apiserver's etcd3 store does it:
+// a key's mod_revision is its revision (an object's resourceVersion); a create is a transaction
+// on create_revision = 0, an update or delete one on the expected mod_revision; reads at a past
+// revision and continued pages read etcd at that revision; watches start at a revision with the
+// previous value attached (a delete carries the object it removed). etcd's global revision
+// moves with every write under any prefix, so revisions seen through one store may skip numbers.
+import {
+  StorageError,
+  type KeyValue,
+  type RangeOptions,
+  type RangeResult,
+  type Storage,
+  type WatchEvent,
+  type WatchOptions,
+  type Watcher,
+} from "../interface.js";
+import { checkWatchRevision, compactedError } from "../common/revisions.js";
+import { EtcdClient, isUnavailable, type EtcdClientOptions, type RawKeyValue, type RawTxnResponse } from "./client.js";
+import { EtcdWatch } from "./etcd-watch.js";
+import { KeyMap, keyAfter } from "./key-map.js";
+import { Compactor } from "./compactor.js";
+
+export interface Etcd3StorageOptions extends EtcdClientOptions {
+  /** --etcd-prefix: where the keys live in etcd. */
+  prefix: string;
+  /** The root of kapi's keys the prefix replaces ("/registry"; "" to prepend the prefix). */
+  keyRoot: string;
+  /** --etcd-compaction-interval (0: never compact; another process may). */
+  compactionIntervalMs: number;
+  /** Observes every etcd call's duration (etcd_request_duration_seconds). */
+  observe?: (operation: string, seconds: number) => void;
+}
+
+const closeDrainMs = 2000;
+const compactedMessage = "required revision has been compacted";
+const futureMessage = "required revision is a future revision";
+
+export class Etcd3Storage implements Storage {
+  private readonly client: EtcdClient;
+  private readonly keys: KeyMap;
+  private compacted = 0;
+  private closed = false;
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly watches = new Set<EtcdWatch>();
+  private readonly compactor: Compactor;
+
+  private constructor(private readonly opts: Etcd3StorageOptions) {
+    this.client = new EtcdClient(opts);
+    this.keys = new KeyMap(opts.prefix, opts.keyRoot);
+    this.compactor = new Compactor(this.client, opts.compactionIntervalMs, (rev) => this.noteCompacted(rev));
+  }
+
+  /** Connects (within the call timeout), learns how far etcd has compacted, and starts the compactor. */
+  static async open(opts: Etcd3StorageOptions): Promise<Etcd3Storage> {
+    const s = new Etcd3Storage(opts);
+    try {
+      await s.timed("status", () => s.client.status());
+      s.compacted = await s.probeCompacted();
+    } catch (e) {
+      s.client.close();
+      throw s.translate(e, "");
+    }
+    s.compactor.start();
+    return s;
+  }
+
+  async currentRevision(): Promise<number> {
+    this.checkOpen();
+    const r = await this.run("get", "", () => this.client.range({ ...this.keys.rangeOf(""), limit: 1, count_only: true }));
+    return r.header.revision;
+  }
+
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  /** An etcd round trip within `timeoutMs`: undefined when healthy, else why not (the etcd health check). */
+  async check(timeoutMs: number): Promise<string | undefined> {
+    if (this.closed) return "storage closed";
+    try {
+      await this.timed("get", () => this.client.range({ key: Buffer.from(this.opts.prefix + "/health"), keys_only: true }, timeoutMs));
+      return undefined;
+    } catch (e) {
+      return `etcd: ${(e as Error).message}`;
+    }
+  }
+
+  async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
+    this.checkOpen();
+    const r = await this.run("get", key, () => this.client.range({ key: this.keys.toEtcd(key), revision: opts?.revision ?? 0 }));
+    return r.kvs[0] && this.kv(r.kvs[0]);
+  }
+
+  async range(prefix: string, opts: RangeOptions = {}): Promise<RangeResult> {
+    this.checkOpen();
+    const span = this.keys.rangeOf(prefix);
+    let start = span.key;
+    if (opts.startAfter !== undefined && opts.startAfter >= prefix) start = keyAfter(this.keys.toEtcd(opts.startAfter));
+    const r = await this.run("list", prefix, () =>
+      this.client.range({ key: start, range_end: span.range_end, revision: opts.revision ?? 0, limit: opts.limit ?? 0 }),
+    );
+    const items = r.kvs.map((kv) => this.kv(kv));
+    const remaining = r.more ? r.count - items.length : 0;
+    return { items, revision: opts.revision || r.header.revision, more: r.more, remaining };
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.checkOpen();
+    const r = await this.run("listWithCount", prefix, () => this.client.range({ ...this.keys.rangeOf(prefix), count_only: true }));
+    return r.count;
+  }
+
+  async create(key: string, value: string): Promise<KeyValue> {
+    this.checkOpen();
+    const k = this.keys.toEtcd(key);
+    const r = await this.write("create", key, {
+      compare: [{ key: k, target: "CREATE", result: "EQUAL", create_revision: 0 }],
+      success: [{ request_put: { key: k, value: Buffer.from(value, "utf8") } }],
+    });
+    if (!r.succeeded) throw new StorageError("KeyExists", key);
+    const rev = r.header.revision;
+    return { key, value, createRevision: rev, modRevision: rev };
+  }
+
+  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    this.checkOpen();
+    const k = this.keys.toEtcd(key);
+    const r = await this.write("update", key, {
+      compare: [this.precondition(k, expectedModRevision)],
+      success: [{ request_put: { key: k, value: Buffer.from(value, "utf8"), prev_kv: true } }],
+      failure: [{ request_range: { key: k } }],
+    });
+    if (!r.succeeded) throw this.failedPrecondition(key, r, expectedModRevision);
+    const prev = r.responses[0]!.response_put!.prev_kv!;
+    return { key, value, createRevision: prev.create_revision, modRevision: r.header.revision };
+  }
+
+  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    this.checkOpen();
+    const k = this.keys.toEtcd(key);
+    const r = await this.write("delete", key, {
+      compare: [this.precondition(k, expectedModRevision ?? 0)],
+      success: [{ request_delete_range: { key: k, prev_kv: true } }],
+      failure: [{ request_range: { key: k } }],
+    });
+    if (!r.succeeded) throw this.failedPrecondition(key, r, expectedModRevision ?? 0);
+    const prev = r.responses[0]!.response_delete_range!.prev_kvs[0]!;
+    return { ...this.kv(prev), modRevision: r.header.revision };
+  }
+
+  watch(prefix: string, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Watcher {
+    this.checkOpen();
+    checkWatchRevision(opts.afterRevision, this.compacted, prefix);
+    const w = new EtcdWatch(this.client, {
+      range: this.keys.rangeOf(prefix),
+      afterRevision: opts.afterRevision,
+      toKeyValue: (kv) => this.kv(kv),
+      onEvent,
+      onError: (err) => {
+        this.watches.delete(w);
+        onError?.(this.translate(err, prefix));
+      },
+      onCompacted: (rev) => {
+        this.noteCompacted(rev);
+        return compactedError(prefix, opts.afterRevision, rev);
+      },
+    });
+    this.watches.add(w);
+    return {
+      stop: () => {
+        this.watches.delete(w);
+        w.stop();
+      },
+      progress: () => w.progress(),
+    };
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.checkOpen();
+    if (revision <= this.compacted) return;
+    try {
+      await this.track(this.timed("compact", () => this.client.compact(revision)));
+    } catch (e) {
+      const err = this.translate(e, "");
+      // Someone compacted further already: nothing left to do but learn how far.
+      if (err instanceof StorageError && err.code === "Compacted") {
+        this.noteCompacted(await this.probeCompacted());
+        return;
+      }
+      throw err;
+    }
+    this.noteCompacted(revision);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.compactor.stop();
+    await Promise.allSettled([...this.pending]);
+    // Watchers get the events of every acknowledged write before they are told the store closed.
+    const last = await this.client.status(closeDrainMs).then((s) => s.header.revision, () => 0);
+    await Promise.all([...this.watches].map((w) => w.drainTo(last, closeDrainMs)));
+    const closed = new StorageError("Closed", "", "storage closed");
+    for (const w of [...this.watches]) w.end(closed);
+    this.watches.clear();
+    this.client.close();
+  }
+
+  private precondition(key: Buffer, expectedModRevision: number): object {
+    // mod_revision of a missing key is 0, so "== expected" also fails for a key that is gone.
+    return expectedModRevision
+      ? { key, target: "MOD", result: "EQUAL", mod_revision: expectedModRevision }
+      : { key, target: "CREATE", result: "GREATER", create_revision: 0 };
+  }
+
+  private failedPrecondition(key: string, r: RawTxnResponse, expected: number): StorageError {
+    const cur = r.responses[0]?.response_range?.kvs[0];
+    if (!cur) return new StorageError("KeyNotFound", key);
+    const current = this.kv(cur);
+    return new StorageError("Conflict", key, `modRevision is ${current.modRevision}, expected ${expected}`, current);
+  }
+
+  private kv(raw: RawKeyValue): KeyValue {
+    return {
+      key: this.keys.fromEtcd(raw.key),
+      value: raw.value.toString("utf8"),
+      createRevision: raw.create_revision,
+      modRevision: raw.mod_revision,
+    };
+  }
+
+  private noteCompacted(rev: number): void {
+    if (rev > this.compacted) this.compacted = rev;
+  }
+
+  /**
+   * etcd does not report its compacted revision; a read at a revision fails exactly when the
+   * revision is older than it, so a binary search over [1, current] finds it (0: never compacted).
+   */
+  private async probeCompacted(): Promise<number> {
+    const readable = async (rev: number) => {
+      try {
+        await this.timed("get", () => this.client.range({ key: Buffer.from([0]), revision: rev, count_only: true }));
+        return true;
+      } catch (e) {
+        if (this.translate(e, "") instanceof StorageError && (this.translate(e, "") as StorageError).code === "Compacted") return false;
+        throw e;
+      }
+    };
+    if (await readable(1)) return 0;
+    let lo = 2;
+    let hi = (await this.client.status()).header.revision;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (await readable(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  private write(operation: string, key: string, txn: object): Promise<RawTxnResponse> {
+    return this.run(operation, key, () => this.client.txn(txn));
+  }
+
+  private async run<T>(operation: string, key: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await this.track(this.timed(operation, call));
+    } catch (e) {
+      throw this.translate(e, key);
+    }
+  }
+
+  private async timed<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    const start = process.hrtime.bigint();
+    try {
+      return await call();
+    } finally {
+      this.opts.observe?.(operation, Number(process.hrtime.bigint() - start) / 1e9);
+    }
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.pending.add(p);
+    const done = () => this.pending.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  /** etcd's and gRPC's failures as storage errors; anything else unchanged. */
+  private translate(e: unknown, key: string): Error {
+    if (e instanceof StorageError) return e;
+    const msg = (e as Error)?.message ?? String(e);
+    if (msg.includes(compactedMessage)) return compactedError(key, 0, this.compacted);
+    if (msg.includes(futureMessage)) return new StorageError("FutureRevision", key, msg);
+    if (isUnavailable(e)) return new StorageError("Unavailable", key, `etcd unavailable: ${(e as { details?: string }).details || msg}`);
+    return e instanceof Error ? e : new Error(msg);
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new StorageError("Closed", "", "storage closed");
+  }
+}

@@ -1,0 +1,136 @@
+// A real etcd for tests: Debian's etcd-server started on free loopback ports in a temporary
+// directory, waited on until it answers /health, stopped (and restartable on the same data) by
+// its pid. Tests that need it skip, saying so, only when no etcd binary is installed.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { get as httpsGet } from "node:https";
+import { get as httpGet } from "node:http";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const candidates = [process.env.KAPI_TEST_ETCD, "/usr/bin/etcd", "/usr/local/bin/etcd"].filter((p): p is string => !!p);
+
+/** The etcd binary, or undefined when none is installed. */
+export const etcdBinary: string | undefined =
+  candidates.find((p) => existsSync(p)) ?? (spawnSync("sh", ["-c", "command -v etcd"], { encoding: "utf8" }).stdout.trim() || undefined);
+
+/** Why etcd tests are skipped (printed by the skipping test), or undefined when they run. */
+export const etcdSkipReason = etcdBinary ? undefined : "no etcd binary installed (Debian package etcd-server; .ci/run installs it)";
+
+export interface EtcdTlsFiles {
+  certFile: string;
+  keyFile: string;
+  /** CA that signs client certificates (--trusted-ca-file, with --client-cert-auth). */
+  trustedCaFile: string;
+  /** A client certificate and key for the health probe. */
+  clientCertFile: string;
+  clientKeyFile: string;
+}
+
+export interface EtcdProcess {
+  /** The client URL (http:// or https://127.0.0.1:port). */
+  url: string;
+  dataDir: string;
+  pid(): number;
+  /** SIGSTOP / SIGCONT: etcd stops answering without closing connections. */
+  pause(): void;
+  resume(): void;
+  /** Stop it (SIGTERM, then SIGKILL) and wait for it to exit; the data stays. */
+  stop(): Promise<void>;
+  /** Start again on the same ports and data. */
+  restart(): Promise<void>;
+  /** Stop and remove the data. */
+  cleanup(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startEtcd(opts: { tls?: EtcdTlsFiles; extraArgs?: string[] } = {}): Promise<EtcdProcess> {
+  if (!etcdBinary) throw new Error(etcdSkipReason);
+  const dataDir = mkdtempSync(join(tmpdir(), "kapi-etcd-"));
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const scheme = opts.tls ? "https" : "http";
+  const url = `${scheme}://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const args = [
+    "--name=kapi-test",
+    `--data-dir=${join(dataDir, "data")}`,
+    `--listen-client-urls=${url}`,
+    `--advertise-client-urls=${url}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=kapi-test=${peer}`,
+    "--log-level=error",
+    ...(opts.tls
+      ? [`--cert-file=${opts.tls.certFile}`, `--key-file=${opts.tls.keyFile}`, `--trusted-ca-file=${opts.tls.trustedCaFile}`, "--client-cert-auth"]
+      : []),
+    ...(opts.extraArgs ?? []),
+  ];
+  let child: ChildProcess | undefined;
+  let output = "";
+  const launch = async () => {
+    output = "";
+    child = spawn(etcdBinary!, args, { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout!.on("data", (d) => (output += d));
+    child.stderr!.on("data", (d) => (output += d));
+    await waitHealthy(url, opts.tls, () => (child!.exitCode !== null ? output : undefined));
+  };
+  const stop = async () => {
+    const c = child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once("exit", r));
+    c.kill("SIGCONT");
+    c.kill("SIGTERM");
+    const t = setTimeout(() => c.kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(t);
+  };
+  await launch();
+  return {
+    url,
+    dataDir,
+    pid: () => child!.pid!,
+    pause: () => child!.kill("SIGSTOP"),
+    resume: () => child!.kill("SIGCONT"),
+    stop,
+    restart: launch,
+    cleanup: async () => {
+      await stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitHealthy(url: string, tls: EtcdTlsFiles | undefined, exited: () => string | undefined): Promise<void> {
+  const { readFileSync } = await import("node:fs");
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const out = exited();
+    if (out !== undefined) throw new Error(`etcd exited during start-up: ${out}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const onRes = (res: import("node:http").IncomingMessage) => {
+        let body = "";
+        res.on("data", (d) => (body += d));
+        res.on("end", () => resolve(res.statusCode === 200 && body.includes('"true"')));
+      };
+      const req = tls
+        ? httpsGet(`${url}/health`, { ca: readFileSync(tls.trustedCaFile), cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile) }, onRes)
+        : httpGet(`${url}/health`, onRes);
+      req.on("error", () => resolve(false));
+      req.setTimeout(1000, () => req.destroy());
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`etcd at ${url} not healthy within 20s`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
