@@ -83,6 +83,8 @@ export class WatchCache<O> {
   private readonly snapshots = new Map<number, Snapshot<O>>();
   private waiters: { rev: number; resolve: () => void }[] = [];
   private storageWatcher: Watcher | undefined;
+  /** The newest revision an event was applied at (revision may be ahead of it through progress). */
+  private lastEventRevision = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private feedError: Error | undefined;
@@ -143,6 +145,7 @@ export class WatchCache<O> {
         this.ring = new EventRing<O>(this.opts.windowMs, this.opts.maxEvents, base);
         for (const kv of items) this.store.put(this.entry(kv, kv.modRevision));
         this.revision = base;
+        this.lastEventRevision = base;
         // Registered synchronously after the read: the replay of (base, now] arrives as events.
         this.storageWatcher = storage.watch(prefix, { afterRevision: base }, (ev) => this.apply(ev), (err) => this.fail(err));
         break;
@@ -177,7 +180,14 @@ export class WatchCache<O> {
   }
 
   private apply(ev: WatchEvent): void {
-    if (this.stopped || ev.revision <= this.revision) return;
+    if (this.stopped) return;
+    if (ev.revision <= this.revision) {
+      // A progress notification moved us past an event that had not arrived yet: what the cache
+      // served since may miss it. Start over rather than drop it.
+      if (ev.revision > this.lastEventRevision) this.fail(new StorageError("Unavailable", ev.kv.key, `watch cache: event at revision ${ev.revision} arrived after progress to ${this.revision}`));
+      return;
+    }
+    this.lastEventRevision = ev.revision;
     let cev: CacheEvent<O>;
     const now = Date.now();
     if (ev.type === "put") {

@@ -12,11 +12,16 @@ export interface EtcdWatchSpec {
   toKeyValue: (kv: RawKeyValue) => KeyValue;
   onEvent: (ev: WatchEvent) => void;
   onError: (err: Error) => void;
+  /** etcd answers progress requests in order with events, only once the watch has caught up (3.4.31+, 3.5.13+). */
+  orderedProgress: boolean;
   /** The error to end with when etcd has compacted past the watch (and learns the revision). */
   onCompacted: (compactRevision: number) => Error;
 }
 
+const legacyCatchUpMs = 250;
+
 export class EtcdWatch {
+  private readonly createdAt = Date.now();
   private readonly stream: WatchStream;
   private done = false;
   /** The newest revision whose events have all been delivered. */
@@ -41,7 +46,22 @@ export class EtcdWatch {
   }
 
   /** Resolves with a revision up to which every event has been delivered. */
-  progress(): Promise<number> {
+  async progress(): Promise<number> {
+    if (!this.spec.orderedProgress) {
+      // etcd before 3.4.31 / 3.5.13 answers a progress request at once, even while a new watch
+      // is still catching up (its sync loop runs every 100 ms) and possibly ahead of events
+      // already queued (etcd#15220). Ask only once the watch has had time to catch up, and take
+      // the first answer after a second round trip has let the queued events out.
+      const wait = this.createdAt + legacyCatchUpMs - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const rev = await this.requestProgress();
+      await this.requestProgress();
+      return rev;
+    }
+    return this.requestProgress();
+  }
+
+  private requestProgress(): Promise<number> {
     if (this.done) return Promise.reject(new StorageError("Closed", "", "watch ended"));
     return new Promise((resolve, reject) => {
       this.waiters.push({ resolve, reject });

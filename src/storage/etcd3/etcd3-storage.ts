@@ -39,6 +39,8 @@ export class Etcd3Storage implements Storage {
   private readonly client: EtcdClient;
   private readonly keys: KeyMap;
   private compacted = 0;
+  /** The etcd server's version (Maintenance.Status). */
+  version = "";
   private closed = false;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly watches = new Set<EtcdWatch>();
@@ -54,7 +56,8 @@ export class Etcd3Storage implements Storage {
   static async open(opts: Etcd3StorageOptions): Promise<Etcd3Storage> {
     const s = new Etcd3Storage(opts);
     try {
-      await s.timed("status", () => s.client.status());
+      const status = await s.timed("status", () => s.client.status());
+      s.version = status.version;
       s.compacted = await s.probeCompacted();
     } catch (e) {
       s.client.close();
@@ -153,6 +156,7 @@ export class Etcd3Storage implements Storage {
     checkWatchRevision(opts.afterRevision, this.compacted, prefix);
     const w = new EtcdWatch(this.client, {
       range: this.keys.rangeOf(prefix),
+      orderedProgress: orderedProgress(this.version),
       afterRevision: opts.afterRevision,
       toKeyValue: (kv) => this.kv(kv),
       onEvent,
@@ -299,4 +303,13 @@ export class Etcd3Storage implements Storage {
   private checkOpen(): void {
     if (this.closed) throw new StorageError("Closed", "", "storage closed");
   }
+}
+
+/** Whether this etcd version answers progress requests in order (kube-apiserver's own threshold). */
+export function orderedProgress(version: string): boolean {
+  const [major = 0, minor = 0, patch = 0] = version.split(".").map((x) => Number.parseInt(x, 10) || 0);
+  if (major !== 3) return major > 3;
+  if (minor === 4) return patch >= 31;
+  if (minor === 5) return patch >= 13;
+  return minor > 5;
 }
