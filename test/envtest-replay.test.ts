@@ -256,14 +256,14 @@ describe("envtest's launch of kapi envtest-assets", () => {
     expect(Date.now() - t1).toBeLessThan(2000);
   }, 30_000);
 
-  it("refuses an --etcd-servers that is not kapi's stand-in, and one it cannot reach", async () => {
+  it("an --etcd-servers that is not kapi's stand-in is the etcd3 backend (refused when it speaks no etcd); one it cannot reach is refused", async () => {
     const other = createServer((_q, s) => (s.writeHead(200), s.end('{"health":"true"}')));
     await new Promise<void>((r) => other.listen(0, "127.0.0.1", () => r()));
     try {
       const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
       const real = await run(join(assets, "kube-apiserver"), [`--etcd-servers=${url}`, "--secure-port=0", `--cert-dir=${mkdtempSync(join(work, "c-"))}`]);
       expect(real.code).toBe(1);
-      expect(real.out).toContain(`--etcd-servers: ${url} is not kapi's etcd stand-in, and the etcd backend is not available yet`);
+      expect(real.out).toContain(`cannot open the etcd3 storage at ${url}`);
       const down = await run(join(assets, "kube-apiserver"), [`--etcd-servers=http://127.0.0.1:${await suggestPort()}`, "--secure-port=0"]);
       expect(down.code).toBe(1);
       expect(down.out).toMatch(/--etcd-servers: cannot reach http:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED/);

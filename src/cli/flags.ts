@@ -11,8 +11,6 @@ import { defaultOptions, type ServerOptions } from "../server/options.js";
 
 /** What `kapi serve`'s flags say: the server's options, and what the CLI resolves before start (cli/envtest/storage-choice.ts). */
 export interface ServeFlags extends ServerOptions {
-  /** --etcd-servers, in order. */
-  etcdServers: string[];
   /** --storage-backend as given. */
   storageBackendFlag?: "sqlite" | "memory" | "etcd3";
   /** --data-dir was given (otherwise the etcd stand-in case keeps kapi's files in --cert-dir). */
@@ -29,15 +27,15 @@ const coreFlag = (name: string): FlagSpec => coreFlags.find((f) => f.name === na
  */
 const cliFlags: CliFlagSpec[] = [
   { ...coreFlag("data-dir"), apply: (o, v) => (coreFlag("data-dir").apply(o, v), (o.dataDirGiven = true)) },
-  { name: "storage-backend", kind: "string", default: "sqlite", help: "kapi: sqlite (durable, default) or memory; etcd3 only with --etcd-servers naming kapi's etcd stand-in.", apply: (o, v) => (o.storageBackendFlag = storageBackendFlag(v)) },
-  { name: "etcd-servers", kind: "list", default: "", help: "List of etcd servers to connect with (scheme://ip:port), comma separated. kapi: when each one is kapi's etcd stand-in (written by `kapi envtest-assets`), objects are kept in memory; any other etcd is refused, as kapi has no etcd backend yet.", apply: (o, v) => (o.etcdServers = [...o.etcdServers, ...listFlag(v)]) },
+  { name: "storage-backend", kind: "string", default: "sqlite", help: "kapi: sqlite (durable, default without --etcd-servers), memory, or etcd3 (the default with --etcd-servers).", apply: (o, v) => (o.storageBackendFlag = storageBackendFlag(v)) },
+  { name: "etcd-servers", kind: "list", default: "", help: "List of etcd servers to connect with (scheme://ip:port), comma separated. kapi: when each one is kapi's etcd stand-in (written by `kapi envtest-assets`), objects are kept in memory.", apply: (o, v) => (o.etcdServers = [...o.etcdServers, ...listFlag(v)]) },
   { name: "allow-privileged", kind: "bool", default: "true", help: "If true, allow privileged containers. kapi runs no containers and always admits them, so only true is accepted (kube-apiserver's default is false).", apply: (_o, v) => allowPrivilegedFlag(v) },
   { name: "advertise-address", kind: "string", default: "", help: "The IP address on which to advertise the apiserver to members of the cluster. kapi ignores it: it has no cluster members and publishes no endpoints for the kubernetes Service.", apply: () => undefined },
 ];
 
 function storageBackendFlag(v: string): "sqlite" | "memory" | "etcd3" {
   if (v === "sqlite" || v === "memory" || v === "etcd3") return v;
-  throw new Error(`--storage-backend: unknown storage backend ${goQuote(v)} (supported: sqlite, memory)`);
+  throw new Error(`--storage-backend: unknown storage backend ${goQuote(v)} (supported: sqlite, memory, etcd3)`);
 }
 
 function allowPrivilegedFlag(v: string): void {
@@ -57,7 +55,7 @@ export function serveFlagSections(): { section: string; flags: readonly (FlagSpe
 
 export function parseServeFlags(args: string[]): ServeFlags {
   const specs = new Map(serveFlagSections().flatMap((s) => s.flags.map((f) => [f.name, f] as const)));
-  const o: ServeFlags = { ...defaultOptions(), etcdServers: [], dataDirGiven: false };
+  const o: ServeFlags = { ...defaultOptions(), dataDirGiven: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (!arg.startsWith("--")) throw new Error(`unexpected argument ${goQuote(arg)}`);

@@ -30,12 +30,11 @@ export const coreFlags: readonly FlagSpec[] = [
   { name: "data-dir", kind: "string", default: "./.kapi", help: "kapi: where the SQLite store, generated certificates and admin.kubeconfig live.", apply: (o, v) => (o.dataDir = v) },
   { name: "encryption-provider-config", kind: "string", default: "", help: "The file with the EncryptionConfiguration (apiserver.config.k8s.io/v1) for storing resources encrypted: aescbc, aesgcm, secretbox and identity providers (kms is refused).", apply: (o, v) => (o.encryptionProviderConfig = v || undefined) },
   { name: "encryption-provider-config-automatic-reload", kind: "bool", default: "false", help: "Reload the --encryption-provider-config file when its content changes (checked every minute); an invalid file keeps the current providers.", apply: (o, v) => (o.encryptionProviderConfigAutomaticReload = boolFlag("encryption-provider-config-automatic-reload", v)) },
-  { name: "storage-backend", kind: "string", default: "sqlite", help: "kapi: sqlite (durable, default) or memory.", apply: (o, v) => (o.storageBackend = storageBackendFlag(v)) },
+  { name: "storage-backend", kind: "string", default: "sqlite", help: "kapi: sqlite (durable, default), memory, or etcd3 (with --etcd-servers).", apply: (o, v) => (o.storageBackend = storageBackendFlag(v)) },
   { name: "load", kind: "string", default: "", help: "kapi: a snapshot file (written by the library's server.save()) whose objects become the stored state at start, before /readyz reports ready: what is stored and not in it is deleted.", apply: (o, v) => (o.load = v || undefined) },
 ];
 
-function storageBackendFlag(v: string): "sqlite" | "memory" {
-  if (v === "sqlite" || v === "memory") return v;
-  if (v === "etcd3") throw new Error(`--storage-backend: etcd3 is not supported yet by kapi (supported: sqlite, memory)`);
-  throw new Error(`--storage-backend: unknown storage backend ${goQuote(v)} (supported: sqlite, memory)`);
+function storageBackendFlag(v: string): "sqlite" | "memory" | "etcd3" {
+  if (v === "sqlite" || v === "memory" || v === "etcd3") return v;
+  throw new Error(`--storage-backend: unknown storage backend ${goQuote(v)} (supported: sqlite, memory, etcd3)`);
 }

@@ -37,11 +37,11 @@ export interface OpenCore extends CoreParts {
   close(): Promise<void>;
 }
 
-export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry, gates: FeatureGates): OpenCore {
+export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry, gates: FeatureGates): Promise<OpenCore> {
   const historyWindowMs = o.storageHistoryWindowMs;
   // The encryption configuration is read first: a bad file refuses the start before storage opens.
   const encryption = encryptionAtRest(o);
-  const backend: Storage = o.storageBackend === "sqlite" ? SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs }) : new MemoryStorage({ historyWindowMs });
+  const backend: Storage = await openStorage(o);
   const storage = encryption.wrap(backend, types);
   const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
@@ -95,4 +95,13 @@ export function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry, ga
       await storage.close();
     },
   };
+}
+
+/** The backend --storage-backend names; etcd's client is loaded only when it is the one. */
+async function openStorage(o: ServerOptions & CacheTuning): Promise<Storage> {
+  const historyWindowMs = o.storageHistoryWindowMs;
+  if (o.storageBackend === "sqlite") return SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs });
+  if (o.storageBackend === "memory") return new MemoryStorage({ historyWindowMs });
+  const { openEtcdStorage } = await import("./etcd-storage.js");
+  return openEtcdStorage(o);
 }

@@ -49,13 +49,29 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   /** --service-node-port-range: where NodePorts come from. */
   serviceNodePortRange: string;
   dataDir: string;
-  storageBackend: "sqlite" | "memory";
+  storageBackend: "sqlite" | "memory" | "etcd3";
+  /** --etcd-servers, in order (the etcd3 backend's endpoints). */
+  etcdServers: string[];
+  /** The other etcd flags (server/features/etcd-flags.ts). */
+  etcd: EtcdOptions;
   /** --load: a snapshot file restored at start (read by the CLI; the library takes `load`). */
   load?: string;
   /** Write <dataDir>/admin.kubeconfig (the CLI does; memory-only library servers need no file). */
   writeKubeconfig: boolean;
   /** Print a line per start-up step. */
   log: (msg: string) => void;
+}
+
+export interface EtcdOptions {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  prefix: string;
+  compactionIntervalMs: number;
+  countMetricPollPeriodMs: number;
+  serversOverrides: string[];
+  healthcheckTimeoutMs: number;
+  readycheckTimeoutMs: number;
 }
 
 export function defaultOptions(): ServerOptions {
@@ -83,6 +99,15 @@ export function defaultOptions(): ServerOptions {
     serviceAccountExtendTokenExpiration: true,
     dataDir: "./.kapi",
     storageBackend: "sqlite",
+    etcdServers: [],
+    etcd: {
+      prefix: "/registry",
+      compactionIntervalMs: 5 * 60_000,
+      countMetricPollPeriodMs: 60_000,
+      serversOverrides: [],
+      healthcheckTimeoutMs: 2000,
+      readycheckTimeoutMs: 2000,
+    },
     writeKubeconfig: true,
     log: () => undefined,
   };

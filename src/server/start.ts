@@ -99,7 +99,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   let opened: OpenCore | undefined;
   const features = setUpFeatures(modules, { options: o, gates, tls, certDir, core: () => opened ?? fail("the server's core was used before storage opened"), log: o.log });
   trace.mark("feature setup (files, authenticators)");
-  const core = (opened = openCore(o, types, gates));
+  const core = (opened = await openCore(o, types, gates));
   trace.mark("storage open, caches, store");
   // The chain reads its configuration file: a bad one refuses the start, closing what opened.
   const authorizer = await closingOnFailure(core, () => features.authorizer(core).authorizer);
@@ -136,7 +136,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     startedAt: Date.now(),
     bootstrapped: () => bootstrapped && startHooksDone,
     stopping: () => stopping,
-    checkStorage: () => core.storage.currentRevision().then(() => undefined, (e: Error) => e.message),
+    checkStorage: () => storageHealth(core.storage, o.etcd.healthcheckTimeoutMs),
   };
   const metrics = new ServerMetrics(() => core.countObjects());
   features.registerMetrics(metrics);
@@ -204,4 +204,10 @@ async function closingOnFailure<T>(core: OpenCore, build: () => T): Promise<T> {
 
 function fail(message: string): never {
   throw new Error(message);
+}
+
+/** The storage health check: a remote backend (etcd) checks itself within `timeoutMs`. */
+function storageHealth(storage: OpenCore["storage"], timeoutMs: number): Promise<string | undefined> {
+  if (storage.health) return storage.health(timeoutMs);
+  return storage.currentRevision().then(() => undefined, (e: Error) => e.message);
 }

@@ -153,4 +153,6 @@ export interface StorageWriter {
 export interface Storage extends StorageReader, StorageWriter {
   /** Finish pending writes, end every watcher with StorageError Closed, then refuse everything. */
   close(): Promise<void>;
+  /** For a remote store: a round trip within timeoutMs; undefined when healthy, else why not. */
+  health?(timeoutMs: number): Promise<string | undefined>;
 }

@@ -5,14 +5,14 @@ import { chooseStorage } from "./storage-choice.js";
 const standIns = (...urls: string[]) => async (u: string) => urls.includes(u);
 
 describe("chooseStorage", () => {
-  it("without --etcd-servers: sqlite by default, memory when asked, etcd3 refused", async () => {
+  it("without --etcd-servers: sqlite by default, memory when asked, etcd3 needs servers", async () => {
     const d = parseServeFlags([]);
     await chooseStorage(d, standIns());
     expect(d.storageBackend).toBe("sqlite");
     const m = parseServeFlags(["--storage-backend=memory"]);
     await chooseStorage(m, standIns());
     expect(m.storageBackend).toBe("memory");
-    await expect(chooseStorage(parseServeFlags(["--storage-backend=etcd3"]), standIns())).rejects.toThrow("--storage-backend=etcd3: the etcd backend is not available yet");
+    await expect(chooseStorage(parseServeFlags(["--storage-backend=etcd3"]), standIns())).rejects.toThrow("--etcd-servers must be specified");
   });
 
   it("--etcd-servers naming kapi's stand-in: memory, kapi's files in --cert-dir unless --data-dir is given", async () => {
@@ -24,9 +24,12 @@ describe("chooseStorage", () => {
     expect(g.dataDir).toBe("/tmp/d");
   });
 
-  it("refuses a real etcd among the servers, and --etcd-servers with another backend", async () => {
+  it("real etcd servers: the etcd3 backend; refuses the stand-in mixed with a real etcd, and --etcd-servers with another backend", async () => {
+    const real = parseServeFlags(["--etcd-servers=http://10.0.0.8:2379,https://10.0.0.9:2379"]);
+    await chooseStorage(real, standIns());
+    expect([real.storageBackend, real.etcdServers]).toEqual(["etcd3", ["http://10.0.0.8:2379", "https://10.0.0.9:2379"]]);
     await expect(chooseStorage(parseServeFlags(["--etcd-servers=http://127.0.0.1:1,http://10.0.0.9:2379"]), standIns("http://127.0.0.1:1"))).rejects.toThrow(
-      "--etcd-servers: http://10.0.0.9:2379 is not kapi's etcd stand-in, and the etcd backend is not available yet",
+      "--etcd-servers: kapi's etcd stand-in cannot be listed together with a real etcd",
     );
     await expect(chooseStorage(parseServeFlags(["--etcd-servers=http://127.0.0.1:1", "--storage-backend=sqlite"]), standIns("http://127.0.0.1:1"))).rejects.toThrow("--etcd-servers needs --storage-backend=etcd3");
   });

@@ -1,6 +1,6 @@
-// Which store `kapi serve` uses, from --storage-backend and --etcd-servers. kapi has no etcd
-// backend yet; --etcd-servers is accepted when every server named is kapi's etcd stand-in (what
-// envtest starts from `kapi envtest-assets`), and the objects are then kept in memory.
+// Which store `kapi serve` uses, from --storage-backend and --etcd-servers: a real etcd is the
+// etcd3 backend; kapi's etcd stand-in (what envtest starts from `kapi envtest-assets`) means the
+// objects are kept in memory.
 import { request } from "node:http";
 import { goQuote } from "../../apimachinery/go-quote.js";
 import type { ServeFlags } from "../flags.js";
@@ -11,14 +11,17 @@ export type StandInProbe = (server: string) => Promise<boolean>;
 /** Sets storageBackend (and, for the stand-in, dataDir) on the flags; throws a message naming the problem. */
 export async function chooseStorage(f: ServeFlags, isStandIn: StandInProbe = probeStandIn): Promise<void> {
   if (f.etcdServers.length === 0) {
-    if (f.storageBackendFlag === "etcd3") throw new Error("--storage-backend=etcd3: the etcd backend is not available yet (kapi serves sqlite or memory)");
+    if (f.storageBackendFlag === "etcd3") throw new Error("--etcd-servers must be specified");
     f.storageBackend = f.storageBackendFlag ?? "sqlite";
     return;
   }
   if (f.storageBackendFlag && f.storageBackendFlag !== "etcd3") throw new Error(`--etcd-servers needs --storage-backend=etcd3 (its default), not ${f.storageBackendFlag}`);
-  for (const server of f.etcdServers) {
-    if (!(await isStandIn(server))) throw new Error(`--etcd-servers: ${server} is not kapi's etcd stand-in, and the etcd backend is not available yet (use --storage-backend=sqlite or memory without --etcd-servers)`);
+  const standIns = await Promise.all(f.etcdServers.map((s) => isStandIn(s)));
+  if (!standIns.some(Boolean)) {
+    f.storageBackend = "etcd3";
+    return;
   }
+  if (!standIns.every(Boolean)) throw new Error("--etcd-servers: kapi's etcd stand-in cannot be listed together with a real etcd");
   f.storageBackend = "memory";
   // envtest runs the server in the test's package directory: keep kapi's generated files in the
   // cert dir it hands over (and removes afterwards) instead of a ./.kapi there.

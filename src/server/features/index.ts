@@ -30,12 +30,14 @@ import {
 } from "./controllers.js";
 import type { FeatureModule } from "./feature-module.js";
 import { observabilityFeature } from "./observability.js";
+import { etcdStorageFeature } from "./etcd-storage.js";
 
 /** A fresh set of the server's feature modules (a module may keep state for one server). */
 export function serverFeatures(): FeatureModule[] {
   return [
     authorizationChainFeature(),
     observabilityFeature(),
+    etcdStorageFeature(),
     systemNamespacesFeature(),
     kubernetesServiceFeature(),
     protobufFeature(),

@@ -27,6 +27,8 @@ export interface Etcd3StorageOptions extends EtcdClientOptions {
   keyRoot: string;
   /** --etcd-compaction-interval (0: never compact; another process may). */
   compactionIntervalMs: number;
+  /** How long opening waits for etcd to answer (default: callTimeoutMs). */
+  connectTimeoutMs?: number;
   /** Observes every etcd call's duration (etcd_request_duration_seconds). */
   observe?: (operation: string, seconds: number) => void;
 }
@@ -56,7 +58,7 @@ export class Etcd3Storage implements Storage {
   static async open(opts: Etcd3StorageOptions): Promise<Etcd3Storage> {
     const s = new Etcd3Storage(opts);
     try {
-      const status = await s.timed("status", () => s.client.status());
+      const status = await s.timed("status", () => s.client.status(opts.connectTimeoutMs));
       s.version = status.version;
       s.compacted = await s.probeCompacted();
     } catch (e) {
@@ -78,7 +80,7 @@ export class Etcd3Storage implements Storage {
   }
 
   /** An etcd round trip within `timeoutMs`: undefined when healthy, else why not (the etcd health check). */
-  async check(timeoutMs: number): Promise<string | undefined> {
+  async health(timeoutMs: number): Promise<string | undefined> {
     if (this.closed) return "storage closed";
     try {
       await this.timed("get", () => this.client.range({ key: Buffer.from(this.opts.prefix + "/health"), keys_only: true }, timeoutMs));
