@@ -2,11 +2,12 @@
 // lists page with continue tokens, watches resume from a resourceVersion, a restarted kapi finds
 // its data, and losing etcd shows in /readyz and in requests until etcd returns.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asTestServer, serveKapi } from "./support/cli.js";
+import { createCA, createLeaf } from "../src/authn/certs.js";
+import { asTestServer, runKapi, serveKapi } from "./support/cli.js";
 import { req, watchEvents, type TestServer } from "./support/client.js";
 import { etcdSkipReason, startEtcd, type EtcdProcess } from "./support/etcd.js";
 
@@ -19,8 +20,8 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
   let proc: ChildProcess | undefined;
   let server: TestServer;
 
-  const start = async () => {
-    const s = await serveKapi(["--storage-backend=etcd3", `--etcd-servers=${etcd.url}`, "--etcd-prefix=/kapi-it", "--secure-port=0", "--bind-address=127.0.0.1", `--data-dir=${dataDir}`, "--request-timeout=4s", "--etcd-healthcheck-timeout=1s"]);
+  const start = async (...extra: string[]) => {
+    const s = await serveKapi(["--storage-backend=etcd3", `--etcd-servers=${etcd.url}`, "--etcd-prefix=/kapi-it", "--secure-port=0", "--bind-address=127.0.0.1", `--data-dir=${dataDir}`, "--request-timeout=4s", "--etcd-healthcheck-timeout=1s", "--etcd-count-metric-poll-period=500ms", ...extra]);
     proc = s.proc;
     server = asTestServer(s.url, dataDir);
   };
@@ -82,14 +83,43 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
     expect([stale.status, stale.json.reason]).toEqual([409, "Conflict"]);
   }, 60_000);
 
-  it("a restarted kapi on the same etcd serves the same objects at the same resourceVersions", async () => {
+  it("/metrics: etcd request latency per operation and resource, and object counts from the count poll", async () => {
+    await expect
+      .poll(async () => (await req(server, "GET", "/metrics")).text, { timeout: 10_000, interval: 250 })
+      .toMatch(/apiserver_storage_objects\{resource="configmaps"\} ([6-9]|\d\d)\n/);
+    const text = (await req(server, "GET", "/metrics")).text;
+    expect(text).toMatch(/etcd_request_duration_seconds_count\{operation="create",group="",resource="configmaps"\} [1-9]/);
+    expect(text).toMatch(/etcd_request_total\{operation="update",group="",resource="configmaps"\} [1-9]/);
+    expect(text).toMatch(/etcd_request_duration_seconds_bucket\{le="0.005",operation="create",group="",resource="configmaps"\}/);
+  });
+
+  it("/readyz?verbose names the etcd and etcd-readiness checks", async () => {
+    const r = await req(server, "GET", "/readyz?verbose");
+    expect(r.status).toBe(200);
+    expect(r.text).toContain("[+]etcd ok");
+    expect(r.text).toContain("[+]etcd-readiness ok");
+  });
+
+  it("a restarted kapi on the same etcd serves the same objects at the same resourceVersions; history compacted away answers 410", async () => {
     const before = await req(server, "GET", "/api/v1/namespaces/default/configmaps/b");
+    const page = await req(server, "GET", "/api/v1/namespaces/default/configmaps?limit=1");
+    const oldRv = before.json.metadata.resourceVersion;
     await stop();
-    await start();
+    // Compaction every 500 ms: after two intervals etcd has dropped the history before the restart.
+    await start("--etcd-compaction-interval=500ms");
     const after = await req(server, "GET", "/api/v1/namespaces/default/configmaps/b");
     expect(after.status).toBe(200);
     expect(after.json.metadata.resourceVersion).toBe(before.json.metadata.resourceVersion);
     expect(after.json.data).toEqual({ k: "b" });
+    expect((await req(server, "POST", "/api/v1/namespaces/default/configmaps", { body: cm("after-restart") })).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 1500));
+    // A fresh start's watch caches begin at etcd's compacted revision: older versions are gone.
+    await stop();
+    await start();
+    const watch = await req(server, "GET", `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${oldRv}&timeoutSeconds=1`);
+    expect(watch.text).toMatch(/"code":410/);
+    const cont = await req(server, "GET", `/api/v1/namespaces/default/configmaps?limit=1&continue=${encodeURIComponent(page.json.metadata.continue)}`);
+    expect([cont.status, cont.json.reason]).toEqual([410, "Expired"]);
   }, 60_000);
 
   it("losing etcd: /readyz names the failing etcd check, requests answer 504, watches end; all recover when etcd returns", async () => {
@@ -101,9 +131,11 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
     await new Promise((r) => setTimeout(r, 300));
     await etcd.stop();
     try {
+      // The probe runs at most every half --etcd-healthcheck-timeout; in between, the last result stands.
+      await expect.poll(async () => (await req(server, "GET", "/readyz")).status, { timeout: 5000, interval: 100 }).toBe(500);
       const ready = await req(server, "GET", "/readyz?verbose");
-      expect(ready.status).toBe(500);
       expect(ready.text).toMatch(/\[-\]etcd failed/);
+      expect(ready.text).toMatch(/\[-\]etcd-readiness failed/);
       const live = await req(server, "GET", "/livez/etcd");
       expect(live.status).toBe(500);
       const t0 = Date.now();
@@ -123,4 +155,48 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
     const list = await req(server, "GET", "/api/v1/namespaces/default/configmaps");
     expect(list.json.items.map((i: any) => i.metadata.name)).toContain("after");
   }, 90_000);
+});
+
+describeEtcd("kapi serve on an etcd that requires client certificates", () => {
+  let etcd: EtcdProcess;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "kapi-etcd-tls-"));
+    const ca = await createCA("etcd-ca");
+    const serving = await createLeaf(ca, { commonName: "etcd", ips: ["127.0.0.1"], dnsNames: ["localhost"], usage: "server" });
+    const client = await createLeaf(ca, { commonName: "kapi", usage: "client" });
+    const write = (name: string, pem: string) => (writeFileSync(join(dir, name), pem), join(dir, name));
+    etcd = await startEtcd({
+      tls: {
+        certFile: write("server.crt", serving.certPem),
+        keyFile: write("server.key", serving.keyPem),
+        trustedCaFile: write("ca.crt", ca.certPem),
+        clientCertFile: write("client.crt", client.certPem),
+        clientKeyFile: write("client.key", client.keyPem),
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await etcd?.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves through --etcd-cafile, --etcd-certfile and --etcd-keyfile; without a client certificate it does not start", async () => {
+    const base = ["--storage-backend=etcd3", `--etcd-servers=${etcd.url}`, "--secure-port=0", "--bind-address=127.0.0.1", `--data-dir=${join(dir, "kapi")}`, `--etcd-cafile=${join(dir, "ca.crt")}`];
+    const s = await serveKapi([...base, `--etcd-certfile=${join(dir, "client.crt")}`, `--etcd-keyfile=${join(dir, "client.key")}`]);
+    try {
+      const server = asTestServer(s.url, join(dir, "kapi"));
+      const r = await req(server, "POST", "/api/v1/namespaces/default/configmaps", { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "over-tls" } } });
+      expect(r.status).toBe(201);
+      expect((await req(server, "GET", "/api/v1/namespaces/default/configmaps/over-tls")).status).toBe(200);
+    } finally {
+      const exited = new Promise((r) => s.proc.once("exit", r));
+      s.proc.kill("SIGTERM");
+      await exited;
+    }
+    const refused = await runKapi(["serve", ...base, "--secure-port=0", `--data-dir=${join(dir, "kapi2")}`], 30_000);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`cannot open the etcd3 storage at ${etcd.url}`);
+  }, 60_000);
 });

@@ -9,6 +9,7 @@ import { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { Cacher } from "../storage/cacher/cacher.js";
 import type { WatchCacheOptions } from "../storage/cacher/watch-cache.js";
+import type { Etcd3Storage } from "../storage/etcd3/etcd3-storage.js";
 import { StorageError, type Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
@@ -33,6 +34,8 @@ export interface OpenCore extends CoreParts {
   countObjects(): Promise<Map<string, number>>;
   /** Encryption at rest (stop() ends the polling of a reloading configuration file). */
   encryption: EncryptionAtRest;
+  /** Tells `observe` of every request to a remote store (etcd), for the etcd request metrics. */
+  observeStorageRequests(observe: (r: StorageRequest) => void): void;
   /** Stops the informers and caches and closes the storage (a start that fails half-way). */
   close(): Promise<void>;
 }
@@ -59,6 +62,18 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
       if (e?.reason !== "AlreadyExists") throw e;
     });
   };
+  const countNow = async () => {
+    const counts = new Map<string, number>();
+    for (const t of types.all()) {
+      if (t.virtual) continue;
+      const name = t.group ? `${t.resource}.${t.group}` : t.resource;
+      if (!counts.has(name)) counts.set(name, await storage.count(t.keyPrefix));
+    }
+    return counts;
+  };
+  // On etcd, counting is a range per resource: polled every --etcd-count-metric-poll-period, as
+  // kube-apiserver does, instead of on every scrape.
+  const counts = o.storageBackend === "etcd3" ? polledCounts(countNow, o.etcd.countMetricPollPeriodMs, o.log) : { latest: countNow, stop: () => undefined };
   return {
     storage,
     cacher,
@@ -78,18 +93,16 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
         await Promise.all(missing.map((o) => ensure(t, ns, o)));
       });
     },
-    async countObjects() {
-      const counts = new Map<string, number>();
-      for (const t of types.all()) {
-        if (t.virtual) continue;
-        const name = t.group ? `${t.resource}.${t.group}` : t.resource;
-        if (!counts.has(name)) counts.set(name, await storage.count(t.keyPrefix));
-      }
-      return counts;
+    countObjects: counts.latest,
+    observeStorageRequests(observe) {
+      if (o.storageBackend !== "etcd3") return;
+      const resourceOf = keyResources(types);
+      (backend as Etcd3Storage).onRequest = (operation, key, seconds, failed) => observe({ operation, ...resourceOf(key), seconds, failed });
     },
     encryption,
     async close() {
       encryption.stop();
+      counts.stop();
       informers.stop();
       cacher.stop();
       await storage.close();
@@ -104,4 +117,57 @@ async function openStorage(o: ServerOptions & CacheTuning): Promise<Storage> {
   if (o.storageBackend === "memory") return new MemoryStorage({ historyWindowMs });
   const { openEtcdStorage } = await import("./etcd-storage.js");
   return openEtcdStorage(o);
+}
+
+export interface StorageRequest {
+  operation: string;
+  group: string;
+  resource: string;
+  seconds: number;
+  failed: boolean;
+}
+
+/** Counts refreshed every `periodMs` (0: never; the metric is then empty). */
+function polledCounts(count: () => Promise<Map<string, number>>, periodMs: number, log: (msg: string) => void) {
+  let latest = new Map<string, number>();
+  let running = false;
+  const poll = async () => {
+    if (running) return;
+    running = true;
+    try {
+      latest = await count();
+    } catch (e) {
+      // etcd unreachable: keep the last counts until a poll succeeds.
+      log(`kapi: counting stored objects failed: ${(e as Error).message}`);
+    } finally {
+      running = false;
+    }
+  };
+  const timer = periodMs > 0 ? setInterval(() => void poll(), periodMs) : undefined;
+  timer?.unref();
+  if (timer) void poll();
+  return { latest: async () => latest, stop: () => clearInterval(timer) };
+}
+
+/** The group and resource a storage key belongs to (by the registered types' key prefixes). */
+function keyResources(types: TypeRegistry): (key: string) => { group: string; resource: string } {
+  const memo = new Map<string, { group: string; resource: string }>();
+  return (key) => {
+    // Keys of one resource (and namespace) share their first segments: one lookup per head.
+    const head = key.split("/", 4).join("/");
+    let found = memo.get(head);
+    if (!found) {
+      let best = "";
+      found = { group: "", resource: "" };
+      for (const t of types.all()) {
+        if (key.startsWith(t.keyPrefix) && t.keyPrefix.length > best.length) {
+          best = t.keyPrefix;
+          found = { group: t.group, resource: t.resource };
+        }
+      }
+      if (memo.size > 10_000) memo.clear();
+      memo.set(head, found);
+    }
+    return found;
+  };
 }

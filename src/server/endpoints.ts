@@ -10,6 +10,8 @@ import { versionInfo } from "../observability/version.js";
 export interface HealthState {
   /** Checks that pass when the store answers. */
   storage: HealthCheck;
+  /** A readiness-only storage check with its own timeout (kube-apiserver's etcd-readiness). */
+  storageReadiness?: HealthCheck;
   /** True once bootstrap objects exist. */
   bootstrapped(): boolean;
   /** True once shutdown began (readyz fails). */
@@ -25,7 +27,7 @@ export function healthEndpoints(s: HealthState): NonResourceHandler {
   // During --livez-grace-period unfinished start-up hooks count as live (upstream's meaning).
   const inGrace = () => Date.now() - s.startedAt < s.livezGracePeriodMs;
   const livez: HealthCheck[] = [ping, log, s.storage, { name: bootstrap.name, check: () => (inGrace() ? undefined : bootstrap.check()) }];
-  const readyz: HealthCheck[] = [ping, log, s.storage, bootstrap, { name: "shutdown", check: () => (s.stopping() ? "process is shutting down" : undefined) }];
+  const readyz: HealthCheck[] = [ping, log, s.storage, ...(s.storageReadiness ? [s.storageReadiness] : []), bootstrap, { name: "shutdown", check: () => (s.stopping() ? "process is shutting down" : undefined) }];
   const healthz: HealthCheck[] = [ping, log, s.storage, bootstrap];
   return async (ex) => {
     const m = /^\/(livez|readyz|healthz)(?:\/([^/]+(?:\/[^/]+)?))?$/.exec(ex.path);

@@ -30,6 +30,7 @@ import { builtinStorages } from "../handlers/rest/builtin-storages.js";
 import { toApiError } from "../handlers/errors.js";
 import { checkFeatureFlags, featureStrategiesOf, setUpFeatures, type ServerLifecycle } from "./features/feature-module.js";
 import { controllerActivity, delayedStart, type ControllerActivity, type DelayedStart } from "./controllers-idle.js";
+import { EtcdRequestMetrics } from "../observability/etcd-metrics.js";
 import { openCore, type CacheTuning, type OpenCore } from "./core.js";
 import { checkEncryptionFlags } from "./encryption-at-rest.js";
 import { adminKubeconfig, gracefulStop, listen } from "./serve.js";
@@ -137,8 +138,13 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     bootstrapped: () => bootstrapped && startHooksDone,
     stopping: () => stopping,
     checkStorage: () => storageHealth(core.storage, o.etcd.healthcheckTimeoutMs),
+    ...(core.storage.health ? { checkStorageReadiness: () => core.storage.health!(o.etcd.readycheckTimeoutMs) } : {}),
   };
   const metrics = new ServerMetrics(() => core.countObjects());
+  if (o.storageBackend === "etcd3") {
+    const etcdMetrics = new EtcdRequestMetrics(metrics);
+    core.observeStorageRequests((r) => etcdMetrics.observe(r));
+  }
   features.registerMetrics(metrics);
   const authenticate = unionAuthenticator(features.authenticators(core), features.anonymous, { apiAudiences: features.apiAudiences });
   const serving = { parts, authorizer, authenticate, metrics, lifecycle };

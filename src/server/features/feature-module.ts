@@ -117,6 +117,8 @@ export interface ServerLifecycle {
   stopping(): boolean;
   /** Undefined when the storage answers, else what went wrong. */
   checkStorage(): Promise<string | undefined>;
+  /** The readiness-only storage check of a remote store (etcd, within --etcd-readycheck-timeout). */
+  checkStorageReadiness?(): Promise<string | undefined>;
 }
 
 /** What one feature adds to the server; every member is optional. */

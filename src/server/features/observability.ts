@@ -11,6 +11,7 @@ export function observabilityFeature(): FeatureModule {
         healthEndpoints({
           // Named as kube-apiserver names its storage check, so probes and dashboards match.
           storage: { name: "etcd", check: () => lifecycle.checkStorage() },
+          ...(lifecycle.checkStorageReadiness ? { storageReadiness: { name: "etcd-readiness", check: () => lifecycle.checkStorageReadiness!() } } : {}),
           bootstrapped: lifecycle.bootstrapped,
           stopping: lifecycle.stopping,
           startedAt: lifecycle.startedAt,

@@ -19,6 +19,7 @@ import { EtcdClient, isUnavailable, type EtcdClientOptions, type RawKeyValue, ty
 import { EtcdWatch } from "./etcd-watch.js";
 import { KeyMap, keyAfter } from "./key-map.js";
 import { Compactor } from "./compactor.js";
+import { HealthProbe } from "./health-probe.js";
 
 export interface Etcd3StorageOptions extends EtcdClientOptions {
   /** --etcd-prefix: where the keys live in etcd. */
@@ -29,9 +30,10 @@ export interface Etcd3StorageOptions extends EtcdClientOptions {
   compactionIntervalMs: number;
   /** How long opening waits for etcd to answer (default: callTimeoutMs). */
   connectTimeoutMs?: number;
-  /** Observes every etcd call's duration (etcd_request_duration_seconds). */
-  observe?: (operation: string, seconds: number) => void;
 }
+
+/** One etcd call: kube-apiserver's operation name, the storage key or prefix it was for, how long it took, whether it failed. */
+export type EtcdRequestObserver = (operation: string, key: string, seconds: number, failed: boolean) => void;
 
 const closeDrainMs = 2000;
 const compactedMessage = "required revision has been compacted";
@@ -41,16 +43,21 @@ export class Etcd3Storage implements Storage {
   private readonly client: EtcdClient;
   private readonly keys: KeyMap;
   private compacted = 0;
+  /** Told of every etcd call (the etcd request metrics). */
+  onRequest: EtcdRequestObserver | undefined;
   /** The etcd server's version (Maintenance.Status). */
   version = "";
   private closed = false;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly watches = new Set<EtcdWatch>();
   private readonly compactor: Compactor;
+  private readonly probes = new Map<number, HealthProbe>();
+  private readonly currentRevisionKey: Buffer;
 
   private constructor(private readonly opts: Etcd3StorageOptions) {
     this.client = new EtcdClient(opts);
     this.keys = new KeyMap(opts.prefix, opts.keyRoot);
+    this.currentRevisionKey = Buffer.from(opts.prefix + "/health");
     this.compactor = new Compactor(this.client, opts.compactionIntervalMs, (rev) => this.noteCompacted(rev));
   }
 
@@ -71,7 +78,8 @@ export class Etcd3Storage implements Storage {
 
   async currentRevision(): Promise<number> {
     this.checkOpen();
-    const r = await this.run("get", "", () => this.client.range({ ...this.keys.rangeOf(""), limit: 1, count_only: true }));
+    // Any single-key read answers with the current revision in its header.
+    const r = await this.run("get", "", () => this.client.range({ key: this.currentRevisionKey, keys_only: true }));
     return r.header.revision;
   }
 
@@ -79,15 +87,16 @@ export class Etcd3Storage implements Storage {
     return this.compacted;
   }
 
-  /** An etcd round trip within `timeoutMs`: undefined when healthy, else why not (the etcd health check). */
+  /** kube-apiserver's etcd check within `timeoutMs` (see HealthProbe): undefined when healthy, else why not. */
   async health(timeoutMs: number): Promise<string | undefined> {
-    if (this.closed) return "storage closed";
-    try {
-      await this.timed("get", () => this.client.range({ key: Buffer.from(this.opts.prefix + "/health"), keys_only: true }, timeoutMs));
-      return undefined;
-    } catch (e) {
-      return `etcd: ${(e as Error).message}`;
+    if (this.closed) return "closed";
+    let probe = this.probes.get(timeoutMs);
+    if (!probe) {
+      const key = Buffer.from(this.opts.prefix + "/health");
+      probe = new HealthProbe(timeoutMs, async (ms) => void (await this.timed("get", () => this.client.range({ key, keys_only: true }, ms))));
+      this.probes.set(timeoutMs, probe);
     }
+    return probe.check();
   }
 
   async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
@@ -270,18 +279,21 @@ export class Etcd3Storage implements Storage {
 
   private async run<T>(operation: string, key: string, call: () => Promise<T>): Promise<T> {
     try {
-      return await this.track(this.timed(operation, call));
+      return await this.track(this.timed(operation, call, key));
     } catch (e) {
       throw this.translate(e, key);
     }
   }
 
-  private async timed<T>(operation: string, call: () => Promise<T>): Promise<T> {
+  private async timed<T>(operation: string, call: () => Promise<T>, key = ""): Promise<T> {
     const start = process.hrtime.bigint();
+    let failed = true;
     try {
-      return await call();
+      const r = await call();
+      failed = false;
+      return r;
     } finally {
-      this.opts.observe?.(operation, Number(process.hrtime.bigint() - start) / 1e9);
+      this.onRequest?.(operation, key, Number(process.hrtime.bigint() - start) / 1e9, failed);
     }
   }
 
