@@ -15,6 +15,7 @@ import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { createCA, createLeaf, type KeyPairPem } from "../src/authn/certs.js";
+import { etcdSkipReason, startEtcd } from "./support/etcd.js";
 import { runKapi } from "./support/cli.js";
 
 const work = mkdtempSync(join(tmpdir(), "kapi-envtest-"));
@@ -255,6 +256,29 @@ describe("envtest's launch of kapi envtest-assets", () => {
     expect(apiMs).toBeLessThan(5000);
     expect(Date.now() - t1).toBeLessThan(2000);
   }, 30_000);
+
+  it.skipIf(!!etcdSkipReason)("serves from a real etcd that envtest started (KUBEBUILDER_ASSETS with Debian's etcd)", async () => {
+    const real = await startEtcd();
+    try {
+      const dir = mkdtempSync(join(work, "k8s_test_framework_"));
+      const port = await suggestPort();
+      const api = start(join(assets, "kube-apiserver"), [`--cert-dir=${dir}`, `--etcd-servers=${real.url}`, `--secure-port=${port}`, "--bind-address=127.0.0.1", "--allow-privileged=true"]);
+      try {
+        await pollUntilOK(`https://127.0.0.1:${port}/readyz`, api.proc);
+        await outputContains(api, "(storage etcd3)");
+        // The objects are etcd's: kube-apiserver's layout under /registry.
+        // etcd's JSON gateway (keys base64): the default namespace is there, where kube-apiserver keeps it.
+        const b64 = (k: string) => Buffer.from(k).toString("base64");
+        const range = await fetch(`${real.url}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: b64("/registry/namespaces/default") }) }).then((r) => r.json());
+        expect(range.kvs?.map((kv: { key: string }) => Buffer.from(kv.key, "base64").toString())).toEqual(["/registry/namespaces/default"]);
+      } finally {
+        api.proc.kill("SIGTERM");
+        await exited(api.proc);
+      }
+    } finally {
+      await real.cleanup();
+    }
+  }, 60_000);
 
   it("an --etcd-servers that is not kapi's stand-in is the etcd3 backend (refused when it speaks no etcd); one it cannot reach is refused", async () => {
     const other = createServer((_q, s) => (s.writeHead(200), s.end('{"health":"true"}')));
