@@ -14,8 +14,8 @@ import { readSnapshotFile, type Snapshot } from "./testing/snapshot-format.js";
 import { startTestKit, type StartContent, type TestKit } from "./testing/test-kit.js";
 
 export interface StartOptions {
-  /** "memory" (default when no dataDir) or "sqlite". */
-  storage?: "memory" | "sqlite";
+  /** "memory" (default when no dataDir), "sqlite", or "etcd3" (with options.etcdServers). */
+  storage?: "memory" | "sqlite" | "etcd3";
   /** Where SQLite, certificates and admin.kubeconfig live; a temp dir when omitted for sqlite. */
   dataDir?: string;
   /** 0 (default) picks a free port. */

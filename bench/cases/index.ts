@@ -10,7 +10,8 @@ import { p99 } from "./p99.js";
 import { createVap, createVapSequential } from "./policy.js";
 import { startup10k, startupEmpty, startupFirst } from "./startup.js";
 import { watch } from "./watch.js";
+import { createEtcd, getEtcd } from "./etcd.js";
 import { create, update } from "./writes.js";
 import { createWebhook } from "./webhook.js";
 
-export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, createWebhook, createVap, createVapSequential, list, watch, startupFirst, startupEmpty, startup10k, memory, p99];
+export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, createWebhook, createVap, createVapSequential, createEtcd, getEtcd, list, watch, startupFirst, startupEmpty, startup10k, memory, p99];

@@ -101,7 +101,7 @@ export class BenchContext {
    * kapi in its own process (sqlite unless told otherwise), with a fresh data dir. `options`: more
    * ServerOptions fields (plain data: they cross IPC), e.g. `{ authorizationMode: ["Node", "RBAC"] }`.
    */
-  async startKapi(storage = this.opts.storage, dataDir = this.dir("kapi"), options?: KapiStart["options"]): Promise<ServerHandle> {
+  async startKapi(storage: KapiStart["storage"] = this.opts.storage, dataDir = this.dir("kapi"), options?: KapiStart["options"]): Promise<ServerHandle> {
     const child = Child.start("servers/kapi.ts", [], ["--expose-gc"]);
     const start: KapiStart = { kapiRoot: this.opts.kapiRoot, storage, dataDir, certDir: this.certDir, ...(options ? { options } : {}) };
     const info = await child.call<{ url: string; kubeconfig: string }>("start", start);

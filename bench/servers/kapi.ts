@@ -10,7 +10,7 @@ import { serveIpc } from "../core/child.js";
 export interface KapiStart {
   /** Root of the kapi checkout to run (its src/index.ts is loaded). */
   kapiRoot: string;
-  storage: "memory" | "sqlite";
+  storage: "memory" | "sqlite" | "etcd3";
   dataDir: string;
   /** Shared across servers so certificates are generated once per bench run, not per server. */
   certDir: string;

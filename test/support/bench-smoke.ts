@@ -8,13 +8,16 @@ import { repoRoot } from "../../bench/core/child.js";
 import { defaultOptions, quickSizes } from "../../bench/core/context.js";
 import { runBenchmarks, type RunReport } from "../../bench/core/run.js";
 import type { BenchCase } from "../../bench/core/types.js";
+import { etcdSkipReason } from "./etcd.js";
 import { html } from "../../bench/report/html.js";
 import { markdown } from "../../bench/report/markdown.js";
 
 /** Requests to a running server: GET, LIST, watch fan-out (p99 reuses get-h2's rate: both here). */
 export const servingCaseNames = ["get-h2", "get-h1", "list", "watch", "p99"];
+/** The cases that start an etcd (left out, as the etcd tests skip, where no etcd is installed). */
+export const etcdCaseNames = ["create-etcd", "get-etcd"];
 /** Durable writes, start-up with stored pods, memory per pod (update's goal is relative to create's). */
-export const storageCaseNames = allCases.map((c) => c.name).filter((n) => !servingCaseNames.includes(n));
+export const storageCaseNames = allCases.map((c) => c.name).filter((n) => !servingCaseNames.includes(n) && !(etcdSkipReason && etcdCaseNames.includes(n)));
 
 const positive = (x: unknown) => typeof x === "number" && Number.isFinite(x) && x > 0;
 const finite = (x: unknown) => typeof x === "number" && Number.isFinite(x);
