@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCA, createLeaf } from "../src/authn/certs.js";
 import { asTestServer, runKapi, serveKapi } from "./support/cli.js";
-import { req, watchEvents, type TestServer } from "./support/client.js";
+import { req, watchEvents, type HttpServer } from "./support/client.js";
 import { etcdSkipReason, startEtcd, type EtcdProcess } from "./support/etcd.js";
 
 const describeEtcd = etcdSkipReason ? describe.skip : describe;
@@ -18,7 +18,7 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
   let etcd: EtcdProcess;
   let dataDir: string;
   let proc: ChildProcess | undefined;
-  let server: TestServer;
+  let server: HttpServer;
 
   const start = async (...extra: string[]) => {
     const s = await serveKapi(["--storage-backend=etcd3", `--etcd-servers=${etcd.url}`, "--etcd-prefix=/kapi-it", "--secure-port=0", "--bind-address=127.0.0.1", `--data-dir=${dataDir}`, "--request-timeout=4s", "--etcd-healthcheck-timeout=1s", "--etcd-count-metric-poll-period=500ms", ...extra]);

@@ -36,6 +36,7 @@ export class CacheWatcher<O> {
   private blocked = false;
   private pumping = false;
   private lastRevision: number;
+  private readonly startRevision: number;
   private stopped = false;
   private lastBookmark = 0;
   /** Set by the index: removes this watcher from the cache. */
@@ -52,6 +53,7 @@ export class CacheWatcher<O> {
     this.endBookmark = start.initialEventsEndAt;
     this.replay = start.replay ?? [];
     this.lastRevision = start.startRevision;
+    this.startRevision = start.startRevision;
   }
 
   get isStopped(): boolean {
@@ -70,7 +72,9 @@ export class CacheWatcher<O> {
 
   /** Called by the cache for every event this watcher might care about, in revision order. */
   push(ev: CacheEvent<O>): void {
-    if (this.stopped || ev.revision <= this.lastRevision) return;
+    // Events of one revision (an etcd transaction's writes) come one after another: only those
+    // the start covered, or older than one already sent, are skipped.
+    if (this.stopped || ev.revision <= this.startRevision || ev.revision < this.lastRevision) return;
     if (this.idle) {
       this.lastRevision = ev.revision;
       this.deliverEvent(ev);

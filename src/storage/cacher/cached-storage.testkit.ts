@@ -33,6 +33,6 @@ export function cachedHarness(backend: StorageFactory): StorageFactory {
 }
 
 /** The conformance suite against the watch cache over `backend` (whose own write ordering the cache keeps). */
-export function runCachedStorageConformance(backendName: string, backend: StorageFactory, backendCapabilities?: Pick<StorageCapabilities, "unorderedConcurrentWrites">): void {
+export function runCachedStorageConformance(backendName: string, backend: StorageFactory, backendCapabilities?: Pick<StorageCapabilities, "unorderedConcurrentWrites" | "transactionSharesRevision">): void {
   runStorageConformance(`watch cache over ${backendName}`, cachedHarness(backend), { ...cachedStorageCapabilities, ...backendCapabilities });
 }

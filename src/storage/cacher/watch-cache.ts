@@ -181,7 +181,9 @@ export class WatchCache<O> {
 
   private apply(ev: WatchEvent): void {
     if (this.stopped) return;
-    if (ev.revision <= this.revision) {
+    // Several events may share a revision (the writes of one etcd transaction): later ones of a
+    // revision already applied from events are not behind.
+    if (ev.revision < this.revision || (ev.revision === this.revision && ev.revision !== this.lastEventRevision)) {
       // A progress notification moved us past an event that had not arrived yet: what the cache
       // served since may miss it. Start over rather than drop it.
       if (ev.revision > this.lastEventRevision) this.fail(new StorageError("Unavailable", ev.kv.key, `watch cache: event at revision ${ev.revision} arrived after progress to ${this.revision}`));

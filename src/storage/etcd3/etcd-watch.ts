@@ -103,10 +103,12 @@ export class EtcdWatch {
       for (const w of waiters) w.resolve(this.delivered);
       return;
     }
+    // The writes of one etcd transaction share a revision and arrive in one response together.
+    const floor = this.delivered;
     try {
       for (const ev of res.events) {
         const converted = this.convert(ev);
-        if (converted.revision <= this.delivered) continue;
+        if (converted.revision <= floor) continue;
         this.delivered = converted.revision;
         this.spec.onEvent(converted);
         if (this.done) return;

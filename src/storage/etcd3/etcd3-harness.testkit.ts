@@ -6,7 +6,7 @@
 // applied (in both directions, to every revision in and out), so gaps, order and equality are
 // etcd's own.
 import { randomBytes } from "node:crypto";
-import { StorageError, type KeyValue, type Storage, type WatchEvent, type Watcher } from "../interface.js";
+import { StorageError, type KeyValue, type Storage, type WatchEvent, type Watcher, type WriteOp } from "../interface.js";
 import type { StorageFactory } from "../conformance.testkit.js";
 import { Etcd3Storage } from "./etcd3-storage.js";
 
@@ -81,6 +81,8 @@ class RebasedStorage implements Storage {
   create = (key: string, value: string) => this.wrap(async () => this.kv(await this.s.create(key, value)));
   update = (key: string, value: string, expected: number) => this.wrap(async () => this.kv(await this.s.update(key, value, this.in(expected) ?? 0)));
   delete = (key: string, expected?: number) => this.wrap(async () => this.kv(await this.s.delete(key, this.in(expected))));
+  transaction = (ops: readonly WriteOp[]) =>
+    this.wrap(async () => (await this.s.transaction(ops.map((op) => (op.kind === "create" ? op : { ...op, expectedModRevision: this.in(op.expectedModRevision) ?? 0 })))).map(this.kv));
   compact = (rev: number) => this.wrap(() => this.s.compact(rev + this.base));
   close = () => this.s.close();
 

@@ -18,6 +18,7 @@ if (etcdSkipReason) {
   afterAll(async () => {
     await etcd?.cleanup();
   });
-  runStorageConformance("etcd3", harness, { ownEventWindow: false, unorderedConcurrentWrites: true });
-  runCachedStorageConformance("etcd3", harness, { unorderedConcurrentWrites: true });
+  const etcdCapabilities = { unorderedConcurrentWrites: true, transactionSharesRevision: true };
+  runStorageConformance("etcd3", harness, { ownEventWindow: false, ...etcdCapabilities });
+  runCachedStorageConformance("etcd3", harness, etcdCapabilities);
 }

@@ -13,6 +13,7 @@ import {
   type WatchEvent,
   type WatchOptions,
   type Watcher,
+  type WriteOp,
 } from "../interface.js";
 import { checkWatchRevision, compactedError } from "../common/revisions.js";
 import { EtcdClient, isUnavailable, type EtcdClientOptions, type RawKeyValue, type RawTxnResponse } from "./client.js";
@@ -162,6 +163,37 @@ export class Etcd3Storage implements Storage {
     return { ...this.kv(prev), modRevision: r.header.revision };
   }
 
+  /**
+   * One etcd transaction: every check against the state before it, then every write. etcd gives
+   * the writes of one transaction one revision (each its own event at that revision), and takes
+   * each key at most once per transaction.
+   */
+  async transaction(ops: readonly WriteOp[]): Promise<KeyValue[]> {
+    this.checkOpen();
+    if (ops.length === 0) return [];
+    const seen = new Set<string>();
+    for (const op of ops) {
+      if (seen.has(op.key)) throw new Error(`etcd3 storage: a transaction writes each key once (${op.key} is written twice)`);
+      seen.add(op.key);
+    }
+    const keys = ops.map((op) => this.keys.toEtcd(op.key));
+    const r = await this.write("txn", ops[0]!.key, {
+      compare: ops.map((op, i) => (op.kind === "create" ? { key: keys[i], target: "CREATE", result: "EQUAL", create_revision: 0 } : this.precondition(keys[i]!, op.expectedModRevision))),
+      success: ops.map((op, i) =>
+        op.kind === "delete" ? { request_delete_range: { key: keys[i], prev_kv: true } } : { request_put: { key: keys[i], value: Buffer.from(op.value, "utf8"), prev_kv: true } },
+      ),
+      failure: keys.map((key) => ({ request_range: { key } })),
+    });
+    if (!r.succeeded) throw this.failedTransaction(ops, r);
+    const rev = r.header.revision;
+    return ops.map((op, i) => {
+      const res = r.responses[i]!;
+      if (op.kind === "delete") return { ...this.kv(res.response_delete_range!.prev_kvs[0]!), modRevision: rev };
+      const prev = res.response_put!.prev_kv;
+      return { key: op.key, value: op.value, createRevision: prev?.create_revision || rev, modRevision: rev };
+    });
+  }
+
   watch(prefix: string, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Watcher {
     this.checkOpen();
     checkWatchRevision(opts.afterRevision, this.compacted, prefix);
@@ -233,6 +265,22 @@ export class Etcd3Storage implements Storage {
     if (!cur) return new StorageError("KeyNotFound", key);
     const current = this.kv(cur);
     return new StorageError("Conflict", key, `modRevision is ${current.modRevision}, expected ${expected}`, current);
+  }
+
+  /** The error of the first write whose check failed (the failure branch read every key). */
+  private failedTransaction(ops: readonly WriteOp[], r: RawTxnResponse): StorageError {
+    for (const [i, op] of ops.entries()) {
+      const cur = r.responses[i]?.response_range?.kvs[0];
+      if (op.kind === "create") {
+        if (cur) return new StorageError("KeyExists", op.key);
+        continue;
+      }
+      if (!cur) return new StorageError("KeyNotFound", op.key);
+      if (op.expectedModRevision && cur.mod_revision !== op.expectedModRevision) {
+        return this.failedPrecondition(op.key, { ...r, responses: [r.responses[i]!] }, op.expectedModRevision);
+      }
+    }
+    return new StorageError("Conflict", ops[0]!.key, "transaction refused by etcd");
   }
 
   private kv(raw: RawKeyValue): KeyValue {
