@@ -2,7 +2,7 @@
 // directory, waited on until it answers /health, stopped (and restartable on the same data) by
 // its pid. Tests that need it skip, saying so, only when no etcd binary is installed.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { get as httpsGet } from "node:https";
 import { get as httpGet } from "node:http";
 import { createServer } from "node:net";
@@ -112,7 +112,6 @@ export async function startEtcd(opts: { tls?: EtcdTlsFiles; extraArgs?: string[]
 }
 
 async function waitHealthy(url: string, tls: EtcdTlsFiles | undefined, exited: () => string | undefined): Promise<void> {
-  const { readFileSync } = await import("node:fs");
   const deadline = Date.now() + 20_000;
   for (;;) {
     const out = exited();

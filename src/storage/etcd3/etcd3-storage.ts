@@ -145,7 +145,7 @@ export class Etcd3Storage implements Storage {
       success: [{ request_put: { key: k, value: Buffer.from(value, "utf8"), prev_kv: true } }],
       failure: [{ request_range: { key: k } }],
     });
-    if (!r.succeeded) throw this.failedPrecondition(key, r, expectedModRevision);
+    if (!r.succeeded) throw this.failedPrecondition(key, r.responses[0]?.response_range?.kvs[0], expectedModRevision);
     const prev = r.responses[0]!.response_put!.prev_kv!;
     return { key, value, createRevision: prev.create_revision, modRevision: r.header.revision };
   }
@@ -158,7 +158,7 @@ export class Etcd3Storage implements Storage {
       success: [{ request_delete_range: { key: k, prev_kv: true } }],
       failure: [{ request_range: { key: k } }],
     });
-    if (!r.succeeded) throw this.failedPrecondition(key, r, expectedModRevision ?? 0);
+    if (!r.succeeded) throw this.failedPrecondition(key, r.responses[0]?.response_range?.kvs[0], expectedModRevision ?? 0);
     const prev = r.responses[0]!.response_delete_range!.prev_kvs[0]!;
     return { ...this.kv(prev), modRevision: r.header.revision };
   }
@@ -260,8 +260,8 @@ export class Etcd3Storage implements Storage {
       : { key, target: "CREATE", result: "GREATER", create_revision: 0 };
   }
 
-  private failedPrecondition(key: string, r: RawTxnResponse, expected: number): StorageError {
-    const cur = r.responses[0]?.response_range?.kvs[0];
+  /** Why a compare on `expected` failed, from the key's current value (read by the failure branch). */
+  private failedPrecondition(key: string, cur: RawKeyValue | undefined, expected: number): StorageError {
     if (!cur) return new StorageError("KeyNotFound", key);
     const current = this.kv(cur);
     return new StorageError("Conflict", key, `modRevision is ${current.modRevision}, expected ${expected}`, current);
@@ -277,7 +277,7 @@ export class Etcd3Storage implements Storage {
       }
       if (!cur) return new StorageError("KeyNotFound", op.key);
       if (op.expectedModRevision && cur.mod_revision !== op.expectedModRevision) {
-        return this.failedPrecondition(op.key, { ...r, responses: [r.responses[i]!] }, op.expectedModRevision);
+        return this.failedPrecondition(op.key, cur, op.expectedModRevision);
       }
     }
     return new StorageError("Conflict", ops[0]!.key, "transaction refused by etcd");
@@ -306,7 +306,8 @@ export class Etcd3Storage implements Storage {
         await this.timed("get", () => this.client.range({ key: Buffer.from([0]), revision: rev, count_only: true }));
         return true;
       } catch (e) {
-        if (this.translate(e, "") instanceof StorageError && (this.translate(e, "") as StorageError).code === "Compacted") return false;
+        const err = this.translate(e, "");
+        if (err instanceof StorageError && err.code === "Compacted") return false;
         throw e;
       }
     };
