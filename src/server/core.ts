@@ -5,6 +5,7 @@ import { DeferredAdmission } from "../admission/deferred-admission.js";
 import type { KObject } from "../apimachinery/object.js";
 import { InformerFactory } from "../registry/informer-factory.js";
 import { storageKey } from "../registry/resource-type.js";
+import { resourceOfKey } from "../registry/storage-resources.js";
 import { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { Cacher } from "../storage/cacher/cacher.js";
@@ -96,8 +97,8 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
     countObjects: counts.latest,
     observeStorageRequests(observe) {
       if (o.storageBackend !== "etcd3") return;
-      const resourceOf = keyResources(types);
-      (backend as Etcd3Storage).onRequest = (operation, key, seconds, failed) => observe({ operation, ...resourceOf(key), seconds, failed });
+      const resourceOf = resourceOfKey(types);
+      (backend as Etcd3Storage).onRequest = (operation, key, seconds, failed) => observe({ operation, ...(resourceOf(key) ?? { group: "", resource: "" }), seconds, failed });
     },
     encryption,
     async close() {
@@ -149,25 +150,3 @@ function polledCounts(count: () => Promise<Map<string, number>>, periodMs: numbe
   return { latest: async () => latest, stop: () => clearInterval(timer) };
 }
 
-/** The group and resource a storage key belongs to (by the registered types' key prefixes). */
-function keyResources(types: TypeRegistry): (key: string) => { group: string; resource: string } {
-  const memo = new Map<string, { group: string; resource: string }>();
-  return (key) => {
-    // Keys of one resource (and namespace) share their first segments: one lookup per head.
-    const head = key.split("/", 4).join("/");
-    let found = memo.get(head);
-    if (!found) {
-      let best = "";
-      found = { group: "", resource: "" };
-      for (const t of types.all()) {
-        if (key.startsWith(t.keyPrefix) && t.keyPrefix.length > best.length) {
-          best = t.keyPrefix;
-          found = { group: t.group, resource: t.resource };
-        }
-      }
-      if (memo.size > 10_000) memo.clear();
-      memo.set(head, found);
-    }
-    return found;
-  };
-}

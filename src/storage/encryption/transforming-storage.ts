@@ -26,7 +26,12 @@ export class TransformingStorage implements Storage {
     private readonly backend: Storage,
     /** Asked on every value, so a reloaded configuration applies from the next read or write. */
     private readonly transformerOf: TransformerOf,
-  ) {}
+  ) {
+    // A remote backend's health check (etcd) stays visible through the encryption layer.
+    if (backend.health) this.health = (timeoutMs) => backend.health!(timeoutMs);
+  }
+
+  readonly health?: (timeoutMs: number) => Promise<string | undefined>;
 
   currentRevision(): Promise<number> {
     return this.backend.currentRevision();
