@@ -37,6 +37,8 @@ export interface Etcd3StorageOptions extends EtcdClientOptions {
 export type EtcdRequestObserver = (operation: string, key: string, seconds: number, failed: boolean) => void;
 
 const closeDrainMs = 2000;
+/** etcd's default --max-txn-ops: the most writes one transaction may carry. */
+const maxTxnOps = 128;
 const compactedMessage = "required revision has been compacted";
 const futureMessage = "required revision is a future revision";
 
@@ -166,16 +168,23 @@ export class Etcd3Storage implements Storage {
   /**
    * One etcd transaction: every check against the state before it, then every write. etcd gives
    * the writes of one transaction one revision (each its own event at that revision), and takes
-   * each key at most once per transaction.
+   * each key at most once per transaction, and at most --max-txn-ops (128 by default) writes: a
+   * longer list is written as consecutive transactions of that size, each all or nothing, so a
+   * check failing in a later one leaves the earlier ones written.
    */
   async transaction(ops: readonly WriteOp[]): Promise<KeyValue[]> {
     this.checkOpen();
-    if (ops.length === 0) return [];
     const seen = new Set<string>();
     for (const op of ops) {
       if (seen.has(op.key)) throw new Error(`etcd3 storage: a transaction writes each key once (${op.key} is written twice)`);
       seen.add(op.key);
     }
+    const done: KeyValue[] = [];
+    for (let i = 0; i < ops.length; i += maxTxnOps) done.push(...(await this.oneTransaction(ops.slice(i, i + maxTxnOps))));
+    return done;
+  }
+
+  private async oneTransaction(ops: readonly WriteOp[]): Promise<KeyValue[]> {
     const keys = ops.map((op) => this.keys.toEtcd(op.key));
     const r = await this.write("txn", ops[0]!.key, {
       compare: ops.map((op, i) => (op.kind === "create" ? { key: keys[i], target: "CREATE", result: "EQUAL", create_revision: 0 } : this.precondition(keys[i]!, op.expectedModRevision))),
