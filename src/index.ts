@@ -134,7 +134,7 @@ function controllersList(c: false | string[]): string[] {
 }
 
 export type { ServerOptions, Snapshot };
-export type { SettleOptions } from "./testing/settle.js";
+export type { BusyController, SettleOptions } from "./testing/settle.js";
 export { SettleTimeoutError } from "./testing/settle.js";
 export { SnapshotError } from "./testing/snapshot-format.js";
 export { ManifestError } from "./testing/manifests.js";

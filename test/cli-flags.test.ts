@@ -22,7 +22,7 @@ describe("kapi CLI flags", () => {
     expect(v.stdout).toMatch(/^kapi \d+\.\d+\.\d+\nKubernetes v1\.34\.\d+\n$/);
     const h = await runKapi(["--help"]);
     const commands = h.stdout.split("Commands:\n")[1].split("\n\n")[0].split("\n").map((l) => l.trim().split(/\s+/)[0]);
-    expect(commands).toEqual(expect.arrayContaining(["serve", "cel", "validate", "envtest-assets"]));
+    expect(commands).toEqual(expect.arrayContaining(["serve", "cel", "testenv", "validate", "envtest-assets"]));
     const u = await runKapi(["frobnicate"]);
     expect(u.code).toBe(1);
     expect(u.stderr).toContain('kapi: unknown command "frobnicate"');

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CoreV1Api, KubeConfig, type V1ConfigMap } from "@kubernetes/client-node";
 import { ApiError } from "../src/apimachinery/errors.js";
 import { SettleTimeoutError, type AdmissionPlugin, type KapiServer } from "../src/index.js";
+import { startControlEndpoint } from "../src/testing/control-endpoint.js";
+import { TestHarness } from "../src/testing/harness.js";
 import { startTestServer } from "./support/client.js";
 
 const coreOf = (s: KapiServer) => {
@@ -87,6 +89,17 @@ describe("with every controller", () => {
     const err = await s.settle({ timeoutMs: 600 }).then(() => undefined, (e: Error) => e);
     expect(err).toBeInstanceOf(SettleTimeoutError);
     expect(err!.message).toMatch(/^settle: not settled after 600 ms: still busy: garbage-collector-controller retrying 1 failed key: \S+ \(stubborn stays\)/);
+    // Over `kapi testenv`'s control endpoint the same is a 504 Timeout naming the busy controller.
+    const control = await startControlEndpoint({ harness: new TestHarness(), controls: s, token: "t" });
+    try {
+      const r = await fetch(control.url + "/settle", { method: "POST", headers: { authorization: "Bearer t" }, body: JSON.stringify({ timeoutMs: 300 }) });
+      const body = await r.json();
+      expect([r.status, body.reason, body.code]).toEqual([504, "Timeout", 504]);
+      expect(body.message).toMatch(/^settle: not settled after 300 ms: still busy: garbage-collector-controller retrying/);
+      expect(body.details.causes).toEqual([{ field: "garbage-collector-controller", message: expect.stringMatching(/^retrying 1 failed key: \S+ \(stubborn stays\)$/) }]);
+    } finally {
+      await control.close();
+    }
     refusals = 0;
     await expect(s.settle({ timeoutMs: "soon" as unknown as number })).rejects.toThrow('settle: timeoutMs must be a positive number of ms, got "soon"');
     await s.settle();

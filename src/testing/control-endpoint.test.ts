@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startControlEndpoint, type ControlEndpoint, type ServerControls } from "./control-endpoint.js";
 import { TestHarness } from "./harness.js";
+import { SettleTimeoutError } from "./settle.js";
 
 let endpoint: ControlEndpoint | undefined;
 afterEach(async () => {
@@ -51,6 +52,31 @@ describe("control endpoint", () => {
     expect(await call("POST", "/settle", { controllers: false })).toEqual([200, {}]);
     expect(await call("POST", "/settle")).toEqual([200, {}]);
     expect(seen).toEqual(["reset", ["restore", { objects: 3 }], ["settle", { controllers: false }], ["settle", undefined]]);
+  });
+
+  it("answers a settle that timed out 504 Timeout, its causes naming each busy controller", async () => {
+    const busy = [
+      { name: "garbage-collector-controller", doing: "retrying 1 failed key: 3f2c (stubborn stays)" },
+      { name: "namespace-controller", doing: "working" },
+    ];
+    const { call } = await open({
+      settle: async () => {
+        throw new SettleTimeoutError("settle: not settled after 50 ms: still busy: …", busy);
+      },
+    });
+    expect(await call("POST", "/settle", { timeoutMs: 50 })).toEqual([
+      504,
+      {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: "settle: not settled after 50 ms: still busy: …",
+        reason: "Timeout",
+        details: { causes: [{ field: "garbage-collector-controller", message: "retrying 1 failed key: 3f2c (stubborn stays)" }, { field: "namespace-controller", message: "working" }] },
+        code: 504,
+      },
+    ]);
   });
 
   it("answers unknown routes 404, wrong methods 405, a bad journal query 400", async () => {

@@ -12,6 +12,7 @@ import { ApiError, badRequest } from "../apimachinery/errors.js";
 import { HarnessInputError } from "./input-error.js";
 import { journalMatchKeys, type JournalMatch } from "./journal.js";
 import type { TestHarness } from "./harness.js";
+import { SettleTimeoutError } from "./settle.js";
 
 /**
  * What the endpoint asks of the server beyond its harness: reset, snapshots and settle live on
@@ -74,7 +75,7 @@ async function handle(rq: IncomingMessage, rs: ServerResponse, o: ControlEndpoin
     case "POST /restore":
       return send(rs, 200, (await call(controls, "restore", await readJson(rq))) ?? {});
     case "POST /settle":
-      return send(rs, 200, (await call(controls, "settle", (await readJson(rq, true)) ?? undefined)) ?? {});
+      return send(rs, 200, (await settleFromBody(controls, (await readJson(rq, true)) ?? undefined)) ?? {});
     case "GET /faults":
       return send(rs, 200, harness.faults.list());
     case "POST /faults":
@@ -99,6 +100,20 @@ async function call(controls: ServerControls, method: keyof ServerControls, arg?
   const fn = controls[method] as ((a?: unknown) => Promise<unknown>) | undefined;
   if (!fn) throw new ApiError(501, "", `${method} is not available: this server has no ${method}() yet`);
   return arg === undefined ? fn.call(controls) : fn.call(controls, arg);
+}
+
+/**
+ * A settle that runs out of time is a 504 Timeout, as a request that did not complete in time;
+ * its causes name each controller still busy (field) and what it was doing (message).
+ */
+async function settleFromBody(controls: ServerControls, body: unknown): Promise<unknown> {
+  try {
+    return await call(controls, "settle", body);
+  } catch (e) {
+    if (!(e instanceof SettleTimeoutError)) throw e;
+    const causes = e.busy.map((b) => ({ field: b.name, message: b.doing }));
+    throw new ApiError(504, "Timeout", e.message, causes.length > 0 ? { causes } : undefined);
+  }
 }
 
 async function waitFromBody(harness: TestHarness, body: unknown): Promise<unknown> {

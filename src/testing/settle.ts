@@ -31,8 +31,22 @@ export interface SettleOptions {
 
 export const defaultSettleTimeoutMs = 10_000;
 
+/** What one controller was still doing when settle() gave up. */
+export interface BusyController {
+  name: string;
+  /** What it was doing: "working", "retrying 1 failed key: …". */
+  doing: string;
+}
+
 export class SettleTimeoutError extends Error {
   override name = "SettleTimeoutError";
+  constructor(
+    message: string,
+    /** Empty when every controller was idle but their writes kept moving the revision. */
+    readonly busy: readonly BusyController[] = [],
+  ) {
+    super(message);
+  }
 }
 
 export async function settle(src: SettleSource, opts: SettleOptions = {}): Promise<{ rounds: number; revision: number }> {
@@ -42,7 +56,10 @@ export async function settle(src: SettleSource, opts: SettleOptions = {}): Promi
   const expired = new Promise<"expired">((r) => (timer = setTimeout(() => r("expired"), timeoutMs)));
   const within = async <T>(p: Promise<T>): Promise<T> => {
     const v = await Promise.race([p, expired]);
-    if (v === "expired") throw new SettleTimeoutError(`settle: not settled after ${timeoutMs} ms: ${describeBusy(src.controllers())}`);
+    if (v === "expired") {
+      const busy = busyControllers(src.controllers());
+      throw new SettleTimeoutError(`settle: not settled after ${timeoutMs} ms: ${describeBusy(busy)}`, busy);
+    }
     return v as T;
   };
   try {
@@ -62,8 +79,8 @@ export async function settle(src: SettleSource, opts: SettleOptions = {}): Promi
   }
 }
 
-function describeBusy(controllers: readonly Controller[]): string {
-  const parts: string[] = [];
+function busyControllers(controllers: readonly Controller[]): BusyController[] {
+  const busy: BusyController[] = [];
   for (const c of controllers) {
     const retrying = c.retrying();
     if (c.idle() && retrying.length === 0) continue;
@@ -73,7 +90,11 @@ function describeBusy(controllers: readonly Controller[]): string {
       const shown = retrying.slice(0, 3).map((r) => `${r.key}${r.error ? ` (${r.error instanceof Error ? r.error.message : String(r.error)})` : ""}`);
       what.push(`retrying ${retrying.length} failed key${retrying.length > 1 ? "s" : ""}: ${shown.join(", ")}${retrying.length > 3 ? ", ..." : ""}`);
     }
-    parts.push(`${c.name} ${what.join("; ")}`);
+    busy.push({ name: c.name, doing: what.join("; ") });
   }
-  return parts.length > 0 ? `still busy: ${parts.join("; ")}` : "the controllers kept writing";
+  return busy;
+}
+
+function describeBusy(busy: readonly BusyController[]): string {
+  return busy.length > 0 ? `still busy: ${busy.map((b) => `${b.name} ${b.doing}`).join("; ")}` : "the controllers kept writing";
 }
