@@ -1,6 +1,8 @@
 // `kapi testenv` driven as a Python operator suite would: start the process, read KUBECONFIG and
 // the control URL and token from its output, use the kubernetes client for the API and urllib for
-// the control endpoint (test/clients/python/testenv_client.py), then stop it with SIGINT.
+// the control endpoint (test/clients/python/testenv_client.py): faults, the journal, reset (the
+// suite's objects gone, the start-up ones kept), snapshot → change → restore, settle; then stop it
+// with SIGINT.
 import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -36,6 +38,15 @@ function startTestenv(args: string[] = []): Promise<{ proc: ChildProcess; env: R
 describe.skipIf(!hasClient)("kapi testenv with the Python client", () => {
   let proc: ChildProcess;
   let env: Record<string, string>;
+  let ran: Promise<any> | undefined;
+  /** What the Python suite saw (its one JSON line); it runs once, for the first test that asks. */
+  const pythonSuite = () =>
+    (ran ??= new Promise<any>((resolve, reject) =>
+      execFile(python, [script], { timeout: 60_000, env: { ...process.env, ...env, PYTHONDONTWRITEBYTECODE: "1" } }, (e, stdout, stderr) => {
+        if (e) return reject(new Error(`${e.message}\n${stderr}`));
+        resolve(JSON.parse(String(stdout).trim().split("\n").pop()!));
+      }),
+    ));
   beforeAll(async () => {
     ({ proc, env } = await startTestenv());
   });
@@ -51,12 +62,7 @@ describe.skipIf(!hasClient)("kapi testenv with the Python client", () => {
   });
 
   it("a Python suite injects a 409, sees it as ApiException, retries, reads the journal", async () => {
-    const out = await new Promise<any>((resolve, reject) =>
-      execFile(python, [script], { timeout: 60_000, env: { ...process.env, ...env, PYTHONDONTWRITEBYTECODE: "1" } }, (e, stdout, stderr) => {
-        if (e) return reject(new Error(`${e.message}\n${stderr}`));
-        resolve(JSON.parse(String(stdout).trim().split("\n").pop()!));
-      }),
-    );
+    const out = await pythonSuite();
     expect(out.add).toEqual([201, { id: 1, match: { verb: "update", resource: "configmaps", name: "settings" }, times: 1, probability: 1, action: { kind: "error", code: 409 }, fired: 0 }]);
     expect(out.faults_listed[1]).toHaveLength(1);
     expect(out.conflict).toEqual({
@@ -84,10 +90,41 @@ describe.skipIf(!hasClient)("kapi testenv with the Python client", () => {
     expect(bad(out.bad_json)).toEqual([400, "BadRequest", "the request needs a JSON body"]);
     expect(bad(out.no_token)).toEqual([401, "Unauthorized", "Unauthorized"]);
     expect(bad(out.wrong_token)).toEqual([401, "Unauthorized", "Unauthorized"]);
-    // The server's own reset(): back to the state right after start-up.
-    expect(out.reset).toEqual([200, {}]);
     expect(out.cleared_journal[0]).toBe(200);
     expect(out.journal_after_clear).toEqual([200, []]);
+  });
+
+  it("reset over the control URL removes what the suite created and keeps the start-up objects", async () => {
+    const out = await pythonSuite();
+    expect(out.reset).toEqual([200, {}]);
+    expect(out.after_reset).toEqual({
+      "namespace py-testenv": 404,
+      "configmap py-testenv/settings": 404,
+      "namespace default": 200,
+      "namespace kube-system": 200,
+      "configmap default/kube-root-ca.crt": 200,
+      "serviceaccount default/default": 200,
+      "clusterrole cluster-admin": 200,
+    });
+  });
+
+  it("snapshot, changes, restore: the snapshot's objects are back as they were, later ones gone", async () => {
+    const out = await pythonSuite();
+    expect(out.snapshot).toEqual([200, "KapiSnapshot", true]);
+    expect(out.restore).toEqual([200, {}]);
+    expect(out.after_restore).toEqual({
+      "fixture data": { mode: "original" },
+      "fixture resourceVersion moved on": true,
+      "configmap default/after-snapshot": 404,
+      "configmap default/kube-root-ca.crt": 200,
+    });
+    expect(out.bad_restore).toEqual([400, expect.objectContaining({ reason: "BadRequest", message: expect.stringContaining("format version 99 (written by kapi 9.9.9) cannot be read") })]);
+  });
+
+  it("settle over the control URL answers once a deleted namespace is finalized", async () => {
+    const out = await pythonSuite();
+    expect(out.settle).toEqual([200, {}]);
+    expect(out.after_settle).toBe(404);
   });
 
   it("stops on SIGINT and removes its temporary directory", async () => {

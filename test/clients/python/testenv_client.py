@@ -65,10 +65,56 @@ def main():
     out["bad_json"] = control("POST", "/wait", None)
     out["no_token"] = control("GET", "/journal", token=None)
     out["wrong_token"] = control("GET", "/journal", token="x" * 64)
-    out["reset"] = control("POST", "/reset")
     out["cleared_journal"] = control("DELETE", "/journal")
     out["journal_after_clear"] = control("GET", "/journal?resource=configmaps")
+
+    # reset: what the suite created is gone, what the server started with is still there.
+    out["reset"] = control("POST", "/reset")
+    out["after_reset"] = {
+        "namespace py-testenv": status_of(lambda: v1.read_namespace("py-testenv")),
+        "configmap py-testenv/settings": status_of(lambda: v1.read_namespaced_config_map("settings", "py-testenv")),
+        "namespace default": status_of(lambda: v1.read_namespace("default")),
+        "namespace kube-system": status_of(lambda: v1.read_namespace("kube-system")),
+        "configmap default/kube-root-ca.crt": status_of(lambda: v1.read_namespaced_config_map("kube-root-ca.crt", "default")),
+        "serviceaccount default/default": status_of(lambda: v1.read_namespaced_service_account("default", "default")),
+        "clusterrole cluster-admin": status_of(lambda: client.RbacAuthorizationV1Api().read_cluster_role("cluster-admin")),
+    }
+
+    # snapshot -> modify -> restore: the snapshot's state is back.
+    v1.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="fixture"), data={"mode": "original"}))
+    code, snapshot = control("GET", "/snapshot")
+    out["snapshot"] = [code, snapshot.get("kind"), any(o["key"] == "/registry/configmaps/default/fixture" for o in snapshot.get("objects", []))]
+    fixture = v1.read_namespaced_config_map("fixture", "default")
+    fixture.data = {"mode": "modified"}
+    v1.replace_namespaced_config_map("fixture", "default", fixture)
+    v1.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="after-snapshot")))
+    v1.delete_namespaced_config_map("kube-root-ca.crt", "default")
+    out["restore"] = control("POST", "/restore", snapshot)
+    restored = v1.read_namespaced_config_map("fixture", "default")
+    out["after_restore"] = {
+        "fixture data": restored.data,
+        "fixture resourceVersion moved on": int(restored.metadata.resource_version) > int(fixture.metadata.resource_version),
+        "configmap default/after-snapshot": status_of(lambda: v1.read_namespaced_config_map("after-snapshot", "default")),
+        "configmap default/kube-root-ca.crt": status_of(lambda: v1.read_namespaced_config_map("kube-root-ca.crt", "default")),
+    }
+    out["bad_restore"] = control("POST", "/restore", {"kind": "KapiSnapshot", "formatVersion": 99, "kapiVersion": "9.9.9", "objects": []})
+
+    # settle: a deleted namespace's finalization has finished when it answers.
+    v1.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name="py-doomed")))
+    v1.create_namespaced_config_map("py-doomed", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="inside")))
+    v1.delete_namespace("py-doomed")
+    out["settle"] = control("POST", "/settle", {"timeoutMs": 10000})
+    out["after_settle"] = status_of(lambda: v1.read_namespace("py-doomed"))
     print(json.dumps(out))
+
+
+def status_of(read):
+    """200 when the read succeeds, else the API's status code."""
+    try:
+        read()
+        return 200
+    except ApiException as e:
+        return e.status
 
 
 if __name__ == "__main__":
