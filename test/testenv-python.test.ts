@@ -16,7 +16,7 @@ const script = join(dirname(fileURLToPath(import.meta.url)), "clients", "python"
 const hasClient = spawnSync(python, ["-c", "import kubernetes"], { timeout: 30_000 }).status === 0;
 
 /** Starts `kapi testenv` and resolves with the KEY=value lines it printed. */
-function startTestenv(args: string[] = []): Promise<{ proc: ChildProcess; env: Record<string, string> }> {
+function startTestenv(args: string[] = []): Promise<{ proc: ChildProcess; env: Record<string, string>; stderr: () => string }> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, kapiArgs(["testenv", ...args]), { cwd: root });
     let out = "";
@@ -28,7 +28,7 @@ function startTestenv(args: string[] = []): Promise<{ proc: ChildProcess; env: R
       const env = Object.fromEntries(out.split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
       if (env.KAPI_CONTROL_TOKEN) {
         clearTimeout(t);
-        resolve({ proc, env });
+        resolve({ proc, env, stderr: () => err });
       }
     });
     proc.on("exit", (code) => reject(new Error(`kapi testenv exited ${code}: ${err}`)));
@@ -38,6 +38,7 @@ function startTestenv(args: string[] = []): Promise<{ proc: ChildProcess; env: R
 describe.skipIf(!hasClient)("kapi testenv with the Python client", () => {
   let proc: ChildProcess;
   let env: Record<string, string>;
+  let stderr: () => string;
   let ran: Promise<any> | undefined;
   /** What the Python suite saw (its one JSON line); it runs once, for the first test that asks. */
   const pythonSuite = () =>
@@ -48,7 +49,7 @@ describe.skipIf(!hasClient)("kapi testenv with the Python client", () => {
       }),
     ));
   beforeAll(async () => {
-    ({ proc, env } = await startTestenv());
+    ({ proc, env, stderr } = await startTestenv());
   });
   afterAll(() => {
     if (proc.exitCode === null) proc.kill("SIGKILL");
@@ -59,6 +60,7 @@ describe.skipIf(!hasClient)("kapi testenv with the Python client", () => {
     expect(env.KAPI_URL).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(env.KAPI_CONTROL_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(env.KAPI_CONTROL_TOKEN).toMatch(/^[0-9a-f]{64}$/);
+    expect(stderr()).toMatch(/kapi: serving on https:\/\/127\.0\.0\.1:\d+ \(storage memory\)/);
   });
 
   it("a Python suite injects a 409, sees it as ApiException, retries, reads the journal", async () => {

@@ -10,8 +10,8 @@ import { startControlEndpoint } from "../testing/control-endpoint.js";
 import { TestHarness } from "../testing/harness.js";
 import { readSnapshotFile } from "../testing/snapshot-format.js";
 import { startTestKit, type TestKit } from "../testing/test-kit.js";
-import type { ServerOptions } from "../server/options.js";
-import { parseServeFlags } from "./flags.js";
+import { chooseStorage } from "./envtest/storage-choice.js";
+import { parseServeFlags, type ServeFlags } from "./flags.js";
 
 export interface CliIO {
   out: (text: string) => void;
@@ -38,7 +38,7 @@ export function splitTestenvFlags(args: string[]): { controlPort: number; serveA
 }
 
 /** The server's options: `kapi serve`'s flags with testenv's defaults (memory, loopback, a free port, a temp data dir). */
-export function testenvOptions(args: string[]): { options: ServerOptions; controlPort: number; tempDir?: string } {
+export function testenvOptions(args: string[]): { options: ServeFlags; controlPort: number; tempDir?: string } {
   const { controlPort, serveArgs } = splitTestenvFlags(args);
   const given = (flag: string) => serveArgs.some((a) => a === `--${flag}` || a.startsWith(`--${flag}=`));
   const options = parseServeFlags([
@@ -67,6 +67,8 @@ export async function runTestenv(args: string[], io: CliIO): Promise<number> {
   let server;
   let control;
   try {
+    // The flags name the backend; this makes it the server's (memory unless they say otherwise).
+    await chooseStorage(options);
     const snapshot = options.load ? readSnapshotFile(options.load) : undefined;
     let kit: TestKit | undefined;
     server = await startApiServer({
