@@ -72,7 +72,7 @@ it("mirrors a labelled ConfigMap and retries the 409 its update meets", async ()
   await server.waitFor({ verb: "update", name: "settings-mirror", code: 200 }, { timeout: 5000 });
   const updates = server.journal.find({ verb: "update", name: "settings-mirror" });
   expect(updates.map((e) => e.code)).toEqual([409, 200]);
-  expect(updates[0]!.fault?.action).toEqual({ kind: "error", code: 409 });
+  expect(updates[0]!.fault).toMatchObject({ action: { kind: "error", code: 409 } });
   expect((await core.readNamespacedConfigMap({ namespace: "default", name: "settings-mirror" })).data).toEqual({ mode: "safe" });
 });
 
