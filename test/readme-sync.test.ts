@@ -1,5 +1,6 @@
-// The README's TypeScript controller test is test/readme-example.test.ts, which the suite runs:
-// this fails when the README's copy and the file part ways, so the README cannot rot.
+// The README's examples cannot rot: its TypeScript controller test is test/readme-example.test.ts,
+// which the suite runs, and its Python example is docs/testing.md's. These fail when a copy and
+// its source part ways.
 import { readFileSync } from "node:fs";
 import { expect, it } from "vitest";
 
@@ -12,17 +13,20 @@ function readmeForm(testFile: string): string {
   return testFile.slice(start).replaceAll('from "../src/index.js"', 'from "kapi"');
 }
 
-/** The code block that follows `<!-- mirrors PATH -->` in a markdown text. */
-function mirroredBlock(markdown: string, path: string): string {
-  const marker = `<!-- mirrors ${path} -->`;
-  const at = markdown.indexOf(marker);
-  if (at < 0) throw new Error(`README.md has no "${marker}"`);
-  const m = /^```ts\n([\s\S]*?)^```$/m.exec(markdown.slice(at + marker.length));
-  if (!m) throw new Error(`README.md has no \`\`\`ts block after "${marker}"`);
+/** The first ```LANG block after `after` in a markdown text. */
+function blockAfter(markdown: string, after: string, lang: string): string {
+  const at = markdown.indexOf(after);
+  if (at < 0) throw new Error(`no "${after}" in the markdown`);
+  const m = new RegExp("^```" + lang + "\\n([\\s\\S]*?)^```$", "m").exec(markdown.slice(at + after.length));
+  if (!m) throw new Error(`no \`\`\`${lang} block after "${after}"`);
   return m[1]!;
 }
 
 it("the README's controller test is test/readme-example.test.ts (with \"kapi\" for \"../src/index.js\")", () => {
   const file = "test/readme-example.test.ts";
-  expect(mirroredBlock(read("README.md"), file)).toBe(readmeForm(read(file)));
+  expect(blockAfter(read("README.md"), `<!-- mirrors ${file} -->`, "ts")).toBe(readmeForm(read(file)));
+});
+
+it("the README's Python example is docs/testing.md's", () => {
+  expect(blockAfter(read("README.md"), "### Python\n", "python")).toBe(blockAfter(read("docs/testing.md"), "### From Python\n", "python"));
 });
