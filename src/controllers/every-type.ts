@@ -19,6 +19,9 @@ import type { TypeRegistry } from "../registry/type-registry.js";
  */
 const syncWaitMs = 5000;
 
+/** How many types' informers load their caches at once at start. */
+const initialSyncConcurrency = 8;
+
 function settled(p: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<void>((r) => (timer = setTimeout(r, ms)));
@@ -71,12 +74,19 @@ export function informAboutEveryType(types: TypeRegistry, informers: InformerFac
     else for (const t of types.stored()) if (t.keyPrefix === ev.resource.keyPrefix) watch(t);
   });
 
-  const synced = (async () => {
-    for (const t of types.stored()) {
+  // A few at a time rather than strictly one by one: each informer's first sync costs a round trip
+  // or more to the backend (on etcd before 3.4.31, a new watch's first progress answer waits
+  // ~250 ms), and sixty types in a row would hold the start for seconds.
+  const pending = [...types.stored()];
+  const startNext = async (): Promise<void> => {
+    for (let t = pending.shift(); t; t = pending.shift()) {
       const informer = watch(t);
       if (informer) await settled(informer.synced, syncWaitMs);
     }
-  })().catch(() => undefined); // the informers were stopped under us: the server is stopping
+  };
+  const synced = Promise.all(Array.from({ length: initialSyncConcurrency }, startNext))
+    .then(() => undefined)
+    .catch(() => undefined); // the informers were stopped under us: the server is stopping
 
   return {
     synced,
