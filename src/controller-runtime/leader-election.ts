@@ -114,9 +114,13 @@ export class LeaderElector {
   private reportedLeader = "";
   private leading = false;
   private running = false;
+  private tried = false;
   private firstTry!: () => void;
-  /** Resolves once the first attempt to acquire has finished (leading or not). */
-  readonly firstAttempt = new Promise<void>((r) => (this.firstTry = r));
+  /** Resolves once the first attempt to acquire has finished (leading or not), or at stop. */
+  readonly firstAttempt = new Promise<void>((r) => (this.firstTry = () => {
+    this.tried = true;
+    r();
+  }));
 
   constructor(private readonly config: LeaderElectorConfig) {
     const err = electionTimingsError(config.timings);
@@ -134,6 +138,10 @@ export class LeaderElector {
   /** The holder last observed ("" for none). */
   leader(): string {
     return this.observed?.holderIdentity ?? "";
+  }
+
+  firstAttemptDone(): boolean {
+    return this.tried;
   }
 
   /** Whether the work runs here now. */
@@ -168,6 +176,7 @@ export class LeaderElector {
       this.leading = true;
       this.log(`successfully acquired lease ${this.lock.describe()}`);
       this.config.callbacks.onStartedLeading();
+      this.firstTry(); // after the work started: whoever waits on the first attempt sees it
       await this.renewWhileLeading();
       this.stopLeading();
     }
@@ -185,8 +194,8 @@ export class LeaderElector {
     while (!this.stopped) {
       const acquired = await this.tryAcquireOrRenew();
       this.reportTransition();
-      this.firstTry();
       if (acquired && !this.stopped) return true;
+      this.firstTry();
       const { retryPeriodMs } = this.timings;
       await this.clock.sleep(retryPeriodMs + this.random() * jitterFactor * retryPeriodMs, this.stopping.signal);
     }
@@ -307,6 +316,6 @@ export class LeaderElector {
   }
 
   private log(msg: string): void {
-    this.config.log?.(`kapi: leader election: ${msg}`);
+    if (!this.stopped) this.config.log?.(`kapi: leader election: ${msg}`);
   }
 }

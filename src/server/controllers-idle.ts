@@ -31,6 +31,9 @@ export interface DelayedStart {
   startNow(): void;
 }
 
+/** What activity needs of controllers still to start. */
+export type PendingStart = Pick<DelayedStart, "settled" | "whenSettled">;
+
 export function delayedStart(start: () => void, delayMs: number): DelayedStart {
   let settled = false;
   let settle!: () => void;
@@ -66,7 +69,7 @@ export interface ActivitySources {
   /** Every informer's handler queues. */
   informers: { handlersIdle(): boolean; whenHandlersIdle(): Promise<void> };
   /** The controllers still to start. */
-  later: DelayedStart;
+  later: PendingStart;
 }
 
 const turn = () => new Promise<void>((r) => setImmediate(r));

@@ -14,6 +14,7 @@ import type { Etcd3Storage } from "../storage/etcd3/etcd3-storage.js";
 import { StorageError, type Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
+import { borrowedStorage } from "../storage/common/borrowed-storage.js";
 import { join } from "node:path";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { encryptionAtRest, type EncryptionAtRest } from "./encryption-at-rest.js";
@@ -24,6 +25,11 @@ import type { ServerOptions } from "./options.js";
 export interface CacheTuning {
   watchCache?: Partial<WatchCacheOptions>;
   storageHistoryWindowMs?: number;
+  /**
+   * A backend this server shares with others in the process instead of opening its own (replica
+   * tests): it reads and writes it, never closes it.
+   */
+  sharedStorage?: Storage;
 }
 
 export interface OpenCore extends CoreParts {
@@ -45,7 +51,7 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
   const historyWindowMs = o.storageHistoryWindowMs;
   // The encryption configuration is read first: a bad file refuses the start before storage opens.
   const encryption = encryptionAtRest(o);
-  const backend: Storage = await openStorage(o);
+  const backend: Storage = o.sharedStorage ? borrowedStorage(o.sharedStorage) : await openStorage(o);
   const storage = encryption.wrap(backend, types);
   const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));

@@ -7,6 +7,13 @@ import type { ServiceAccountFlags } from "../authn/serviceaccount/config.js";
 import type { AuthorizationFlags } from "../authz/config.js";
 import type { AdmissionFlags } from "../admission/flags.js";
 import type { EncryptionFlags } from "./encryption-at-rest.js";
+import { defaultElectionTimings, type ElectionTimings } from "../controller-runtime/leader-election.js";
+
+export interface LeaderElectionFlags extends ElectionTimings {
+  resourceLock: string;
+  resourceName: string;
+  resourceNamespace: string;
+}
 
 export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, OidcFlagOptions, AuthorizationFlags, AdmissionFlags, EncryptionFlags {
   bindAddress: string;
@@ -56,6 +63,10 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   etcd: EtcdOptions;
   /** --load: a snapshot file restored at start (read by the CLI; the library takes `load`). */
   load?: string;
+  /** --leader-elect: the controller manager's controllers run on one replica at a time (undefined: on with the etcd3 backend only). */
+  leaderElect?: boolean;
+  /** --leader-elect-lease-duration, -renew-deadline, -retry-period (ms); -resource-lock, -resource-name, -resource-namespace. */
+  leaderElection: LeaderElectionFlags;
   /** Write <dataDir>/admin.kubeconfig (the CLI does; memory-only library servers need no file). */
   writeKubeconfig: boolean;
   /** Print a line per start-up step. */
@@ -108,6 +119,7 @@ export function defaultOptions(): ServerOptions {
       healthcheckTimeoutMs: 2000,
       readycheckTimeoutMs: 2000,
     },
+    leaderElection: { ...defaultElectionTimings, resourceLock: "leases", resourceName: "kapi-controllers", resourceNamespace: "kube-system" },
     writeKubeconfig: true,
     log: () => undefined,
   };

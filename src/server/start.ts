@@ -29,7 +29,9 @@ import { setupTls } from "./tls-setup.js";
 import { builtinStorages } from "../handlers/rest/builtin-storages.js";
 import { toApiError } from "../handlers/errors.js";
 import { checkFeatureFlags, featureStrategiesOf, setUpFeatures, type ServerLifecycle } from "./features/feature-module.js";
-import { controllerActivity, delayedStart, type ControllerActivity, type DelayedStart } from "./controllers-idle.js";
+import { controllerActivity, type ControllerActivity } from "./controllers-idle.js";
+import { startControllerManager, type ControllerManager } from "./controller-manager.js";
+import { leaderElectionOn } from "./features/leader-election.js";
 import { EtcdRequestMetrics } from "../observability/etcd-metrics.js";
 import { openCore, type CacheTuning, type OpenCore } from "./core.js";
 import { checkEncryptionFlags } from "./encryption-at-rest.js";
@@ -58,11 +60,13 @@ export interface RunningServer extends ControllerActivity {
   controllers(): readonly Controller[];
   /** Starts now the controllers otherwise started a little after the server listens (the garbage collector). */
   startDelayedControllers(): void;
+  /** Under --leader-elect: this replica's candidate identity and whether it runs the controller manager's controllers. */
+  election?: ControllerManager["election"];
   /** Graceful: readyz fails, wait shutdown delay, stop accepting, finish in-flight, close store. */
   stop(): Promise<void>;
 }
 
-/** The garbage collector starts this long after the server listens (see garbageCollectorFeature). */
+/** The garbage collector starts this long after the server listens, or after this replica starts leading (see garbageCollectorFeature). */
 const controllersOnceServingDelayMs = 250;
 
 export type { CacheTuning };
@@ -119,13 +123,13 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   await features.bootstrap(core, nsType);
   bootstrapped = true;
   trace.mark("bootstrap objects");
-  features.startControllers(core);
+  features.startReplicaControllers(core);
+  const manager = startControllerManager({ features, core, election: leaderElectionOn(o) ? o.leaderElection : undefined, onceServingDelayMs: controllersOnceServingDelayMs, log: o.log });
   trace.mark("controllers started");
-  let onceServing: DelayedStart | undefined;
   let stopping = false;
   /** Stops the features and their controllers, the informers and the watch caches. */
   const stopBackground = () => {
-    onceServing?.cancel();
+    manager.stop();
     features.stop();
     core.encryption.stop();
     releaseCaches();
@@ -170,8 +174,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     await core.storage.close();
   });
   trace.mark("listen");
-  onceServing = delayedStart(() => features.startControllersOnceServing(core), controllersOnceServingDelayMs);
-  const activity = controllerActivity({ controllers: () => features.controllers(), informers: core.informers, later: onceServing });
+  manager.serving();
+  const activity = controllerActivity({ controllers: () => features.controllers(), informers: core.informers, later: manager.later });
   const { kubeconfig, kubeconfigPath } = adminKubeconfig(o, url, tls);
   setImmediate(() => void metrics.load()); // off the start-up path
   o.log(`kapi: serving on ${url} (storage ${o.storageBackend}${persistent ? ` in ${o.dataDir}` : ""}) in ${Date.now() - t0} ms`);
@@ -179,8 +183,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   trace.mark("admin kubeconfig");
   trace.done();
   const stop = gracefulStop({ listener, shutdownDelayMs: o.shutdownDelayMs, markStopping: () => (stopping = true), streams: parts.streams, stopBackground, closeStorage: () => core.storage.close() });
-  const later = onceServing;
-  const running: RunningServer = { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop, ...activity, controllers: () => features.controllers(), startDelayedControllers: () => later.startNow() };
+  const running: RunningServer = { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop, ...activity, controllers: () => features.controllers(), startDelayedControllers: () => manager.startNow(), ...(manager.election ? { election: manager.election } : {}) };
   if (o.whenStarted) {
     try {
       await o.whenStarted(running);

@@ -25,6 +25,8 @@ export interface ServiceAccountSetup {
    * Starts the serviceaccount and tokens controllers --controllers enables, and the server's
    * legacy-token tracking ConfigMap (after the bootstrap objects exist).
    */
+  /** The API server's own (a post-start hook upstream, on every replica): the legacy token tracking ConfigMap. */
+  startReplicaControllers(): Controller[];
   startControllers(enabled: readonly string[]): Controller[];
 }
 
@@ -63,13 +65,14 @@ export function setupServiceAccounts(flags: ServiceAccountFlags, deps: ServiceAc
     config,
     authenticator,
     nonResource,
+    startReplicaControllers() {
+      const tracking = startTrackingConfigMapController({ ...deps.parts(), log: deps.log });
+      return tracking ? [tracking] : [];
+    },
     startControllers(enabled) {
       const parts = { ...deps.parts(), log: deps.log };
       const served = (...resources: string[]) => resources.every((r) => parts.types.get("", "v1", r));
       const c: Controller[] = [];
-      // The API server's own (a post-start hook upstream), not one --controllers names.
-      const tracking = startTrackingConfigMapController(parts);
-      if (tracking) c.push(tracking);
       if (served("namespaces", "serviceaccounts") && controllerEnabled(serviceAccountController, enabled)) c.push(startServiceAccountsController(parts));
       if (config.signingKey && served("secrets", "serviceaccounts") && controllerEnabled(serviceAccountTokenController, enabled)) {
         c.push(startTokensController({ ...parts, signingKey: config.signingKey, rootCA: deps.rootCA }));

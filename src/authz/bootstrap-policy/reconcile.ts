@@ -135,7 +135,7 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
   const writes: Promise<unknown>[] = [];
   const failures: string[] = [];
   // Missing objects (every one, on a first start) go in one transaction; changes one by one.
-  const creates: { type: ResourceType; namespace: string; object: KObject }[] = [];
+  const creates: { type: ResourceType; namespace: string; object: KObject; what: string; one: ObjectWrites }[] = [];
   served.forEach(([t, expectedList, shape], i) => {
     for (const expected of expectedList) {
       const ns = expected.metadata.namespace ?? "";
@@ -143,29 +143,24 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
       const current = existing[i].get(keyOf(expected));
       const outcome = decide(shape, expected, current);
       const what = `${kindLabel(t)}/${ns ? `${ns}/` : ""}${name}`;
+      const one = objectWrites(stores, t, shape, expected, opts);
       if (outcome.op === "none") summary.unchanged++;
       else if (outcome.op === "protected") {
         summary.protected++;
         log(`kapi: skipped reconcile-protected ${what} (${outcome.what})`);
       } else if (outcome.op === "create") {
-        creates.push({ type: t, namespace: ns, object: outcome.obj });
+        creates.push({ type: t, namespace: ns, object: outcome.obj, what, one });
       } else {
         const write = async () => {
           if (outcome.op === "recreate") {
-            await stores.for(t).delete(ns, name, { dryRun: false });
-            await stores.for(t).create(ns, outcome.obj, opts);
-            summary.recreated++;
+            // Only the object read: one another replica recreated already is left alone.
+            const replaced = await stores.for(t).delete(ns, name, { dryRun: false, preconditions: { uid: current!.metadata.uid } }).then(
+              () => true,
+              (e) => (isReason(e, "NotFound") ? true : isReason(e, "Conflict") ? false : Promise.reject(e)),
+            );
+            if (replaced && (await one.create(outcome.obj))) summary.recreated++;
           } else {
-            // recomputed from the stored object, should it have changed since it was read
-            await stores.for(t).update(ns, name, {
-              subresource: "",
-              createIfMissing: false,
-              desired: (cur) => {
-                if (!cur) return outcome.obj;
-                const again = decide(shape, expected, cur);
-                return again.op === "update" ? again.obj : cur;
-              },
-            }, opts);
+            await one.update();
             summary.updated++;
           }
         };
@@ -175,15 +170,58 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
   });
   if (creates.length) {
     writes.push(
-      stores.createAll(creates, opts).then(
+      stores.createAll(creates.map(({ type, namespace, object }) => ({ type, namespace, object: structuredClone(object) })), opts).then(
         () => void (summary.created += creates.length),
-        (e: Error) => void failures.push(e?.message ?? String(e)),
+        // A replica starting at the same time created some of them first: one by one then, each
+        // one another replica made reconciled as it is.
+        () =>
+          Promise.all(
+            creates.map((c) =>
+              c.one.create(c.object).then(
+                (made) => void (made && summary.created++),
+                (e: Error) => void failures.push(`${c.what}: ${e?.message ?? String(e)}`),
+              ),
+            ),
+          ),
       ),
     );
   }
   await Promise.all(writes);
   if (failures.length) throw new Error(`unable to initialize RBAC bootstrap policy: ${failures.join("; ")}`);
   return summary;
+}
+
+const isReason = (e: unknown, reason: string) => (e as { reason?: string })?.reason === reason;
+
+interface ObjectWrites {
+  /** Brings the stored object in line (recomputed from it after a lost race; created when gone). */
+  update(): Promise<unknown>;
+  /** True when this replica created it; false when another had, and it was reconciled instead. */
+  create(obj: KObject): Promise<boolean>;
+}
+
+/** One default object's writes, safe when replicas reconcile at once (upstream retries its reconcile). */
+function objectWrites(stores: Stores, t: ResourceType, shape: "role" | "binding", expected: KObject, opts: WriteOptions): ObjectWrites {
+  const ns = expected.metadata.namespace ?? "";
+  const name = expected.metadata.name!;
+  const update = () =>
+    stores.for(t).update(ns, name, {
+      subresource: "",
+      createIfMissing: true,
+      desired: (cur) => {
+        if (!cur) return structuredClone(expected);
+        const again = decide(shape, expected, cur);
+        return again.op === "update" ? again.obj : cur;
+      },
+    }, opts);
+  return {
+    update,
+    create: (obj) =>
+      stores.for(t).create(ns, obj, opts).then(
+        () => true,
+        (e) => (isReason(e, "AlreadyExists") ? update().then(() => false) : Promise.reject(e)),
+      ),
+  };
 }
 
 function decide(shape: "role" | "binding", expected: KObject, current: KObject | undefined): Outcome {

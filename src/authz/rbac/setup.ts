@@ -28,6 +28,8 @@ export interface RbacSetup {
   authorizer: RbacAuthorizer;
   /** The escalation guard, asking `chain` (the server's whole authorizer) for escalate and bind. */
   escalationGuard(chain: () => Authorizer): AdmissionPlugin;
+  /** Builds the index now when RBAC is a mode (the first request need not wait); no controller of its own. */
+  startIndex(): Controller[];
   /** The aggregation controller when --controllers enables it. */
   startControllers(controllers?: readonly string[]): Controller[];
 }
@@ -62,9 +64,12 @@ export function setupRbac(d: { parts(): RbacParts; log?: (msg: string) => void; 
           }) as Promise<KObject | undefined>;
         },
       }),
+    startIndex() {
+      if (d.prewarm) void authorizer.ready();
+      return [];
+    },
     startControllers(list = defaultControllers) {
       const { stores, types, informers } = d.parts();
-      if (d.prewarm) void authorizer.ready(); // the first request need not wait for the index
       const t = types.get(rbacGroup, "v1", "clusterroles");
       if (!t || !controllerEnabled(clusterRoleAggregationController, list)) return [];
       return [startClusterRoleAggregation({ stores, clusterRolesType: t, clusterRoles: informers.forType(t), log: d.log })];

@@ -55,8 +55,17 @@ export function informerSecretReader(deps: Pick<BootstrapTokenDeps, "stores" | "
 
 export function startBootstrapTokens(o: BootstrapTokenOptions, deps: BootstrapTokenDeps): { authenticators: Authenticator[]; controllers: Controller[] } {
   checkControllersOption(o);
+  return { authenticators: bootstrapTokenAuthenticators(o, deps), controllers: startBootstrapTokenControllers(o, deps) };
+}
+
+/** The authenticator, on every replica (--enable-bootstrap-token-auth). */
+export function bootstrapTokenAuthenticators(o: BootstrapTokenOptions, deps: BootstrapTokenDeps): Authenticator[] {
+  return o.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator({ secrets: informerSecretReader(deps) })] : [];
+}
+
+/** The token cleaner and bootstrap signer --controllers enables (the controller manager's). */
+export function startBootstrapTokenControllers(o: BootstrapTokenOptions, deps: BootstrapTokenDeps): Controller[] {
   const list = o.controllers ?? defaultControllers;
-  const authenticators: Authenticator[] = o.enableBootstrapTokenAuth ? [bootstrapTokenAuthenticator({ secrets: informerSecretReader(deps) })] : [];
   const controllers: Controller[] = [];
   const secretsType = deps.types.get("", "v1", "secrets");
   const configMapsType = deps.types.get("", "v1", "configmaps");
@@ -74,5 +83,5 @@ export function startBootstrapTokens(o: BootstrapTokenOptions, deps: BootstrapTo
       }),
     );
   }
-  return { authenticators, controllers };
+  return controllers;
 }

@@ -8,7 +8,7 @@ import { authenticationMethods } from "../../authn/methods.js";
 import { setupServiceAccounts } from "../../authn/serviceaccount/setup.js";
 import { tokenFileAuthenticator } from "../../authn/token-file.js";
 import type { Authenticator } from "../../authn/authenticator.js";
-import { startBootstrapTokens } from "../../controllers/bootstrap/index.js";
+import { bootstrapTokenAuthenticators, checkControllersOption, startBootstrapTokenControllers } from "../../controllers/bootstrap/index.js";
 import { defaultControllers } from "../../controller-runtime/controllers-flag.js";
 import type { ServiceAccountConfig } from "../../authn/serviceaccount/config.js";
 import type { StorageRegistration } from "../../handlers/rest/storage-table.js";
@@ -59,6 +59,7 @@ export function serviceAccountsFeature(): FeatureModule {
         authenticators: () => ({ "service-account": [sa.authenticator] }),
         storages: () => tokenStorages(sa.config),
         nonResource: () => sa.nonResource,
+        replicaControllers: () => sa.startReplicaControllers(),
         controllers: () => sa.startControllers(options.controllers ?? defaultControllers),
       };
     },
@@ -92,24 +93,18 @@ export function tokenFileFeature(): FeatureModule {
 }
 
 /**
- * Bootstrap tokens: the authenticator (--enable-bootstrap-token-auth) and the token cleaner and
- * bootstrap signer controllers (--controllers), made together once the controllers start.
+ * Bootstrap tokens: the authenticator (--enable-bootstrap-token-auth) on every replica, the token
+ * cleaner and bootstrap signer controllers (--controllers) where the controller manager runs.
  */
 export function bootstrapTokensFeature(): FeatureModule {
   return {
     name: "bootstrap-tokens",
     flags: bootstrapTokenFlags,
-    setup({ options }) {
-      let authenticators: Authenticator[] = [];
-      return {
-        controllers(core) {
-          const b = startBootstrapTokens(options, core);
-          authenticators = b.authenticators;
-          return b.controllers;
-        },
-        authenticators: () => ({ "bootstrap-token": authenticators }),
-      };
-    },
+    checkFlags: (options) => checkControllersOption(options),
+    setup: ({ options }) => ({
+      controllers: (core) => startBootstrapTokenControllers(options, core),
+      authenticators: (core) => ({ "bootstrap-token": bootstrapTokenAuthenticators(options, core) }),
+    }),
   };
 }
 

@@ -41,6 +41,7 @@ export function rbacFeature(): FeatureModule {
         authorizationModes: () => ({ rbac: () => rbac.authorizer }),
         admissionPlugins: (ctx) => [rbac.escalationGuard(ctx.authorizer)],
         bootstrap: ({ stores, types }) => reconcileBootstrapPolicy({ stores, types, log, gates }),
+        replicaControllers: () => rbac.startIndex(),
         controllers: () => rbac.startControllers(options.controllers ?? defaultControllers),
       };
     },
@@ -58,7 +59,7 @@ export function nodeAuthorizerFeature(): FeatureModule {
       let node: NodeAuthorizerWithGraph | undefined;
       return {
         authorizationModes: ({ informers, types }) => ({ node: () => (node = createNodeAuthorizer({ informers, types, gates })) }),
-        controllers: () => (node ? [node.startPopulator()] : []),
+        replicaControllers: () => (node ? [node.startPopulator()] : []),
       };
     },
   };

@@ -27,7 +27,8 @@ export function customResourcesFeature(): FeatureModule {
     name: "custom-resources",
     strategies: apiextensionsStrategies,
     setup: ({ options }) => ({
-      controllers: (core) => [startCrdServing(core), ...startCRDControllers(core, enabledList(options))],
+      replicaControllers: (core) => [startCrdServing(core)],
+      controllers: (core) => startCRDControllers(core, enabledList(options)),
     }),
   };
 }

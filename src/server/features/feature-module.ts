@@ -19,11 +19,15 @@
 //   namespaces, bootstrap
 //                     the namespaces it needs, created first; then its objects, created when
 //                     missing (all features' at once)
-//   controllers       started once the bootstrap objects exist
+//   replicaControllers  started once the bootstrap objects exist, on every replica: what serving
+//                     a request depends on (CRD serving, the Node authorizer's graph)
+//   controllers       the controller manager's: started once the bootstrap objects exist, or,
+//                     under leader election, whenever this replica becomes the leader (stopped
+//                     when it stops leading)
 //   authenticators    in the union's slots (upstream's order, whatever the module order)
 //   storages, nonResource
 //                     when the router is built, with the authorizer chain and the authenticator union
-//   controllersOnceServing  started once the server listens
+//   controllersOnceServing  the controller manager's too, started once the server listens (and leads)
 //   stop              when the server stops (or fails to start listening)
 import type { Authenticator, AuthnRequest } from "../../authn/authenticator.js";
 import type { AuthnOutcome } from "../../authn/union.js";
@@ -139,6 +143,9 @@ export interface FeatureContribution {
   /** Namespaces it needs, created before any module's bootstrap objects. */
   readonly namespaces?: readonly string[];
   bootstrap?(core: CoreParts): Promise<unknown>;
+  /** Controllers every replica runs, never elected: what serving requests depends on. */
+  replicaControllers?(core: CoreParts): Controller[];
+  /** The controller manager's controllers: on one replica at a time when leader election is on. */
   controllers?(core: CoreParts): Controller[];
   authenticators?(core: CoreParts): Partial<Record<AuthenticatorSlot, Authenticator[]>>;
   controllersOnceServing?(core: CoreParts): Controller[];
@@ -221,7 +228,10 @@ export class AssembledFeatures {
   readonly anonymous: Authenticator | undefined;
   /** Encodings besides JSON and YAML, in module order. */
   readonly codecs: readonly Codec[];
+  /** Every replica's controllers. */
   private readonly running: Controller[] = [];
+  /** The controller manager's, while this replica runs them. */
+  private elected: Controller[] = [];
 
   constructor(private readonly all: readonly { name: string; c: FeatureContribution }[]) {
     this.apiAudiences = single(all, "apiAudiences") ?? [];
@@ -269,17 +279,26 @@ export class AssembledFeatures {
     await Promise.all(this.all.flatMap(({ c }) => (c.bootstrap ? [c.bootstrap(core)] : [])));
   }
 
+  startReplicaControllers(core: CoreParts): void {
+    for (const { c } of this.all) this.running.push(...(c.replicaControllers?.(core) ?? []));
+  }
+
   startControllers(core: CoreParts): void {
-    for (const { c } of this.all) this.running.push(...(c.controllers?.(core) ?? []));
+    for (const { c } of this.all) this.elected.push(...(c.controllers?.(core) ?? []));
   }
 
   startControllersOnceServing(core: CoreParts): void {
-    for (const { c } of this.all) this.running.push(...(c.controllersOnceServing?.(core) ?? []));
+    for (const { c } of this.all) this.elected.push(...(c.controllersOnceServing?.(core) ?? []));
   }
 
-  /** The controllers started so far (both phases). */
+  /** Stops the controller manager's controllers (leadership lost); a new term starts them afresh. */
+  stopElectedControllers(): void {
+    for (const controller of this.elected.splice(0)) controller.stop();
+  }
+
+  /** The controllers running now (every phase). */
   controllers(): readonly Controller[] {
-    return this.running;
+    return [...this.running, ...this.elected];
   }
 
   /** The authenticators in the union's slot order; within a slot, in module order. */
@@ -314,6 +333,7 @@ export class AssembledFeatures {
   /** Stops the features (in module order), then every controller they started. */
   stop(): void {
     for (const { c } of this.all) c.stop?.();
+    this.stopElectedControllers();
     for (const controller of this.running) controller.stop();
   }
 }

@@ -29,6 +29,7 @@ import {
   validatingAdmissionPolicyStatusFeature,
 } from "./controllers.js";
 import type { FeatureModule } from "./feature-module.js";
+import { leaderElectionFeature } from "./leader-election.js";
 import { observabilityFeature } from "./observability.js";
 import { etcdStorageFeature } from "./etcd-storage.js";
 
@@ -62,5 +63,6 @@ export function serverFeatures(): FeatureModule[] {
     bootstrapTokensFeature(),
     systemPriorityClassesFeature(),
     garbageCollectorFeature(),
+    leaderElectionFeature(),
   ];
 }
