@@ -4,11 +4,13 @@
 // goes, and the start-up bootstrap is safe when replicas start together. Driven through
 // @kubernetes/client-node against each replica's own HTTPS endpoint.
 import { afterEach, describe, expect, it } from "vitest";
-import { CoordinationV1Api, CoreV1Api, KubeConfig, RbacAuthorizationV1Api, SchedulingV1Api } from "@kubernetes/client-node";
+import { CoordinationV1Api, CoreV1Api, KubeConfig, NetworkingV1Api, RbacAuthorizationV1Api, SchedulingV1Api, type V1Service } from "@kubernetes/client-node";
+import { nodePortsKey, portsOfRangeAllocation } from "../src/types/allocation/service-claims.js";
 import { MemoryStorage } from "../src/storage/memory/memory-storage.js";
 import type { Storage } from "../src/storage/interface.js";
 import { startTuned, type PartsServer } from "./support/list-watch.js";
 import type { RunningServer } from "../src/server/start.js";
+import type { AdmissionPlugin } from "../src/registry/admission.js";
 
 type Replica = PartsServer & Pick<RunningServer, "election" | "controllersIdle" | "whenControllersIdle">;
 
@@ -26,8 +28,11 @@ function sharedBackend(): Storage {
   return storage;
 }
 
-async function replica(storage: Storage, leaderElect = true): Promise<Replica> {
+type Extra = { serviceClusterIPRange?: string; serviceNodePortRange?: string; admissionPlugins?: AdmissionPlugin[] };
+
+async function replica(storage: Storage, leaderElect = true, extra: Extra = {}): Promise<Replica> {
   const s = (await startTuned({
+    ...extra,
     sharedStorage: storage,
     leaderElect,
     leaderElection: { ...fast, resourceLock: "leases", resourceName: "kapi-controllers", resourceNamespace: "kube-system" },
@@ -132,6 +137,73 @@ describe("replicas over one storage", () => {
     expect(expected.clusterRoles).toBeGreaterThan(50);
     expect(expected.priorityClasses).toEqual(["system-cluster-critical", "system-node-critical"]);
   }, 60_000);
+});
+
+describe("service allocation across replicas", () => {
+  // A range just large enough: replicas that did not claim values in storage would hand some
+  // out twice, as each chooses under its own lock against what is stored.
+  const ranges = { serviceClusterIPRange: "10.96.0.0/28", serviceNodePortRange: "30000-30012" };
+  const nodePortService = (name: string): V1Service => ({ metadata: { name }, spec: { type: "NodePort", ports: [{ port: 80 }] } });
+
+  it("cluster IPs and node ports stay unique when services are created through every replica at once", async () => {
+    const storage = sharedBackend();
+    const rs = await Promise.all([replica(storage, true, ranges), replica(storage, true, ranges), replica(storage, true, ranges)]);
+    const names = Array.from({ length: 13 }, (_, i) => `svc-${i}`);
+    const created = await Promise.all(names.map((name, i) => api(rs[i % 3]!, CoreV1Api).createNamespacedService({ namespace: "default", body: nodePortService(name) })));
+    const ips = created.map((s) => s.spec!.clusterIP!);
+    const ports = created.map((s) => s.spec!.ports![0]!.nodePort!);
+    // 13 services and the kubernetes one: every address of the /28 (network and broadcast aside).
+    expect(new Set(ips).size).toBe(13);
+    expect(ips).not.toContain("10.96.0.1"); // the kubernetes Service's
+    expect(new Set(ports).size).toBe(13);
+    // Each IP is an IPAddress naming its Service, readable through any replica.
+    const addrs = await api(rs[1]!, NetworkingV1Api).listIPAddress();
+    const parents = new Map(addrs.items.map((a) => [a.metadata!.name!, `${a.spec!.parentRef!.namespace}/${a.spec!.parentRef!.name}`]));
+    for (const s of created) expect(parents.get(s.spec!.clusterIP!)).toBe(`default/${s.metadata!.name}`);
+    expect(parents.get("10.96.0.1")).toBe("default/kubernetes");
+    expect(portsOfRangeAllocation((await storage.get(nodePortsKey))?.value)).toEqual(new Set(ports));
+    // The range is full now, whichever replica is asked.
+    await expect(api(rs[2]!, CoreV1Api).createNamespacedService({ namespace: "default", body: { metadata: { name: "one-too-many" }, spec: { ports: [{ port: 80 }] } } })).rejects.toMatchObject({ code: 422 });
+
+    // A deleted Service gives its values back: another replica can hand them out again.
+    await api(rs[0]!, CoreV1Api).deleteNamespacedService({ namespace: "default", name: "svc-3" });
+    expect(parents.has(ips[3]!)).toBe(true);
+    const after = await api(rs[0]!, NetworkingV1Api).listIPAddress();
+    expect(after.items.map((a) => a.metadata!.name)).not.toContain(ips[3]);
+    expect(portsOfRangeAllocation((await storage.get(nodePortsKey))?.value).has(ports[3]!)).toBe(false);
+    const again = await api(rs[2]!, CoreV1Api).createNamespacedService({ namespace: "default", body: { ...nodePortService("svc-again"), spec: { type: "NodePort", clusterIP: ips[3], ports: [{ port: 80, nodePort: ports[3] }] } } });
+    expect(again.spec!.clusterIP).toBe(ips[3]);
+    // A value held through another replica is refused as upstream refuses it.
+    await expect(
+      api(rs[1]!, CoreV1Api).createNamespacedService({ namespace: "default", body: { metadata: { name: "dup" }, spec: { clusterIP: ips[0], ports: [{ port: 80 }] } } }),
+    ).rejects.toMatchObject({ code: 422, body: expect.stringContaining("provided IP is already allocated") });
+  }, 60_000);
+
+  it("one value asked for through two replicas at once goes to one Service only", async () => {
+    // A slow validating stage holds each write between its choice of values and its commit,
+    // where the other replica's choice is made: only the claim in storage tells them apart.
+    const slow: AdmissionPlugin = { name: "SlowServices", validate: async (a) => void (a.type.resource === "services" && (await new Promise((r) => setTimeout(r, 300)))) };
+    const storage = sharedBackend();
+    const rs = await Promise.all([replica(storage, false, { ...ranges, admissionPlugins: [slow] }), replica(storage, false, { ...ranges, admissionPlugins: [slow] })]);
+    const asking = (name: string) => ({ metadata: { name }, spec: { type: "NodePort", clusterIP: "10.96.0.9", ports: [{ port: 80, nodePort: 30009 }] } }) as V1Service;
+    const outcomes = await Promise.allSettled([api(rs[0]!, CoreV1Api).createNamespacedService({ namespace: "default", body: asking("left") }), api(rs[1]!, CoreV1Api).createNamespacedService({ namespace: "default", body: asking("right") })]);
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+    const refused = outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: 422, body: expect.stringMatching(/provided (IP|port) is already allocated/) });
+    const winner = (outcomes.find((o) => o.status === "fulfilled") as PromiseFulfilledResult<V1Service>).value.metadata!.name;
+    const addr = await api(rs[0]!, NetworkingV1Api).readIPAddress({ name: "10.96.0.9" });
+    expect(addr.spec!.parentRef!.name).toBe(winner);
+    expect(portsOfRangeAllocation((await storage.get(nodePortsKey))?.value)).toEqual(new Set([30009]));
+  }, 30_000);
+
+  it("a dry run claims nothing", async () => {
+    const storage = sharedBackend();
+    const s = await replica(storage, false, ranges);
+    const dry = await api(s, CoreV1Api).createNamespacedService({ namespace: "default", body: nodePortService("dry"), dryRun: "All" });
+    expect(dry.spec!.clusterIP).toMatch(/^10\.96\.0\./);
+    expect((await api(s, NetworkingV1Api).listIPAddress()).items.map((a) => a.metadata!.name)).toEqual(["10.96.0.1"]);
+    expect(await storage.get(nodePortsKey)).toBeUndefined();
+  }, 30_000);
 });
 
 /** What the bootstrap leaves: namespaces, RBAC policy, priority classes, the kubernetes Service. */

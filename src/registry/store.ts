@@ -289,7 +289,8 @@ export class GenericStore {
     else delete meta.namespace;
     // Status is the server's and controllers' to write, never set on create (nodes excepted).
     if (t.hasStatus && t.strategy.resetStatusOnCreate) delete obj.status;
-    const reservation = await this.parts.reservations.reserve(t, obj, undefined, ctx);
+    const reservation = await this.parts.reservations.reserve(t, obj, undefined, ctx, opts.dryRun);
+    let written = false;
     try {
       t.strategy.prepareForCreate(obj, ctx);
       const errs = [...reservation.errors, ...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
@@ -313,12 +314,13 @@ export class GenericStore {
         return { object: obj, created: true };
       }
       const toStore = await storageVersionOf(t, obj);
-      const stored = encodeForStorage(toStore);
-      const kv = await this.storage.create(key, stored);
+      const encoded = encodeForStorage(toStore);
+      const kv = await this.storage.create(key, encoded);
+      written = true;
       meta.resourceVersion = String(kv.modRevision);
-      return { object: await this.servedAfterWrite(obj, toStore, kv.modRevision), json: spliceResourceVersion(t, stored, kv.modRevision), created: true };
+      return { object: await this.servedAfterWrite(obj, toStore, kv.modRevision), json: spliceResourceVersion(t, encoded, kv.modRevision), created: true };
     } finally {
-      reservation.release();
+      await reservation.release(written);
     }
   }
 
@@ -379,7 +381,8 @@ export class GenericStore {
     const attrs = this.attributes("UPDATE", ns, name, ctx.subresource, opts, desired, current);
     if (!opts.skip?.admission) await this.admission.admit(attrs);
     const admitted = checkBody(t, ns, attrs.object);
-    const reservation = ctx.subresource === "" ? await this.parts.reservations.reserve(t, admitted, current, ctx) : undefined;
+    const reservation = ctx.subresource === "" ? await this.parts.reservations.reserve(t, admitted, current, ctx, opts.dryRun) : undefined;
+    let outcome: WriteResult | "retry" | undefined;
     try {
       const allocationErrors = reservation?.errors ?? [];
       let obj = prepareUpdate(t, admitted, current, ctx);
@@ -392,11 +395,11 @@ export class GenericStore {
       const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
       if (!opts.skip?.admission) await this.admission.validate(this.attributes("UPDATE", ns, name, ctx.subresource, opts, obj, current));
-      if (noop) return { object: current, created: false };
+      if (noop) return (outcome = { object: current, created: false });
       if (opts.dryRun) return { object: obj, created: false };
-      return await this.writeUpdate(key, modRevision, obj);
+      return (outcome = await this.writeUpdate(key, modRevision, obj));
     } finally {
-      reservation?.release();
+      await reservation?.release(outcome !== undefined && outcome !== "retry");
     }
   }
 
@@ -407,6 +410,7 @@ export class GenericStore {
       if (obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0 && !t.strategy.pendingFinalization(obj)) {
         const deleted = await this.storage.delete(key, modRevision);
         obj.metadata.resourceVersion = String(deleted.modRevision);
+        await this.parts.reservations.released(t, obj);
         return { object: obj, created: false };
       }
       const toStore = await storageVersionOf(t, obj);
@@ -498,6 +502,7 @@ export class GenericStore {
         if (opts.dryRun) return { object: current, deleted: true };
         const removed = await this.storage.delete(key, modRevision);
         current.metadata.resourceVersion = String(removed.modRevision);
+        await this.parts.reservations.released(t, current);
         return { object: current, deleted: true };
       }
       const next = clone(current);

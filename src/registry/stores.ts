@@ -16,7 +16,7 @@ export class Stores {
   private readonly parts: StoreParts;
 
   constructor(storage: Storage, admission: Admission, config: StoreConfig = {}, cacher?: ObjectCacher) {
-    this.parts = { storage, admission, config, cacher, reservations: new Reservations((t) => storedObjects(storage, t)) };
+    this.parts = { storage, admission, config, cacher, reservations: new Reservations(storage, (t) => storedObjects(storage, t)) };
   }
 
   /** The store of `t`. */

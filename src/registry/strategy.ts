@@ -3,6 +3,7 @@
 import type { FieldError } from "../apimachinery/validation.js";
 import type { UserInfo } from "../apimachinery/user.js";
 import type { KObject } from "../apimachinery/object.js";
+import type { Claims } from "./claims.js";
 import { defaultSubresourceWrites, type SubresourceWrite } from "./subresource-writes.js";
 
 export type NameRule = "subdomain" | "label" | "dns1035" | "path-segment";
@@ -66,7 +67,9 @@ export interface Strategy {
    * mutating admission, before prepareForCreate / prepareForUpdate, under a short per-type lock.
    * `others` lists every stored object of the type plus the objects of writes in flight that
    * reserved values and are not stored yet (reserve, then commit: the lock is not held across
-   * validating admission or the write). Returns allocation errors (422 Invalid).
+   * validating admission or the write). Each value taken is also claimed through `claims`
+   * (absent on a dry run), as other servers over the storage do not share the lock. Returns
+   * allocation errors (422 Invalid).
    */
   /**
    * The subresources that are views of the stored object, each with what a write through it
@@ -74,7 +77,9 @@ export interface Strategy {
    * the strategy seeing it in StrategyContext.subresource (a namespace's finalize, scale).
    */
   subresourceWrites: Readonly<Record<string, SubresourceWrite>>;
-  allocate?(obj: KObject, old: KObject | undefined, ctx: StrategyContext, others: () => Promise<KObject[]>): Promise<FieldError[]>;
+  allocate?(obj: KObject, old: KObject | undefined, ctx: StrategyContext, others: () => Promise<KObject[]>, claims?: Claims): Promise<FieldError[]>;
+  /** The values a removed object held are given back (its claims in storage, ./claims.ts). */
+  released?(obj: KObject, claims: Claims): Promise<void>;
 }
 
 export const defaultStrategy: Strategy = {

@@ -1,6 +1,7 @@
 // Per-type strategy overrides for the generic store, keyed by "resource.group" (core: "resource").
 // Defaults live in ./defaults, validation in ./validation, Service allocation in ./allocation;
 // this file only wires them to the store's hooks.
+import { ApiError } from "../apimachinery/errors.js";
 import { strategy, type Strategy, type StrategyContext, defaultStrategy } from "../registry/strategy.js";
 import { defaultSubresourceWrites, statusOnly } from "../registry/subresource-writes.js";
 import { ephemeralContainersOnly } from "./pod-ephemeral-containers.js";
@@ -64,6 +65,7 @@ import {
   validateStorageClassUpdate,
 } from "./validation/cluster.js";
 import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from "./allocation/service.js";
+import { claimServiceValues, releaseServiceValues } from "./allocation/service-claims.js";
 import { isObj, type Obj } from "./validation/helpers.js";
 import { deepEqual } from "../apimachinery/json-value.js";
 import { prepareCsrCreate, prepareCsrUpdate, validateCsrUpdate } from "./certificate-signing-request.js";
@@ -260,15 +262,30 @@ const serviceBase = kind(
 );
 
 // Allocation runs in the store's allocate hook, under its per-type lock, against every stored
-// Service: nothing is remembered in this module (servers in one process share no state).
+// Service: nothing is remembered in this module (servers in one process share no state). The
+// values chosen are then claimed in storage (allocation/service-claims.ts): a value another
+// server claimed meanwhile counts as held, and the choice is made again.
+const maxClaimRounds = 8;
 const services: Strategy = {
   ...serviceBase,
-  async allocate(o, old, ctx, others) {
+  async allocate(o, old, ctx, others, claims) {
     defaultService(o);
     if (old) keepAllocatedValues(o, old);
     const held = holdingsOf(await others(), { namespace: str(o.metadata.namespace), name: str(o.metadata.name) });
-    return allocateService(o, old, held, rangesFor(ctx));
+    const ranges = rangesFor(ctx);
+    const asGiven = structuredClone(o.spec);
+    for (let round = 0; ; round++) {
+      const errs = allocateService(o, old, held, ranges);
+      if (errs.length || !claims) return errs;
+      const lost = await claimServiceValues(o, old, claims, ranges.ports);
+      if (lost.ips.size === 0 && lost.ports.size === 0) return [];
+      if (round === maxClaimRounds) throw new ApiError(409, "Conflict", "Operation cannot be fulfilled on services: the values chosen kept being taken by other servers, please retry");
+      for (const ip of lost.ips) held.ips.add(ip);
+      for (const p of lost.ports) held.ports.add(p);
+      o.spec = structuredClone(asGiven);
+    }
   },
+  released: (o, claims) => releaseServiceValues(o, claims, serviceRanges().ports),
 };
 
 // ---------------------------------------------------------------------------------------------
