@@ -174,7 +174,7 @@ export class LeaderElector {
     while (!this.stopped) {
       if (!(await this.acquire())) return;
       this.leading = true;
-      this.log(`successfully acquired lease ${this.lock.describe()}`);
+      this.log(`${this.lock.identity} successfully acquired lease ${this.lock.describe()}`);
       this.config.callbacks.onStartedLeading();
       this.firstTry(); // after the work started: whoever waits on the first attempt sees it
       await this.renewWhileLeading();
