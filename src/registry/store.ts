@@ -63,8 +63,8 @@ export interface StoredPage {
 /** A create ready to be written in a transaction with others (GenericStore.prepareCreate). */
 export interface PreparedCreate {
   op: WriteOp & { kind: "create" };
-  /** Drops what the create reserved (shared-pool values): once written or failed. */
-  release(): void;
+  /** Drops what the create reserved (shared-pool values) once written (claims kept) or failed (claims undone). */
+  release(written: boolean): Promise<void>;
 }
 
 export interface DeleteResult {
@@ -246,9 +246,9 @@ export class GenericStore {
     const reservation = await this.stageCreate(ns, obj, opts);
     try {
       const key = storageKey(this.type, ns, obj.metadata.name);
-      return { op: { kind: "create", key, value: encodeForStorage(await storageVersionOf(this.type, obj)) }, release: () => reservation.release() };
+      return { op: { kind: "create", key, value: encodeForStorage(await storageVersionOf(this.type, obj)) }, release: (written) => reservation.release(written) };
     } catch (e) {
-      reservation.release();
+      await reservation.release(false);
       throw e;
     }
   }
@@ -290,7 +290,6 @@ export class GenericStore {
     // Status is the server's and controllers' to write, never set on create (nodes excepted).
     if (t.hasStatus && t.strategy.resetStatusOnCreate) delete obj.status;
     const reservation = await this.parts.reservations.reserve(t, obj, undefined, ctx, opts.dryRun);
-    let written = false;
     try {
       t.strategy.prepareForCreate(obj, ctx);
       const errs = [...reservation.errors, ...validateObjectMeta(obj, t), ...t.strategy.validate(obj, ctx)];
@@ -298,7 +297,7 @@ export class GenericStore {
       if (!opts.skip?.admission) await this.admission.validate(this.attributes("CREATE", ns, meta.name!, "", opts, obj));
       return reservation;
     } catch (e) {
-      reservation.release();
+      await reservation.release(false);
       throw e;
     }
   }
@@ -307,6 +306,7 @@ export class GenericStore {
     const t = this.type;
     const meta = obj.metadata;
     const reservation = await this.stageCreate(ns, obj, opts);
+    let written = false;
     try {
       const key = storageKey(t, ns, meta.name!);
       if (opts.dryRun) {

@@ -6,6 +6,7 @@ import type { Admission } from "./admission.js";
 import { decodeFromStorage } from "./codec.js";
 import type { ObjectCacher } from "./list.js";
 import { Reservations } from "./reservations.js";
+import { WriteClaims } from "./claims.js";
 import type { ResourceType } from "./resource-type.js";
 import { GenericStore, type PreparedCreate, type StoreConfig, type StoreParts, type WriteOptions } from "./store.js";
 
@@ -34,12 +35,19 @@ export class Stores {
    */
   async createAll(items: readonly { type: ResourceType; namespace: string; object: KObject }[], opts: WriteOptions): Promise<void> {
     const prepared: PreparedCreate[] = [];
+    let written = false;
     try {
       for (const i of items) prepared.push(await this.for(i.type).prepareCreate(i.namespace, i.object, opts));
       if (!opts.dryRun && prepared.length > 0) await this.parts.storage.transaction(prepared.map((p) => p.op));
+      written = !opts.dryRun;
     } finally {
-      for (const p of prepared) p.release();
+      await Promise.all(prepared.map((p) => p.release(written)));
     }
+  }
+
+  /** Claims in storage of values from a shared pool, outside any write (a repair of the claims). */
+  claims(log?: (msg: string) => void): WriteClaims {
+    return new WriteClaims(this.parts.storage, log);
   }
 
   /** The storage's revision: what a watch or bookmark that has seen no event yet starts from. */

@@ -11,6 +11,7 @@ import type { StorageRegistration } from "../../handlers/rest/storage-table.js";
 import { reviewStorages } from "../../handlers/reviews.js";
 import { scaleStorage } from "../../handlers/scale.js";
 import { kubernetesService, serviceRanges } from "../../types/allocation/service.js";
+import { startServiceAllocationRepair } from "../../controllers/service-allocation-repair.js";
 import type { KObject } from "../../apimachinery/object.js";
 import { cborCodec } from "../../encoding/cbor.js";
 import { protobufCodec } from "../../encoding/protobuf/index.js";
@@ -94,8 +95,9 @@ export function systemNamespacesFeature(): FeatureModule {
 
 /**
  * The default namespace and the kubernetes Service in it, at the first address of
- * --service-cluster-ip-range (upstream's kubernetes service controller). The ranges are checked
- * with the flags: a bad one refuses the start before anything opens.
+ * --service-cluster-ip-range (upstream's kubernetes service controller), and the repair of the
+ * Service IP and node port claims. The ranges are checked with the flags: a bad one refuses the
+ * start before anything opens.
  */
 export function kubernetesServiceFeature(): FeatureModule {
   return {
@@ -105,6 +107,10 @@ export function kubernetesServiceFeature(): FeatureModule {
       namespaces: ["default"],
       bootstrap: (core) =>
         core.ensure(core.types.get("", "v1", "services"), "default", kubernetesService(serviceRanges(options.serviceClusterIPRange, options.serviceNodePortRange), options.securePort || 443) as KObject),
+      controllers: (core) => {
+        const repair = startServiceAllocationRepair({ ...core, ports: serviceRanges(options.serviceClusterIPRange, options.serviceNodePortRange).ports });
+        return repair ? [repair] : [];
+      },
     }),
   };
 }

@@ -112,3 +112,58 @@ async function release(values: { ips: string[]; ports: number[] }, isParent: (st
   await Promise.all(values.ips.map((ip) => claims.remove(ipAddressKey(ip), isParent)));
   if (values.ports.length) await changePorts(claims, ports, [], values.ports);
 }
+
+/**
+ * What a repair of the claims does in one pass (upstream's ipallocator and portallocator repair
+ * loops): every value a stored Service holds is claimed (an IPAddress created where missing: a
+ * store written before claims existed); an IPAddress whose Service no longer holds its address
+ * is deleted once older than `graceMs` (a write that claimed it may still be on its way); a node
+ * port marked taken that no Service holds is freed once seen so on `leakRounds` passes in a row.
+ */
+export class ServiceClaimsRepair {
+  private leaked = new Map<number, number>();
+
+  constructor(
+    private readonly ports: PortRange,
+    private readonly graceMs = 60_000,
+    private readonly leakRounds = 3,
+  ) {}
+
+  async pass(services: readonly Obj[], ipAddresses: readonly Obj[], claims: Claims, now = Date.now()): Promise<void> {
+    const byIP = new Map<string, Obj>();
+    const heldPorts = new Set<number>();
+    for (const svc of services) {
+      const h = holdingsOf([svc]);
+      for (const ip of h.ips) byIP.set(ip, svc);
+      for (const p of h.ports) heldPorts.add(p);
+    }
+    for (const [ip, svc] of byIP) await claims.createOnce(ipAddressKey(ip), JSON.stringify(ipAddressObject(ip, svc)), () => true);
+    for (const addr of ipAddresses) {
+      const ip = str(addr.metadata?.name);
+      const managed = addr.metadata?.labels?.["ipaddress.kubernetes.io/managed-by"] === "ipallocator.k8s.io";
+      const holder = byIP.get(ip);
+      const orphan = !holder || !parentIs(holder)(JSON.stringify(addr));
+      if (managed && orphan && now - Date.parse(str(addr.metadata?.creationTimestamp)) > this.graceMs) {
+        const uid = str(addr.metadata?.uid);
+        await claims.remove(ipAddressKey(ip), (stored) => (JSON.parse(stored) as Obj).metadata?.uid === uid);
+      }
+    }
+    // The change may run again after a lost race: it counts from the rounds before this pass.
+    const before = this.leaked;
+    let after = before;
+    await claims.modify(nodePortsKey, (stored) => {
+      const taken = portsOfRangeAllocation(stored);
+      after = new Map();
+      let changed = false;
+      for (const p of heldPorts) if (!taken.has(p)) (taken.add(p), (changed = true));
+      for (const p of [...taken]) {
+        if (heldPorts.has(p)) continue;
+        const rounds = (before.get(p) ?? 0) + 1;
+        if (rounds < this.leakRounds) after.set(p, rounds);
+        else (taken.delete(p), (changed = true));
+      }
+      return changed ? { value: rangeAllocation(taken, this.ports), result: undefined } : { result: undefined };
+    });
+    this.leaked = after;
+  }
+}
