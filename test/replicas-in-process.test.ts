@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 /** Short timings keep the test quick; the defaults are upstream's (15 s / 10 s / 2 s). */
-const fast = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
+const fast = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500 };
 
 function sharedBackend(): Storage {
   const storage = new MemoryStorage();
@@ -87,7 +87,7 @@ describe("replicas over one storage", () => {
     for (const r of rs) {
       const lease = await api(r, CoordinationV1Api).readNamespacedLease({ namespace: "kube-system", name: "kapi-controllers" });
       expect(lease.spec?.holderIdentity).toBe(leader.election!.identity);
-      expect(lease.spec?.leaseDurationSeconds).toBe(3);
+      expect(lease.spec?.leaseDurationSeconds).toBe(4);
       expect(r.election!.identity).toMatch(/^.+_[0-9a-f-]{36}$/);
     }
     // A non-leader has no controller work at hand: it settles although the namespace controller
