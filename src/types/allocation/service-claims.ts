@@ -71,6 +71,7 @@ function changePorts(claims: Claims, r: PortRange, add: readonly number[], remov
     const taken = portsOfRangeAllocation(stored);
     const busy = add.filter((p) => taken.has(p));
     if (busy.length) return { result: busy };
+    if (add.length === 0 && !remove.some((p) => taken.has(p))) return { result: [] };
     for (const p of add) taken.add(p);
     for (const p of remove) taken.delete(p);
     const storedRange = stored ? (JSON.parse(stored) as { range?: string }).range : undefined;
