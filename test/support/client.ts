@@ -91,13 +91,25 @@ export function req(server: HttpServer, method: string, path: string, o: Request
   });
 }
 
-/** Opens a watch over HTTP/1.1 and collects events until `until` says stop (or timeout). */
-export function watchEvents(server: HttpServer, path: string, until: (events: any[]) => boolean, timeoutMs = 10_000, creds = server.admin): Promise<any[]> {
+/** Events collected by watchEvents, and `opened`: the stream's head has arrived. */
+export type WatchCollection = Promise<any[]> & { opened: Promise<void> };
+
+/**
+ * Opens a watch over HTTP/1.1 and collects events until `until` says stop (or timeout).
+ * `await w.opened` before the writes the watch must see: the server sends the head once the watch
+ * is registered at its starting revision, so nothing written afterwards can be missed.
+ */
+export function watchEvents(server: HttpServer, path: string, until: (events: any[]) => boolean, timeoutMs = 10_000, creds = server.admin): WatchCollection {
   const url = new URL(path, server.url);
-  return new Promise((resolve, reject) => {
+  let markOpened!: () => void;
+  let failOpen!: (e: unknown) => void;
+  const opened = new Promise<void>((resolve, reject) => ((markOpened = resolve), (failOpen = reject)));
+  const events = new Promise<any[]>((resolve, reject) => {
     const events: any[] = [];
     let buf = "";
     const r = httpsRequest({ method: "GET", hostname: url.hostname, port: url.port, path: url.pathname + url.search, ca: creds.ca, cert: creds.cert, key: creds.key, agent: false }, (res) => {
+      if (res.statusCode === 200) markOpened();
+      else failOpen(new Error(`watch ${res.statusCode}`));
       if (res.statusCode !== 200) {
         let t = "";
         res.on("data", (c) => (t += c));
@@ -124,12 +136,20 @@ export function watchEvents(server: HttpServer, path: string, until: (events: an
       });
     });
     const timer = setTimeout(() => {
+      failOpen(new Error(`watch ${path} did not open within ${timeoutMs} ms`));
       r.destroy();
       resolve(events);
     }, timeoutMs);
-    r.on("error", (e) => (events.length ? resolve(events) : reject(e)));
+    r.on("error", (e) => {
+      failOpen(e);
+      if (events.length) resolve(events);
+      else reject(e);
+    });
     r.end();
   });
+  // A caller that awaits only the events must not see an unhandled rejection of `opened`.
+  opened.catch(() => undefined);
+  return Object.assign(events, { opened });
 }
 
 /** An HTTP/2 session with admin credentials, for multiplexing tests. */
