@@ -8,13 +8,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csrRequest } from "../src/admission/certificates/csr.testkit.js";
 import { certUser, type CertUser } from "./support/cert-user.js";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer, type TestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 
 const bin = kubectlBinary(33) ?? kubectlBinary(32);
 
 describe.skipIf(!bin)("NodeRestriction with the Node authorizer, kubectl as two kubelets", () => {
-  let s: TestServer;
+  let s: EmbeddedTestServer;
   let dir: string;
   const nodes: Record<string, CertUser> = {};
   const nodeUid: Record<string, string> = {};
@@ -41,9 +41,9 @@ describe.skipIf(!bin)("NodeRestriction with the Node authorizer, kubectl as two 
       nodeUid[n] = created.metadata.uid;
     }
     // Pods need their namespace's default ServiceAccount (the ServiceAccount admission plugin
-    // refuses them before the controller made it): wait for it, or make it.
+    // refuses them before the controller made it): settled, it is made, unless the controller is off.
     const saPath = "/api/v1/namespaces/default/serviceaccounts/default";
-    for (let i = 0; i < 50 && (await req(s, "GET", saPath)).status === 404; i++) await new Promise((r) => setTimeout(r, 100));
+    await s.settle();
     if ((await req(s, "GET", saPath)).status === 404) {
       await admin("POST", "/api/v1/namespaces/default/serviceaccounts", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default" } });
     }

@@ -45,16 +45,12 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A namespace with labels, ready for pods (its default ServiceAccount exists when a controller makes one). */
 async function namespace(name: string, labels: Record<string, string> = {}): Promise<void> {
   const r = await req(s, "POST", "/api/v1/namespaces", { body: { metadata: { name, labels } } });
   expect(r.status, r.text).toBe(201);
-  for (let i = 0; i < 50; i++) {
-    if ((await req(s, "GET", `/api/v1/namespaces/${name}/serviceaccounts/default`)).status === 200) return;
-    await sleep(100);
-  }
+  await server.settle();
 }
 
 const privilegedPodYaml = (name: string, ns: string) => `apiVersion: v1
@@ -273,8 +269,8 @@ describe("namespace labels", () => {
       expect(r.status, r.text).toBe(201);
     }
     expect((await req(s, "POST", "/api/v1/namespaces/tighten/pods", { body: restrictedPod("fine") })).status).toBe(201);
-    // The plugin reads pods from the shared informer: let it catch up.
-    await sleep(300);
+    // The plugin reads pods from the shared informer: settled, it holds every pod written.
+    await server.settle();
     const dry = await kubectl(kubectlBin!, server.kubeconfigPath!, ["label", "--dry-run=server", "namespace", "tighten", "pod-security.kubernetes.io/enforce=baseline"]);
     expect(dry.code, dry.stderr).toBe(0);
     const expected = [

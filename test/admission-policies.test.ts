@@ -590,13 +590,13 @@ describe("switched off: the MutatingAdmissionPolicy gate, the type-checking cont
       const base = "/apis/admissionregistration.k8s.io/v1beta1";
       expect((await req(g, "POST", `${base}/mutatingadmissionpolicies`, { body: { metadata: { name: "p" }, spec: { matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"] }] }, reinvocationPolicy: "Never", mutations: [{ patchType: "ApplyConfiguration", applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {'x': 'y'}}}" } }] } } })).status).toBe(201);
       expect((await req(g, "POST", `${base}/mutatingadmissionpolicybindings`, { body: { metadata: { name: "p" }, spec: { policyName: "p" } } })).status).toBe(201);
-      await sleep(500);
+      await g.settle(); // the policy and binding are in the admission informers: a mutation would apply now
       const r = await req(g, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "c" } } });
       expect(r.status).toBe(201);
       expect(r.json.metadata.labels).toBeUndefined();
       const vap = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
       expect((await req(g, "POST", vap, { body: { metadata: { name: "v" }, spec: { matchConstraints: { resourceRules: [{ apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"] }] }, validations: [{ expression: "object.nope == 1" }] } } })).status).toBe(201);
-      await sleep(500);
+      await g.settle(); // with the status controller on, the status would be written by now
       expect((await req(g, "GET", `${vap}/v`)).json.status).toBeUndefined();
     } finally {
       await g.stop();

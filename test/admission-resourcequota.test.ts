@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type KapiServer } from "../src/index.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
-import { req, withCredentials, type TestServer } from "./support/client.js";
+import { req, withCredentials, type EmbeddedTestServer, type TestServer } from "./support/client.js";
 import { waitForRootCA } from "./support/namespaces.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
@@ -155,7 +155,7 @@ describe("object counts", () => {
     for (const r of results.filter((x) => x.status === 403)) expect(r.json.message).toMatch(/exceeded quota: s, requested: count\/secrets=1, used: count\/secrets=3, limited: count\/secrets=3$/);
     const list = await req(s, "GET", `/api/v1/namespaces/${ns}/secrets`);
     expect(list.json.items).toHaveLength(3);
-    await sleep(300);
+    await server.settle(); // the quota controller's recount is done: what it says now is final
     expect((await quotaStatus(ns, "s")).used).toEqual({ "count/secrets": "3" });
   });
 });
@@ -345,7 +345,7 @@ describe("dry run", () => {
       expect(k.code, k.stderr).toBe(0);
       expect(k.stdout.trim()).toBe("pod/d2");
     }
-    await sleep(300);
+    await server.settle(); // a dry run charged nothing, even after the quota controller's recount
     expect((await quotaStatus(ns, "q")).used).toEqual({ pods: "0" });
     expect((await req(s, "GET", `/api/v1/namespaces/${ns}/pods`)).json.items).toHaveLength(0);
 
@@ -386,7 +386,7 @@ describe("controller", () => {
 });
 
 describe("configuration and --controllers", () => {
-  let other: TestServer;
+  let other: EmbeddedTestServer;
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), "kapi-quota-config-"));
     const configPath = join(dir, "admission.yaml");
@@ -427,7 +427,7 @@ describe("configuration and --controllers", () => {
 
     const covering = { metadata: { name: "cs" }, spec: { hard: { pods: "1" }, scopeSelector: { matchExpressions: [{ scopeName: "PriorityClass", operator: "In", values: ["cluster-services"] }] } } };
     expect((await req(other, "POST", `/api/v1/namespaces/${ns}/resourcequotas`, { body: covering })).status).toBe(201);
-    await sleep(300);
+    await other.settle(); // the other controllers have run: still no status, its controller is off
     const unsynced = await req(other, "GET", `/api/v1/namespaces/${ns}/resourcequotas/cs`);
     expect(unsynced.json.status ?? {}).toEqual({}); // resourcequota-controller is off
     // A quota whose scopes match covers the scope even before it has a status (as upstream): admitted, charged nowhere.

@@ -242,14 +242,18 @@ describe("NamespaceLifecycle as the chain's first plugin", () => {
 describe("Service allocation: reserve, then commit", () => {
   it("validating admission runs outside the allocation lock: a Service waiting in admission does not block the next", async () => {
     let releaseFirst!: () => void;
+    let slowReached!: () => void;
     const firstHeld = new Promise<void>((r) => (releaseFirst = r));
+    const inAdmission = new Promise<void>((r) => (slowReached = r));
     onValidate = async (a) => {
-      if (a.type.resource === "services" && a.name === "slow") await firstHeld;
+      if (a.type.resource !== "services" || a.name !== "slow") return;
+      slowReached();
+      await firstHeld;
     };
     const svc = (name: string) => ({ metadata: { name }, spec: { ports: [{ port: 80 }] } });
     const slow = req(s, "POST", "/api/v1/namespaces/default/services", { body: svc("slow") });
-    // Wait until "slow" holds its reservation and sits in validating admission.
-    for (let i = 0; i < 200 && !of("services", "validate").some((x) => x.name === "slow"); i++) await new Promise((r) => setTimeout(r, 10));
+    // "slow" holds its reservation and sits in validating admission.
+    await inAdmission;
     const fast = await req(s, "POST", "/api/v1/namespaces/default/services", { body: svc("fast") });
     expect(fast.status).toBe(201);
     releaseFirst();
@@ -277,8 +281,8 @@ describe("Service allocation: reserve, then commit", () => {
 
 describe("subresource creates handled outside the store: serviceaccounts/token", () => {
   it("a TokenRequest passes both stages with its own kind and subresource, and a rejection stops the token", async () => {
-    // The default ServiceAccount of "default" comes from its controller: wait for it.
-    for (let i = 0; i < 50 && (await req(s, "GET", "/api/v1/namespaces/default/serviceaccounts/default")).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+    // The default ServiceAccount of "default" comes from its controller.
+    await server.settle();
     onAdmit = (a) => {
       if (a.subresource === "token") a.object!.spec = { ...(a.object!.spec as object), expirationSeconds: 1200 };
     };

@@ -78,16 +78,12 @@ async function configure(kind: "mutating" | "validating", name: string, webhooks
 }
 
 let probeN = 0;
-/** Dry-run creates in `ns` until the webhook at `path` is called (a configuration in effect). */
+/** The configuration at `path` is in effect once settled: one dry-run create reaches its webhook. */
 async function inEffect(ns: string, path: string): Promise<void> {
-  const t0 = Date.now();
-  while (Date.now() - t0 < 5000) {
-    const name = `probe-${++probeN}`;
-    await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: { metadata: { name } } });
-    if (hooks.seen.some((x) => x.path.startsWith(path) && x.review.request.name === name)) return;
-    await sleep(20);
-  }
-  throw new Error(`webhook ${path} never called`);
+  await server.settle();
+  const name = `probe-${++probeN}`;
+  await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: { metadata: { name } } });
+  if (!hooks.seen.some((x) => x.path.startsWith(path) && x.review.request.name === name)) throw new Error(`webhook ${path} not called once settled`);
 }
 
 const cm = (name: string, labels?: Record<string, string>) => ({ metadata: { name, ...(labels ? { labels } : {}) }, data: { k: "v" } });
@@ -104,7 +100,7 @@ describe("mutating", () => {
     await configure("mutating", `sidecar-${ns}`, [hook("sidecar.example.com", "/mutate-sidecar", ns)]);
     await inEffect(ns, "/mutate-sidecar");
     // ServiceAccount admission refuses pods until the namespace's default ServiceAccount exists.
-    for (let i = 0; i < 100 && (await req(s, "GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status !== 200; i++) await sleep(20);
+    await server.settle();
     const pod = await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: "app" }, spec: { containers: [{ name: "app", image: "nginx:1.25" }] } } });
     expect(pod.metadata?.labels).toEqual({ injected: "yes" });
     expect(pod.spec?.containers.map((c) => c.name)).toEqual(["app", "sidecar"]);
@@ -203,7 +199,7 @@ describe("scale subresource", () => {
     await configure("validating", `scale-v-${ns}`, [hook("scale-check.example.com", "/scale-check", ns, { rules })]);
     const dep = { metadata: { name: "web" }, spec: { replicas: 1, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx:1.25" }] } } } };
     expect((await req(s, "POST", `/apis/apps/v1/namespaces/${ns}/deployments`, { body: dep })).status).toBe(201);
-    await sleep(300);
+    await server.settle(); // the configurations reach the dispatcher through an informer
     const k = await kubectl(kubectlBin!, server.kubeconfigPath!, ["-n", ns, "scale", "deployment/web", "--replicas=10"]);
     expect(k.stderr).toBe("");
     const got = await req(s, "GET", `/apis/apps/v1/namespaces/${ns}/deployments/web`);
@@ -374,7 +370,7 @@ describe("failurePolicy", () => {
     hooks.on("/slow", (r) => ({ ...allow(r), delayMs: r.request.name.startsWith("probe") ? 0 : 6000 }) as never);
     await configure("validating", `slow-fail-${ns}`, [hook("slow-fail.example.com", "/slow", ns, { timeoutSeconds: 1, objectSelector: { matchLabels: { policy: "fail" } } })]);
     await configure("validating", `slow-ignore-${ns}`, [hook("slow-ignore.example.com", "/slow", ns, { timeoutSeconds: 1, failurePolicy: "Ignore", objectSelector: { matchLabels: { policy: "ignore" } } })]);
-    await sleep(300);
+    await server.settle(); // the configurations reach the dispatcher through an informer
     const t0 = Date.now();
     const fail = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("f", { policy: "fail" }) });
     // Cut at the webhook's 1 s, long before its 6 s answer (slack for a loaded machine).
@@ -406,7 +402,7 @@ describe("failurePolicy", () => {
     });
     await configure("mutating", `mal-fail-${ns}`, [hook("mal-fail.example.com", path, ns, { objectSelector: { matchLabels: { policy: "fail" } } })]);
     await configure("mutating", `mal-ignore-${ns}`, [hook("mal-ignore.example.com", path, ns, { failurePolicy: "Ignore", objectSelector: { matchLabels: { policy: "ignore" } } })]);
-    await sleep(300);
+    await server.settle(); // the configurations reach the dispatcher through an informer
     const fail = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("f", { policy: "fail" }) });
     expect(fail.status).toBe(500);
     expect(fail.json.message).toBe(`Internal error occurred: failed calling webhook "mal-fail.example.com": ${reason(last!)}`);
@@ -420,7 +416,7 @@ describe("failurePolicy", () => {
   it("a webhook that cannot be reached: connection refused", async () => {
     const ns = await namespace();
     await configure("validating", `down-${ns}`, [{ ...hook("down.example.com", "/x", ns), clientConfig: { url: "https://127.0.0.1:1/x", caBundle: hooks.caBundle } }]);
-    await sleep(300);
+    await server.settle(); // the configurations reach the dispatcher through an informer
     const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("c") });
     expect(r.status).toBe(500);
     expect(r.json.message).toBe('Internal error occurred: failed calling webhook "down.example.com": failed to call webhook: Post "https://127.0.0.1:1/x?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused');
@@ -429,7 +425,7 @@ describe("failurePolicy", () => {
   it("a caBundle that does not sign the serving certificate", async () => {
     const ns = await namespace();
     await configure("validating", `untrusted-${ns}`, [{ ...hook("untrusted.example.com", "/x", ns), clientConfig: { url: hooks.url("/x") } }]);
-    await sleep(300);
+    await server.settle(); // the configurations reach the dispatcher through an informer
     const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("c") });
     expect(r.status).toBe(500);
     expect(r.json.message).toBe(`Internal error occurred: failed calling webhook "untrusted.example.com": failed to call webhook: Post "https://127.0.0.1:${hooks.port}/x?timeout=10s": tls: failed to verify certificate: x509: certificate signed by unknown authority`);
@@ -484,7 +480,7 @@ describe("dry run", () => {
     const ns = await namespace();
     hooks.on("/dry", (r) => allow(r));
     await configure("validating", `dry-none-${ns}`, [hook("noneondryrun.example.com", "/dry", ns, { sideEffects: "NoneOnDryRun", objectSelector: { matchLabels: { fx: "none" } } })]);
-    await sleep(300);
+    await server.settle(); // the configurations reach the dispatcher through an informer
     const none = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps?dryRun=All`, { body: cm("d2", { fx: "none" }) });
     expect(none.status).toBe(201);
     const review = seenAt("/dry").find((x) => x.review.request.name === "d2")!.review;
@@ -522,7 +518,7 @@ describe("configuration changes", () => {
   it("webhooks are never called for webhook configurations themselves", async () => {
     hooks.on("/all", (r) => deny(r, { code: 403, message: "everything is closed" }));
     await configure("validating", "zz-all", [{ ...hook("all.example.com", "/all", "x"), namespaceSelector: {}, rules: [{ operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*/*"] }] }]);
-    await sleep(300);
+    await server.settle(); // the configurations reach the dispatcher through an informer
     // Even a webhook matching everything cannot block its own removal.
     expect((await req(s, "DELETE", `${vwcPath}/zz-all`)).status).toBe(200);
   });
@@ -552,7 +548,7 @@ describe("service reference", () => {
     const ns = await namespace();
     expect((await req(s, "POST", `/api/v1/namespaces/${ns}/services`, { body: { metadata: { name: "empty" }, spec: { ports: [{ port: 443 }] } } })).status).toBe(201);
     await configure("validating", `nosvc-${ns}`, [{ ...hook("nosvc.example.com", "/x", ns), clientConfig: { service: { namespace: ns, name: "empty" }, caBundle: hooks.caBundle } }]);
-    await sleep(300);
+    await server.settle(); // the configurations reach the dispatcher through an informer
     const r = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("c") });
     expect(r.status).toBe(500);
     expect(r.json.message).toBe(`Internal error occurred: failed calling webhook "nosvc.example.com": failed to call webhook: Post "https://empty.${ns}.svc:443/?timeout=10s": no endpoints available for service "empty"`);

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { defaultOptions } from "../src/server/options.js";
 import { startApiServer } from "../src/server/start.js";
+import { settleRunning } from "./support/settle.js";
 
 type Obj = { kind: string; metadata: Record<string, unknown> & { name: string; managedFields?: Record<string, unknown>[] }; data?: Record<string, string> };
 
@@ -26,12 +27,8 @@ describe("bootstrap objects", () => {
     const expected = JSON.parse(readFileSync(new URL("./testdata/bootstrap-objects.json", import.meta.url), "utf8")) as Record<string, Obj>;
     const s = await startApiServer({ ...defaultOptions(), bindAddress: "127.0.0.1", securePort: 0, storageBackend: "memory", dataDir: "", writeKubeconfig: false });
     try {
-      // The start-up controllers (aggregation, service accounts, CA publisher) write after start: wait until they are done.
-      let last = -1;
-      for (let rev = await s.storage.currentRevision(); rev !== last; rev = await s.storage.currentRevision()) {
-        last = rev;
-        await new Promise((r) => setTimeout(r, 500));
-      }
+      // The start-up controllers (aggregation, service accounts, CA publisher) write after start.
+      await settleRunning(s);
       const { items } = await s.storage.range("/registry/");
       const stored = Object.fromEntries(items.map((kv) => [kv.key, comparable(JSON.parse(Buffer.from(kv.value).toString("utf8")) as Obj)]));
       expect(Object.keys(stored).sort()).toEqual(Object.keys(expected).sort());

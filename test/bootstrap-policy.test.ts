@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrapPolicy } from "../src/authz/bootstrap-policy/index.js";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer, type TestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 
 const g = "rbac.authorization.k8s.io";
@@ -17,7 +17,7 @@ const policy = bootstrapPolicy();
 
 describe("RBAC bootstrap policy on a real server", () => {
   let dir: string;
-  let s: TestServer;
+  let s: EmbeddedTestServer;
   const bin = kubectlBinary(33);
   const start = async () =>
     (s = await startTestServer({ dataDir: join(dir, "data"), options: { authorizationMode: ["RBAC"], tokenAuthFile: join(dir, "tokens.csv"), shutdownDelayMs: 0 } }));
@@ -175,11 +175,11 @@ describe("RBAC bootstrap policy on a real server", () => {
   });
 
   it("a restart with nothing missing writes nothing", async () => {
-    await new Promise((r) => setTimeout(r, 300)); // let the aggregation controller settle
+    await s.settle(); // the aggregation controller has written what it writes
     const before = await rvs();
     await s.stop();
     await start();
-    await new Promise((r) => setTimeout(r, 300));
+    await s.settle(); // a controller that wrote after the restart would have written by now
     expect(await rvs()).toEqual(before);
   });
 });

@@ -154,7 +154,7 @@ describe("conversion strategy Webhook (loopback HTTPS webhook with caBundle)", (
   it("watches in v2 and in v1 at once: events converted per version", async () => {
     const w2 = watchEvents(s, `${v2}?watch=1&resourceVersion=0`, (evs) => evs.some((e) => e.object?.metadata?.name === "three"));
     const w1 = watchEvents(s, `${v1}?watch=1&resourceVersion=0`, (evs) => evs.some((e) => e.object?.metadata?.name === "three"));
-    await sleep(200);
+    await Promise.all([w2.opened, w1.opened]);
     const r = await req(s, "POST", v1, { body: { apiVersion: `${webhookGroup}/v1`, kind: "CronTab", metadata: { name: "three" }, spec: { cronSpec: "1 * * * *" } } });
     expect(r.status).toBe(201);
     const [e2, e1] = await Promise.all([w2, w1]);

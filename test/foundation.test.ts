@@ -1,10 +1,10 @@
 // The foundation end to end: a real server on loopback, driven over raw HTTPS.
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { req, startTestServer, watchEvents, type TestServer } from "./support/client.js";
+import { req, startTestServer, watchEvents, type EmbeddedTestServer } from "./support/client.js";
 import { createNamespace } from "./support/namespaces.js";
 
-let s: TestServer;
+let s: EmbeddedTestServer;
 beforeAll(async () => {
   s = await startTestServer({ storage: "memory" });
 });
@@ -157,10 +157,7 @@ describe("create, get, update, delete", () => {
       expect(late.status).toBe(403);
       expect(late.json.message).toContain("because it is being terminated");
     }
-    for (let i = 0; i < 100; i++) {
-      if ((await req(s, "GET", "/api/v1/namespaces/doomed")).status === 404) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await s.settle(); // the namespace controller has deleted the content, then the namespace
     expect((await req(s, "GET", "/api/v1/namespaces/doomed")).status).toBe(404);
     expect((await req(s, "GET", "/api/v1/namespaces/doomed/configmaps/inside")).status).toBe(404);
   });
@@ -214,7 +211,7 @@ describe("list, selectors, paging, watch", () => {
   it("watches from a resourceVersion", async () => {
     const list = (await req(s, "GET", "/api/v1/namespaces/sel/configmaps")).json;
     const p = watchEvents(s, `/api/v1/namespaces/sel/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}`, (ev) => ev.length >= 2);
-    await new Promise((r) => setTimeout(r, 200));
+    await p.opened;
     await req(s, "POST", "/api/v1/namespaces/sel/configmaps", { body: cm("w1") });
     await req(s, "DELETE", "/api/v1/namespaces/sel/configmaps/w1");
     const events = await p;

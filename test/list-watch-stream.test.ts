@@ -2,7 +2,7 @@
 // against a real server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { h2session, req, watchEvents } from "./support/client.js";
-import { cm, create, mkns, sleep, startTuned, summary, type PartsServer } from "./support/list-watch.js";
+import { cm, create, mkns, startTuned, summary, type PartsServer } from "./support/list-watch.js";
 
 let s: PartsServer;
 beforeAll(async () => void (s = await startTuned({ watchCache: { bookmarkIntervalMs: 150 } })));
@@ -22,7 +22,7 @@ describe("watch start semantics", () => {
     it(`resourceVersion "${rv}": synthetic ADDED for the state, then changes`, async () => {
       const name = `n${rv || "unset"}`;
       const p = watchEvents(s, `/api/v1/namespaces/ws/configmaps?watch=1${rv ? `&resourceVersion=${rv}` : ""}`, (e) => e.length >= 5);
-      await sleep(150);
+      await p.opened;
       await create(s, "ws", cm(name));
       await patch(s, "ws", name, { data: { k: "2" } });
       await req(s, "DELETE", `/api/v1/namespaces/ws/configmaps/${name}`);
@@ -44,7 +44,7 @@ describe("watch start semantics", () => {
   it("a single object through fieldSelector=metadata.name", async () => {
     const list = (await req(s, "GET", "/api/v1/namespaces/ws/configmaps")).json;
     const p = watchEvents(s, `/api/v1/namespaces/ws/configmaps?watch=true&fieldSelector=metadata.name%3Da&resourceVersion=${list.metadata.resourceVersion}`, (e) => e.length >= 1);
-    await sleep(100);
+    await p.opened;
     await patch(s, "ws", "b", { data: { k: "b2" } });
     await patch(s, "ws", "a", { data: { k: "a2" } });
     expect(summary(await p)).toEqual(["MODIFIED a"]);
@@ -53,7 +53,7 @@ describe("watch start semantics", () => {
   it("an object entering the selector is ADDED, leaving it is DELETED", async () => {
     const list = (await req(s, "GET", "/api/v1/namespaces/ws/configmaps")).json;
     const p = watchEvents(s, `/api/v1/namespaces/ws/configmaps?watch=1&labelSelector=tier%3Dweb&resourceVersion=${list.metadata.resourceVersion}`, (e) => e.length >= 3);
-    await sleep(100);
+    await p.opened;
     await create(s, "ws", cm("mover", { tier: "db" }));
     await patch(s, "ws", "mover", { metadata: { labels: { tier: "web" } } });
     await patch(s, "ws", "mover", { data: { k: "x" } });
@@ -110,7 +110,7 @@ describe("HTTP/2", () => {
           }),
       ),
     );
-    await sleep(200);
+    // No wait for the streams to open: each watches from the list's resourceVersion, so it is sent every later change.
     for (const n of ["x", "y", "z"]) await create(s, "h2", cm(n));
     await done;
     session.close();

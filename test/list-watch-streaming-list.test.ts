@@ -1,7 +1,7 @@
 // Streaming lists (WATCH with sendInitialEvents) behind the WatchList gate — against a real server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req, watchEvents } from "./support/client.js";
-import { cm, create, mkns, sleep, startTuned, summary, type PartsServer } from "./support/list-watch.js";
+import { cm, create, mkns, startTuned, summary, type PartsServer } from "./support/list-watch.js";
 
 let s: PartsServer;
 let gated: PartsServer;
@@ -22,7 +22,7 @@ describe("streaming list (sendInitialEvents)", () => {
     const a = await create(gated, "sl", cm("a"));
     await create(gated, "sl", cm("b"));
     const p = watchEvents(gated, `/api/v1/namespaces/sl/configmaps?${q}&resourceVersion=${a.metadata.resourceVersion}`, (e) => e.length >= 4);
-    await sleep(150);
+    await p.opened;
     await create(gated, "sl", cm("c"));
     const evs = await p;
     expect(summary(evs)).toEqual(["ADDED a", "ADDED b", "BOOKMARK", "ADDED c"]);
@@ -39,7 +39,7 @@ describe("streaming list (sendInitialEvents)", () => {
 
   it("sendInitialEvents=false with resourceVersion 0 starts at the current state without synthetic events", async () => {
     const p = watchEvents(gated, "/api/v1/namespaces/sl/configmaps?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&resourceVersion=0", (e) => e.length >= 1);
-    await sleep(150);
+    await p.opened;
     await create(gated, "sl", cm("d"));
     expect(summary(await p)).toEqual(["ADDED d"]);
   });

@@ -4,11 +4,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer, type TestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 
 const kubectlBin = kubectlBinary(33);
-let s: TestServer;
+let s: EmbeddedTestServer;
 let dir: string;
 const pods = "/api/v1/namespaces/default/pods";
 
@@ -16,7 +16,7 @@ beforeAll(async () => {
   s = await startTestServer();
   dir = mkdtempSync(join(tmpdir(), "kapi-debug-"));
   writeFileSync(join(dir, "kubeconfig"), s.kubeconfig);
-  for (let i = 0; i < 50 && (await req(s, "GET", "/api/v1/namespaces/default/serviceaccounts/default")).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  await s.settle(); // the default ServiceAccount, which pod admission needs
   expect((await req(s, "POST", pods, { body: { metadata: { name: "app" }, spec: { containers: [{ name: "main", image: "nginx" }] } } })).status).toBe(201);
 });
 afterAll(async () => {

@@ -89,7 +89,7 @@ describe.skipIf(!bin)("kube-root-ca.crt with kubectl 1.33", () => {
     expect((await k("create", "namespace", "team-b")).code).toBe(0);
     // The serviceaccount controller, switched on, reacts to the same namespace: once its account exists the publisher would have run too.
     await waitFor("the default ServiceAccount", async () => ((await k("get", "serviceaccount", "default", "-n", "team-b")).code === 0 ? true : undefined));
-    await new Promise((r) => setTimeout(r, 300));
+    await s.settle(); // had the publisher run, its ConfigMaps would be written by now
     expect(await rootCA("team-b")).toBeUndefined();
     expect(await rootCA("default")).toBeUndefined();
   });

@@ -113,7 +113,7 @@ describe("a type registered at run time", () => {
 
   it("streams its changes to a watch", async () => {
     const seen = watchEvents(s, `${base}/namespaces/default/widgets?watch=1&resourceVersion=0`, (evs) => evs.some((e) => e.type === "ADDED" && e.object.metadata.name === "w3"));
-    await sleep(100);
+    await seen.opened;
     await api.createNamespacedCustomObject({ ...collection(), body: widget("w3", {}) });
     const events = await seen;
     expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(["ADDED w1", "ADDED w3"]);
@@ -123,11 +123,12 @@ describe("a type registered at run time", () => {
 
 describe("removing the type", () => {
   it("ends its open watches, drops it from discovery and makes its paths 404", async () => {
+    let connected!: Promise<unknown>;
     const ended = new Promise<unknown>((resolve) => {
-      void new Watch(kc).watch(`${base}/namespaces/default/widgets`, {}, () => undefined, resolve);
+      connected = new Watch(kc).watch(`${base}/namespaces/default/widgets`, {}, () => undefined, resolve);
     });
     const raw = watchEvents(s, `${base}/widgets?watch=1&resourceVersion=0`, () => false, 30_000);
-    await sleep(200);
+    await Promise.all([connected, raw.opened]); // both streams are open (client-node's watch() resolves on the response)
     const watchesBefore = s.parts.streams.size;
     expect(watchesBefore).toBeGreaterThanOrEqual(2);
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as k8s from "@kubernetes/client-node";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer, type TestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { runKapi } from "./support/cli.js";
 import { parseServeFlags } from "../src/cli/flags.js";
@@ -31,7 +31,7 @@ async function eventually<T>(f: () => Promise<T>, ok: (v: T) => boolean, timeout
 }
 
 describe("service accounts", () => {
-  let s: TestServer;
+  let s: EmbeddedTestServer;
   let dir: string;
   let kubeconfigPath: string;
   beforeAll(async () => {
@@ -243,7 +243,7 @@ describe("service accounts", () => {
     expect(fixed.json.data.since).toBe(today);
     // Deleted, it is made again only once half an hour has passed since the last creation.
     expect((await req(s, "DELETE", path)).status).toBe(200);
-    await sleep(500);
+    await s.settle(); // had the controller made it again, it would be there now
     expect((await req(s, "GET", path)).status).toBe(404);
   });
 

@@ -15,8 +15,11 @@ describe("slow watch clients", () => {
   it("get a 429 ERROR event and the end of the stream", async () => {
     const u = new URL(s.url);
     const chunks: Buffer[] = [];
+    let opened!: () => void;
+    const open = new Promise<void>((r) => (opened = r));
     const done = new Promise<void>((resolve, reject) => {
       const r = request({ host: u.hostname, port: u.port, path: "/api/v1/namespaces/default/configmaps?watch=1", ca: s.admin.ca, cert: s.admin.cert, key: s.admin.key, agent: false }, (res) => {
+        opened(); // the head comes once the watch is registered
         res.pause(); // a client that stops reading
         setTimeout(() => {
           res.on("data", (c: Buffer) => chunks.push(c));
@@ -27,7 +30,7 @@ describe("slow watch clients", () => {
       r.on("error", reject);
       r.end();
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await open;
     const big = "x".repeat(60_000);
     for (let i = 0; i < 250; i++) await req(s, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: `big-${i}` }, data: { v: big } } });
     await done;

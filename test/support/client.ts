@@ -39,7 +39,10 @@ export function withCredentials<T extends { kubeconfig: string }>(s: T): T & Pic
   return Object.assign(s, { admin, anonymous: { ca: admin.ca }, as: (token: string) => ({ ca: admin.ca, token }) });
 }
 
-export async function startTestServer(opts: StartOptions = {}): Promise<TestServer & KapiServer> {
+/** An embedded server with its credentials and its test kit (settle(), reset(), ...). */
+export type EmbeddedTestServer = TestServer & KapiServer;
+
+export async function startTestServer(opts: StartOptions = {}): Promise<EmbeddedTestServer> {
   return withCredentials(await startServer(opts));
 }
 

@@ -4,7 +4,8 @@ import { startApiServer, type CacheTuning, type RunningServer } from "../../src/
 import { defaultOptions, type ServerOptions } from "../../src/server/options.js";
 import type { Storage } from "../../src/storage/interface.js";
 import { TestHarness } from "../../src/testing/harness.js";
-import { settle, type SettleOptions } from "../../src/testing/settle.js";
+import type { SettleOptions } from "../../src/testing/settle.js";
+import { settleRunning } from "./settle.js";
 import { withCredentials, req, type TestServer } from "./client.js";
 
 export type PartsServer = TestServer & { parts: RunningServer["parts"]; storage: Storage; settle(opts?: SettleOptions): Promise<void> };
@@ -25,8 +26,7 @@ export async function startTuned(extra: Partial<ServerOptions> & CacheTuning = {
     ...extra,
   });
   harness.attach(s);
-  const settleHere = async (opts?: SettleOptions) => void (await settle({ ...s, currentRevision: () => s.storage.currentRevision() }, opts));
-  return withCredentials(Object.assign(s, { journal: harness.journal, faults: harness.faults, waitFor: harness.waitFor.bind(harness), settle: settleHere }));
+  return withCredentials(Object.assign(s, { journal: harness.journal, faults: harness.faults, waitFor: harness.waitFor.bind(harness), settle: (opts?: SettleOptions) => settleRunning(s, opts) }));
 }
 
 export const cm = (name: string, labels?: Record<string, string>, data: Record<string, string> = { k: "v" }) => ({ metadata: { name, labels }, data });
