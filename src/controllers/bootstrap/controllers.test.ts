@@ -9,6 +9,8 @@ import { Stores } from "../../registry/stores.js";
 import { Cacher } from "../../storage/cacher/cacher.js";
 import { MemoryStorage } from "../../storage/memory/memory-storage.js";
 import { builtinTypeRegistry } from "../../types/register.js";
+import { controllerActivity, delayedStart } from "../../server/controllers-idle.js";
+import { settle } from "../../testing/settle.js";
 import { startBootstrapTokens } from "./index.js";
 
 const stops: (() => unknown)[] = [];
@@ -29,7 +31,12 @@ function world(controllers?: string[], enableBootstrapTokenAuth = true) {
   stops.push(() => storage.close(), () => cacher.stop(), () => informers.stop(), () => b.controllers.forEach((c) => c.stop()));
   const secretT = types.get("", "v1", "secrets")!;
   const cmT = types.get("", "v1", "configmaps")!;
+  const nothingLater = delayedStart(() => undefined, 0);
+  nothingLater.startNow();
+  const activity = controllerActivity({ controllers: () => b.controllers, informers, later: nothingLater });
   return {
+    /** Until the controllers have nothing left to do (the test kit's settle()); a scheduled expiry is not work at hand. */
+    settle: () => settle({ ...activity, controllers: () => b.controllers, currentRevision: () => storage.currentRevision(), startDelayedControllers: () => undefined }),
     stores,
     types,
     b,
@@ -91,7 +98,7 @@ describe("token cleaner", () => {
   it("re-examines a Secret whose expiration is moved", async () => {
     const w = world();
     await w.addToken("moved0", { expiration: inMs(3_600_000) });
-    await sleep(50);
+    await w.settle(); // the cleaner has seen the first expiration (and scheduled its look an hour ahead)
     await w.setData("moved0", "expiration", inMs(200));
     await until(() => w.secret("moved0"), (s) => !s, "the Secret to go at its new expiration");
   });
@@ -102,7 +109,7 @@ describe("token cleaner", () => {
     const secretT = w.types.get("", "v1", "secrets")!;
     await w.stores.for(secretT).update("kube-system", "bootstrap-token-final0", { subresource: "", createIfMissing: false, desired: (c) => ({ ...c!, metadata: { ...c!.metadata, finalizers: ["example.com/hold"] } }) }, { dryRun: false });
     const deleting = await until(() => w.secret("final0"), (s) => Boolean(s?.metadata.deletionTimestamp), "the deletion to be requested");
-    await sleep(300);
+    await w.settle();
     // No further writes: the resourceVersion stayed.
     expect((await w.secret("final0"))!.metadata.resourceVersion).toBe(deleting!.metadata.resourceVersion);
   });
@@ -111,7 +118,7 @@ describe("token cleaner", () => {
     const w = world(["*", "-tokencleaner"]);
     expect(w.b.controllers).toHaveLength(1);
     await w.addToken("past00", { expiration: inMs(-1000) });
-    await sleep(200);
+    await w.settle();
     expect(await w.secret("past00")).toBeDefined();
   });
 });
@@ -123,7 +130,7 @@ describe("bootstrap signer", () => {
     await w.addToken("nosign", { "usage-bootstrap-signing": "false", "usage-bootstrap-authentication": "true" });
     await w.addToken("expird", { "usage-bootstrap-signing": "true", expiration: inMs(-1000) });
     await w.addToken("opaque", { "usage-bootstrap-signing": "true" }, "Opaque");
-    await sleep(100);
+    await w.settle();
     expect(await w.clusterInfo()).toBeUndefined(); // never created by the signer
     await w.putClusterInfo({ kubeconfig });
     const data = await until(() => w.clusterInfo(), (d) => Boolean(d?.["jws-kubeconfig-signer"]), "the signature");
@@ -159,7 +166,7 @@ describe("bootstrap signer", () => {
     const w = world();
     await w.putClusterInfo({ other: "x" });
     await w.addToken("signer", { "usage-bootstrap-signing": "true" });
-    await sleep(150);
+    await w.settle();
     expect(await w.clusterInfo()).toEqual({ other: "x" });
   });
 });
