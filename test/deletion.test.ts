@@ -6,13 +6,10 @@ import { startTuned } from "./support/list-watch.js";
 
 const start = (featureGates = "") => startTuned({ featureGates });
 
-async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("condition not reached");
+/** Once the garbage collector has settled, `check` holds (it is asked once: no retrying until it does). */
+async function whenSettled(s: { settle(): Promise<void> }, check: () => Promise<boolean>): Promise<void> {
+  await s.settle();
+  expect(await check()).toBe(true);
 }
 
 const cmPath = "/api/v1/namespaces/default/configmaps";
@@ -66,7 +63,7 @@ describe("deletion", () => {
     const o = await owner("bg-owner");
     await dependent("bg-dep", o);
     expect((await req(s, "DELETE", `${cmPath}/bg-owner`)).status).toBe(200);
-    await eventually(gone(s, `${cmPath}/bg-dep`));
+    await whenSettled(s, gone(s, `${cmPath}/bg-dep`));
   });
 
   it("deletes in the foreground: dependents first, then the owner", async () => {
@@ -88,7 +85,7 @@ describe("deletion", () => {
       await dependent(`${name}-dep`, o);
       const d = await req(s, "DELETE", `${cmPath}/${name}-owner?${query}`);
       expect(d.json.metadata.finalizers).toEqual(["orphan"]);
-      await eventually(gone(s, `${cmPath}/${name}-owner`));
+      await whenSettled(s, gone(s, `${cmPath}/${name}-owner`));
       const dep = await req(s, "GET", `${cmPath}/${name}-dep`);
       expect(dep.status).toBe(200);
       expect(dep.json.metadata.ownerReferences ?? []).toEqual([]);

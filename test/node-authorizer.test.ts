@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLeaf } from "../src/authn/certs.js";
-import { req, startTestServer, type Credentials, type TestServer } from "./support/client.js";
+import { req, startTestServer, type Credentials, type EmbeddedTestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 
 const bin = kubectlBinary(33) ?? kubectlBinary(32);
@@ -23,16 +23,14 @@ const pod = (name: string, nodeName: string, secret: string) => ({
   },
 });
 
-async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Once settled (the authorizer's graph follows its informers), `check` holds: asked once, not retried. */
+async function whenSettled(s: EmbeddedTestServer, check: () => Promise<boolean>): Promise<void> {
+  await s.settle();
+  expect(await check()).toBe(true);
 }
 
 describe.skipIf(!bin)("Node authorizer (--authorization-mode=Node), kubectl as two kubelets", () => {
-  let s: TestServer;
+  let s: EmbeddedTestServer;
   let dir: string;
   const creds: Record<string, Credentials> = {};
   const kubeconfig: Record<string, string> = {};
@@ -75,7 +73,7 @@ describe.skipIf(!bin)("Node authorizer (--authorization-mode=Node), kubectl as t
   // Node alone denies discovery (upstream: RBAC's system:discovery grants it), so kubectl goes
   // straight to the paths with --raw, as a kubelet's client does.
   it("node a reads its pod's Secret and ConfigMap; node b is refused with upstream's message", async () => {
-    await eventually(async () => (await run("a", ["get", "--raw", "/api/v1/namespaces/ns/secrets/secret-a"])).code === 0);
+    await whenSettled(s, async () => (await run("a", ["get", "--raw", "/api/v1/namespaces/ns/secrets/secret-a"])).code === 0);
     const ok = await run("a", ["get", "--raw", "/api/v1/namespaces/ns/secrets/secret-a"]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(Buffer.from(JSON.parse(ok.stdout).data.k, "base64").toString()).toBe("secret-a");
@@ -168,11 +166,11 @@ describe.skipIf(!bin)("Node authorizer (--authorization-mode=Node), kubectl as t
   it("deleting the pod takes node a's access away; the pod recreated on b moves it to b", async () => {
     const del = await req(s, "DELETE", "/api/v1/namespaces/ns/pods/pod-a?gracePeriodSeconds=0", {});
     expect(del.status).toBeLessThan(300);
-    await eventually(async () => (await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.a })).status === 403);
+    await whenSettled(s, async () => (await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.a })).status === 403);
     expect((await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.b })).status).toBe(403);
     const r = await req(s, "POST", "/api/v1/namespaces/ns/pods", { body: pod("pod-a", "b", "secret-a") });
     expect(r.status).toBe(201);
-    await eventually(async () => (await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.b })).status === 200);
+    await whenSettled(s, async () => (await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.b })).status === 200);
     expect((await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.a })).status).toBe(403);
   });
 });

@@ -14,20 +14,18 @@ import { runKapi } from "./support/cli.js";
 import { parseServeFlags } from "../src/cli/flags.js";
 
 const bin = kubectlBinary(33);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const whoami = (s: TestServer, token: string) =>
   req(s, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", { body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" }, creds: s.as(token) });
 const tokenRequest = (s: TestServer, ns: string, sa: string, spec: Record<string, unknown>) =>
   req(s, "POST", `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec } });
 const claimsOf = (t: string) => JSON.parse(Buffer.from(t.split(".")[1], "base64url").toString("utf8"));
 
-async function eventually<T>(f: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (ok(v) || Date.now() > end) return v;
-    await sleep(100);
-  }
+/** What `f` answers once the controllers (and the authenticator's informers) have settled; `ok` must hold then. */
+async function whenSettled<T>(s: EmbeddedTestServer, f: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  await s.settle();
+  const v = await f();
+  expect(ok(v), "the settled state").toBe(true);
+  return v;
 }
 
 describe("service accounts", () => {
@@ -43,13 +41,13 @@ describe("service accounts", () => {
   });
   afterAll(async () => s?.stop());
 
-  const defaultSa = (ns: string) => eventually(() => req(s, "GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`), (r) => r.status === 200);
+  const defaultSa = (ns: string) => whenSettled(s, () => req(s, "GET", `/api/v1/namespaces/${ns}/serviceaccounts/default`), (r) => r.status === 200);
 
   it("gives every namespace a default ServiceAccount, made again when deleted", async () => {
     for (const ns of ["default", "kube-system", "ns1"]) expect((await defaultSa(ns)).status).toBe(200);
     const before = (await defaultSa("ns1")).json.metadata.uid;
     expect((await req(s, "DELETE", "/api/v1/namespaces/ns1/serviceaccounts/default")).status).toBe(200);
-    const again = await eventually(() => req(s, "GET", "/api/v1/namespaces/ns1/serviceaccounts/default"), (r) => r.status === 200 && r.json.metadata.uid !== before);
+    const again = await whenSettled(s, () => req(s, "GET", "/api/v1/namespaces/ns1/serviceaccounts/default"), (r) => r.status === 200 && r.json.metadata.uid !== before);
     expect(again.status).toBe(200);
     expect(again.json.metadata.uid).not.toBe(before);
   });
@@ -92,7 +90,7 @@ describe("service accounts", () => {
     expect(ok.status).toBe(201);
     expect(ok.json.status.userInfo.extra).toMatchObject({ "authentication.kubernetes.io/pod-name": ["p1"], "authentication.kubernetes.io/pod-uid": [pod.json.metadata.uid] });
     await req(s, "DELETE", "/api/v1/namespaces/ns1/pods/p1?gracePeriodSeconds=0");
-    const after = await eventually(() => whoami(s, token), (r) => r.status === 401);
+    const after = await whenSettled(s, () => whoami(s, token), (r) => r.status === 401);
     expect(after.status).toBe(401);
     // A TokenReview says why.
     const review = await req(s, "POST", "/apis/authentication.k8s.io/v1/tokenreviews", { body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } } });
@@ -146,7 +144,7 @@ describe("service accounts", () => {
     expect((await whoami(s, token)).status).toBe(201);
     await req(s, "DELETE", "/api/v1/namespaces/ns1/serviceaccounts/robot");
     await req(s, "POST", "/api/v1/namespaces/ns1/serviceaccounts", { body: { metadata: { name: "robot" } } });
-    const r = await eventually(() => whoami(s, token), (x) => x.status === 401);
+    const r = await whenSettled(s, () => whoami(s, token), (x) => x.status === 401);
     expect(r.status).toBe(401);
     expect(r.json).toMatchObject({ kind: "Status", reason: "Unauthorized", code: 401 });
   });
@@ -171,7 +169,7 @@ describe("service accounts", () => {
       body: { metadata: { name: "legacy-token", annotations: { "kubernetes.io/service-account.name": "legacy" } }, type: "kubernetes.io/service-account-token" },
     });
     expect(created.status).toBe(201);
-    const filled = await eventually(() => req(s, "GET", "/api/v1/namespaces/ns1/secrets/legacy-token"), (r) => Boolean(r.json.data?.token));
+    const filled = await whenSettled(s, () => req(s, "GET", "/api/v1/namespaces/ns1/secrets/legacy-token"), (r) => Boolean(r.json.data?.token));
     const data = filled.json.data;
     expect(Buffer.from(data.namespace, "base64").toString()).toBe("ns1");
     expect(Buffer.from(data["ca.crt"], "base64").toString()).toContain("BEGIN CERTIFICATE");
@@ -183,7 +181,7 @@ describe("service accounts", () => {
     expect(w.status).toBe(201);
     expect(w.json.status.userInfo).toMatchObject({ username: "system:serviceaccount:ns1:legacy", groups: ["system:serviceaccounts", "system:serviceaccounts:ns1", "system:authenticated"] });
     await req(s, "DELETE", "/api/v1/namespaces/ns1/serviceaccounts/legacy");
-    const gone = await eventually(() => req(s, "GET", "/api/v1/namespaces/ns1/secrets/legacy-token"), (r) => r.status === 404);
+    const gone = await whenSettled(s, () => req(s, "GET", "/api/v1/namespaces/ns1/secrets/legacy-token"), (r) => r.status === 404);
     expect(gone.status).toBe(404);
     expect((await whoami(s, token)).status).toBe(401);
   });
@@ -194,7 +192,7 @@ describe("service accounts", () => {
     await req(s, "POST", "/api/v1/namespaces/ns1/secrets", {
       body: { metadata: { name: `${saName}-token`, annotations: { "kubernetes.io/service-account.name": saName } }, type: "kubernetes.io/service-account-token" },
     });
-    const filled = await eventually(() => req(s, "GET", `/api/v1/namespaces/ns1/secrets/${saName}-token`), (r) => Boolean(r.json.data?.token));
+    const filled = await whenSettled(s, () => req(s, "GET", `/api/v1/namespaces/ns1/secrets/${saName}-token`), (r) => Boolean(r.json.data?.token));
     const token = Buffer.from(filled.json.data.token, "base64").toString();
     const kubeconfig = join(dir, `${saName}.kubeconfig`);
     writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${s.url}\n    certificate-authority-data: ${Buffer.from(s.admin.ca).toString("base64")}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: ${token}}\n`);
@@ -235,11 +233,11 @@ describe("service accounts", () => {
   it.skipIf(!bin)("keeps kube-system/kube-apiserver-legacy-service-account-token-tracking with a valid since date", async () => {
     const path = "/api/v1/namespaces/kube-system/configmaps/kube-apiserver-legacy-service-account-token-tracking";
     const today = new Date().toISOString().slice(0, 10);
-    const made = await eventually(() => req(s, "GET", path), (r) => r.status === 200);
+    const made = await whenSettled(s, () => req(s, "GET", path), (r) => r.status === 200);
     expect(made.json.data).toEqual({ since: today });
     const broken = await kubectl(bin!, kubeconfigPath, ["patch", "configmap", "kube-apiserver-legacy-service-account-token-tracking", "-n", "kube-system", "--type=merge", "-p", '{"data":{"since":"last tuesday"}}']);
     expect(broken.stderr).toBe("");
-    const fixed = await eventually(() => req(s, "GET", path), (r) => r.json.data?.since === today);
+    const fixed = await whenSettled(s, () => req(s, "GET", path), (r) => r.json.data?.since === today);
     expect(fixed.json.data.since).toBe(today);
     // Deleted, it is made again only once half an hour has passed since the last creation.
     expect((await req(s, "DELETE", path)).status).toBe(200);
