@@ -26,7 +26,6 @@ const recorder: AdmissionPlugin = {
   },
 };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const VAP = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
 const VAPB = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings";
 
@@ -60,14 +59,15 @@ async function put(path: string, body: any) {
 }
 
 /** Retries a create until the policy took effect (the informers carry it within a second). */
-async function createUntil(ns: string, body: any, done: (r: Awaited<ReturnType<typeof req>>) => boolean) {
-  const deadline = Date.now() + 3000;
-  for (;;) {
-    const r = await req(s, "POST", `/apis/apps/v1/namespaces/${ns}/deployments`, { body });
-    if (done(r) || Date.now() > deadline) return r;
-    if (r.status === 201) await req(s, "DELETE", `/apis/apps/v1/namespaces/${ns}/deployments/${body.metadata.name}`);
-    await sleep(50);
-  }
+/**
+ * Creates once the policies and bindings written so far are in effect (settled: the admission
+ * informers hold them); `done` must hold for that one answer.
+ */
+async function createSettled(ns: string, body: any, done: (r: Awaited<ReturnType<typeof req>>) => boolean) {
+  await server.settle();
+  const r = await req(s, "POST", `/apis/apps/v1/namespaces/${ns}/deployments`, { body });
+  expect(done(r), `${r.status} ${r.text}`).toBe(true);
+  return r;
 }
 
 describe("ValidatingAdmissionPolicy", () => {
@@ -83,7 +83,7 @@ describe("ValidatingAdmissionPolicy", () => {
     });
     const t0 = Date.now();
     await put(VAPB, { metadata: { name: "max-replicas-binding" }, spec: { policyName: "max-replicas", validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap" } } } } });
-    const r = await createUntil("vap", deployment("big", 10), (r) => r.status === 422);
+    const r = await createSettled("vap", deployment("big", 10), (r) => r.status === 422);
     expect(Date.now() - t0).toBeLessThan(1500);
     expect(r.status).toBe(422);
     expect(r.json).toMatchObject({
@@ -144,18 +144,18 @@ describe("ValidatingAdmissionPolicy", () => {
         matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-params" } } },
       },
     });
-    const r = await createUntil("vap-params", deployment("p1", 5), (r) => r.status === 403);
+    const r = await createSettled("vap-params", deployment("p1", 5), (r) => r.status === 403);
     expect(r.status).toBe(403);
     expect(r.json.reason).toBe("Forbidden");
     expect(r.json.message).toBe(`deployments.apps "p1" is forbidden: ValidatingAdmissionPolicy 'replica-limit-cm' with binding 'replica-limit-cm-binding' denied request: replicas 5 over 4 (ConfigMap)`);
     expect((await req(s, "POST", "/apis/apps/v1/namespaces/vap-params/deployments", { body: deployment("p2", 4) })).status).toBe(201);
     // A changed param applies to the next request.
     await core.patchNamespacedConfigMap({ namespace: "vap-params", name: "limits", body: [{ op: "replace", path: "/data/maxReplicas", value: "6" }] });
-    const r2 = await createUntil("vap-params", deployment("p3", 5), (r) => r.status === 201);
+    const r2 = await createSettled("vap-params", deployment("p3", 5), (r) => r.status === 201);
     expect(r2.status).toBe(201);
     // The param gone: parameterNotFoundAction Deny refuses everything the binding matches.
     await core.deleteNamespacedConfigMap({ namespace: "vap-params", name: "limits" });
-    const r3 = await createUntil("vap-params", deployment("p4", 1), (r) => r.status !== 201);
+    const r3 = await createSettled("vap-params", deployment("p4", 1), (r) => r.status !== 201);
     expect(r3.status).toBe(422);
     expect(r3.json.message).toBe(`deployments.apps "p4" is forbidden: ValidatingAdmissionPolicy 'replica-limit-cm' with binding 'replica-limit-cm-binding' denied request: failed to configure binding: no params found for policy binding with \`Deny\` parameterNotFoundAction`);
   });
@@ -171,12 +171,9 @@ describe("ValidatingAdmissionPolicy", () => {
       },
     });
     const crPath = "/apis/rules.example.com/v1/namespaces/vap-crd/replicalimits";
-    for (let i = 0; ; i++) {
-      const r = await req(s, "POST", crPath, { body: { apiVersion: "rules.example.com/v1", kind: "ReplicaLimit", metadata: { name: "strict", labels: { tier: "limits" } }, maxReplicas: 2 } });
-      if (r.status === 201) break;
-      if (i > 100) throw new Error(r.text);
-      await sleep(50);
-    }
+    await server.settle(); // the CRD is established and served
+    const strict = await req(s, "POST", crPath, { body: { apiVersion: "rules.example.com/v1", kind: "ReplicaLimit", metadata: { name: "strict", labels: { tier: "limits" } }, maxReplicas: 2 } });
+    expect(strict.status, strict.text).toBe(201);
     await custom.createNamespacedCustomObject({ group: "rules.example.com", version: "v1", namespace: "vap-crd", plural: "replicalimits", body: { apiVersion: "rules.example.com/v1", kind: "ReplicaLimit", metadata: { name: "loose", labels: { tier: "limits" } }, maxReplicas: 7 } });
     await put(VAP, {
       metadata: { name: "replica-limit-crd" },
@@ -191,7 +188,7 @@ describe("ValidatingAdmissionPolicy", () => {
       spec: { policyName: "replica-limit-crd", validationActions: ["Deny"], paramRef: { selector: { matchLabels: { tier: "limits" } }, parameterNotFoundAction: "Allow" }, matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-crd" } } } },
     });
     // 3 replicas pass "loose" but not "strict".
-    const r = await createUntil("vap-crd", deployment("c1", 3), (r) => r.status === 422);
+    const r = await createSettled("vap-crd", deployment("c1", 3), (r) => r.status === 422);
     expect(r.json.message).toBe(`deployments.apps "c1" is forbidden: ValidatingAdmissionPolicy 'replica-limit-crd' with binding 'replica-limit-crd-binding' denied request: limit strict allows 2`);
     expect((await req(s, "POST", "/apis/apps/v1/namespaces/vap-crd/deployments", { body: deployment("c2", 2) })).status).toBe(201);
   });
@@ -207,7 +204,7 @@ describe("ValidatingAdmissionPolicy", () => {
       },
     });
     await put(VAPB, { metadata: { name: "warn-replicas-binding" }, spec: { policyName: "warn-replicas", validationActions: ["Warn", "Audit"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-warn" } } } } });
-    const r = await createUntil("vap-warn", deployment("w1", 4), (r) => r.headers.warning !== undefined);
+    const r = await createSettled("vap-warn", deployment("w1", 4), (r) => r.headers.warning !== undefined);
     expect(r.status).toBe(201);
     expect(r.headers.warning).toBe(`299 - "Validation failed for ValidatingAdmissionPolicy 'warn-replicas' with binding 'warn-replicas-binding': too many replicas"`);
     expect(seenAnnotations.get("w1")).toEqual({
@@ -232,10 +229,10 @@ describe("ValidatingAdmissionPolicy", () => {
       spec: { failurePolicy: "Fail", matchConstraints: { resourceRules: [{ ...deploymentsRule, resources: ["deployments"] }] }, validations: [{ expression: "object.spec.nope > 1" }] },
     });
     await put(VAPB, { metadata: { name: "broken-binding" }, spec: { policyName: "broken", validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-fail" } } } } });
-    const r = await createUntil("vap-fail", deployment("f1", 1), (r) => r.status === 422);
+    const r = await createSettled("vap-fail", deployment("f1", 1), (r) => r.status === 422);
     expect(r.json.message).toBe(`deployments.apps "f1" is forbidden: ValidatingAdmissionPolicy 'broken' with binding 'broken-binding' denied request: expression 'object.spec.nope > 1' resulted in error: no such key: nope`);
     await req(s, "PATCH", `${VAP}/broken`, { body: { spec: { failurePolicy: "Ignore" } }, headers: { "content-type": "application/merge-patch+json" } });
-    const r2 = await createUntil("vap-fail", deployment("f2", 1), (r) => r.status === 201);
+    const r2 = await createSettled("vap-fail", deployment("f2", 1), (r) => r.status === 201);
     expect(r2.status).toBe(201);
   });
 
@@ -272,21 +269,15 @@ describe("ValidatingAdmissionPolicy", () => {
     });
     await put(VAPB, { metadata: { name: "widget-v1" }, spec: { policyName: "widget-v1", validationActions: ["Deny"] } });
     let r: Awaited<ReturnType<typeof req>> | undefined;
-    for (let i = 0; i < 60; i++) {
-      r = await req(s, "POST", "/apis/eq.example.com/v2/widgets", { body: { apiVersion: "eq.example.com/v2", kind: "Widget", metadata: { name: `w${i}` }, size: 20 } });
-      if (r.status === 422) break;
-      await sleep(50);
-    }
+    await server.settle(); // the policy and binding written above are in effect once settled
+    r = await req(s, "POST", "/apis/eq.example.com/v2/widgets", { body: { apiVersion: "eq.example.com/v2", kind: "Widget", metadata: { name: `w0` }, size: 20 } });
     expect(r!.json.message).toBe(`widgets.eq.example.com "${r!.json.details.name}" is forbidden: ValidatingAdmissionPolicy 'widget-v1' with binding 'widget-v1' denied request: seen as eq.example.com/v1 (v1), asked as v2`);
     // Exact: the v2 request is not matched at all.
     const got = (await req(s, "GET", `${VAP}/widget-v1`)).json;
     await req(s, "PUT", `${VAP}/widget-v1`, { body: { ...got, spec: { ...got.spec, matchConstraints: { ...got.spec.matchConstraints, matchPolicy: "Exact" } } } });
     let ok: Awaited<ReturnType<typeof req>> | undefined;
-    for (let i = 0; i < 60; i++) {
-      ok = await req(s, "POST", "/apis/eq.example.com/v2/widgets", { body: { apiVersion: "eq.example.com/v2", kind: "Widget", metadata: { name: `x${i}` }, size: 20 } });
-      if (ok.status === 201) break;
-      await sleep(50);
-    }
+    await server.settle(); // the policy and binding written above are in effect once settled
+    ok = await req(s, "POST", "/apis/eq.example.com/v2/widgets", { body: { apiVersion: "eq.example.com/v2", kind: "Widget", metadata: { name: `x0` }, size: 20 } });
     expect(ok!.status).toBe(201);
     // Type checking reads the custom resource's schema too.
     await put(VAP, {
@@ -294,10 +285,8 @@ describe("ValidatingAdmissionPolicy", () => {
       spec: { matchConstraints: { resourceRules: [{ apiGroups: ["eq.example.com"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["widgets"] }] }, validations: [{ expression: "object.sise < 10" }, { expression: "object.size < 10" }] },
     });
     let status: any;
-    for (let i = 0; i < 60 && !status?.observedGeneration; i++) {
-      await sleep(50);
-      status = (await req(s, "GET", `${VAP}/widget-typo`)).json.status;
-    }
+    await server.settle(); // the status controller has checked the policy's types
+    status = (await req(s, "GET", `${VAP}/widget-typo`)).json.status;
     expect(status.typeChecking).toEqual({ expressionWarnings: [{ fieldRef: "spec.validations[0].expression", warning: "eq.example.com/v1, Kind=Widget: ERROR: <input>:1:7: undefined field 'sise'\n | object.sise < 10\n | ......^\n" }] });
   });
 
@@ -316,11 +305,8 @@ describe("ValidatingAdmissionPolicy", () => {
     await put(VAPB, { metadata: { name: "deleters-only" }, spec: { policyName: "deleters-only", validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-authz" } } } } });
     const asAlice = { "Impersonate-User": "alice" };
     let r: Awaited<ReturnType<typeof req>> | undefined;
-    for (let i = 0; i < 60; i++) {
-      r = await req(s, "POST", "/api/v1/namespaces/vap-authz/configmaps", { body: { metadata: { name: `a${i}` } }, headers: asAlice });
-      if (r.status === 403 && r.text.includes("deleters-only")) break;
-      await sleep(50);
-    }
+    await server.settle(); // the policy and binding written above are in effect once settled
+    r = await req(s, "POST", "/api/v1/namespaces/vap-authz/configmaps", { body: { metadata: { name: `a0` } }, headers: asAlice });
     expect(r!.json.message).toBe(`configmaps "${r!.json.details.name}" is forbidden: ValidatingAdmissionPolicy 'deleters-only' with binding 'deleters-only' denied request: alice may not delete configmaps`);
     // The admin (system:masters) may delete: admitted.
     expect((await req(s, "POST", "/api/v1/namespaces/vap-authz/configmaps", { body: { metadata: { name: "by-admin" } } })).status).toBe(201);
@@ -338,11 +324,8 @@ describe("ValidatingAdmissionPolicy", () => {
     });
     await put(VAPB, { metadata: { name: "no-delete-protected" }, spec: { policyName: "no-delete-protected", validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-delete" } } } } });
     let r: Awaited<ReturnType<typeof req>> | undefined;
-    for (let i = 0; i < 60; i++) {
-      r = await req(s, "DELETE", "/api/v1/namespaces/vap-delete/configmaps/keep");
-      if (r.status === 422) break;
-      await sleep(50);
-    }
+    await server.settle(); // the policy and binding written above are in effect once settled
+    r = await req(s, "DELETE", "/api/v1/namespaces/vap-delete/configmaps/keep");
     expect(r!.json.message).toBe(`configmaps "keep" is forbidden: ValidatingAdmissionPolicy 'no-delete-protected' with binding 'no-delete-protected' denied request: protected`);
     if (kubectlBin) {
       const k = await kubectl(kubectlBin, server.kubeconfigPath!, ["delete", "configmap", "keep", "-n", "vap-delete"]);
@@ -363,23 +346,16 @@ describe("ValidatingAdmissionPolicy", () => {
     });
     await put(VAPB, { metadata: { name: "max-scale" }, spec: { policyName: "max-scale", validationActions: ["Deny"], matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "vap-scale" } } } } });
     let k: Awaited<ReturnType<typeof kubectl>> | undefined;
-    for (let i = 0; i < 30; i++) {
-      k = await kubectl(kubectlBin!, server.kubeconfigPath!, ["scale", "deployment", "s", "-n", "vap-scale", "--replicas=9"]);
-      if (k.code !== 0) break;
-      await sleep(100);
-    }
+    await server.settle(); // the policy and binding written above are in effect once settled
+    k = await kubectl(kubectlBin!, server.kubeconfigPath!, ["scale", "deployment", "s", "-n", "vap-scale", "--replicas=9"]);
     expect(k!.stderr).toContain(`ValidatingAdmissionPolicy 'max-scale' with binding 'max-scale' denied request: autoscaling/Scale of deployments/scale asks 9`);
     const ok = await kubectl(kubectlBin!, server.kubeconfigPath!, ["scale", "deployment", "s", "-n", "vap-scale", "--replicas=4"]);
     expect(ok.code, ok.stderr).toBe(0);
     // The binding deleted: within a second the policy no longer applies.
     expect((await req(s, "DELETE", `${VAPB}/max-scale`)).status).toBe(200);
     const t0 = Date.now();
-    let r: Awaited<ReturnType<typeof req>> | undefined;
-    for (let i = 0; i < 40; i++) {
-      r = await req(s, "PATCH", "/apis/apps/v1/namespaces/vap-scale/deployments/s/scale", { body: { spec: { replicas: 9 } }, headers: { "content-type": "application/merge-patch+json" } });
-      if (r.status === 200) break;
-      await sleep(25);
-    }
+    await server.settle(); // the binding's deletion is in effect once settled
+    const r = await req(s, "PATCH", "/apis/apps/v1/namespaces/vap-scale/deployments/s/scale", { body: { spec: { replicas: 9 } }, headers: { "content-type": "application/merge-patch+json" } });
     expect(r!.status).toBe(200);
     expect(Date.now() - t0).toBeLessThan(1000);
   });
@@ -394,10 +370,8 @@ describe("ValidatingAdmissionPolicy", () => {
       },
     });
     let status: any;
-    for (let i = 0; i < 60 && !status?.observedGeneration; i++) {
-      await sleep(50);
-      status = (await req(s, "GET", `${VAP}/typo`)).json.status;
-    }
+    await server.settle(); // the status controller has checked the policy's types
+    status = (await req(s, "GET", `${VAP}/typo`)).json.status;
     expect(status).toEqual({
       observedGeneration: 1,
       typeChecking: {
@@ -409,10 +383,8 @@ describe("ValidatingAdmissionPolicy", () => {
     });
     // A fixed policy: a new generation, no warnings.
     await req(s, "PUT", `${VAP}/typo`, { body: { ...(await req(s, "GET", `${VAP}/typo`)).json, spec: { matchConstraints: { resourceRules: [deploymentsRule] }, validations: [{ expression: "object.spec.replicas > 0" }] } } });
-    for (let i = 0; i < 60 && status?.observedGeneration !== 2; i++) {
-      await sleep(50);
-      status = (await req(s, "GET", `${VAP}/typo`)).json.status;
-    }
+    await server.settle(); // the status controller has checked the policy's types
+    status = (await req(s, "GET", `${VAP}/typo`)).json.status;
     expect(status).toEqual({ observedGeneration: 2, typeChecking: {} });
     if (kubectlBin) {
       const k = await kubectl(kubectlBin, server.kubeconfigPath!, ["get", "validatingadmissionpolicy", "typo", "-o", "jsonpath={.status.observedGeneration}"]);
@@ -422,7 +394,7 @@ describe("ValidatingAdmissionPolicy", () => {
 });
 
 describe("MutatingAdmissionPolicy (v1beta1 via --runtime-config, MutatingAdmissionPolicy gate)", () => {
-  let m: TestServer;
+  let m: TestServer & KapiServer;
   let mcore: k8s.CoreV1Api;
   const MAP = "/apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicies";
   const MAPB = "/apis/admissionregistration.k8s.io/v1beta1/mutatingadmissionpolicybindings";
@@ -434,13 +406,12 @@ describe("MutatingAdmissionPolicy (v1beta1 via --runtime-config, MutatingAdmissi
   const bindTo = (name: string, ns: string, extra: Record<string, unknown> = {}) =>
     post(MAPB, { metadata: { name }, spec: { policyName: name, matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } } }, ...extra } });
   /** Creates until `done` holds for the answer (the binding takes effect within a second). */
+  /** Creates once settled (the policies and bindings written so far are in effect); `done` must hold for the answer. */
   async function createCm(ns: string, name: string, done: (r: any) => boolean, labels: Record<string, string> = {}) {
-    const deadline = Date.now() + 3000;
-    for (let i = 0; ; i++) {
-      const r = await req(m, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: `${name}-${i}`, labels }, data: { k: "v" } } });
-      if (done(r) || Date.now() > deadline) return r;
-      await sleep(50);
-    }
+    await m.settle();
+    const r = await req(m, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: `${name}-0`, labels }, data: { k: "v" } } });
+    expect(done(r), `${r.status} ${r.text}`).toBe(true);
+    return r;
   }
 
   beforeAll(async () => {
@@ -562,11 +533,8 @@ describe("MutatingAdmissionPolicy (v1beta1 via --runtime-config, MutatingAdmissi
     await bindTo("sidecar", "map-sidecar");
     const body = (name: string) => ({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name }, spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "app", image: "nginx" }] } } } });
     let r: Awaited<ReturnType<typeof req>> | undefined;
-    for (let i = 0; i < 60; i++) {
-      r = await req(m, "POST", "/apis/apps/v1/namespaces/map-sidecar/deployments?dryRun=All", { body: body("dry") });
-      if (r.json?.spec?.template?.spec?.containers?.length === 2) break;
-      await sleep(50);
-    }
+    await m.settle(); // the policy and binding written above are in effect once settled
+    r = await req(m, "POST", "/apis/apps/v1/namespaces/map-sidecar/deployments?dryRun=All", { body: body("dry") });
     const containers = r!.json.spec.template.spec.containers;
     expect(containers.map((c: any) => c.name)).toEqual(["app", "proxy"]);
     // The sidecar went through the type's defaulting like any written container.
