@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { detachedTokenIsValid } from "../src/authn/bootstrap/jws.js";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer } from "./support/client.js";
 import { runKapi } from "./support/cli.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 
@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
 
 describe.skipIf(!bin)("bootstrap tokens with kubectl 1.33", () => {
-  let s: TestServer;
+  let s: EmbeddedTestServer;
   let dir: string;
   let tokenKubeconfig: string;
   const k = (...args: string[]) => kubectl(bin!, s.kubeconfigPath!, args);
@@ -109,11 +109,8 @@ describe.skipIf(!bin)("bootstrap tokens with kubectl 1.33", () => {
     writeFileSync(file, kubeconfig);
     await createToken("signer", { "usage-bootstrap-signing": "true" });
     expect(await ok("create", "configmap", "cluster-info", "-n", "kube-public", `--from-file=kubeconfig=${file}`)).toBe("configmap/cluster-info created\n");
-    let sig = "";
-    for (let i = 0; i < 100 && !sig; i++) {
-      sig = await ok("get", "configmap", "cluster-info", "-n", "kube-public", "-o", "jsonpath={.data.jws-kubeconfig-signer}");
-      if (!sig) await sleep(50);
-    }
+    await s.settle(); // the bootstrap signer has signed
+    const sig = await ok("get", "configmap", "cluster-info", "-n", "kube-public", "-o", "jsonpath={.data.jws-kubeconfig-signer}");
     expect(sig).toMatch(/^eyJhbGciOiJIUzI1NiIsImtpZCI6InNpZ25lciJ9\.\.[A-Za-z0-9_-]{43}$/);
     expect(detachedTokenIsValid(sig, kubeconfig, "signer", "0123456789abcdef")).toBe(true);
     // Only signing tokens sign: nouse0 is one, abcdef (authentication only) is not.
@@ -121,12 +118,8 @@ describe.skipIf(!bin)("bootstrap tokens with kubectl 1.33", () => {
     expect(Object.keys(data).sort()).toEqual(["jws-kubeconfig-nouse0", "jws-kubeconfig-signer", "kubeconfig"]);
     // Deleting a token removes its signature.
     await ok("delete", "secret", "bootstrap-token-nouse0", "-n", "kube-system");
-    let keys: string[] = [];
-    for (let i = 0; i < 100; i++) {
-      keys = Object.keys(JSON.parse(await ok("get", "configmap", "cluster-info", "-n", "kube-public", "-o", "json")).data).sort();
-      if (keys.length === 2) break;
-      await sleep(50);
-    }
+    await s.settle();
+    const keys = Object.keys(JSON.parse(await ok("get", "configmap", "cluster-info", "-n", "kube-public", "-o", "json")).data).sort();
     expect(keys).toEqual(["jws-kubeconfig-signer", "kubeconfig"]);
   });
 });
@@ -153,7 +146,7 @@ print(json.dumps(out))
 `;
 
 describe("bootstrap tokens with the Python and client-node clients", () => {
-  let s: TestServer;
+  let s: EmbeddedTestServer;
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "kapi-bootstrap-clients-"));
@@ -194,7 +187,7 @@ describe("bootstrap tokens with the Python and client-node clients", () => {
 });
 
 describe("bootstrap token authentication is off by default", () => {
-  let s: TestServer;
+  let s: EmbeddedTestServer;
   beforeAll(async () => {
     s = await startTestServer({ storage: "memory" });
   });

@@ -3,11 +3,10 @@
 // application/cbor-seq, errors as CBOR Status; without the gate the media type is refused.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeCbor, decodeCborSequence, encodeCbor } from "../src/encoding/cbor.js";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer, type TestServer } from "./support/client.js";
 import { crontabCRD } from "./support/crd.js";
-import { sleep } from "./support/list-watch.js";
 
-let on: TestServer;
+let on: EmbeddedTestServer;
 let off: TestServer;
 const cbor = { "content-type": "application/cbor", accept: "application/cbor" };
 const crontabs = "/apis/stable.example.com/v1/namespaces/default/crontabs";
@@ -15,7 +14,8 @@ const crontabs = "/apis/stable.example.com/v1/namespaces/default/crontabs";
 beforeAll(async () => {
   [on, off] = await Promise.all([startTestServer({ options: { featureGates: "CBORServingAndStorage=true" } }), startTestServer()]);
   expect((await req(on, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crontabCRD() })).status).toBe(201);
-  for (let i = 0; i < 100 && (await req(on, "GET", crontabs)).status !== 200; i++) await sleep(50);
+  await on.settle(); // the CRD is established and served
+  expect((await req(on, "GET", crontabs)).status).toBe(200);
 });
 afterAll(async () => {
   await Promise.all([on?.stop(), off?.stop()]);

@@ -8,10 +8,9 @@ beforeAll(async () => {
   // ConfigMaps are counted below: no root CA publisher adds kube-root-ca.crt at a moment of its own.
   const options = { controllers: ["*", "-root-ca-cert-publisher"] };
   [a, b] = await Promise.all([startTestServer({ storage: "memory", options }), startTestServer({ storage: "memory", options })]);
-  // Each server makes one ConfigMap of its own (legacy token tracking, in kube-system) at start.
-  for (const s of [a, b]) {
-    while ((await req(s, "GET", "/api/v1/namespaces/kube-system/configmaps/kube-apiserver-legacy-service-account-token-tracking")).status !== 200) await new Promise((r) => setTimeout(r, 20));
-  }
+  // Each server makes one ConfigMap of its own (legacy token tracking, in kube-system) at start,
+  // by a controller: startServer() has settled the controllers, so it is there.
+  for (const s of [a, b]) expect((await req(s, "GET", "/api/v1/namespaces/kube-system/configmaps/kube-apiserver-legacy-service-account-token-tracking")).status).toBe(200);
 });
 afterAll(async () => Promise.all([a?.stop(), b?.stop()]));
 

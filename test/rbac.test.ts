@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 
 const g = "rbac.authorization.k8s.io";
@@ -28,7 +28,7 @@ const roleBinding = (ns: string, name: string, kind: string, role: string, subje
 });
 
 describe("RBAC with real clients", () => {
-  let s: TestServer;
+  let s: EmbeddedTestServer;
   let dir: string;
   let tokenKubeconfig: string;
   const bin = kubectlBinary(33);
@@ -70,12 +70,9 @@ describe("RBAC with real clients", () => {
     await mustPost(rbac("roles", "team"), { metadata: { name: "escalator" }, rules: [{ apiGroups: [g], resources: ["roles"], verbs: ["escalate"] }] });
     await mustPost(rbac("rolebindings", "team"), roleBinding("team", "carol-escalator", "Role", "escalator", [U("carol")]));
     await mustPost(rbac("rolebindings", "team"), roleBinding("team", "viewers", "ClusterRole", "t-view", [{ kind: "Group", apiGroup: g, name: "viewers" }]));
-    // The index follows the informers: wait until the last binding took effect.
-    for (let i = 0; i < 100; i++) {
-      const r = await req(s, "GET", "/api/v1/namespaces/team/pods", { creds: tok("erin") });
-      if (r.status === 200) break;
-      await sleep(20);
-    }
+    // The index follows the informers: settled, every binding is in effect.
+    await s.settle();
+    expect((await req(s, "GET", "/api/v1/namespaces/team/pods", { creds: tok("erin") })).status).toBe(200);
   });
   afterAll(async () => s?.stop());
 
