@@ -3,9 +3,10 @@
 // what it found in the namespace's deletion conditions (namespace-conditions.ts), so a deletion
 // held up by finalizers or failing deletes says so in `kubectl describe namespace`.
 //
-// It hears of namespaces with a deletionTimestamp from the namespace (metadata) informer, and
-// re-examines every terminating namespace periodically (content that takes time to go, such as
-// pods in graceful deletion or objects with finalizers; attempts that failed). Content is
+// It hears of namespaces with a deletionTimestamp from the namespace (metadata) informer, of any
+// change to the content a pass left behind (objects with finalizers, pods in graceful deletion)
+// from the store (namespace-content.ts), and re-examines every terminating namespace
+// periodically (attempts that failed). Content is
 // enumerated with the store's consistent list — not informer views, which may lag behind a create
 // admitted just before the namespace began terminating, and not the watch caches, which would be
 // loaded in full for every namespaced type — for every namespaced type served at that moment, so
@@ -23,11 +24,15 @@ import type { TypeRegistry } from "../registry/type-registry.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
 import { deletionConditions, emptyReport, mergeConditions, type ContentReport, type NamespaceCondition } from "./namespace-conditions.js";
 import { runController, type Controller } from "../controller-runtime/controller.js";
+import type { Storage } from "../storage/interface.js";
+import { followContent, type ContentFollower } from "./namespace-content.js";
 
 export interface NamespaceControllerDeps {
   stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
+  /** Watched for changes of the content a pass could not remove yet. */
+  storage: Storage;
 }
 
 const resyncMs = 2000;
@@ -38,9 +43,10 @@ const specFinalizers = (ns: KObject): string[] => (ns.spec as { finalizers?: str
 /** A plain list: everything, consistent (resourceVersion unset). */
 const everything = parseListOptions(new URLSearchParams());
 
-export function startNamespaceController({ stores, types, informers }: NamespaceControllerDeps): Controller {
+export function startNamespaceController({ stores, types, informers, storage }: NamespaceControllerDeps): Controller {
   const nsType = types.get("", "v1", "namespaces")!;
   const namespaces = informers.metadataFor(nsType);
+  let content: ContentFollower | undefined;
 
   const listContent = async (t: ResourceType, ns: string): Promise<KObject[]> =>
     (await listObjects(stores.for(t), ns, everything)).items;
@@ -97,13 +103,18 @@ export function startNamespaceController({ stores, types, informers }: Namespace
   }
 
   async function finalize(name: string): Promise<void> {
+    content?.release(name);
     if (!isTerminating(namespaces.get("", name))) return;
     const live = await stores.for(nsType).get("", name).catch(() => undefined);
     // Finalized already (spec.finalizers empty): only metadata finalizers can hold it now.
     if (!live?.metadata.deletionTimestamp || specFinalizers(live).length === 0) return;
+    // Read before the pass: a change made while it lists is heard too (the pass's own deletes
+    // cost one more pass, which finds nothing new to write).
+    const before = await storage.currentRevision();
     const report = await deleteContent(name);
     // A failed condition write (the namespace changed or went) is left to the next pass.
     await recordConditions(live, report).catch(() => undefined);
+    if (report.remainingByResource.size > 0) content?.hold(name, before);
     if (report.errors.length > 0 || report.remainingByResource.size > 0) return;
     await stores.for(nsType).update("", name, { subresource: "finalize", createIfMissing: false, desired: (stored) => {
       if (!stored) throw new Error("gone");
@@ -122,6 +133,11 @@ export function startNamespaceController({ stores, types, informers }: Namespace
   return runController({
     name: "namespace-controller",
     watches: [{ informer: namespaces, added: terminating, updated: (_old, ns) => terminating(ns) }],
+    setup(ctx) {
+      const follower = followContent(storage, types, (ns) => ctx.enqueue(ns));
+      content = follower;
+      ctx.onStop(() => follower.stop());
+    },
     reconcile: finalize,
     resync: { everyMs: resyncMs, keys: () => namespaces.list().filter(isTerminating).map((ns) => ns.metadata.name!) },
     // One namespace at a time, in the order they were queued. A failure (storage closing, a

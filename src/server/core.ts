@@ -33,7 +33,6 @@ export interface CacheTuning {
 }
 
 export interface OpenCore extends CoreParts {
-  storage: Storage;
   cacher: Cacher<KObject>;
   /** Bind the admission chain here once it is built; writes before that fail. */
   admission: DeferredAdmission;

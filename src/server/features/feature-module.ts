@@ -48,6 +48,7 @@ import type { NamespaceStates } from "../../registry/namespace-states.js";
 import type { Stores } from "../../registry/stores.js";
 import type { Strategy } from "../../registry/strategy.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
+import type { Storage } from "../../storage/interface.js";
 import type { StrategyContributions } from "../../types/strategies.js";
 import type { FlagSpec } from "../flag-spec.js";
 import type { ServerOptions } from "../options.js";
@@ -62,6 +63,8 @@ export type AuthenticatorSlot = (typeof authenticatorSlots)[number];
 
 /** The server's core, made before any hook that takes it runs. */
 export interface CoreParts {
+  /** The storage itself (the namespace controller watches it for the content of a namespace it could not empty yet). */
+  storage: Storage;
   stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
