@@ -15,7 +15,7 @@ import { waitForRootCA } from "./support/namespaces.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
 let server: KapiServer;
-let s: TestServer;
+let s: EmbeddedTestServer;
 let core: k8s.CoreV1Api;
 let custom: k8s.CustomObjectsApi;
 
@@ -29,25 +29,20 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  for (;;) {
-    last = await fn();
-    if (last !== undefined) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
+/** What `fn` returns once the server's controllers have settled (the quota controller's recount included); asked once. */
+async function settled<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
+  await server.settle();
+  const v = await fn();
+  if (v === undefined) throw new Error(`not so once settled: ${what}`);
+  return v;
 }
 
 /** A namespace, once its default ServiceAccount exists (ServiceAccount admission refuses pods before). */
-async function mkns(name: string, server: TestServer = s): Promise<void> {
+async function mkns(name: string, server: EmbeddedTestServer = s): Promise<void> {
   const r = await req(server, "POST", "/api/v1/namespaces", { body: { metadata: { name } } });
   if (r.status !== 201) throw new Error(`namespace ${name}: ${r.status} ${r.text}`);
-  await waitFor(`${name}/default ServiceAccount`, async () => ((await req(server, "GET", `/api/v1/namespaces/${name}/serviceaccounts/default`)).status === 200 ? true : undefined));
-  await waitForRootCA(server, name);
+  await waitForRootCA(server, name); // settles: the default ServiceAccount is made too
+  expect((await req(server, "GET", `/api/v1/namespaces/${name}/serviceaccounts/default`)).status).toBe(200);
 }
 
 async function quotaStatus(ns: string, name: string): Promise<any> {
@@ -55,9 +50,9 @@ async function quotaStatus(ns: string, name: string): Promise<any> {
   return r.json?.status ?? {};
 }
 
-/** Waits until the controller's status.used equals `used` exactly. */
+/** Once settled, the controller's status.used equals `used` exactly. */
 async function waitUsed(ns: string, name: string, used: Record<string, string>): Promise<any> {
-  return waitFor(`${ns}/${name} used ${JSON.stringify(used)}`, async () => {
+  return settled(`${ns}/${name} used ${JSON.stringify(used)}`, async () => {
     const st = await quotaStatus(ns, name);
     return JSON.stringify(st.used) === JSON.stringify(used) ? st : undefined;
   });
@@ -310,7 +305,7 @@ describe("custom resources", () => {
       },
     };
     expect((await req(s, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crd })).status).toBe(201);
-    await waitFor("widgets served", async () => ((await req(s, "GET", `/apis/example.com/v1/namespaces/${ns}/widgets`)).status === 200 ? true : undefined));
+    await settled("widgets served", async () => ((await req(s, "GET", `/apis/example.com/v1/namespaces/${ns}/widgets`)).status === 200 ? true : undefined));
     await createQuota(ns, "crq", { hard: { "count/widgets.example.com": "1" } });
     await waitUsed(ns, "crq", { "count/widgets.example.com": "0" });
     const widget = (name: string) => ({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name } });
@@ -372,12 +367,12 @@ describe("controller", () => {
       headers: { "content-type": "application/merge-patch+json" },
     });
     expect(patched.status, patched.text).toBe(200);
-    await waitFor("status.hard raised", async () => ((await quotaStatus(ns, "q")).hard?.["count/configmaps"] === "3" ? true : undefined));
+    await settled("status.hard raised", async () => ((await quotaStatus(ns, "q")).hard?.["count/configmaps"] === "3" ? true : undefined));
     expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: "late" } } })).status).toBe(201);
 
     // Nothing counts example.com/foo: status.hard only, no used (Go leaves the empty map out).
     await createQuota(ns, "uncounted", { hard: { "example.com/foo": "3" } });
-    const other = await waitFor("uncounted synced", async () => {
+    const other = await settled("uncounted synced", async () => {
       const st = await quotaStatus(ns, "uncounted");
       return st.hard ? st : undefined;
     });

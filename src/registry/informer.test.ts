@@ -156,7 +156,7 @@ describe("informer", () => {
     inf.addHandler(late);
     await put("a", "two");
     await until(() => late.log.length >= 2 && early.log.length >= 2, "both handlers");
-    await new Promise((r) => setTimeout(r, 20));
+    await inf.whenHandlersIdle(); // a duplicate call would be queued by now: the queues are empty
     expect(early.log).toEqual(["add one@1", "add two@1"]);
     expect(late.log).toEqual(["add one@1", "add two@1"]);
   });
