@@ -126,11 +126,12 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
 
   it("losing etcd: /readyz names the failing etcd check, requests answer 504, watches end; all recover when etcd returns", async () => {
     expect((await req(server, "GET", "/readyz")).status).toBe(200);
-    const watchEnded = watchEvents(server, "/api/v1/namespaces/default/configmaps?watch=1", () => false, 30_000).then(
+    const watch = watchEvents(server, "/api/v1/namespaces/default/configmaps?watch=1", () => false, 30_000);
+    const watchEnded = watch.then(
       () => "ended",
       (e) => `failed: ${e}`,
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await watch.opened;
     await etcd.stop();
     try {
       // The probe runs at most every half --etcd-healthcheck-timeout; in between, the last result stands.
