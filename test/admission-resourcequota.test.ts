@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type KapiServer } from "../src/index.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { req, withCredentials, type EmbeddedTestServer, type TestServer } from "./support/client.js";
+import { whenSettled } from "./support/settle.js";
 import { waitForRootCA } from "./support/namespaces.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
@@ -29,14 +30,6 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-/** What `fn` returns once the server's controllers have settled (the quota controller's recount included); asked once. */
-async function settled<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
-  await server.settle();
-  const v = await fn();
-  if (v === undefined) throw new Error(`not so once settled: ${what}`);
-  return v;
-}
-
 /** A namespace, once its default ServiceAccount exists (ServiceAccount admission refuses pods before). */
 async function mkns(name: string, server: EmbeddedTestServer = s): Promise<void> {
   const r = await req(server, "POST", "/api/v1/namespaces", { body: { metadata: { name } } });
@@ -52,7 +45,7 @@ async function quotaStatus(ns: string, name: string): Promise<any> {
 
 /** Once settled, the controller's status.used equals `used` exactly. */
 async function waitUsed(ns: string, name: string, used: Record<string, string>): Promise<any> {
-  return settled(`${ns}/${name} used ${JSON.stringify(used)}`, async () => {
+  return whenSettled(server, `${ns}/${name} used ${JSON.stringify(used)}`, async () => {
     const st = await quotaStatus(ns, name);
     return JSON.stringify(st.used) === JSON.stringify(used) ? st : undefined;
   });
@@ -305,7 +298,7 @@ describe("custom resources", () => {
       },
     };
     expect((await req(s, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crd })).status).toBe(201);
-    await settled("widgets served", async () => ((await req(s, "GET", `/apis/example.com/v1/namespaces/${ns}/widgets`)).status === 200 ? true : undefined));
+    await whenSettled(server, "widgets served", async () => ((await req(s, "GET", `/apis/example.com/v1/namespaces/${ns}/widgets`)).status === 200 ? true : undefined));
     await createQuota(ns, "crq", { hard: { "count/widgets.example.com": "1" } });
     await waitUsed(ns, "crq", { "count/widgets.example.com": "0" });
     const widget = (name: string) => ({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name } });
@@ -373,12 +366,12 @@ describe("controller", () => {
       headers: { "content-type": "application/merge-patch+json" },
     });
     expect(patched.status, patched.text).toBe(200);
-    await settled("status.hard raised", async () => ((await quotaStatus(ns, "q")).hard?.["count/configmaps"] === "3" ? true : undefined));
+    await whenSettled(server, "status.hard raised", async () => ((await quotaStatus(ns, "q")).hard?.["count/configmaps"] === "3" ? true : undefined));
     expect((await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: "late" } } })).status).toBe(201);
 
     // Nothing counts example.com/foo: status.hard only, no used (Go leaves the empty map out).
     await createQuota(ns, "uncounted", { hard: { "example.com/foo": "3" } });
-    const other = await settled("uncounted synced", async () => {
+    const other = await whenSettled(server, "uncounted synced", async () => {
       const st = await quotaStatus(ns, "uncounted");
       return st.hard ? st : undefined;
     });

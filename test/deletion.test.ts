@@ -2,15 +2,10 @@
 // Orphan) through the garbage collector, dry run, and unsafe deletion of a corrupt object.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req, watchEvents, type TestServer } from "./support/client.js";
+import { whenSettled } from "./support/settle.js";
 import { startTuned } from "./support/list-watch.js";
 
 const start = (featureGates = "") => startTuned({ featureGates });
-
-/** Once the garbage collector has settled, `check` holds (it is asked once: no retrying until it does). */
-async function whenSettled(s: { settle(): Promise<void> }, check: () => Promise<boolean>): Promise<void> {
-  await s.settle();
-  expect(await check()).toBe(true);
-}
 
 const cmPath = "/api/v1/namespaces/default/configmaps";
 const gone = (s: TestServer, path: string) => async () => (await req(s, "GET", path)).status === 404;
@@ -63,7 +58,7 @@ describe("deletion", () => {
     const o = await owner("bg-owner");
     await dependent("bg-dep", o);
     expect((await req(s, "DELETE", `${cmPath}/bg-owner`)).status).toBe(200);
-    await whenSettled(s, gone(s, `${cmPath}/bg-dep`));
+    await whenSettled(s, "bg-dep gone", async () => (await gone(s, `${cmPath}/bg-dep`)()) || undefined);
   });
 
   it("deletes in the foreground: dependents first, then the owner", async () => {
@@ -85,7 +80,7 @@ describe("deletion", () => {
       await dependent(`${name}-dep`, o);
       const d = await req(s, "DELETE", `${cmPath}/${name}-owner?${query}`);
       expect(d.json.metadata.finalizers).toEqual(["orphan"]);
-      await whenSettled(s, gone(s, `${cmPath}/${name}-owner`));
+      await whenSettled(s, `${name}-owner gone`, async () => (await gone(s, `${cmPath}/${name}-owner`)()) || undefined);
       const dep = await req(s, "GET", `${cmPath}/${name}-dep`);
       expect(dep.status).toBe(200);
       expect(dep.json.metadata.ownerReferences ?? []).toEqual([]);

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req, startTestServer, type EmbeddedTestServer } from "./support/client.js";
+import { whenSettled } from "./support/settle.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 
 const bin = kubectlBinary(33);
@@ -28,13 +29,6 @@ describe.skipIf(!bin)("namespace deletion and orphaning with kubectl 1.33", () =
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  /** What `probe` returns once the controllers have settled; asked once, not retried. */
-  async function settled<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-    await s.settle();
-    const v = await probe();
-    if (v === undefined) throw new Error(`not so once settled: ${what}`);
-    return v;
-  }
   const condition = (ns: any, type: string) => (ns?.status?.conditions ?? []).find((c: any) => c.type === type);
 
   beforeAll(async () => {
@@ -52,7 +46,7 @@ describe.skipIf(!bin)("namespace deletion and orphaning with kubectl 1.33", () =
     expect((await kubectl(bin!, s.kubeconfigPath!, ["create", "-f", "-"], JSON.stringify(cm))).code).toBe(0);
     expect((await k("delete", "namespace", "stuck", "--wait=false")).code).toBe(0);
 
-    const ns = await settled("the finalizers condition", async () => {
+    const ns = await whenSettled(s, "the finalizers condition", async () => {
       const ns = await getJson("namespace", "stuck");
       return condition(ns, "NamespaceFinalizersRemaining")?.status === "True" ? ns : undefined;
     });
@@ -74,7 +68,7 @@ describe.skipIf(!bin)("namespace deletion and orphaning with kubectl 1.33", () =
 
     // Released: the controller finishes the deletion.
     expect((await k("patch", "configmap", "pinned", "-n", "stuck", "--type=json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]')).code).toBe(0);
-    await settled("the namespace to go", async () => ((await getJson("namespace", "stuck")) === undefined ? true : undefined));
+    await whenSettled(s, "the namespace to go", async () => ((await getJson("namespace", "stuck")) === undefined ? true : undefined));
   });
 
   it("a delete that admission refuses shows as a content deletion failure", async () => {
@@ -94,14 +88,14 @@ describe.skipIf(!bin)("namespace deletion and orphaning with kubectl 1.33", () =
     };
     expect((await kubectl(bin!, s.kubeconfigPath!, ["create", "-f", "-"], JSON.stringify({ apiVersion: "v1", kind: "List", items: [policy, binding] }))).code).toBe(0);
     // The policy is in force once a delete is refused (its informers carry it within a moment).
-    await settled("the policy to refuse deletes", async () => {
+    await whenSettled(s, "the policy to refuse deletes", async () => {
       await k("create", "configmap", "probe", "-n", "guarded");
       const r = await k("delete", "configmap", "probe", "-n", "guarded");
       return r.code !== 0 ? true : undefined;
     });
     expect((await k("delete", "namespace", "guarded", "--wait=false")).code).toBe(0);
 
-    const failed = await settled("the content failure condition", async () => condition(await getJson("namespace", "guarded"), "NamespaceDeletionContentFailure")?.status === "True" ? condition(await getJson("namespace", "guarded"), "NamespaceDeletionContentFailure") : undefined);
+    const failed = await whenSettled(s, "the content failure condition", async () => condition(await getJson("namespace", "guarded"), "NamespaceDeletionContentFailure")?.status === "True" ? condition(await getJson("namespace", "guarded"), "NamespaceDeletionContentFailure") : undefined);
     expect(failed.reason).toBe("ContentDeletionFailed");
     expect(failed.message).toMatch(/^Failed to delete all resource types, 1 remaining: configmaps "[^"]+" is forbidden: ValidatingAdmissionPolicy 'no-configmap-delete' with binding 'no-configmap-delete' denied request: configmaps here stay$/);
     const described = await k("describe", "namespace", "guarded");
@@ -117,14 +111,14 @@ describe.skipIf(!bin)("namespace deletion and orphaning with kubectl 1.33", () =
     const ns = { apiVersion: "v1", kind: "Namespace", metadata: { name: "held", finalizers: ["example.com/keep"] } };
     expect((await kubectl(bin!, s.kubeconfigPath!, ["create", "-f", "-"], JSON.stringify(ns))).code).toBe(0);
     expect((await k("delete", "namespace", "held", "--wait=false")).code).toBe(0);
-    const finalized = await settled("the kubernetes finalizer to go", async () => {
+    const finalized = await whenSettled(s, "the kubernetes finalizer to go", async () => {
       const cur = await getJson("namespace", "held");
       return cur && !(cur.spec?.finalizers ?? []).includes("kubernetes") ? cur : undefined;
     });
     expect(finalized.spec).toEqual({});
     expect(finalized.metadata.finalizers).toEqual(["example.com/keep"]);
     expect((await k("patch", "namespace", "held", "--type=json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]')).code).toBe(0);
-    await settled("the namespace to go", async () => ((await getJson("namespace", "held")) === undefined ? true : undefined));
+    await whenSettled(s, "the namespace to go", async () => ((await getJson("namespace", "held")) === undefined ? true : undefined));
   });
 
   it("kubectl delete --cascade=orphan leaves the dependent with no ownerReferences field", async () => {
@@ -133,7 +127,7 @@ describe.skipIf(!bin)("namespace deletion and orphaning with kubectl 1.33", () =
     const dependent = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "dependent", ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: owner.metadata.uid }] } };
     expect((await kubectl(bin!, s.kubeconfigPath!, ["create", "-f", "-"], JSON.stringify(dependent))).code).toBe(0);
     expect((await k("delete", "configmap", "owner", "--cascade=orphan")).code).toBe(0);
-    const orphan = await settled("the owner reference to go", async () => {
+    const orphan = await whenSettled(s, "the owner reference to go", async () => {
       const cur = await getJson("configmap", "dependent");
       return cur && !(cur.metadata.ownerReferences ?? []).length ? cur : undefined;
     });

@@ -7,6 +7,7 @@ import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLeaf } from "../src/authn/certs.js";
 import { req, startTestServer, type Credentials, type EmbeddedTestServer } from "./support/client.js";
+import { whenSettled } from "./support/settle.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 
 const bin = kubectlBinary(33) ?? kubectlBinary(32);
@@ -22,12 +23,6 @@ const pod = (name: string, nodeName: string, secret: string) => ({
     volumes: [{ name: "s", secret: { secretName: secret } }],
   },
 });
-
-/** Once settled (the authorizer's graph follows its informers), `check` holds: asked once, not retried. */
-async function whenSettled(s: EmbeddedTestServer, check: () => Promise<boolean>): Promise<void> {
-  await s.settle();
-  expect(await check()).toBe(true);
-}
 
 describe.skipIf(!bin)("Node authorizer (--authorization-mode=Node), kubectl as two kubelets", () => {
   let s: EmbeddedTestServer;
@@ -73,7 +68,7 @@ describe.skipIf(!bin)("Node authorizer (--authorization-mode=Node), kubectl as t
   // Node alone denies discovery (upstream: RBAC's system:discovery grants it), so kubectl goes
   // straight to the paths with --raw, as a kubelet's client does.
   it("node a reads its pod's Secret and ConfigMap; node b is refused with upstream's message", async () => {
-    await whenSettled(s, async () => (await run("a", ["get", "--raw", "/api/v1/namespaces/ns/secrets/secret-a"])).code === 0);
+    await whenSettled(s, "node a reads secret-a", async () => (await run("a", ["get", "--raw", "/api/v1/namespaces/ns/secrets/secret-a"])).code === 0 || undefined);
     const ok = await run("a", ["get", "--raw", "/api/v1/namespaces/ns/secrets/secret-a"]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(Buffer.from(JSON.parse(ok.stdout).data.k, "base64").toString()).toBe("secret-a");
@@ -166,11 +161,11 @@ describe.skipIf(!bin)("Node authorizer (--authorization-mode=Node), kubectl as t
   it("deleting the pod takes node a's access away; the pod recreated on b moves it to b", async () => {
     const del = await req(s, "DELETE", "/api/v1/namespaces/ns/pods/pod-a?gracePeriodSeconds=0", {});
     expect(del.status).toBeLessThan(300);
-    await whenSettled(s, async () => (await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.a })).status === 403);
+    await whenSettled(s, "node a gets 403 for secret-a", async () => (await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.a })).status === 403 || undefined);
     expect((await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.b })).status).toBe(403);
     const r = await req(s, "POST", "/api/v1/namespaces/ns/pods", { body: pod("pod-a", "b", "secret-a") });
     expect(r.status).toBe(201);
-    await whenSettled(s, async () => (await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.b })).status === 200);
+    await whenSettled(s, "node b gets 200 for secret-a", async () => (await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.b })).status === 200 || undefined);
     expect((await req(s, "GET", "/api/v1/namespaces/ns/secrets/secret-a", { creds: creds.a })).status).toBe(403);
   });
 });

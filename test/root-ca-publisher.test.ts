@@ -6,20 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req, startTestServer, type EmbeddedTestServer } from "./support/client.js";
+import { whenSettled } from "./support/settle.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 
 const bin = kubectlBinary(33);
 const description =
   "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. " +
   "No other usage is guaranteed across distributions of Kubernetes clusters.";
-
-/** What `probe` returns once `s`'s controllers have settled; asked once, not retried. */
-async function settled<T>(s: EmbeddedTestServer, what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  await s.settle();
-  const v = await probe();
-  if (v === undefined) throw new Error(`not so once settled: ${what}`);
-  return v;
-}
 
 describe.skipIf(!bin)("kube-root-ca.crt with kubectl 1.33", () => {
   const servers: EmbeddedTestServer[] = [];
@@ -49,11 +42,11 @@ describe.skipIf(!bin)("kube-root-ca.crt with kubectl 1.33", () => {
     const s = await start("on");
     const { k, rootCA } = on(s);
     for (const ns of ["default", "kube-system", "kube-public", "kube-node-lease"]) {
-      const cm = await settled(s, `kube-root-ca.crt in ${ns}`, () => rootCA(ns));
+      const cm = await whenSettled(s, `kube-root-ca.crt in ${ns}`, () => rootCA(ns));
       expect(cm.data).toEqual({ "ca.crt": s.admin.ca });
     }
     expect((await k("create", "namespace", "team-a")).code).toBe(0);
-    const cm = await settled(s, "kube-root-ca.crt in team-a", () => rootCA("team-a"));
+    const cm = await whenSettled(s, "kube-root-ca.crt in team-a", () => rootCA("team-a"));
     expect(cm.metadata.annotations).toEqual({ "kubernetes.io/description": description });
     expect(cm.data).toEqual({ "ca.crt": s.admin.ca });
     expect(cm.metadata.managedFields.map((m: any) => [m.manager, m.operation])).toEqual([["kube-controller-manager", "Update"]]);
@@ -64,7 +57,7 @@ describe.skipIf(!bin)("kube-root-ca.crt with kubectl 1.33", () => {
 
     // An edit is put back (the bundle and nothing else in data; the annotation restored).
     expect((await k("patch", "configmap", "kube-root-ca.crt", "-n", "team-a", "--type=merge", "-p", JSON.stringify({ metadata: { annotations: { "kubernetes.io/description": null, mine: "x" } }, data: { "ca.crt": "bogus", extra: "y" } }))).code).toBe(0);
-    const restored = await settled(s, "the edit to be undone", async () => {
+    const restored = await whenSettled(s, "the edit to be undone", async () => {
       const cur = await rootCA("team-a");
       return cur?.data?.["ca.crt"] === s.admin.ca ? cur : undefined;
     });
@@ -73,7 +66,7 @@ describe.skipIf(!bin)("kube-root-ca.crt with kubectl 1.33", () => {
 
     // A deletion is undone with a new object.
     expect((await k("delete", "configmap", "kube-root-ca.crt", "-n", "team-a")).code).toBe(0);
-    const again = await settled(s, "the ConfigMap to be made again", async () => {
+    const again = await whenSettled(s, "the ConfigMap to be made again", async () => {
       const cur = await rootCA("team-a");
       return cur && cur.metadata.uid !== cm.metadata.uid ? cur : undefined;
     });
@@ -85,7 +78,7 @@ describe.skipIf(!bin)("kube-root-ca.crt with kubectl 1.33", () => {
     const { k, rootCA } = on(s);
     expect((await k("create", "namespace", "team-b")).code).toBe(0);
     // The serviceaccount controller, switched on, reacts to the same namespace: once its account exists the publisher would have run too.
-    await settled(s, "the default ServiceAccount", async () => ((await k("get", "serviceaccount", "default", "-n", "team-b")).code === 0 ? true : undefined));
+    await whenSettled(s, "the default ServiceAccount", async () => ((await k("get", "serviceaccount", "default", "-n", "team-b")).code === 0 ? true : undefined));
     await s.settle(); // had the publisher run, its ConfigMaps would be written by now
     expect(await rootCA("team-b")).toBeUndefined();
     expect(await rootCA("default")).toBeUndefined();

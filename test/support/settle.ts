@@ -6,3 +6,14 @@ import { settle, type SettleOptions } from "../../src/testing/settle.js";
 export async function settleRunning(s: RunningServer, opts?: SettleOptions): Promise<void> {
   await settle({ ...s, currentRevision: () => s.storage.currentRevision() }, opts);
 }
+
+/**
+ * What `probe` returns once `s`'s controllers have settled. It is asked once, not retried until it
+ * holds: a controller that has not done its part by then fails the test at once.
+ */
+export async function whenSettled<T>(s: { settle(): Promise<void> }, what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  await s.settle();
+  const v = await probe();
+  if (v === undefined) throw new Error(`not so once settled: ${what}`);
+  return v;
+}
