@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { startServer } from "../src/index.js";
 import { defaultOptions, type ServerOptions } from "../src/server/options.js";
 import { startApiServer } from "../src/server/start.js";
 import { req, withCredentials, type TestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { runKapi } from "./support/cli.js";
+import { sqliteDriver } from "../src/storage/sqlite/drivers.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
 const secret = (n: number, fill: number) => Buffer.alloc(n, fill).toString("base64");
@@ -64,14 +64,14 @@ describe("encryption at rest", () => {
 
   /** The stored values of the `resource` objects in `ns`, read from the database file itself. */
   function stored(resource: string, ns: string): Map<string, string> {
-    const db = new Database(join(dataDir, "kapi.db"), { readonly: true });
+    const db = sqliteDriver().open(join(dataDir, "kapi.db"), { readonly: true });
     try {
       const table = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
       const cols = (t: string) => (db.prepare(`PRAGMA table_info(${t})`).all() as { name: string }[]).map((c) => c.name);
       const log = table.find((t) => cols(t).includes("key") && cols(t).includes("value"))!;
-      const rows = db.prepare(`SELECT key, value FROM ${log} WHERE key LIKE ? ORDER BY rowid`).all(`/registry/${resource}/${ns}/%`) as { key: string; value: Buffer | string | null }[];
+      const rows = db.prepare(`SELECT key, value FROM ${log} WHERE key LIKE ? ORDER BY rowid`).all(`/registry/${resource}/${ns}/%`) as { key: string; value: Uint8Array | string | null }[];
       const last = new Map<string, string>();
-      for (const r of rows) if (r.value !== null) last.set(r.key.slice(r.key.lastIndexOf("/") + 1), String(r.value));
+      for (const r of rows) if (r.value !== null) last.set(r.key.slice(r.key.lastIndexOf("/") + 1), typeof r.value === "string" ? r.value : Buffer.from(r.value).toString());
       return last;
     } finally {
       db.close();

@@ -1,4 +1,4 @@
-// create and update, 64 concurrent, durable (sqlite), against raw better-sqlite3 single-row
+// create and update, 64 concurrent, durable (sqlite), against raw SQLite (kapi's driver) single-row
 // durable commits/s in its own process. kapi's group commit should turn many concurrent requests
 // into one fsync, so it can beat one-commit-per-write (goal ≥ 2).
 import { join } from "node:path";
@@ -41,7 +41,7 @@ async function writeSession(ctx: BenchContext, op: "create" | "update"): Promise
   };
 }
 
-const anchorTitle = "raw better-sqlite3 single-row durable commits/s (WAL, synchronous=FULL), own process";
+const anchorTitle = "raw SQLite single-row durable commits/s (WAL, synchronous=FULL; the driver kapi picks), own process";
 
 export const create: BenchCase = {
   name: "create",

@@ -1,8 +1,8 @@
-// Anchor for create and update: raw better-sqlite3 in its own process, one single-row INSERT per
+// Anchor for create and update: raw SQLite (the driver kapi picks on this Node) in its own process, one single-row INSERT per
 // transaction, WAL + synchronous=FULL (an fsync per commit, as kapi's durability promises).
 // This is the rate a naive "one commit per request" server could reach on this disk; kapi's
 // group commit should beat it by batching many requests into one fsync.
-import Database from "better-sqlite3";
+import { sqliteDriver } from "../../src/storage/sqlite/drivers.js";
 import { rmSync } from "node:fs";
 import { cpuPct, serveIpc } from "../core/child.js";
 
@@ -22,9 +22,9 @@ export interface CommitsResult {
 serveIpc({
   run(job: CommitsJob): CommitsResult {
     for (const f of ["", "-wal", "-shm"]) rmSync(job.path + f, { force: true });
-    const db = new Database(job.path);
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
+    const db = sqliteDriver().open(job.path);
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = FULL");
     db.exec("CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     const insert = db.prepare("INSERT INTO kv (key, value) VALUES (?, ?)");
     const value = "x".repeat(job.rowBytes);

@@ -2,15 +2,14 @@
 // 200 — start node, open the SQLite file (WAL, synchronous=FULL, one query), listen with TLS.
 // Plain .mjs run by bare node (no TypeScript loader), exactly like kapi's built CLI.
 // Usage: node startup-anchor.mjs <db path> <cert dir> <port>
-import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import { createSecureServer } from "node:http2";
 import { join } from "node:path";
 
 const [dbPath, certDir, port] = process.argv.slice(2);
-const db = new Database(dbPath);
-db.pragma("journal_mode = WAL");
-db.pragma("synchronous = FULL");
+const db = await openSqlite(dbPath);
+db.exec("PRAGMA journal_mode = WAL");
+db.exec("PRAGMA synchronous = FULL");
 db.prepare("SELECT count(*) FROM sqlite_master").get();
 const r = (f) => readFileSync(join(certDir, f), "utf8");
 const server = createSecureServer({
@@ -33,3 +32,14 @@ process.on("SIGTERM", () => {
   db.close();
   process.exit(0);
 });
+
+/** The SQLite kapi itself prefers on this Node: node:sqlite where it loads, else better-sqlite3. */
+async function openSqlite(path) {
+  try {
+    const { DatabaseSync } = await import("node:sqlite");
+    return new DatabaseSync(path);
+  } catch {
+    const { default: Database } = await import("better-sqlite3");
+    return new Database(path);
+  }
+}
