@@ -29,6 +29,7 @@ export async function openEtcdStorage(o: ServerOptions): Promise<Etcd3Storage> {
       connectTimeoutMs: openTimeoutMs,
       // A request waits for etcd no longer than the request itself may take (then it is a 504).
       callTimeoutMs: o.requestTimeoutMs > 0 ? o.requestTimeoutMs : 60_000,
+      log: o.log,
     });
   } catch (err) {
     throw new Error(`cannot open the etcd3 storage at ${o.etcdServers.join(",")}: ${(err as Error).message}`);

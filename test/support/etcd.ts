@@ -1,6 +1,7 @@
 // A real etcd for tests: Debian's etcd-server started on free loopback ports in a temporary
 // directory, waited on until it answers /health, stopped (and restartable on the same data) by
-// its pid. Tests that need it skip, saying so, only when no etcd binary is installed.
+// its pid; or a cluster of several such members (static --initial-cluster), each stopped or
+// killed by its own pid. Tests that need it skip, saying so, only when no etcd binary is installed.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { get as httpsGet } from "node:https";
@@ -33,6 +34,8 @@ export interface EtcdProcess {
   url: string;
   dataDir: string;
   pid(): number;
+  /** Resolves when the running process exits (at once when none runs). */
+  exited(): Promise<void>;
   /** SIGSTOP / SIGCONT: etcd stops answering without closing connections. */
   pause(): void;
   resume(): void;
@@ -55,21 +58,82 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export interface EtcdCluster {
+  members: EtcdProcess[];
+  /** Every member's client URL, comma separated (an --etcd-servers value). */
+  servers: string;
+  /** kill -9 of a member (its data stays; restart() brings it back). */
+  kill(member: EtcdProcess): Promise<void>;
+  /** The member the others follow, by etcd's Maintenance Status (undefined while there is none). */
+  leader(): Promise<EtcdProcess | undefined>;
+  /** Stop every member and remove their data. */
+  cleanup(): Promise<void>;
+}
+
+interface MemberSpec {
+  name: string;
+  clientPort: number;
+  peerPort: number;
+  initialCluster: string;
+  clusterToken: string;
+}
+
 export async function startEtcd(opts: { tls?: EtcdTlsFiles; extraArgs?: string[] } = {}): Promise<EtcdProcess> {
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const name = "kapi-test";
+  return startMember({ name, clientPort, peerPort, initialCluster: `${name}=http://127.0.0.1:${peerPort}`, clusterToken: "etcd-cluster" }, opts);
+}
+
+/** `size` members on loopback forming one cluster; resolves once every member answers /health. */
+export async function startEtcdCluster(size = 3): Promise<EtcdCluster> {
+  const specs: MemberSpec[] = [];
+  const clusterToken = `kapi-${process.pid}-${Date.now()}`;
+  for (let i = 0; i < size; i++) specs.push({ name: `m${i}`, clientPort: await freePort(), peerPort: await freePort(), initialCluster: "", clusterToken });
+  const initialCluster = specs.map((m) => `${m.name}=http://127.0.0.1:${m.peerPort}`).join(",");
+  // Started together: each member's /health answers only once the cluster has a leader.
+  const members = await Promise.all(specs.map((m) => startMember({ ...m, initialCluster })));
+  return {
+    members,
+    servers: members.map((m) => m.url).join(","),
+    async kill(member) {
+      const exited = member.exited();
+      process.kill(member.pid(), "SIGKILL");
+      await exited;
+    },
+    async leader() {
+      const { EtcdClient } = await import("../../src/storage/etcd3/client.js");
+      for (const m of members) {
+        const client = new EtcdClient({ endpoints: [m.url], callTimeoutMs: 2000 });
+        try {
+          const s = await client.status();
+          if (s.leader && s.leader === s.header.member_id) return m;
+        } catch {
+          // Gone or not answering: not the leader.
+        } finally {
+          client.close();
+        }
+      }
+      return undefined;
+    },
+    cleanup: async () => void (await Promise.all(members.map((m) => m.cleanup()))),
+  };
+}
+
+async function startMember(m: MemberSpec, opts: { tls?: EtcdTlsFiles; extraArgs?: string[] } = {}): Promise<EtcdProcess> {
   if (!etcdBinary) throw new Error(etcdSkipReason);
   const dataDir = mkdtempSync(join(tmpdir(), "kapi-etcd-"));
-  const [clientPort, peerPort] = [await freePort(), await freePort()];
   const scheme = opts.tls ? "https" : "http";
-  const url = `${scheme}://127.0.0.1:${clientPort}`;
-  const peer = `http://127.0.0.1:${peerPort}`;
+  const url = `${scheme}://127.0.0.1:${m.clientPort}`;
+  const peer = `http://127.0.0.1:${m.peerPort}`;
   const args = [
-    "--name=kapi-test",
+    `--name=${m.name}`,
     `--data-dir=${join(dataDir, "data")}`,
     `--listen-client-urls=${url}`,
     `--advertise-client-urls=${url}`,
     `--listen-peer-urls=${peer}`,
     `--initial-advertise-peer-urls=${peer}`,
-    `--initial-cluster=kapi-test=${peer}`,
+    `--initial-cluster=${m.initialCluster}`,
+    `--initial-cluster-token=${m.clusterToken}`,
     "--log-level=error",
     ...(opts.tls
       ? [`--cert-file=${opts.tls.certFile}`, `--key-file=${opts.tls.keyFile}`, `--trusted-ca-file=${opts.tls.trustedCaFile}`, "--client-cert-auth"]
@@ -83,16 +147,23 @@ export async function startEtcd(opts: { tls?: EtcdTlsFiles; extraArgs?: string[]
     child = spawn(etcdBinary!, args, { stdio: ["ignore", "pipe", "pipe"] });
     child.stdout!.on("data", (d) => (output += d));
     child.stderr!.on("data", (d) => (output += d));
-    await waitHealthy(url, opts.tls, () => (child!.exitCode !== null ? output : undefined));
+    await waitHealthy(url, opts.tls, () => (child!.exitCode !== null ? output : undefined)).catch((e: Error) => {
+      throw new Error(`${e.message}; its output: ${output.slice(-2000)}`);
+    });
+  };
+  const running = (c: ChildProcess | undefined): c is ChildProcess => !!c && c.exitCode === null && c.signalCode === null;
+  const exited = () => {
+    const c = child;
+    return running(c) ? new Promise<void>((r) => c.once("exit", () => r())) : Promise.resolve();
   };
   const stop = async () => {
     const c = child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise((r) => c.once("exit", r));
+    if (!running(c)) return;
+    const gone = exited();
     c.kill("SIGCONT");
     c.kill("SIGTERM");
     const t = setTimeout(() => c.kill("SIGKILL"), 5000);
-    await exited;
+    await gone;
     clearTimeout(t);
   };
   await launch();
@@ -100,6 +171,7 @@ export async function startEtcd(opts: { tls?: EtcdTlsFiles; extraArgs?: string[]
     url,
     dataDir,
     pid: () => child!.pid!,
+    exited,
     pause: () => child!.kill("SIGSTOP"),
     resume: () => child!.kill("SIGCONT"),
     stop,

@@ -32,7 +32,7 @@ export const etcdApiDescriptor = {
           methods: { Watch: { requestType: "WatchRequest", responseType: "WatchResponse", requestStream: true, responseStream: true } },
         },
         Maintenance: { methods: { Status: { requestType: "StatusRequest", responseType: "StatusResponse" } } },
-        ResponseHeader: { fields: { revision: i64(3) } },
+        ResponseHeader: { fields: { member_id: { type: "uint64", id: 2 }, revision: i64(3) } },
         RangeRequest: {
           fields: { key: bytes(1), range_end: bytes(2), limit: i64(3), revision: i64(4), keys_only: bool(8), count_only: bool(9) },
         },
@@ -80,7 +80,7 @@ export const etcdApiDescriptor = {
           },
         },
         StatusRequest: { fields: {} },
-        StatusResponse: { fields: { header: msg(1, "ResponseHeader"), version: { type: "string", id: 2 } } },
+        StatusResponse: { fields: { header: msg(1, "ResponseHeader"), version: { type: "string", id: 2 }, leader: { type: "uint64", id: 4 } } },
       },
     },
   },

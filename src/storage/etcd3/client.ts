@@ -1,7 +1,11 @@
 // A thin client of etcd's v3 gRPC API over @grpc/grpc-js: unary KV and Maintenance calls with a
-// deadline, and raw watch streams. One channel per endpoint (--etcd-servers); a call that finds
-// its endpoint unavailable moves the client on to the next one for later calls, so a cluster
-// that loses one member keeps serving. This module is loaded only when etcd3 is the backend.
+// deadline, and raw watch streams. One channel per endpoint (--etcd-servers), all connected from
+// the start; calls go round robin over the endpoints whose connection is up, as etcd's Go client
+// balances them, so a cluster that loses one member keeps serving through the others. As that
+// client does, a read (Range, Status) that finds its member gone is retried on another one within
+// its deadline, and a write (Txn, Compact) is not: it may have been applied before the member
+// went, and only the caller can tell (a create retried would find its own key). This module is
+// loaded only when etcd3 is the backend.
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { etcdApiDescriptor } from "./api-descriptor.js";
@@ -32,6 +36,15 @@ export interface RawKeyValue {
 
 export interface RawHeader {
   revision: number;
+  /** The answering member (a 64-bit id, as a number: fit to compare with StatusResponse.leader). */
+  member_id: number;
+}
+
+export interface RawStatusResponse {
+  header: RawHeader;
+  version: string;
+  /** The member id of the cluster's leader as the answering member knows it (0: none). */
+  leader: number;
 }
 
 export interface RawRangeResponse {
@@ -65,12 +78,22 @@ export type WatchStream = grpc.ClientDuplexStream<object, RawWatchResponse>;
 
 type Unary = (req: object, meta: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => grpc.ClientUnaryCall;
 interface Endpoint {
+  url: string;
+  channel: grpc.Channel;
   kv: grpc.Client & Record<"Range" | "Txn" | "Compact", Unary>;
   watch: grpc.Client & { Watch(opts: grpc.CallOptions): WatchStream };
   maintenance: grpc.Client & { Status: Unary };
 }
 
+/** A watch stream and the endpoint it runs on (to resume elsewhere when that member goes). */
+export interface OpenWatchStream {
+  stream: WatchStream;
+  endpoint: string;
+}
+
 const loadOptions: protoLoader.Options = { longs: Number, enums: String, defaults: true, oneofs: true };
+/** etcd's Go client waits this long between retries of a read on another member. */
+const retryBackoffMs = 25;
 
 /** The gRPC status codes that say the endpoint, not the request, failed. */
 export function isUnavailable(err: unknown): boolean {
@@ -78,73 +101,123 @@ export function isUnavailable(err: unknown): boolean {
   return code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED;
 }
 
+/** Whether a read that failed so may be tried again on another member (etcd's Go client: Unavailable only). */
+const retryableRead = (err: unknown) => (err as grpc.ServiceError)?.code === grpc.status.UNAVAILABLE;
+
 export class EtcdClient {
   private readonly endpoints: Endpoint[];
-  private current = 0;
+  /** Where the round robin goes next. */
+  private next = 0;
 
   constructor(private readonly opts: EtcdClientOptions) {
     if (opts.endpoints.length === 0) throw new Error("no etcd endpoints given");
     const pkg = grpc.loadPackageDefinition(protoLoader.fromJSON(etcdApiDescriptor as Parameters<typeof protoLoader.fromJSON>[0], loadOptions)) as unknown as {
       etcdserverpb: Record<"KV" | "Watch" | "Maintenance", grpc.ServiceClientConstructor>;
     };
-    this.endpoints = opts.endpoints.map((e) => {
-      const { address, secure } = parseEndpoint(e);
+    this.endpoints = opts.endpoints.map((url) => {
+      const { address, secure } = parseEndpoint(url);
       const creds = secure
         ? grpc.credentials.createSsl(opts.tls?.ca ?? null, opts.tls?.key ?? null, opts.tls?.cert ?? null)
         : grpc.credentials.createInsecure();
       // One channel per endpoint, shared by its three services.
       const kv = new pkg.etcdserverpb.KV(address, creds) as unknown as Endpoint["kv"];
-      const channelOverride = kv.getChannel();
-      const watch = new pkg.etcdserverpb.Watch(address, creds, { channelOverride }) as unknown as Endpoint["watch"];
-      const maintenance = new pkg.etcdserverpb.Maintenance(address, creds, { channelOverride }) as unknown as Endpoint["maintenance"];
-      return { kv, watch, maintenance };
+      const channel = kv.getChannel() as grpc.Channel;
+      const watch = new pkg.etcdserverpb.Watch(address, creds, { channelOverride: channel }) as unknown as Endpoint["watch"];
+      const maintenance = new pkg.etcdserverpb.Maintenance(address, creds, { channelOverride: channel }) as unknown as Endpoint["maintenance"];
+      // Connect every member now: the one a call fails over to is then already up.
+      channel.getConnectivityState(true);
+      return { url, channel, kv, watch, maintenance };
     });
   }
 
+  get endpointCount(): number {
+    return this.endpoints.length;
+  }
+
   range(req: object, timeoutMs?: number): Promise<RawRangeResponse> {
-    return this.call((e) => e.kv.Range.bind(e.kv), req, timeoutMs) as Promise<RawRangeResponse>;
+    return this.read((e) => e.kv.Range.bind(e.kv), req, timeoutMs) as Promise<RawRangeResponse>;
   }
 
   txn(req: object): Promise<RawTxnResponse> {
-    return this.call((e) => e.kv.Txn.bind(e.kv), req) as Promise<RawTxnResponse>;
+    return this.write((e) => e.kv.Txn.bind(e.kv), req) as Promise<RawTxnResponse>;
   }
 
   compact(revision: number): Promise<{ header: RawHeader }> {
-    return this.call((e) => e.kv.Compact.bind(e.kv), { revision }) as Promise<{ header: RawHeader }>;
+    return this.write((e) => e.kv.Compact.bind(e.kv), { revision }) as Promise<{ header: RawHeader }>;
   }
 
-  status(timeoutMs?: number): Promise<{ header: RawHeader; version: string }> {
-    return this.call((e) => e.maintenance.Status.bind(e.maintenance), {}, timeoutMs) as Promise<{ header: RawHeader; version: string }>;
+  status(timeoutMs?: number): Promise<RawStatusResponse> {
+    return this.read((e) => e.maintenance.Status.bind(e.maintenance), {}, timeoutMs) as Promise<RawStatusResponse>;
   }
 
-  /** A new bidirectional watch stream on the current endpoint (the caller sends create requests). */
-  watchStream(): WatchStream {
-    const e = this.endpoints[this.current]!;
-    return e.watch.Watch({});
-  }
-
-  /** Move on to the next endpoint (a watch stream that failed calls this before it reports). */
-  failover(): void {
-    if (this.endpoints.length > 1) this.current = (this.current + 1) % this.endpoints.length;
+  /**
+   * A new bidirectional watch stream (the caller sends create requests) on a member whose
+   * connection is up, other than `avoid` when another is there; undefined when `avoid` is given
+   * and no other member is connected or connecting (nowhere to resume).
+   */
+  watchStream(avoid?: string): OpenWatchStream | undefined {
+    const e = this.pick(avoid);
+    if (!e) return undefined;
+    return { stream: e.watch.Watch({}), endpoint: e.url };
   }
 
   close(): void {
     for (const e of this.endpoints) e.kv.close();
   }
 
-  private call(method: (e: Endpoint) => Unary, req: object, timeoutMs = this.opts.callTimeoutMs): Promise<unknown> {
-    const e = this.endpoints[this.current]!;
+  /**
+   * The next endpoint round robin among those connected; failing that, one connecting or idle;
+   * failing that, the next in turn (a call then waits for it up to its deadline, as for an etcd
+   * that is restarting). With `avoid`, that endpoint is never chosen, and nothing is chosen
+   * unless another endpoint is connected or connecting.
+   */
+  private pick(avoid?: string): Endpoint | undefined {
+    const n = this.endpoints.length;
+    let pending: number | undefined;
+    let down: number | undefined;
+    for (let i = 0; i < n; i++) {
+      const at = (this.next + i) % n;
+      const e = this.endpoints[at]!;
+      if (e.url === avoid) continue;
+      const state = e.channel.getConnectivityState(true);
+      if (state === grpc.connectivityState.READY) {
+        this.next = (at + 1) % n;
+        return e;
+      }
+      if (state === grpc.connectivityState.TRANSIENT_FAILURE || state === grpc.connectivityState.SHUTDOWN) down ??= at;
+      else pending ??= at;
+    }
+    const at = pending ?? (avoid === undefined ? down : undefined);
+    if (at === undefined) return undefined;
+    this.next = (at + 1) % n;
+    return this.endpoints[at];
+  }
+
+  private call(e: Endpoint, method: (e: Endpoint) => Unary, req: object, deadline: number): Promise<unknown> {
     // Wait for a connection up to the deadline (as etcd's Go client does), rather than failing
     // at once while a restarting etcd is still coming back.
     const meta = new grpc.Metadata();
     meta.setOptions({ waitForReady: true });
-    return new Promise((resolve, reject) => {
-      method(e)(req, meta, { deadline: Date.now() + timeoutMs }, (err, res) => {
-        if (!err) return resolve(res);
-        if (isUnavailable(err) && this.endpoints[this.current] === e) this.failover();
-        reject(err);
-      });
-    });
+    return new Promise((resolve, reject) => method(e)(req, meta, { deadline }, (err, res) => (err ? reject(err) : resolve(res))));
+  }
+
+  private async read(method: (e: Endpoint) => Unary, req: object, timeoutMs = this.opts.callTimeoutMs): Promise<unknown> {
+    const deadline = Date.now() + timeoutMs;
+    let e = this.pick()!;
+    for (;;) {
+      try {
+        return await this.call(e, method, req, deadline);
+      } catch (err) {
+        const other = retryableRead(err) && Date.now() + retryBackoffMs < deadline ? this.pick(e.url) : undefined;
+        if (!other) throw err;
+        await new Promise((r) => setTimeout(r, retryBackoffMs));
+        e = other;
+      }
+    }
+  }
+
+  private write(method: (e: Endpoint) => Unary, req: object): Promise<unknown> {
+    return this.call(this.pick()!, method, req, Date.now() + this.opts.callTimeoutMs);
   }
 }
 

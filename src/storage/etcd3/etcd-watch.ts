@@ -1,10 +1,13 @@
 // One etcd watch on its own gRPC stream: events under a key range from a revision on, each with
-// the value it replaced (prev_kv), so a delete carries the object it removed. A stream that
-// breaks (etcd gone, compaction past the watch, cancellation) ends the watch with an error once:
-// the consumer relists and watches again, as kube-apiserver's watch cache does. progress() asks
-// etcd for a progress notification, which tells how far the watch has got on a quiet range.
+// the value it replaced (prev_kv), so a delete carries the object it removed. A stream whose
+// member goes away is opened again on another member of the cluster from the first revision not
+// yet delivered, as etcd's Go client resumes its watches, so the consumer sees nothing of it.
+// When no other member answers (etcd gone), or etcd ends the watch itself (compaction past it,
+// cancellation), the watch ends with an error once: the consumer relists and watches again, as
+// kube-apiserver's watch cache does. progress() asks etcd for a progress notification, which
+// tells how far the watch has got on a quiet range.
 import { StorageError, type KeyValue, type WatchEvent } from "../interface.js";
-import type { EtcdClient, RawKeyValue, RawWatchResponse, WatchStream } from "./client.js";
+import type { EtcdClient, OpenWatchStream, RawKeyValue, RawWatchResponse } from "./client.js";
 
 export interface EtcdWatchSpec {
   range: { key: Buffer; range_end: Buffer };
@@ -16,33 +19,72 @@ export interface EtcdWatchSpec {
   orderedProgress: boolean;
   /** The error to end with when etcd has compacted past the watch (and learns the revision). */
   onCompacted: (compactRevision: number) => Error;
+  /** Told when the watch went on from another member (where, from which revision, why). */
+  onResumed?: (endpoint: string, fromRevision: number, why: string) => void;
 }
 
 const legacyCatchUpMs = 250;
 
 export class EtcdWatch {
-  private readonly createdAt = Date.now();
-  private readonly stream: WatchStream;
+  private open: OpenWatchStream;
+  /** When the current stream was opened (it catches up from then on). */
+  private openedAt = Date.now();
   private done = false;
   /** The newest revision whose events have all been delivered. */
   private delivered: number;
   private waiters: { resolve: (rev: number) => void; reject: (err: Error) => void }[] = [];
+  /** Streams that failed since one last answered: past one per member, etcd is gone. */
+  private failures = 0;
 
   constructor(
     private readonly client: EtcdClient,
     private readonly spec: EtcdWatchSpec,
   ) {
     this.delivered = spec.afterRevision;
-    this.stream = client.watchStream();
-    this.stream.on("data", (res: RawWatchResponse) => this.receive(res));
-    this.stream.on("error", (err: Error) => {
-      client.failover();
-      this.fail(new StorageError("Unavailable", "", `etcd watch failed: ${err.message}`));
+    this.open = this.start(client.watchStream()!);
+  }
+
+  /** The member serving the watch now. */
+  get endpoint(): string {
+    return this.open.endpoint;
+  }
+
+  /** Attaches to `open` and asks it for the events after the last delivered revision. */
+  private start(open: OpenWatchStream): OpenWatchStream {
+    const { stream } = open;
+    this.openedAt = Date.now();
+    const current = () => this.open === open && !this.done;
+    stream.on("data", (res: RawWatchResponse) => {
+      if (current()) this.receive(res);
     });
-    this.stream.on("end", () => this.fail(new StorageError("Unavailable", "", "etcd closed the watch stream")));
-    this.stream.write({
-      create_request: { ...spec.range, start_revision: spec.afterRevision + 1, prev_kv: true, progress_notify: true },
+    stream.on("error", (err: Error) => {
+      if (current()) this.lost(`etcd watch failed: ${err.message}`);
     });
+    stream.on("end", () => {
+      if (current()) this.lost("etcd closed the watch stream");
+    });
+    stream.write({
+      create_request: { ...this.spec.range, start_revision: this.delivered + 1, prev_kv: true, progress_notify: true },
+    });
+    return open;
+  }
+
+  /** The stream's member went away: go on from another, else end. */
+  private lost(why: string): void {
+    const from = this.open;
+    from.stream.cancel();
+    const next = ++this.failures < this.client.endpointCount ? this.client.watchStream(from.endpoint) : undefined;
+    if (!next) return this.fail(new StorageError("Unavailable", "", why));
+    this.open = this.start(next);
+    this.spec.onResumed?.(next.endpoint, this.delivered + 1, why);
+    // Progress asked of the lost stream is asked again of this one, once it has caught up where
+    // etcd may answer early (see progress()).
+    const open = this.open;
+    const ask = () => {
+      if (this.open === open && !this.done && this.waiters.length > 0) open.stream.write({ progress_request: {} });
+    };
+    if (this.spec.orderedProgress) ask();
+    else setTimeout(ask, legacyCatchUpMs).unref();
   }
 
   /** Resolves with a revision up to which every event has been delivered. */
@@ -52,7 +94,7 @@ export class EtcdWatch {
       // is still catching up (its sync loop runs every 100 ms) and possibly ahead of events
       // already queued (etcd#15220). Ask only once the watch has had time to catch up, and take
       // the first answer after a second round trip has let the queued events out.
-      const wait = this.createdAt + legacyCatchUpMs - Date.now();
+      const wait = this.openedAt + legacyCatchUpMs - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const rev = await this.requestProgress();
       await this.requestProgress();
@@ -65,7 +107,7 @@ export class EtcdWatch {
     if (this.done) return Promise.reject(new StorageError("Closed", "", "watch ended"));
     return new Promise((resolve, reject) => {
       this.waiters.push({ resolve, reject });
-      this.stream.write({ progress_request: {} });
+      this.open.stream.write({ progress_request: {} });
     });
   }
 
@@ -81,7 +123,7 @@ export class EtcdWatch {
     if (this.done) return;
     this.done = true;
     this.rejectWaiters(new StorageError("Closed", "", "watch stopped"));
-    this.stream.cancel();
+    this.open.stream.cancel();
   }
 
   /** End with `err` (the store closing). */
@@ -91,6 +133,7 @@ export class EtcdWatch {
 
   private receive(res: RawWatchResponse): void {
     if (this.done) return;
+    this.failures = 0;
     if (res.compact_revision > 0) return this.fail(this.spec.onCompacted(res.compact_revision));
     if (res.canceled) return this.fail(new StorageError("Unavailable", "", `etcd cancelled the watch: ${res.cancel_reason || "no reason given"}`));
     if (res.created) return;
@@ -132,7 +175,7 @@ export class EtcdWatch {
     if (this.done) return;
     this.done = true;
     this.rejectWaiters(err);
-    this.stream.cancel();
+    this.open.stream.cancel();
     this.spec.onError(err);
   }
 

@@ -31,6 +31,8 @@ export interface Etcd3StorageOptions extends EtcdClientOptions {
   compactionIntervalMs: number;
   /** How long opening waits for etcd to answer (default: callTimeoutMs). */
   connectTimeoutMs?: number;
+  /** Where to say that a watch went on from another member. */
+  log?: (msg: string) => void;
 }
 
 /** One etcd call: kube-apiserver's operation name, the storage key or prefix it was for, how long it took, whether it failed. */
@@ -220,6 +222,7 @@ export class Etcd3Storage implements Storage {
         this.noteCompacted(rev);
         return compactedError(prefix, opts.afterRevision, rev);
       },
+      onResumed: (endpoint, from, why) => this.opts.log?.(`kapi: etcd watch of ${prefix} resumed on ${endpoint} from revision ${from} (${why})`),
     });
     this.watches.add(w);
     return {
