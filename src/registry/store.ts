@@ -185,8 +185,9 @@ export class GenericStore {
     return (await this.storage.range(prefix)).items.map((kv) => kv.key.slice(prefix.length));
   }
 
+  /** The revision of the storage that holds this type (split storage keeps one per etcd cluster). */
   async currentRevision(): Promise<number> {
-    return this.storage.currentRevision();
+    return this.storage.currentRevision(this.type.keyPrefix);
   }
 
   /** One object's stored bytes, not older than `rv` when given (else 504 after a wait). */
@@ -204,7 +205,7 @@ export class GenericStore {
     const deadline = Date.now() + futureRevisionWaitMs;
     for (;;) {
       signal?.throwIfAborted();
-      const current = await this.storage.currentRevision();
+      const current = await this.storage.currentRevision(this.type.keyPrefix);
       if (current >= rev) return current;
       if (Date.now() >= deadline) throw tooLargeError(rev, current);
       await new Promise((r) => setTimeout(r, 50));

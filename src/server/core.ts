@@ -42,6 +42,8 @@ export interface OpenCore extends CoreParts {
   encryption: EncryptionAtRest;
   /** Tells `observe` of every request to a remote store (etcd), for the etcd request metrics. */
   observeStorageRequests(observe: (r: StorageRequest) => void): void;
+  /** The etcd clusters of --etcd-servers-overrides, each with a health check of its own. */
+  storageOverrides: readonly Storage[];
   /** Stops the informers and caches and closes the storage (a start that fails half-way). */
   close(): Promise<void>;
 }
@@ -50,7 +52,7 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
   const historyWindowMs = o.storageHistoryWindowMs;
   // The encryption configuration is read first: a bad file refuses the start before storage opens.
   const encryption = encryptionAtRest(o);
-  const backend: Storage = o.sharedStorage ? borrowedStorage(o.sharedStorage) : await openStorage(o);
+  const { storage: backend, clusters, overrides } = o.sharedStorage ? { storage: borrowedStorage(o.sharedStorage), clusters: [], overrides: [] } : await openStorage(o, types);
   const storage = encryption.wrap(backend, types);
   const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
@@ -101,10 +103,10 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
     },
     countObjects: counts.latest,
     observeStorageRequests(observe) {
-      if (o.storageBackend !== "etcd3") return;
       const resourceOf = resourceOfKey(types);
-      (backend as Etcd3Storage).onRequest = (operation, key, seconds, failed) => observe({ operation, ...(resourceOf(key) ?? { group: "", resource: "" }), seconds, failed });
+      for (const c of clusters) c.onRequest = (operation, key, seconds, failed) => observe({ operation, ...(resourceOf(key) ?? { group: "", resource: "" }), seconds, failed });
     },
+    storageOverrides: overrides,
     encryption,
     async close() {
       encryption.stop();
@@ -116,13 +118,13 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
   };
 }
 
-/** The backend --storage-backend names; etcd's client is loaded only when it is the one. */
-async function openStorage(o: ServerOptions & CacheTuning): Promise<Storage> {
+/** The backend --storage-backend names (and its etcd clusters); etcd's client is loaded only when it is the one. */
+async function openStorage(o: ServerOptions & CacheTuning, types: TypeRegistry): Promise<{ storage: Storage; clusters: Etcd3Storage[]; overrides: Etcd3Storage[] }> {
   const historyWindowMs = o.storageHistoryWindowMs;
-  if (o.storageBackend === "sqlite") return SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs });
-  if (o.storageBackend === "memory") return new MemoryStorage({ historyWindowMs });
+  if (o.storageBackend === "sqlite") return { storage: await SqliteStorage.open({ path: join(o.dataDir, "kapi.db"), historyWindowMs }), clusters: [], overrides: [] };
+  if (o.storageBackend === "memory") return { storage: new MemoryStorage({ historyWindowMs }), clusters: [], overrides: [] };
   const { openEtcdStorage } = await import("./etcd-storage.js");
-  return openEtcdStorage(o);
+  return openEtcdStorage(o, types);
 }
 
 export interface StorageRequest {

@@ -12,6 +12,8 @@ export interface HealthState {
   storage: HealthCheck;
   /** A readiness-only storage check with its own timeout (kube-apiserver's etcd-readiness). */
   storageReadiness?: HealthCheck;
+  /** The checks of further storage (etcd clusters of --etcd-servers-overrides): health everywhere, readiness in /readyz. */
+  storageOverrides?: readonly { health: HealthCheck; readiness: HealthCheck }[];
   /** True once bootstrap objects exist. */
   bootstrapped(): boolean;
   /** True once shutdown began (readyz fails). */
@@ -26,9 +28,19 @@ export function healthEndpoints(s: HealthState): NonResourceHandler {
   const bootstrap: HealthCheck = { name: "poststarthook/bootstrap-namespaces", check: () => (s.bootstrapped() ? undefined : "not finished") };
   // During --livez-grace-period unfinished start-up hooks count as live (upstream's meaning).
   const inGrace = () => Date.now() - s.startedAt < s.livezGracePeriodMs;
-  const livez: HealthCheck[] = [ping, log, s.storage, { name: bootstrap.name, check: () => (inGrace() ? undefined : bootstrap.check()) }];
-  const readyz: HealthCheck[] = [ping, log, s.storage, ...(s.storageReadiness ? [s.storageReadiness] : []), bootstrap, { name: "shutdown", check: () => (s.stopping() ? "process is shutting down" : undefined) }];
-  const healthz: HealthCheck[] = [ping, log, s.storage, bootstrap];
+  const overrides = s.storageOverrides ?? [];
+  const storage = [s.storage, ...overrides.map((o) => o.health)];
+  const livez: HealthCheck[] = [ping, log, ...storage, { name: bootstrap.name, check: () => (inGrace() ? undefined : bootstrap.check()) }];
+  const readyz: HealthCheck[] = [
+    ping,
+    log,
+    s.storage,
+    ...(s.storageReadiness ? [s.storageReadiness] : []),
+    ...overrides.flatMap((o) => [o.health, o.readiness]),
+    bootstrap,
+    { name: "shutdown", check: () => (s.stopping() ? "process is shutting down" : undefined) },
+  ];
+  const healthz: HealthCheck[] = [ping, log, ...storage, bootstrap];
   return async (ex) => {
     const m = /^\/(livez|readyz|healthz)(?:\/([^/]+(?:\/[^/]+)?))?$/.exec(ex.path);
     if (!m) return false;

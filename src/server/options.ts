@@ -73,6 +73,12 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   log: (msg: string) => void;
 }
 
+export interface EtcdServersOverride {
+  group: string;
+  resource: string;
+  servers: string[];
+}
+
 export interface EtcdOptions {
   caFile?: string;
   certFile?: string;
@@ -80,7 +86,8 @@ export interface EtcdOptions {
   prefix: string;
   compactionIntervalMs: number;
   countMetricPollPeriodMs: number;
-  serversOverrides: string[];
+  /** --etcd-servers-overrides: a resource's objects in another etcd cluster (the last one given for a resource wins). */
+  serversOverrides: EtcdServersOverride[];
   healthcheckTimeoutMs: number;
   readycheckTimeoutMs: number;
 }

@@ -143,6 +143,10 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     stopping: () => stopping,
     checkStorage: () => storageHealth(core.storage, o.etcd.healthcheckTimeoutMs),
     ...(core.storage.health ? { checkStorageReadiness: () => core.storage.health!(o.etcd.readycheckTimeoutMs) } : {}),
+    storageOverrides: core.storageOverrides.map((s) => ({
+      check: () => storageHealth(s, o.etcd.healthcheckTimeoutMs),
+      checkReadiness: () => storageHealth(s, o.etcd.readycheckTimeoutMs),
+    })),
   };
   const metrics = new ServerMetrics(() => core.countObjects());
   if (o.storageBackend === "etcd3") {
@@ -216,7 +220,7 @@ function fail(message: string): never {
 }
 
 /** The storage health check: a remote backend (etcd) checks itself within `timeoutMs`. */
-function storageHealth(storage: OpenCore["storage"], timeoutMs: number): Promise<string | undefined> {
+function storageHealth(storage: OpenCore["storage"] | Storage, timeoutMs: number): Promise<string | undefined> {
   if (storage.health) return storage.health(timeoutMs);
   return storage.currentRevision().then(() => undefined, (e: Error) => e.message);
 }

@@ -110,10 +110,14 @@ export class CorruptValueError extends StorageError {
 }
 
 export interface StorageReader {
-  /** The latest revision committed (0 for an empty store). */
-  currentRevision(): Promise<number>;
-  /** The oldest revision still readable (revisions below it are compacted). */
-  compactedRevision(): number;
+  /**
+   * The latest revision committed (0 for an empty store). Storage split among etcd clusters
+   * (--etcd-servers-overrides) has one revision counter per cluster: `key` (a key or a prefix
+   * of one resource) names the cluster asked; without it, the main one.
+   */
+  currentRevision(key?: string): Promise<number>;
+  /** The oldest revision still readable (revisions below it are compacted); `key` as for currentRevision. */
+  compactedRevision(key?: string): number;
 
   get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined>;
   /** All keys with the given prefix, sorted by key (byte order). */

@@ -10,7 +10,6 @@ export function etcdStorageFeature(): FeatureModule {
     checkFlags: (o) => {
       if (o.storageBackend !== "etcd3") return;
       if (o.etcdServers.length === 0) throw new Error("--etcd-servers must be specified");
-      if (o.etcd.serversOverrides.length > 0) throw new Error("--etcd-servers-overrides: kapi serves every resource from the one etcd cluster of --etcd-servers; per-resource overrides are not supported");
       if (!!o.etcd.certFile !== !!o.etcd.keyFile) throw new Error("--etcd-certfile and --etcd-keyfile must be given together");
     },
   };

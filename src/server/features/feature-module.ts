@@ -126,6 +126,8 @@ export interface ServerLifecycle {
   checkStorage(): Promise<string | undefined>;
   /** The readiness-only storage check of a remote store (etcd, within --etcd-readycheck-timeout). */
   checkStorageReadiness?(): Promise<string | undefined>;
+  /** Both checks of each etcd cluster of --etcd-servers-overrides, in the order first named. */
+  readonly storageOverrides: readonly { check(): Promise<string | undefined>; checkReadiness(): Promise<string | undefined> }[];
 }
 
 /** What one feature adds to the server; every member is optional. */

@@ -12,6 +12,11 @@ export function observabilityFeature(): FeatureModule {
           // Named as kube-apiserver names its storage check, so probes and dashboards match.
           storage: { name: "etcd", check: () => lifecycle.checkStorage() },
           ...(lifecycle.checkStorageReadiness ? { storageReadiness: { name: "etcd-readiness", check: () => lifecycle.checkStorageReadiness!() } } : {}),
+          // kube-apiserver 1.34's checks of the --etcd-servers-overrides clusters, excluded with the main ones.
+          storageOverrides: lifecycle.storageOverrides.map((c, i) => ({
+            health: { name: `etcd-override-${i}`, group: "etcd", check: () => c.check() },
+            readiness: { name: `etcd-override-readiness-${i}`, group: "etcd-readiness", check: () => c.checkReadiness() },
+          })),
           bootstrapped: lifecycle.bootstrapped,
           stopping: lifecycle.stopping,
           startedAt: lifecycle.startedAt,

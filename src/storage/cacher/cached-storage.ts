@@ -85,7 +85,7 @@ export class CachedStorage implements Storage {
   private async readRevision(requested: number | undefined, key: string): Promise<number> {
     this.checkOpen();
     if (!requested) return 0;
-    return resolveReadRevision(requested, await this.backend.currentRevision(), this.backend.compactedRevision(), key);
+    return resolveReadRevision(requested, await this.backend.currentRevision(key), this.backend.compactedRevision(key), key);
   }
 
   /** Run a read against the loaded cache; a cache that stops under the read is replaced and the read retried. */
@@ -103,13 +103,13 @@ export class CachedStorage implements Storage {
     }
   }
 
-  async currentRevision(): Promise<number> {
+  async currentRevision(key?: string): Promise<number> {
     this.checkOpen();
-    return this.backend.currentRevision();
+    return this.backend.currentRevision(key);
   }
 
-  compactedRevision(): number {
-    return this.backend.compactedRevision();
+  compactedRevision(key?: string): number {
+    return this.backend.compactedRevision(key);
   }
 
   async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
@@ -155,7 +155,7 @@ export class CachedStorage implements Storage {
   watch(prefix: string, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Watcher {
     if (!this.covers(prefix)) return this.backend.watch(prefix, opts, onEvent, onError);
     this.checkOpen();
-    checkWatchRevision(opts.afterRevision, this.backend.compactedRevision(), prefix);
+    checkWatchRevision(opts.afterRevision, this.backend.compactedRevision(prefix), prefix);
     const cache = this.liveCache();
     const watch = new CacheFedWatch(prefix, onEvent, onError);
     if (cache.hasHistory) {

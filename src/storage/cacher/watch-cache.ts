@@ -138,7 +138,7 @@ export class WatchCache<O> {
   private async load(fromCurrent: boolean): Promise<boolean> {
     const { storage, prefix } = this.cfg;
     for (let attempt = 0; ; attempt++) {
-      const base = fromCurrent ? await storage.currentRevision() : storage.compactedRevision();
+      const base = fromCurrent ? await storage.currentRevision(prefix) : storage.compactedRevision(prefix);
       try {
         const items = base > 0 ? (await storage.range(prefix, { revision: base })).items : [];
         if (this.stopped) return true;
@@ -234,7 +234,7 @@ export class WatchCache<O> {
       }
       return rev;
     }
-    const current = await this.cfg.storage.currentRevision();
+    const current = await this.cfg.storage.currentRevision(this.cfg.prefix);
     await new Promise<void>((r) => setImmediate(r));
     if (!this.stopped && current > this.revision) {
       this.revision = current;
@@ -250,7 +250,7 @@ export class WatchCache<O> {
     while (this.revision < rev) {
       signal?.throwIfAborted();
       this.checkRunning();
-      const current = await this.cfg.storage.currentRevision();
+      const current = await this.cfg.storage.currentRevision(this.cfg.prefix);
       if (current >= rev) {
         await this.progress();
         continue;
@@ -362,7 +362,7 @@ export class WatchCache<O> {
   snapshotAt(rev: number): readonly Entry<O>[] | undefined {
     // Like upstream, compaction of the backend invalidates snapshots older than it: a continue
     // token must not outlive the history the backend keeps.
-    if (rev < this.cfg.storage.compactedRevision()) return undefined;
+    if (rev < this.cfg.storage.compactedRevision(this.cfg.prefix)) return undefined;
     const s = this.snapshots.get(rev);
     if (s && s.expires >= Date.now()) return s.entries;
     // The current state is the state at rev when nothing under the prefix changed since.

@@ -18,8 +18,8 @@ export function borrowedStorage(backend: Storage): Storage {
     return op();
   };
   return {
-    currentRevision: () => guard("", () => backend.currentRevision()),
-    compactedRevision: () => backend.compactedRevision(),
+    currentRevision: (key?: string) => guard(key ?? "", () => backend.currentRevision(key)),
+    compactedRevision: (key?: string) => backend.compactedRevision(key),
     get: (key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> => guard(key, () => backend.get(key, opts)),
     range: (prefix: string, opts?: RangeOptions): Promise<RangeResult> => guard(prefix, () => backend.range(prefix, opts)),
     count: (prefix: string) => guard(prefix, () => backend.count(prefix)),

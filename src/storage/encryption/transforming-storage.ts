@@ -33,12 +33,12 @@ export class TransformingStorage implements Storage {
 
   readonly health?: (timeoutMs: number) => Promise<string | undefined>;
 
-  currentRevision(): Promise<number> {
-    return this.backend.currentRevision();
+  currentRevision(key?: string): Promise<number> {
+    return this.backend.currentRevision(key);
   }
 
-  compactedRevision(): number {
-    return this.backend.compactedRevision();
+  compactedRevision(key?: string): number {
+    return this.backend.compactedRevision(key);
   }
 
   async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {
