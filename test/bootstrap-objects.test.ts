@@ -19,6 +19,7 @@ function comparable(o: Obj): Obj {
   for (const m of c.metadata.managedFields ?? []) delete m.time;
   if (c.kind === "ConfigMap" && c.metadata.name === "kube-root-ca.crt") c.data!["ca.crt"] = "<the serving CA>";
   if (c.kind === "ConfigMap" && c.metadata.name === "kube-apiserver-legacy-service-account-token-tracking") c.data!.since = "<the first start's date>";
+  for (const cond of c.kind === "ServiceCIDR" ? (c as { status?: { conditions?: { lastTransitionTime?: string }[] } }).status?.conditions ?? [] : []) cond.lastTransitionTime = "<the start's time>";
   return c;
 }
 

@@ -11,11 +11,16 @@ import type { Strategy, StrategyContext } from "./strategy.js";
  */
 export type SubresourceWrite = (desired: KObject, current: KObject, ctx: StrategyContext, strategy: Strategy) => KObject;
 
-/** Only status changes; metadata and spec stay as stored (what /status writes for every type). */
+/**
+ * Only status changes; metadata and spec stay as stored (what /status writes for every type),
+ * except managedFields written with it: a server-side apply of the status records its manager's
+ * entry there (upstream's ResetObjectMetaForStatus keeps them for that reason).
+ */
 export const statusOnly: SubresourceWrite = (desired, current, ctx, strategy) => {
   const next = clone(current);
   next.status = desired.status;
   if (desired.status === undefined) delete next.status;
+  if (desired.metadata.managedFields !== undefined) next.metadata.managedFields = desired.metadata.managedFields;
   strategy.prepareForUpdate(next, current, ctx);
   return next;
 };

@@ -12,6 +12,7 @@ import { reviewStorages } from "../../handlers/reviews.js";
 import { scaleStorage } from "../../handlers/scale.js";
 import { kubernetesService, serviceRanges } from "../../types/allocation/service.js";
 import { startServiceAllocationRepair } from "../../controllers/service-allocation-repair.js";
+import { DefaultServiceCIDR, serviceCIDRType, startDefaultServiceCIDR } from "../../controllers/default-service-cidr.js";
 import type { KObject } from "../../apimachinery/object.js";
 import { cborCodec } from "../../encoding/cbor.js";
 import { protobufCodec } from "../../encoding/protobuf/index.js";
@@ -111,6 +112,27 @@ export function kubernetesServiceFeature(): FeatureModule {
         const repair = startServiceAllocationRepair({ ...core, ports: serviceRanges(options.serviceClusterIPRange, options.serviceNodePortRange).ports });
         return repair ? [repair] : [];
       },
+    }),
+  };
+}
+
+/**
+ * The default ServiceCIDR "kubernetes" from --service-cluster-ip-range with its Ready condition,
+ * made at start (start-up waits for it) and again whenever it goes, by every replica (upstream's
+ * kubernetes-service-cidr-controller runs in every kube-apiserver), where ServiceCIDRs are served.
+ */
+export function defaultServiceCIDRFeature(): FeatureModule {
+  let cidr: DefaultServiceCIDR | undefined;
+  return {
+    name: "default-service-cidr",
+    setup: ({ options }) => ({
+      bootstrap: async (core) => {
+        const t = serviceCIDRType(core.types);
+        if (!t) return;
+        cidr = new DefaultServiceCIDR(t, { ...core, cidrs: [serviceRanges(options.serviceClusterIPRange, options.serviceNodePortRange).ip.cidr] });
+        await cidr.sync();
+      },
+      replicaControllers: (core) => (cidr ? [startDefaultServiceCIDR(cidr, serviceCIDRType(core.types)!, core.informers)] : []),
     }),
   };
 }

@@ -11,6 +11,7 @@ import { authorizationChainFeature, nodeAuthorizerFeature, rbacFeature } from ".
 import {
   accessReviewsFeature,
   cborFeature,
+  defaultServiceCIDRFeature,
   discoveryFeature,
   kubernetesServiceFeature,
   podSubresourcesFeature,
@@ -41,6 +42,7 @@ export function serverFeatures(): FeatureModule[] {
     etcdStorageFeature(),
     systemNamespacesFeature(),
     kubernetesServiceFeature(),
+    defaultServiceCIDRFeature(),
     protobufFeature(),
     cborFeature(),
     discoveryFeature(),
