@@ -156,8 +156,9 @@ describeEtcd("kapi serve on a three-member etcd cluster", () => {
     const resumed = stderr().match(/etcd watch of \S+ resumed on/g) ?? [];
     expect(resumed.length).toBeGreaterThanOrEqual(streamsOnLeader);
 
-    // Writes stalled at most for etcd's election and its own request timeout on a proposal the
-    // dead leader took with it; /readyz failed at most briefly.
+    // Writes stalled at most for etcd's own timeout of a proposal the dead leader took with it
+    // (5 s + two election timeouts: "request timed out, possibly due to previous leader
+    // failure", which kube-apiserver meets as well), and a retry; /readyz failed at most briefly.
     const acks = [...created.values(), ...deleted.values()].map((o) => o.at).sort((a, b) => a - b);
     const stall = Math.max(...acks.map((t, i) => (i > 0 && t > killedAt ? t - Math.max(acks[i - 1]!, killedAt) : 0)));
     const notReady = readyz.filter((r) => r.at > killedAt && r.status !== 200);
@@ -167,7 +168,7 @@ describeEtcd("kapi serve on a three-member etcd cluster", () => {
         `/readyz not 200 in ${notReady.length} of ${readyz.filter((r) => r.at > killedAt).length} probes after the kill (${notReadyMs} ms); ` +
         `${streamsOnLeader} watch streams on the leader, ${resumed.length} resumed (configmaps among them: ${/etcd watch of \/registry\/configmaps\/ resumed/.test(stderr())})`,
     );
-    expect(stall).toBeLessThan(6_000);
+    expect(stall).toBeLessThan(10_000);
     expect(notReadyMs).toBeLessThan(5_000);
     expect(readyz.at(-1)!.status).toBe(200);
     informer.stop();

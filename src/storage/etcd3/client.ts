@@ -81,7 +81,7 @@ interface Endpoint {
   url: string;
   channel: grpc.Channel;
   kv: grpc.Client & Record<"Range" | "Txn" | "Compact", Unary>;
-  watch: grpc.Client & { Watch(opts: grpc.CallOptions): WatchStream };
+  watch: grpc.Client & { Watch(meta: grpc.Metadata, opts: grpc.CallOptions): WatchStream };
   maintenance: grpc.Client & { Status: Unary };
 }
 
@@ -158,7 +158,12 @@ export class EtcdClient {
   watchStream(avoid?: string): OpenWatchStream | undefined {
     const e = this.pick(avoid);
     if (!e) return undefined;
-    return { stream: e.watch.Watch({}), endpoint: e.url };
+    // As kube-apiserver's watches (clientv3.WithRequireLeader): a member that has had no leader
+    // for three election timeouts ends the stream ("etcdserver: no leader") instead of keeping a
+    // watch that can hear nothing.
+    const meta = new grpc.Metadata();
+    meta.set("hasleader", "true");
+    return { stream: e.watch.Watch(meta, {}), endpoint: e.url };
   }
 
   close(): void {

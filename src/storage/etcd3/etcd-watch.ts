@@ -72,10 +72,11 @@ export class EtcdWatch {
   /** The stream's member went away: go on from another, else end. */
   private lost(why: string): void {
     const from = this.open;
-    from.stream.cancel();
     const next = ++this.failures < this.client.endpointCount ? this.client.watchStream(from.endpoint) : undefined;
     if (!next) return this.fail(new StorageError("Unavailable", "", why));
+    // Switched before the old stream is cancelled: what it still reports is no longer heard.
     this.open = this.start(next);
+    from.stream.cancel();
     this.spec.onResumed?.(next.endpoint, this.delivered + 1, why);
     // Progress asked of the lost stream is asked again of this one, once it has caught up where
     // etcd may answer early (see progress()).
