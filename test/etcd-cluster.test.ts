@@ -10,24 +10,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from "@kubernetes/client-node";
-import { asTestServer, serveKapi } from "./support/cli.js";
+import { asTestServer, serveKapi, stopKapi } from "./support/cli.js";
 import { req, type HttpServer } from "./support/client.js";
 import { etcdSkipReason, startEtcdCluster, type EtcdCluster } from "./support/etcd.js";
+import { until } from "./support/until.js";
 
 const describeEtcd = etcdSkipReason ? describe.skip : describe;
 if (etcdSkipReason) describe(`kapi on an etcd cluster (skipped: ${etcdSkipReason})`, () => it.skip("needs etcd", () => {}));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 interface Outcome {
   /** Acknowledged with this resourceVersion (a delete answers a Status: none); "landed" when a retry found an earlier attempt applied. */
@@ -51,11 +42,7 @@ describeEtcd("kapi serve on a three-member etcd cluster", () => {
     server = asTestServer(s.url, dir);
   }, 60_000);
   afterAll(async () => {
-    if (proc && proc.exitCode === null) {
-      const exited = new Promise((r) => proc!.once("exit", r));
-      proc.kill("SIGTERM");
-      await exited;
-    }
+    await stopKapi(proc);
     await cluster?.cleanup();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });

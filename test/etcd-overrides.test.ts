@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EtcdClient } from "../src/storage/etcd3/client.js";
-import { asTestServer, runKapi, serveKapi } from "./support/cli.js";
+import { asTestServer, runKapi, serveKapi, stopKapi } from "./support/cli.js";
 import { req, watchEvents, type HttpServer } from "./support/client.js";
 import { etcdSkipReason, startEtcd, type EtcdProcess } from "./support/etcd.js";
 
@@ -66,11 +66,7 @@ describeEtcd("kapi serve --etcd-servers-overrides=/events#<second etcd>", () => 
     server = asTestServer(s.url, dir);
   }, 60_000);
   afterAll(async () => {
-    if (proc && proc.exitCode === null) {
-      const exited = new Promise((r) => proc!.once("exit", r));
-      proc.kill("SIGTERM");
-      await exited;
-    }
+    await stopKapi(proc);
     await Promise.all([main?.cleanup(), second?.cleanup()]);
     if (dir) rmSync(dir, { recursive: true, force: true });
   });

@@ -12,6 +12,7 @@ import { CoordinationV1Api, CoreV1Api, KubeConfig, NetworkingV1Api } from "@kube
 import { asTestServer, serveKapi } from "./support/cli.js";
 import type { HttpServer } from "./support/client.js";
 import { etcdSkipReason, startEtcd, type EtcdProcess } from "./support/etcd.js";
+import { until } from "./support/until.js";
 
 const describeEtcd = etcdSkipReason ? describe.skip : describe;
 if (etcdSkipReason) describe(`kapi replicas on etcd (skipped: ${etcdSkipReason})`, () => it.skip("needs etcd", () => {}));
@@ -32,16 +33,6 @@ function api<T>(r: Replica, ctor: new (...a: any[]) => T): T {
   const kc = new KubeConfig();
   kc.loadFromString(r.server.kubeconfig);
   return kc.makeApiClient(ctor as any) as T;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const gone = (r: Replica, ns: string) =>

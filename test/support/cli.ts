@@ -46,6 +46,14 @@ export function serveKapi(args: string[]): Promise<{ proc: ChildProcess; url: st
   });
 }
 
+/** SIGTERM to a `kapi serve` child still running, resolving once it has exited. */
+export async function stopKapi(proc: ChildProcess | undefined): Promise<void> {
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise((r) => proc.once("exit", r));
+  proc.kill("SIGTERM");
+  await exited;
+}
+
 /** A `kapi serve` child as a TestServer, with the admin kubeconfig it wrote into `dataDir`. */
 export function asTestServer(url: string, dataDir: string): HttpServer {
   const kubeconfig = readFileSync(join(dataDir, "admin.kubeconfig"), "utf8");
