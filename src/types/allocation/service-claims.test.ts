@@ -17,6 +17,22 @@ const ipAddress = (ip: string, parent: string, createdMsAgo: number, now: number
 });
 
 describe("service claims", () => {
+  it("a round that lost an address claims no port and gives its other addresses back (the caller chooses again)", async () => {
+    const storage = new MemoryStorage();
+    const other = new WriteClaims(storage);
+    await claimServiceValues(svc("a", "10.0.0.5"), undefined, other, ports);
+    await other.settle(true);
+    const two = (ip1: string, ip2: string, nodePort: number): Obj => ({ ...svc("b", ip1, nodePort), spec: { ...svc("b", ip1, nodePort).spec, clusterIPs: [ip1, ip2] } });
+    const mine = new WriteClaims(storage);
+    expect(await claimServiceValues(two("10.0.0.7", "10.0.0.5", 30007), undefined, mine, ports)).toEqual({ ips: new Set(["10.0.0.5"]), ports: new Set() });
+    expect(await storage.get(ipAddressKey("10.0.0.7"))).toBeUndefined();
+    expect(portsOfRangeAllocation((await storage.get(nodePortsKey))?.value).size).toBe(0);
+    // The next round's choice is claimed whole, and kept once the write is stored.
+    expect(await claimServiceValues(two("10.0.0.7", "10.0.0.8", 30007), undefined, mine, ports)).toEqual({ ips: new Set(), ports: new Set() });
+    await mine.settle(true);
+    expect(portsOfRangeAllocation((await storage.get(nodePortsKey))?.value)).toEqual(new Set([30007]));
+  });
+
   it("a claim another holds is reported lost; a failed write undoes its claims, a stored one keeps them", async () => {
     const storage = new MemoryStorage();
     const first = new WriteClaims(storage);

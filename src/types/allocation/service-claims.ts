@@ -88,11 +88,23 @@ export async function claimServiceValues(svc: Obj, old: Obj | undefined, claims:
   const before = old ? holdingsOf([old]) : { ips: new Set<string>(), ports: new Set<number>() };
   const lost: Holdings = { ips: new Set(), ports: new Set() };
   const isParent = parentIs(svc);
+  const claimedIPs: string[] = [];
   for (const ip of now.ips) {
     if (before.ips.has(ip)) continue;
-    if (!(await claims.createOnce(ipAddressKey(ip), JSON.stringify(ipAddressObject(ip, svc)), isParent))) lost.ips.add(ip);
+    if (await claims.createOnce(ipAddressKey(ip), JSON.stringify(ipAddressObject(ip, svc)), isParent)) claimedIPs.push(ip);
+    else lost.ips.add(ip);
   }
+  // A lost address means the caller chooses again: give back this round's addresses now and claim
+  // no port, so that no value claimed for a choice that was dropped stays taken (a node port
+  // claimed in a dropped round would look held by another, and a small range would fill up).
   const added = [...now.ports].filter((p) => !before.ports.has(p));
+  if (lost.ips.size) {
+    await Promise.all(claimedIPs.map((ip) => claims.remove(ipAddressKey(ip), isParent)));
+    // Which ports are taken is still worth knowing for the next choice: read, without writing.
+    const busy = await claims.modify(nodePortsKey, (stored) => ({ result: added.filter((p) => portsOfRangeAllocation(stored).has(p)) }));
+    for (const p of busy) lost.ports.add(p);
+    return lost;
+  }
   if (added.length) {
     const busy = await changePorts(claims, ports, added, []);
     for (const p of busy) lost.ports.add(p);
