@@ -12,7 +12,7 @@ describe("startup trace", () => {
 
   it("prints each phase in order, with the time before start and the total", () => {
     const out: string[] = [];
-    const t = startupTrace(true, (s) => out.push(s));
+    const t = startupTrace(true, (s) => out.push(s), true);
     t.mark("first");
     t.mark("second");
     t.done();
@@ -23,6 +23,23 @@ describe("startup trace", () => {
       "second",
       "total since process start",
     ]);
+  });
+
+  it("counts a later start in the process from its own start", () => {
+    const out: string[] = [];
+    const t = startupTrace(true, (s) => out.push(s), false);
+    t.mark("only");
+    t.done();
+    const names = out.join("").trimEnd().split("\n").map((l) => l.replace(/^kapi: startup: +[\d.]+ ms \(cpu +[\d.]+ ms\)  /, ""));
+    expect(names).toEqual(["only", "total since startApiServer was called"]);
+  });
+
+  it("counts a start after the process's first traced one from its own start", () => {
+    const later: string[] = [];
+    startupTrace(true, () => undefined).done();
+    startupTrace(true, (s) => later.push(s)).done();
+    expect(later.join("")).toContain("total since startApiServer was called");
+    expect(later.join("")).not.toContain("process start to startApiServer");
   });
 
   it("sums the phases into the total", () => {

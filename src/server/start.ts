@@ -185,7 +185,6 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   o.log(`kapi: serving on ${url} (storage ${o.storageBackend}${persistent ? ` in ${o.dataDir}` : ""}) in ${Date.now() - t0} ms`);
   if (kubeconfigPath) o.log(`kapi: admin kubeconfig: ${kubeconfigPath}`);
   trace.mark("admin kubeconfig");
-  trace.done();
   const stop = gracefulStop({ listener, shutdownDelayMs: o.shutdownDelayMs, markStopping: () => (stopping = true), streams: parts.streams, stopBackground, closeStorage: () => core.storage.close() });
   const running: RunningServer = { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop, ...activity, controllers: () => features.controllers(), startDelayedControllers: () => manager.startNow(), ...(manager.election ? { election: manager.election } : {}) };
   if (o.whenStarted) {
@@ -196,7 +195,9 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
       throw e;
     }
     startHooksDone = true;
+    trace.mark("start hooks (a test kit: snapshot or manifests, settle, initial state)");
   }
+  trace.done();
   return running;
 }
 
