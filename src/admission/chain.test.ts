@@ -38,6 +38,22 @@ describe("admissionChain", () => {
     expect(calls).toEqual(["DELETE"]);
   });
 
+  it("skips plugins for resources they do not name, in both stages", async () => {
+    const calls: string[] = [];
+    const secrets = { ...type, resource: "secrets", kind: "Secret", gr: { group: "", resource: "secrets" } } as ResourceType;
+    const chain = admissionChain([
+      { name: "secrets-only", resources: [{ group: "", resource: "secrets" }], admit: (a) => void calls.push(`admit ${a.type.resource}`), validate: (a) => void calls.push(`validate ${a.type.resource}`) },
+      { name: "other-group", resources: [{ group: "apps", resource: "configmaps" }], validate: (a) => void calls.push(`other-group ${a.type.resource}`) },
+      { name: "all", validate: (a) => void calls.push(`all ${a.type.resource}`) },
+    ]);
+    const onSecret = admissionAttributes({ operation: "CREATE", type: secrets, namespace: "default", name: "s", subresource: "", object: { metadata: { name: "s" } }, dryRun: false });
+    for (const a of [attrs("CREATE"), onSecret, attrs("UPDATE")]) {
+      await chain.admit(a);
+      await chain.validate(a);
+    }
+    expect(calls).toEqual(["all configmaps", "admit secrets", "validate secrets", "all secrets", "all configmaps"]);
+  });
+
   it("stops at the first rejection", async () => {
     const calls: string[] = [];
     const chain = admissionChain([

@@ -59,12 +59,23 @@ export interface AdmissionPlugin {
   readonly name: string;
   /** Which operations the plugin looks at (all when absent). */
   readonly operations?: readonly AdmissionOperation[];
+  /**
+   * Which group-resources the plugin looks at (all when absent): the chain does not call it for
+   * writes of any other (a server's own writes at start pass only the plugins that care).
+   */
+  readonly resources?: readonly AdmittedResource[];
   /** Runs again, once, when a later mutation asks for reinvocation (webhooks, mutating policies). */
   readonly reinvocable?: boolean;
   admit?(attributes: AdmissionAttributes): void | Promise<void>;
   validate?(attributes: AdmissionAttributes): void | Promise<void>;
   /** Stops what the plugin started (informers, timers) when the server stops. */
   stop?(): void;
+}
+
+/** A group-resource a plugin looks at ("" for the core group). */
+export interface AdmittedResource {
+  readonly group: string;
+  readonly resource: string;
 }
 
 /** The two stages as the write path calls them. */

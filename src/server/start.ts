@@ -69,6 +69,13 @@ export interface RunningServer extends ControllerActivity {
 /** The garbage collector starts this long after the server listens, or after this replica starts leading (see garbageCollectorFeature). */
 const controllersOnceServingDelayMs = 250;
 
+/**
+ * prom-client (tens of ms to import) is loaded this long after the server listens, so its loading
+ * does not delay the first requests (readiness probes, a test's first call); a scrape before
+ * then loads it at once, and what was recorded meanwhile is kept (ServerMetrics).
+ */
+const metricsLoadDelayMs = 250;
+
 export type { CacheTuning };
 
 /** Library-only extension points (no kube-apiserver flag). */
@@ -127,8 +134,10 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const manager = startControllerManager({ features, core, election: leaderElectionOn(o) ? o.leaderElection : undefined, onceServingDelayMs: controllersOnceServingDelayMs, log: o.log });
   trace.mark("controllers started");
   let stopping = false;
+  let metricsLoad: NodeJS.Timeout | undefined;
   /** Stops the features and their controllers, the informers and the watch caches. */
   const stopBackground = () => {
+    clearTimeout(metricsLoad);
     manager.stop();
     features.stop();
     core.encryption.stop();
@@ -181,7 +190,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   manager.serving();
   const activity = controllerActivity({ controllers: () => features.controllers(), informers: core.informers, later: manager.later });
   const { kubeconfig, kubeconfigPath } = adminKubeconfig(o, url, tls);
-  setImmediate(() => void metrics.load()); // off the start-up path
+  metricsLoad = setTimeout(() => void metrics.load(), metricsLoadDelayMs).unref();
   o.log(`kapi: serving on ${url} (storage ${o.storageBackend}${persistent ? ` in ${o.dataDir}` : ""}) in ${Date.now() - t0} ms`);
   if (kubeconfigPath) o.log(`kapi: admin kubeconfig: ${kubeconfigPath}`);
   trace.mark("admin kubeconfig");

@@ -4,7 +4,7 @@
 import { formatFieldError, notSupported } from "../../apimachinery/validation.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden } from "./forbidden.js";
-import { isObj, isPods, objs, str, type Obj } from "./pod-shape.js";
+import { isObj, isPods, objs, podsOnly, str, type Obj } from "./pod-shape.js";
 
 const lists = [["initContainers", "spec.initContainers"], ["containers", "spec.containers"], ["ephemeralContainers", "spec.ephemeralContainers"]] as const;
 
@@ -25,6 +25,7 @@ export function alwaysPullImages(): AdmissionPlugin {
   return {
     name: "AlwaysPullImages",
     operations: ["CREATE", "UPDATE"],
+    resources: podsOnly,
     admit(a) {
       if (!applies(a)) return;
       const spec = isObj(a.object!.spec) ? (a.object!.spec as Obj) : {};

@@ -16,6 +16,7 @@ export function defaultIngressClassPlugin(parts: () => AdmissionParts): Admissio
   return {
     name: "DefaultIngressClass",
     operations: ["CREATE"],
+    resources: [{ group: "networking.k8s.io", resource: "ingresses" }],
     async admit(a) {
       if (a.type.group !== "networking.k8s.io" || a.type.resource !== "ingresses" || a.subresource !== "" || !a.object) return;
       const spec = isObj(a.object.spec) ? (a.object.spec as Obj) : undefined;

@@ -23,6 +23,7 @@ export function defaultStorageClassPlugin(parts: () => AdmissionParts): Admissio
   return {
     name: "DefaultStorageClass",
     operations: ["CREATE"],
+    resources: [{ group: "", resource: "persistentvolumeclaims" }],
     async admit(a) {
       if (a.type.group !== "" || a.type.resource !== "persistentvolumeclaims" || a.subresource !== "" || !a.object) return;
       if (claimHasClass(a.object)) return;

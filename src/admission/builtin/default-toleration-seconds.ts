@@ -3,7 +3,7 @@
 // --default-not-ready-toleration-seconds / --default-unreachable-toleration-seconds (300 each),
 // so that its node's failure evicts it after that long rather than at once.
 import type { AdmissionPlugin } from "../../registry/admission.js";
-import { isPods, objs, podSpec, str, type Obj } from "./pod-shape.js";
+import { isPods, objs, podsOnly, podSpec, str, type Obj } from "./pod-shape.js";
 
 export const notReadyTaintKey = "node.kubernetes.io/not-ready";
 export const unreachableTaintKey = "node.kubernetes.io/unreachable";
@@ -22,6 +22,7 @@ export function defaultTolerationSeconds(flags: TolerationSecondsFlags): Admissi
   return {
     name: "DefaultTolerationSeconds",
     operations: ["CREATE", "UPDATE"],
+    resources: podsOnly,
     admit(a) {
       if (!isPods(a) || !a.object) return;
       const spec = podSpec(a.object);

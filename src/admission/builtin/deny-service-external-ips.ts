@@ -13,6 +13,7 @@ export function denyServiceExternalIPs(): AdmissionPlugin {
   return {
     name: "DenyServiceExternalIPs",
     operations: ["CREATE", "UPDATE"],
+    resources: [{ group: "", resource: "services" }],
     validate(a) {
       if (a.type.group !== "" || a.type.resource !== "services" || a.subresource !== "" || !a.object) return;
       const wanted = externalIPs(a.object);

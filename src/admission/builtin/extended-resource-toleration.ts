@@ -3,7 +3,7 @@
 // so nodes dedicated to the resource (tainted with it) take exactly the pods that need it.
 import { isQualifiedName } from "../../apimachinery/validation.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
-import { isObj, isPods, objs, type Obj } from "./pod-shape.js";
+import { isObj, isPods, objs, podsOnly, type Obj } from "./pod-shape.js";
 import { mergeTolerations } from "./tolerations.js";
 
 /** helper.IsExtendedResourceName: prefixed, outside kubernetes.io, not a quota "requests." name, and qualified as one. */
@@ -17,6 +17,7 @@ export function extendedResourceToleration(): AdmissionPlugin {
   return {
     name: "ExtendedResourceToleration",
     operations: ["CREATE", "UPDATE"],
+    resources: podsOnly,
     admit(a) {
       if (!isPods(a) || !a.object) return;
       const spec = isObj(a.object.spec) ? (a.object.spec as Obj) : {};

@@ -2,7 +2,7 @@
 // anti-affinity may only spread over hosts (kubernetes.io/hostname), not wider domains.
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden } from "./forbidden.js";
-import { isObj, isPods, objs, str, type Obj } from "./pod-shape.js";
+import { isObj, isPods, objs, podsOnly, str, type Obj } from "./pod-shape.js";
 
 const hostnameLabel = "kubernetes.io/hostname";
 
@@ -10,6 +10,7 @@ export function limitPodHardAntiAffinityTopology(): AdmissionPlugin {
   return {
     name: "LimitPodHardAntiAffinityTopology",
     operations: ["CREATE", "UPDATE"],
+    resources: podsOnly,
     validate(a) {
       if (!isPods(a) || !a.object) return;
       const spec = isObj(a.object.spec) ? (a.object.spec as Obj) : {};

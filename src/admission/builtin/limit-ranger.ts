@@ -47,6 +47,7 @@ export function limitRanger(parts: () => AdmissionParts, liveTtlMs = 30_000): Ad
   return {
     name: "LimitRanger",
     operations: ["CREATE", "UPDATE"],
+    resources: [{ group: "", resource: "pods" }, { group: "", resource: "persistentvolumeclaims" }],
     async admit(a) {
       if (!applies(a) || a.type.resource !== "pods") return;
       for (const lr of await limitRanges(a.namespace)) defaultPodResources(lr, a.object!);

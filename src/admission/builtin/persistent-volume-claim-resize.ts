@@ -28,6 +28,7 @@ export function persistentVolumeClaimResize(parts: () => AdmissionParts): Admiss
   return {
     name: "PersistentVolumeClaimResize",
     operations: ["UPDATE"],
+    resources: [{ group: "", resource: "persistentvolumeclaims" }],
     async validate(a) {
       if (a.type.group !== "" || a.type.resource !== "persistentvolumeclaims" || a.subresource !== "" || !a.object || !a.oldObject) return;
       if (compareQuantity(storageRequest(a.object), storageRequest(a.oldObject)) <= 0) return;

@@ -6,7 +6,7 @@ import { ApiError, forbidden, internalError } from "../../apimachinery/errors.js
 import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { labelsConflict, namespaceAnnotations, selectorToLabelsMap } from "./namespace-annotations.js";
-import { isObj, isPods, str, type Obj } from "./pod-shape.js";
+import { isObj, isPods, podsOnly, str, type Obj } from "./pod-shape.js";
 
 export const namespaceNodeSelectorAnnotation = "scheduler.alpha.kubernetes.io/node-selector";
 
@@ -44,6 +44,7 @@ export function podNodeSelector(parts: () => AdmissionParts, config: Record<stri
   return {
     name: "PodNodeSelector",
     operations: ["CREATE"],
+    resources: podsOnly,
     async admit(a) {
       if (!isPods(a) || !a.object) return;
       if (!isObj(a.object.spec)) a.object.spec = {};

@@ -12,6 +12,9 @@ export function podSpec(pod: Obj): Obj {
   return pod.spec as Obj;
 }
 
+/** The resources of a plugin that looks at pods only (AdmissionPlugin.resources). */
+export const podsOnly = [{ group: "", resource: "pods" }] as const;
+
 /** Is this write about the pods resource of the core group (not a subresource unless allowed)? */
 export function isPods(a: { type: { group: string; resource: string }; subresource: string }, ...subresources: string[]): boolean {
   return a.type.group === "" && a.type.resource === "pods" && (a.subresource === "" || subresources.includes(a.subresource));

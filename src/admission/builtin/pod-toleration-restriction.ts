@@ -8,7 +8,7 @@ import { podQOSClass } from "../../types/defaults/pod.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { namespaceAnnotations } from "./namespace-annotations.js";
-import { isObj, isPods, objs, type Obj } from "./pod-shape.js";
+import { isObj, isPods, objs, podsOnly, type Obj } from "./pod-shape.js";
 import { isSuperset, mergeTolerations } from "./tolerations.js";
 
 export const defaultTolerationsAnnotation = "scheduler.alpha.kubernetes.io/defaultTolerations";
@@ -53,6 +53,7 @@ export function podTolerationRestriction(parts: () => AdmissionParts, config: To
   return {
     name: "PodTolerationRestriction",
     operations: ["CREATE", "UPDATE"],
+    resources: podsOnly,
     async admit(a) {
       if (!isPods(a) || !a.object) return;
       if (!isObj(a.object.spec)) a.object.spec = {};

@@ -6,7 +6,7 @@
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
 import { objectLookup } from "./lookup.js";
-import { isObj, str, type Obj } from "./pod-shape.js";
+import { isObj, podsOnly, str, type Obj } from "./pod-shape.js";
 
 export const topologyLabelKeys = ["topology.kubernetes.io/zone", "topology.kubernetes.io/region"];
 
@@ -15,6 +15,7 @@ export function podTopologyLabels(parts: () => AdmissionParts, enabled: boolean)
   return {
     name: "PodTopologyLabels",
     operations: ["CREATE"],
+    resources: podsOnly,
     async admit(a) {
       if (!enabled || a.type.group !== "" || a.type.resource !== "pods" || !a.object) return;
       let nodeName: string;

@@ -32,6 +32,7 @@ export function priorityPlugin(parts: () => AdmissionParts): AdmissionPlugin {
   return {
     name: "Priority",
     operations: ["CREATE", "UPDATE", "DELETE"],
+    resources: [{ group: "", resource: "pods" }, { group: "scheduling.k8s.io", resource: "priorityclasses" }],
     async admit(a) {
       if (!isPods(a) || !a.object || a.operation === "DELETE") return;
       const pod = a.object as Obj;

@@ -8,7 +8,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admiss
 import type { AdmissionParts } from "../plugins.js";
 import { admissionForbidden } from "./forbidden.js";
 import { objectLookup } from "./lookup.js";
-import { isObj, isPods, objs, type Obj } from "./pod-shape.js";
+import { isObj, isPods, objs, podsOnly, type Obj } from "./pod-shape.js";
 import { mergeTolerations } from "./tolerations.js";
 
 const overheadMismatch = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead";
@@ -36,6 +36,7 @@ export function runtimeClassPlugin(parts: () => AdmissionParts): AdmissionPlugin
   return {
     name: "RuntimeClass",
     operations: ["CREATE"],
+    resources: podsOnly,
     async admit(a) {
       if (!isPods(a)) return;
       const { spec, rc } = await prepare(a);

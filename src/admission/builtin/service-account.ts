@@ -12,7 +12,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from "../../registry/admiss
 import type { AdmissionParts } from "../plugins.js";
 import { admissionForbidden } from "./forbidden.js";
 import { objectLookup } from "./lookup.js";
-import { isObj, isPods, objs, podSpec, str, type Obj } from "./pod-shape.js";
+import { isObj, isPods, objs, podsOnly, podSpec, str, type Obj } from "./pod-shape.js";
 import { parseGoBool } from "../../apimachinery/booleans.js";
 
 export const defaultServiceAccountName = "default";
@@ -74,6 +74,7 @@ export function serviceAccountPlugin(parts: () => AdmissionParts, opts: ServiceA
   return {
     name: "ServiceAccount",
     operations: ["CREATE", "UPDATE"],
+    resources: podsOnly,
     async admit(a) {
       if (!isPods(a) || a.operation !== "CREATE" || !a.object) return;
       const pod = a.object as Obj & KObject;

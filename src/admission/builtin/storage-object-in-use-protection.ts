@@ -10,6 +10,7 @@ export function storageObjectInUseProtection(): AdmissionPlugin {
   return {
     name: "StorageObjectInUseProtection",
     operations: ["CREATE"],
+    resources: [{ group: "", resource: "persistentvolumes" }, { group: "", resource: "persistentvolumeclaims" }],
     admit(a) {
       if (a.type.group !== "" || a.subresource !== "" || !a.object) return;
       const finalizer = a.type.resource === "persistentvolumes" ? pvProtectionFinalizer : a.type.resource === "persistentvolumeclaims" ? pvcProtectionFinalizer : undefined;

@@ -9,6 +9,7 @@ export function taintNodesByCondition(): AdmissionPlugin {
   return {
     name: "TaintNodesByCondition",
     operations: ["CREATE"],
+    resources: [{ group: "", resource: "nodes" }],
     admit(a) {
       if (a.type.group !== "" || a.type.resource !== "nodes" || a.subresource !== "" || !a.object) return;
       const node = a.object as Obj;

@@ -6,13 +6,14 @@ import { goQuote } from "../../apimachinery/go-quote.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden } from "./forbidden.js";
-import { isCsr, signerNameOf } from "./resources.js";
+import { csrOnly, isCsr, signerNameOf } from "./resources.js";
 import { isAuthorizedForSignerName } from "./signers.js";
 
 export function certificateApproval(authorizer: () => Authorizer): AdmissionPlugin {
   return {
     name: "CertificateApproval",
     operations: ["UPDATE"],
+    resources: csrOnly,
     async validate(a) {
       if (a.subresource !== "approval" || !isCsr(a) || !a.user) return;
       const signerName = signerNameOf(a.oldObject);

@@ -16,6 +16,7 @@ export function clusterTrustBundleAttest(authorizer: () => Authorizer, gateEnabl
   return {
     name: "ClusterTrustBundleAttest",
     operations: ["CREATE", "UPDATE"],
+    resources: [{ group: "certificates.k8s.io", resource: "clustertrustbundles" }],
     async validate(a) {
       if (!gateEnabled || !a.user) return;
       if (a.type.group !== "certificates.k8s.io" || a.type.resource !== "clustertrustbundles") return;

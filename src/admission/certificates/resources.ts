@@ -2,6 +2,9 @@
 import type { KObject } from "../../apimachinery/object.js";
 import type { AdmissionAttributes } from "../../registry/admission.js";
 
+/** The resources of a plugin that looks at CertificateSigningRequests only (AdmissionPlugin.resources). */
+export const csrOnly = [{ group: "certificates.k8s.io", resource: "certificatesigningrequests" }] as const;
+
 export const isCsr = (a: AdmissionAttributes): boolean => a.type.group === "certificates.k8s.io" && a.type.resource === "certificatesigningrequests";
 
 export function signerNameOf(o: KObject | undefined): string {

@@ -6,13 +6,14 @@ import { goQuote } from "../../apimachinery/go-quote.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import { admissionForbidden, semanticEqual } from "./forbidden.js";
-import { isCsr, signerNameOf, statusOf } from "./resources.js";
+import { csrOnly, isCsr, signerNameOf, statusOf } from "./resources.js";
 import { isAuthorizedForSignerName } from "./signers.js";
 
 export function certificateSigning(authorizer: () => Authorizer): AdmissionPlugin {
   return {
     name: "CertificateSigning",
     operations: ["UPDATE"],
+    resources: csrOnly,
     async validate(a) {
       if (a.subresource !== "status" || !isCsr(a) || !a.user) return;
       const before = statusOf(a.oldObject);

@@ -4,7 +4,7 @@
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import { parseCsrSubject } from "./csr-request.js";
 import { admissionForbidden } from "./forbidden.js";
-import { isCsr, signerNameOf } from "./resources.js";
+import { csrOnly, isCsr, signerNameOf } from "./resources.js";
 
 export const kubeAPIServerClientSignerName = "kubernetes.io/kube-apiserver-client";
 
@@ -12,6 +12,7 @@ export function certificateSubjectRestriction(): AdmissionPlugin {
   return {
     name: "CertificateSubjectRestriction",
     operations: ["CREATE"],
+    resources: csrOnly,
     validate(a) {
       if (!isCsr(a) || a.subresource !== "") return;
       if (signerNameOf(a.object) !== kubeAPIServerClientSignerName) return;

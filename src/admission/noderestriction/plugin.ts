@@ -23,10 +23,23 @@ export interface NodeRestrictionGates {
   allowInsecureKubeletCertificateSigningRequests: boolean;
 }
 
+/** What a node's writes are restricted on (the cases of admit below): writes of anything else pass. */
+const nodeRestrictedResources = [
+  { group: "", resource: "pods" },
+  { group: "", resource: "nodes" },
+  { group: "", resource: "persistentvolumeclaims" },
+  { group: "", resource: "serviceaccounts" },
+  { group: "coordination.k8s.io", resource: "leases" },
+  { group: "storage.k8s.io", resource: "csinodes" },
+  { group: "resource.k8s.io", resource: "resourceslices" },
+  { group: "certificates.k8s.io", resource: "certificatesigningrequests" },
+];
+
 export function nodeRestriction(lookup: ObjectLookup, authorizer: () => Authorizer, gates: NodeRestrictionGates): AdmissionPlugin {
   return {
     name: "NodeRestriction",
     operations: ["CREATE", "UPDATE", "DELETE"],
+    resources: nodeRestrictedResources,
     async admit(a) {
       const id = nodeIdentity(a.user);
       if (!id.isNode) return;

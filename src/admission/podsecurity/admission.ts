@@ -37,7 +37,7 @@ import type { PodSecurityConfiguration } from "./config.js";
 import { aggregate, forbiddenDetail, type AggregateResult, type Evaluator } from "./registry.js";
 import { existingPodWarnings } from "./namespace-pods.js";
 import { isSignificantPodUpdate, type PodJson } from "./pod-updates.js";
-import { extractPodTemplate, isPodTemplateResource } from "./templates.js";
+import { extractPodTemplate, isPodTemplateResource, podTemplateResources } from "./templates.js";
 
 export interface PodSecurityDeps {
   config: PodSecurityConfiguration;
@@ -201,6 +201,7 @@ export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
   return {
     name: "PodSecurity",
     operations: ["CREATE", "UPDATE"],
+    resources: [{ group: "", resource: "namespaces" }, { group: "", resource: "pods" }, ...podTemplateResources],
     async validate(a) {
       if (!a.object) return;
       const r = await respond(a);

@@ -3,16 +3,18 @@
 import type { KObject } from "../../apimachinery/object.js";
 import type { PodMetaJson, PodSpecJson } from "./check.js";
 
-const templateResources = new Set([
-  "/replicationcontrollers",
-  "/podtemplates",
-  "apps/replicasets",
-  "apps/deployments",
-  "apps/statefulsets",
-  "apps/daemonsets",
-  "batch/jobs",
-  "batch/cronjobs",
-]);
+export const podTemplateResources: readonly { group: string; resource: string }[] = [
+  { group: "", resource: "replicationcontrollers" },
+  { group: "", resource: "podtemplates" },
+  { group: "apps", resource: "replicasets" },
+  { group: "apps", resource: "deployments" },
+  { group: "apps", resource: "statefulsets" },
+  { group: "apps", resource: "daemonsets" },
+  { group: "batch", resource: "jobs" },
+  { group: "batch", resource: "cronjobs" },
+];
+
+const templateResources = new Set(podTemplateResources.map((r) => `${r.group}/${r.resource}`));
 
 export const isPodTemplateResource = (group: string, resource: string) => templateResources.has(`${group}/${resource}`);
 
