@@ -1,4 +1,4 @@
-// `npx tsx bench/startup-readyz.ts [--storage memory|sqlite] [--runs N] [--entry dist/bundle/kapi.js] [--trace]`
+// `npx tsx bench/startup-readyz.ts [--storage memory|sqlite] [--runs N] [--entry dist/bundle/kapi.js] [--node PATH] [--trace]`
 // The start-up figure of issue 22 on its own: spawn `node <entry> serve` on a data dir that does
 // not exist yet (certificates generated, every bootstrap object written), poll https /readyz every
 // 2 ms (unverified, anonymous), and time spawn → first 200. Prints each run and the median; with
@@ -15,13 +15,14 @@ import { fileURLToPath } from "node:url";
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
 function args(argv: string[]) {
-  const o = { storage: "memory", runs: 7, entry: "dist/bundle/kapi.js", trace: false };
+  const o = { storage: "memory", runs: 7, entry: "dist/bundle/kapi.js", node: process.execPath, trace: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const value = () => inline ?? argv[++i];
     if (flag === "--storage") o.storage = value();
     else if (flag === "--runs") o.runs = Math.max(1, Number(value()));
     else if (flag === "--entry") o.entry = value();
+    else if (flag === "--node") o.node = value();
     else if (flag === "--trace") o.trace = true;
     else throw new Error(`unknown flag ${argv[i]}`);
   }
@@ -70,7 +71,7 @@ async function once(o: ReturnType<typeof args>): Promise<{ ms: number; cpu?: { m
   const dir = mkdtempSync(join(tmpdir(), "kapi-startup-"));
   const dataDir = join(dir, "data"); // does not exist yet: a first start
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [resolve(repoRoot, o.entry), "serve", `--storage-backend=${o.storage}`, `--data-dir=${dataDir}`, `--secure-port=${port}`, "--bind-address=127.0.0.1"], {
+  const proc = spawn(o.node, [resolve(repoRoot, o.entry), "serve", `--storage-backend=${o.storage}`, `--data-dir=${dataDir}`, `--secure-port=${port}`, "--bind-address=127.0.0.1"], {
     cwd: repoRoot,
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, ...(o.trace ? { KAPI_STARTUP_TRACE: "1" } : {}) },
@@ -131,7 +132,7 @@ async function main() {
   const sorted = [...xs].sort((a, b) => a - b);
   if (o.trace) process.stdout.write(`phases, median wall / CPU ms:\n${phaseMedians(traces)}\n`);
   process.stdout.write(
-    `node ${o.entry} serve --storage-backend=${o.storage} (new data dir): median ${median(xs).toFixed(1)} ms, min ${sorted[0].toFixed(1)}, max ${sorted[sorted.length - 1].toFixed(1)} over ${o.runs} runs${cpuMain.length ? `; CPU to the first 200: median ${median(cpuMain).toFixed(1)} ms main thread, ${median(cpuAll).toFixed(1)} ms all threads` : ""}; node ${process.version}; load ${load} → ${loadavg()[0].toFixed(2)}\n`,
+    `node ${o.entry} serve --storage-backend=${o.storage} (new data dir): median ${median(xs).toFixed(1)} ms, min ${sorted[0].toFixed(1)}, max ${sorted[sorted.length - 1].toFixed(1)} over ${o.runs} runs${cpuMain.length ? `; CPU to the first 200: median ${median(cpuMain).toFixed(1)} ms main thread, ${median(cpuAll).toFixed(1)} ms all threads` : ""}; node ${o.node === process.execPath ? process.version : o.node}; load ${load} → ${loadavg()[0].toFixed(2)}\n`,
   );
 }
 

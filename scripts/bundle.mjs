@@ -2,25 +2,38 @@
 // chunks they share and the chunks loaded on first use), in dist/bundle/. Loading ~500 compiled
 // files costs Node several hundred milliseconds of module resolution and reading, and makes a
 // test runner that depends on kapi transform every one of them; a handful of files costs little.
+// The command line is also built as one CommonJS file (kapi-cli.cjs, everything in it, the parts
+// a command does not run loaded lazily within it), which `kapi` runs through a V8 code cache
+// (src/cli/code-cache.ts); its content hash names the cache.
 // Dependencies stay packages of their own (installed by npm, several loaded only on first use).
 // tsc's tree in dist/ keeps the type declarations and the generated tables the bundle reads.
 import { build } from "esbuild";
-import { rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outdir = `${root}dist/bundle`;
+const common = { absWorkingDir: root, bundle: true, platform: "node", target: "node20", packages: "external", logLevel: "warning" };
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  absWorkingDir: root,
+  ...common,
+  entryPoints: ["src/cli/main.ts"],
+  outfile: `${outdir}/kapi-cli.cjs`,
+  format: "cjs",
+  // import() inside a vm.Script needs a loader callback Node 20 has only behind a flag: lazy
+  // modules are initialised in place and packages required (jose, an ES module, by require(esm)).
+  supported: { "dynamic-import": false },
+  define: { "import.meta.url": "__kapiModuleUrl" },
+  banner: { js: '"use strict";\nconst __kapiModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+});
+const cliBuild = createHash("sha256").update(readFileSync(`${outdir}/kapi-cli.cjs`)).digest("hex").slice(0, 16);
+await build({
+  ...common,
   entryPoints: { index: "src/index.ts", kapi: "src/cli/kapi.ts" },
   outdir,
-  bundle: true,
   splitting: true,
   format: "esm",
-  platform: "node",
-  target: "node20",
-  packages: "external",
   chunkNames: "chunk-[hash]",
-  logLevel: "warning",
+  define: { KAPI_CLI_BUILD: JSON.stringify(cliBuild) },
 });

@@ -1,10 +1,20 @@
 #!/usr/bin/env node
-// The `kapi` command's entry (the bundle's bin): turns on Node's on-disk compile cache before the
-// command's code is loaded, so a second start skips compiling the bundle (measured on Node 24:
-// loading it costs ~70 ms of CPU instead of ~100). Node 20 has no such cache: there it is a no-op.
-// The cache lives where Node keeps it (NODE_COMPILE_CACHE, else the temp directory) and Node's
-// NODE_DISABLE_COMPILE_CACHE turns it off.
+// The `kapi` command's entry (the package's bin). Built, it runs the command line's CommonJS
+// bundle through a V8 code cache (./code-cache.ts): a start then neither parses the bundle nor
+// compiles what start-up runs. The bundle needs require() of ES modules (jose; Node 20.19, 22.12
+// and later): on an older Node, and from the source tree, the ES module build runs instead, with
+// Node's own compile cache where Node has one (22.1 and later).
 import module from "node:module";
+import { fileURLToPath } from "node:url";
+import { runCommonJs } from "./code-cache.js";
 
-(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-await import("./main.js");
+/** The CommonJS bundle's content hash, set by scripts/bundle.mjs (undefined in the source tree). */
+declare const KAPI_CLI_BUILD: string;
+
+const build = typeof KAPI_CLI_BUILD === "string" ? KAPI_CLI_BUILD : undefined;
+if (build && (process.features as { require_module?: boolean }).require_module) {
+  runCommonJs({ file: fileURLToPath(new URL("./kapi-cli.cjs", import.meta.url)), build, command: process.argv[2] ?? "" });
+} else {
+  (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+  await import("./main.js");
+}
