@@ -12,6 +12,7 @@ import { apiServerControllers } from "./controller-runtime/controllers-flag.js";
 import { readManifests } from "./testing/manifests.js";
 import { readSnapshotFile, type Snapshot } from "./testing/snapshot-format.js";
 import { startTestKit, type StartContent, type TestKit } from "./testing/test-kit.js";
+import { initialStateCopy, initialStateKey, keepInitialState } from "./testing/initial-state.js";
 
 export interface StartOptions {
   /** "memory" (default when no dataDir), "sqlite", or "etcd3" (with options.etcdServers). */
@@ -91,6 +92,9 @@ export async function startServer(opts: StartOptions = {}): Promise<KapiServer> 
     ...opts.options,
   };
   const harness = new TestHarness({ journal: opts.journal, faults: opts.faults });
+  // A later server of the same configuration in this process starts from the first one's state.
+  const stateKey = initialStateKey({ options: o, admissionPlugins: (opts.admissionPlugins?.length ?? 0) > 0, content: Boolean(content.snapshot || content.manifests) });
+  const initialState = initialStateCopy(stateKey);
   let kit: TestKit | undefined;
   let s;
   try {
@@ -98,9 +102,10 @@ export async function startServer(opts: StartOptions = {}): Promise<KapiServer> 
       ...o,
       admissionPlugins: opts.admissionPlugins,
       harness: harness.filters(),
+      ...(initialState ? { initialState } : {}),
       async whenStarted(running) {
         harness.attach(running);
-        kit = await startTestKit(running, content);
+        kit = await startTestKit(running, content, stateKey === undefined || initialState ? undefined : (s) => keepInitialState(stateKey, s));
       },
     });
   } catch (e) {

@@ -85,6 +85,12 @@ export interface EmbeddingOptions extends CacheTuning {
   /** A test harness's filters (call journal, fault injection): see ChainConfig.harness. */
   harness?: ChainConfig["harness"];
   /**
+   * The stored state to start from, in place of the bootstrap objects, when the store is empty:
+   * written in one transaction, in the order given (a test process's later servers start from a
+   * copy of the state its first one reached; see src/testing/initial-state.ts).
+   */
+  initialState?: readonly { key: string; value: string }[];
+  /**
    * Runs once the server listens and its controllers run, before /readyz reports ready and before
    * the start resolves (a snapshot to load, fixtures to create); a failure stops the server and
    * fails the start.
@@ -127,7 +133,9 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   // Bootstrap objects, created only when missing; the writes of a batch share one commit.
   let bootstrapped = false;
   let startHooksDone = !o.whenStarted;
-  await features.bootstrap(core, nsType);
+  if (o.initialState && (await core.storage.currentRevision()) === 0) {
+    await core.storage.transaction(o.initialState.map(({ key, value }) => ({ kind: "create", key, value })));
+  } else await features.bootstrap(core, nsType);
   bootstrapped = true;
   trace.mark("bootstrap objects");
   features.startReplicaControllers(core);

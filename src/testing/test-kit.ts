@@ -29,7 +29,8 @@ export interface StartContent {
   manifests?: readonly ManifestObject[];
 }
 
-export async function startTestKit(server: RunningServer, content: StartContent): Promise<TestKit> {
+/** `initialState`: told the state reset() returns to, once it is reached (see initial-state.ts). */
+export async function startTestKit(server: RunningServer, content: StartContent, initialState?: (s: Snapshot) => void): Promise<TestKit> {
   const target: SnapshotTarget = { storage: server.storage, types: server.parts.types, kapiVersion };
   const doSettle = (opts?: SettleOptions) => settle({ ...server, currentRevision: () => server.storage.currentRevision() }, opts);
   if (content.snapshot) await restoreSnapshot(target, content.snapshot);
@@ -38,6 +39,7 @@ export async function startTestKit(server: RunningServer, content: StartContent)
   // roles) belong to the initial state: without them a reset would undo them and set them off again.
   await doSettle();
   const initial = await takeSnapshot(target);
+  initialState?.(initial);
   /** The revision right after the last reset: nothing written since means nothing to undo. */
   let resetAt = initial.revision;
   return {
