@@ -6,16 +6,20 @@
 // a command does not run loaded lazily within it), which `kapi` runs through a V8 code cache
 // (src/cli/code-cache.ts); its content hash names the cache.
 // Dependencies stay packages of their own (installed by npm, several loaded only on first use).
-// tsc's tree in dist/ keeps the type declarations and the generated tables the bundle reads.
+// tsc writes only the type declarations into dist/: the bundles are the package's only code (no
+// tree of ~500 compiled modules to run by mistake); the generated tables they read on first use
+// are copied beside the declarations, to dist/types/generated/.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { cpSync, readFileSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outdir = `${root}dist/bundle`;
 const common = { absWorkingDir: root, bundle: true, platform: "node", target: "node20", packages: "external", logLevel: "warning" };
 rmSync(outdir, { recursive: true, force: true });
+rmSync(`${root}dist/types/generated`, { recursive: true, force: true });
+cpSync(`${root}src/types/generated`, `${root}dist/types/generated`, { recursive: true, filter: (src) => !src.endsWith(".ts") });
 await build({
   ...common,
   entryPoints: ["src/cli/main.ts"],

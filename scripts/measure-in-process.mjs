@@ -1,4 +1,4 @@
-// In-process A/B measurements of one built kapi (its dist/), for comparing two checkouts on the
+// In-process A/B measurements of one built kapi (its dist/bundle/), for comparing two checkouts on the
 // same machine when `npm run bench`'s ranges overlap:
 //   node --expose-gc scripts/measure-in-process.mjs memory <kapi-root>   heap and RSS growth per pod
 //   node scripts/measure-in-process.mjs list <kapi-root>                 paged LIST of 10,000 pods
@@ -19,7 +19,7 @@ if (mode === "memory" && typeof global.gc !== "function") {
 }
 const root = resolve(rootArg);
 const pods = 10_000;
-const { startServer } = await import(`${root}/dist/index.js`);
+const { startServer } = await import(`${root}/dist/bundle/index.js`);
 const server = await startServer({ storage: "memory" });
 const kc = parse(server.kubeconfig);
 const b64 = (x) => Buffer.from(x, "base64");
