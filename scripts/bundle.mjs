@@ -11,7 +11,7 @@
 // are copied beside the declarations, to dist/types/generated/.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { cpSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -31,7 +31,14 @@ await build({
   define: { "import.meta.url": "__kapiModuleUrl" },
   banner: { js: '"use strict";\nconst __kapiModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
-const cliBuild = createHash("sha256").update(readFileSync(`${outdir}/kapi-cli.cjs`)).digest("hex").slice(0, 16);
+// Run as a function body (no #! line), and ASCII only, so it is read as latin1: a one-byte string,
+// decoded in ~1 ms instead of ~5 (UTF-8). esbuild escapes strings; what is left is in comments and
+// in a few regular expressions, where \uXXXX means the same character.
+const cli = readFileSync(`${outdir}/kapi-cli.cjs`, "utf8")
+  .replace(/^#!.*\n/, "")
+  .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+writeFileSync(`${outdir}/kapi-cli.cjs`, cli, { mode: 0o644 });
+const cliBuild = createHash("sha256").update(cli).digest("hex").slice(0, 16);
 await build({
   ...common,
   entryPoints: { index: "src/index.ts", kapi: "src/cli/kapi.ts" },

@@ -23,7 +23,7 @@ afterEach(() => {
 
 function bundle(body: string): string {
   const file = join(dir, "bundle.cjs");
-  writeFileSync(file, `#!/usr/bin/env node\n"use strict";\n${body}\n`);
+  writeFileSync(file, `"use strict";\n${body}\n`);
   return file;
 }
 

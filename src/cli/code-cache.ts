@@ -14,12 +14,13 @@ import Module, { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { markStartup } from "../observability/startup-trace.js";
 
 /** The cache is written this long after the command starts (a server is serving by then), or at exit if sooner. */
 const writeAfterMs = 1500;
 
 export interface CachedRun {
-  /** The CommonJS bundle to run. */
+  /** The CommonJS bundle to run: ASCII only (read as latin1), no #! line. */
   file: string;
   /** Names this build of it (a hash of its content, made by the build). */
   build: string;
@@ -68,8 +69,9 @@ export function runCommonJs(run: CachedRun): CacheOutcome {
   const command = /^[a-z][a-z-]{0,31}$/.test(run.command) ? run.command : "other";
   const cachePath = dir ? join(dir, `${run.build}-${process.version}-${process.arch}-${command}.cache`) : undefined;
   const cachedData = cachePath ? readOwned(cachePath) : undefined;
-  const source = readFileSync(run.file, "utf8").replace(/^#!.*/, "");
+  const source = readFileSync(run.file, "latin1");
   const script = new Script(Module.wrap(source), { filename: run.file, ...(cachedData ? { cachedData } : {}) });
+  markStartup(`kapi's code read and compiled (${cachedData && !script.cachedDataRejected ? "from the code cache" : "no code cache"})`);
   if (cachePath && (!cachedData || script.cachedDataRejected)) {
     let written = false;
     const write = () => {
@@ -90,6 +92,7 @@ export function runCommonJs(run: CachedRun): CacheOutcome {
   mod.filename = run.file;
   const require = createRequire(run.file);
   (script.runInThisContext() as (...args: unknown[]) => void).call(mod.exports, mod.exports, require, mod, run.file, dirname(run.file));
+  markStartup("kapi's code evaluated");
   if (!cachePath) return { cache: "off" };
   return { cache: cachedData && !script.cachedDataRejected ? "used" : "writing", path: cachePath };
 }

@@ -6,7 +6,10 @@
 // Node's own compile cache where Node has one (22.1 and later).
 import module from "node:module";
 import { fileURLToPath } from "node:url";
+import { markStartup } from "../observability/startup-trace.js";
 import { runCommonJs } from "./code-cache.js";
+
+markStartup("node (process start to kapi's entry)");
 
 /** The CommonJS bundle's content hash, set by scripts/bundle.mjs (undefined in the source tree). */
 declare const KAPI_CLI_BUILD: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatStartupPhases, startupTrace } from "./startup-trace.js";
+import { formatStartupPhases, markStartup, startupTrace } from "./startup-trace.js";
 
 describe("startup trace", () => {
   it("prints nothing when off", () => {
@@ -40,6 +40,18 @@ describe("startup trace", () => {
     startupTrace(true, (s) => later.push(s)).done();
     expect(later.join("")).toContain("total since startApiServer was called");
     expect(later.join("")).not.toContain("process start to startApiServer");
+  });
+
+  it("splits the time before the start at the command line's marks", () => {
+    markStartup("node (test)");
+    markStartup("code loaded (test)");
+    const out: string[] = [];
+    const t = startupTrace(true, (s) => out.push(s), true);
+    t.mark("first");
+    t.done();
+    const names = out.join("").trimEnd().split("\n").map((l) => l.replace(/^kapi: startup: +[\d.]+ ms \(cpu +[\d.]+ ms\)  /, ""));
+    expect(names).toEqual(["node (test)", "code loaded (test)", "to startApiServer (the command: flags, files)", "first", "total since process start"]);
+    performance.clearMarks();
   });
 
   it("sums the phases into the total", () => {
