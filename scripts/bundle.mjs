@@ -2,9 +2,11 @@
 // chunks they share and the chunks loaded on first use), in dist/bundle/. Loading ~500 compiled
 // files costs Node several hundred milliseconds of module resolution and reading, and makes a
 // test runner that depends on kapi transform every one of them; a handful of files costs little.
-// The command line is also built as one CommonJS file (kapi-cli.cjs, everything in it, the parts
-// a command does not run loaded lazily within it), which `kapi` runs through a V8 code cache
-// (src/cli/code-cache.ts); its content hash names the cache.
+// Each is also built as one CommonJS file (everything in it, the parts a run does not need
+// initialised lazily within it), run through a V8 code cache (src/cli/code-cache.ts) whose name
+// is the file's content hash: `kapi` runs kapi-cli.cjs, and the package entry is index-cached.js
+// (a module that loads kapi-lib.cjs) where Node can require ES modules (package.json's
+// "module-sync" condition; the CommonJS files require jose, an ES module), index.js elsewhere.
 // Dependencies stay packages of their own (installed by npm, several loaded only on first use).
 // tsc writes only the type declarations into dist/: the bundles are the package's only code (no
 // tree of ~500 compiled modules to run by mistake); the generated tables they read on first use
@@ -20,31 +22,54 @@ const common = { absWorkingDir: root, bundle: true, platform: "node", target: "n
 rmSync(outdir, { recursive: true, force: true });
 rmSync(`${root}dist/types/generated`, { recursive: true, force: true });
 cpSync(`${root}src/types/generated`, `${root}dist/types/generated`, { recursive: true, filter: (src) => !src.endsWith(".ts") });
-await build({
+
+/** One CommonJS file of `entry`; its content hash. */
+async function commonJs(entry, file) {
+  await build({
+    ...common,
+    entryPoints: [entry],
+    outfile: `${outdir}/${file}`,
+    format: "cjs",
+    // import() inside a vm.Script needs a loader callback Node 20 has only behind a flag: lazy
+    // modules are initialised in place and packages required (jose, an ES module, by require(esm)).
+    supported: { "dynamic-import": false },
+    define: { "import.meta.url": "__kapiModuleUrl" },
+    banner: { js: '"use strict";\nconst __kapiModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  });
+  // Run as a function body (no #! line), and ASCII only, so it is read as latin1: a one-byte
+  // string, decoded in ~1 ms instead of ~5 (UTF-8). esbuild escapes strings; what is left is in
+  // comments and in a few regular expressions, where \uXXXX means the same character.
+  const text = readFileSync(`${outdir}/${file}`, "utf8")
+    .replace(/^#!.*\n/, "")
+    .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  writeFileSync(`${outdir}/${file}`, text, { mode: 0o644 });
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+}
+
+const cliBuild = await commonJs("src/cli/main.ts", "kapi-cli.cjs");
+const libBuild = await commonJs("src/index.ts", "kapi-lib.cjs");
+const esm = await build({
   ...common,
-  entryPoints: ["src/cli/main.ts"],
-  outfile: `${outdir}/kapi-cli.cjs`,
-  format: "cjs",
-  // import() inside a vm.Script needs a loader callback Node 20 has only behind a flag: lazy
-  // modules are initialised in place and packages required (jose, an ES module, by require(esm)).
-  supported: { "dynamic-import": false },
-  define: { "import.meta.url": "__kapiModuleUrl" },
-  banner: { js: '"use strict";\nconst __kapiModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
-});
-// Run as a function body (no #! line), and ASCII only, so it is read as latin1: a one-byte string,
-// decoded in ~1 ms instead of ~5 (UTF-8). esbuild escapes strings; what is left is in comments and
-// in a few regular expressions, where \uXXXX means the same character.
-const cli = readFileSync(`${outdir}/kapi-cli.cjs`, "utf8")
-  .replace(/^#!.*\n/, "")
-  .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-writeFileSync(`${outdir}/kapi-cli.cjs`, cli, { mode: 0o644 });
-const cliBuild = createHash("sha256").update(cli).digest("hex").slice(0, 16);
-await build({
-  ...common,
-  entryPoints: { index: "src/index.ts", kapi: "src/cli/kapi.ts" },
+  entryPoints: { index: "src/index.ts", kapi: "src/cli/kapi.ts", "code-cache": "src/cli/code-cache.ts" },
   outdir,
   splitting: true,
   format: "esm",
   chunkNames: "chunk-[hash]",
+  metafile: true,
   define: { KAPI_CLI_BUILD: JSON.stringify(cliBuild) },
 });
+
+// The package entry over kapi-lib.cjs: the library's exports, named as index.js names them.
+const names = Object.values(esm.metafile.outputs).find((o) => o.entryPoint === "src/index.ts").exports;
+writeFileSync(
+  `${outdir}/index-cached.js`,
+  [
+    "// The package entry where Node can require ES modules: the library's CommonJS bundle through its",
+    "// code cache (src/cli/code-cache.ts). Written by scripts/bundle.mjs.",
+    'import { fileURLToPath } from "node:url";',
+    'import { runCommonJs } from "./code-cache.js";',
+    `const lib = runCommonJs({ file: fileURLToPath(new URL("./kapi-lib.cjs", import.meta.url)), build: ${JSON.stringify(libBuild)}, command: "library" }).exports;`,
+    ...names.map((n) => `export const ${n} = lib.${n};`),
+    "",
+  ].join("\n"),
+);

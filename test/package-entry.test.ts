@@ -58,6 +58,21 @@ describe("the package entry", () => {
     expect(out.isError).toBe(true);
   });
 
+  it("resolves to the code-cached entry where Node can require ES modules, exporting what the ES module entry exports", async () => {
+    const probe = `
+const esm = await import(${JSON.stringify(root + "dist/bundle/index.js")});
+const cached = await import(${JSON.stringify(root + "dist/bundle/index-cached.js")});
+process.stdout.write(JSON.stringify({ resolved: import.meta.resolve("kapi"), esm: Object.keys(esm).sort(), cached: Object.keys(cached).sort(),
+  sameTypes: Object.keys(esm).every((k) => typeof esm[k] === typeof cached[k]) }));
+`;
+    const out = JSON.parse((await runNode(probe)).stdout);
+    const requireModule = (process.features as { require_module?: boolean }).require_module === true;
+    expect(out.resolved.endsWith(requireModule ? "dist/bundle/index-cached.js" : "dist/bundle/index.js")).toBe(true);
+    expect(out.cached).toEqual(out.esm);
+    expect(out.esm).toContain("startServer");
+    expect(out.sameTypes).toBe(true);
+  });
+
   it("types a plugin against the exported types", () => {
     const seen: string[] = [];
     const plugin: AdmissionPlugin = {

@@ -2,7 +2,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCommonJs } from "./code-cache.js";
+import { runCommonJs, type CachedRun } from "./code-cache.js";
+
+const run = (r: CachedRun) => runCommonJs(r).cache;
 
 let dir: string;
 let saved: NodeJS.ProcessEnv;
@@ -30,7 +32,7 @@ function bundle(body: string): string {
 describe("runCommonJs", () => {
   it("runs the file as a CommonJS module (exports, require, __filename), writes a cache and uses it on the next run", async () => {
     const file = bundle(`globalThis.kapiCodeCacheTest = { file: __filename, path: require("node:path").basename(__filename), exportsIsModuleExports: exports === module.exports };`);
-    const first = runCommonJs({ file, build: "b1", command: "serve", writeAfterMs: 0 });
+    const first = run({ file, build: "b1", command: "serve", writeAfterMs: 0 });
     expect((globalThis as { kapiCodeCacheTest?: unknown }).kapiCodeCacheTest).toEqual({ file, path: "bundle.cjs", exportsIsModuleExports: true });
     expect(first.cache).toBe("writing");
     const path = (first as { path: string }).path;
@@ -38,10 +40,10 @@ describe("runCommonJs", () => {
     expect(path).toContain(`b1-${process.version}-${process.arch}-serve.cache`);
     await waitFor(path);
     expect(readFileSync(path).length).toBeGreaterThan(0);
-    expect(runCommonJs({ file, build: "b1", command: "serve", writeAfterMs: 0 })).toEqual({ cache: "used", path });
+    expect(run({ file, build: "b1", command: "serve", writeAfterMs: 0 })).toEqual({ cache: "used", path });
     // Another command, another build: a cache of their own.
-    expect(runCommonJs({ file, build: "b1", command: "cel", writeAfterMs: 0 }).cache).toBe("writing");
-    expect(runCommonJs({ file, build: "b2", command: "serve", writeAfterMs: 0 }).cache).toBe("writing");
+    expect(run({ file, build: "b1", command: "cel", writeAfterMs: 0 }).cache).toBe("writing");
+    expect(run({ file, build: "b2", command: "serve", writeAfterMs: 0 }).cache).toBe("writing");
   });
 
   it("replaces a cache V8 refuses", async () => {
@@ -50,26 +52,34 @@ describe("runCommonJs", () => {
     const path = join(dir, "cache", `kapi-${process.getuid?.() ?? 0}`, `b-${process.version}-${process.arch}-serve.cache`);
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     writeFileSync(path, Buffer.from("not a code cache"));
-    expect(runCommonJs({ file, build: "b", command: "serve", writeAfterMs: 0 })).toEqual({ cache: "writing", path });
+    expect(run({ file, build: "b", command: "serve", writeAfterMs: 0 })).toEqual({ cache: "writing", path });
     for (let i = 0; i < 200 && readFileSync(path).toString() === "not a code cache"; i++) await new Promise((r) => setTimeout(r, 10));
     expect(readFileSync(path).toString()).not.toBe("not a code cache");
+  });
+
+  it("gives back the module's exports and tells its phases", () => {
+    const file = bundle(`module.exports = { answer: 42, file: __filename };`);
+    const phases: string[] = [];
+    const out = runCommonJs({ file, build: "b", command: "library", writeAfterMs: 60_000, phase: (p) => void phases.push(p) });
+    expect(out.exports).toEqual({ answer: 42, file });
+    expect(phases).toEqual(["kapi's code read and compiled (no code cache)", "kapi's code evaluated"]);
   });
 
   it("keeps no cache under NODE_DISABLE_COMPILE_CACHE, or in a directory others can write", () => {
     const file = bundle(`globalThis.kapiCodeCacheOff = 1;`);
     process.env.NODE_DISABLE_COMPILE_CACHE = "1";
-    expect(runCommonJs({ file, build: "b", command: "serve" })).toEqual({ cache: "off" });
+    expect(run({ file, build: "b", command: "serve" })).toEqual({ cache: "off" });
     delete process.env.NODE_DISABLE_COMPILE_CACHE;
     const uid = process.getuid?.() ?? 0;
     const shared = join(dir, "cache", `kapi-${uid}`);
-    runCommonJs({ file, build: "b", command: "serve", writeAfterMs: 60_000 });
+    run({ file, build: "b", command: "serve", writeAfterMs: 60_000 });
     chmodSync(shared, 0o777);
-    expect(runCommonJs({ file, build: "b", command: "serve" })).toEqual({ cache: "off" });
+    expect(run({ file, build: "b", command: "serve" })).toEqual({ cache: "off" });
   });
 
   it("names the cache of an odd command 'other'", () => {
     const file = bundle(`globalThis.kapiCodeCacheOdd = 1;`);
-    const out = runCommonJs({ file, build: "b", command: "../../etc", writeAfterMs: 60_000 }) as { path: string };
+    const out = run({ file, build: "b", command: "../../etc", writeAfterMs: 60_000 }) as { path: string };
     expect(out.path.endsWith("-other.cache")).toBe(true);
   });
 });

@@ -1,8 +1,9 @@
-// Runs the command line's CommonJS bundle (scripts/bundle.mjs: one file, loaded by `kapi`) from
-// a V8 code cache. Without one, every start parses the ~2 MB bundle and compiles each function
+// Runs one of kapi's CommonJS bundles (scripts/bundle.mjs: the command line's, loaded by `kapi`,
+// and the library's, loaded by the package entry where Node can require ES modules) from a V8
+// code cache. Without one, every start parses the ~2 MB bundle and compiles each function
 // start-up calls (measured on Node 20: ~65 ms of ~260 ms of CPU to the first /readyz 200). Node 22's
 // compile cache (module.enableCompileCache) is made when a module is compiled, so it holds little
-// more than the top level; this one is made after the command has run a while (a server has
+// more than the top level; this one is made after the code has run a while (a server has
 // started), so it holds the bytecode of everything start-up ran.
 //
 // One cache per bundle build and command (`kapi serve` and `kapi cel` run different code), kept
@@ -14,7 +15,6 @@ import Module, { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
-import { markStartup } from "../observability/startup-trace.js";
 
 /** The cache is written this long after the command starts (a server is serving by then), or at exit if sooner. */
 const writeAfterMs = 1500;
@@ -28,6 +28,8 @@ export interface CachedRun {
   command: string;
   /** When the cache is written (default: 1.5 s after the start, or at exit if sooner). */
   writeAfterMs?: number;
+  /** Told when the code is compiled and when it has run (the start-up trace's marks). */
+  phase?(name: string): void;
 }
 
 /** What became of the cache: none kept, one used, or one to be written (none yet, or V8 refused it). */
@@ -63,22 +65,23 @@ function readOwned(path: string): Buffer | undefined {
   }
 }
 
-/** Runs `run.file` as a CommonJS module, through the code cache when there is one. */
-export function runCommonJs(run: CachedRun): CacheOutcome {
+/** Runs `run.file` as a CommonJS module, through the code cache when there is one: its exports, and what became of the cache. */
+export function runCommonJs(run: CachedRun): { exports: unknown; cache: CacheOutcome } {
   const dir = cacheDir();
   const command = /^[a-z][a-z-]{0,31}$/.test(run.command) ? run.command : "other";
   const cachePath = dir ? join(dir, `${run.build}-${process.version}-${process.arch}-${command}.cache`) : undefined;
   const cachedData = cachePath ? readOwned(cachePath) : undefined;
   const source = readFileSync(run.file, "latin1");
   const script = new Script(Module.wrap(source), { filename: run.file, ...(cachedData ? { cachedData } : {}) });
-  markStartup(`kapi's code read and compiled (${cachedData && !script.cachedDataRejected ? "from the code cache" : "no code cache"})`);
+  run.phase?.(`kapi's code read and compiled (${cachedData && !script.cachedDataRejected ? "from the code cache" : "no code cache"})`);
   if (cachePath && (!cachedData || script.cachedDataRejected)) {
     let written = false;
     const write = () => {
       if (written) return;
       written = true;
       try {
-        const tmp = `${cachePath}.${process.pid}.tmp`;
+        // Worker threads share the pid: a name of its own per writer.
+        const tmp = `${cachePath}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
         writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
         renameSync(tmp, cachePath);
       } catch {
@@ -92,7 +95,7 @@ export function runCommonJs(run: CachedRun): CacheOutcome {
   mod.filename = run.file;
   const require = createRequire(run.file);
   (script.runInThisContext() as (...args: unknown[]) => void).call(mod.exports, mod.exports, require, mod, run.file, dirname(run.file));
-  markStartup("kapi's code evaluated");
-  if (!cachePath) return { cache: "off" };
-  return { cache: cachedData && !script.cachedDataRejected ? "used" : "writing", path: cachePath };
+  run.phase?.("kapi's code evaluated");
+  if (!cachePath) return { exports: mod.exports, cache: { cache: "off" } };
+  return { exports: mod.exports, cache: { cache: cachedData && !script.cachedDataRejected ? "used" : "writing", path: cachePath } };
 }

@@ -16,7 +16,7 @@ declare const KAPI_CLI_BUILD: string;
 
 const build = typeof KAPI_CLI_BUILD === "string" ? KAPI_CLI_BUILD : undefined;
 if (build && (process.features as { require_module?: boolean }).require_module) {
-  runCommonJs({ file: fileURLToPath(new URL("./kapi-cli.cjs", import.meta.url)), build, command: process.argv[2] ?? "" });
+  runCommonJs({ file: fileURLToPath(new URL("./kapi-cli.cjs", import.meta.url)), build, command: process.argv[2] ?? "", phase: markStartup });
 } else {
   (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   await import("./main.js");
