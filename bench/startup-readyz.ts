@@ -7,10 +7,10 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:https";
-import { createServer, type AddressInfo } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./core/free-port.js";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -29,16 +29,6 @@ function args(argv: string[]) {
   return o;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const p = (s.address() as AddressInfo).port;
-      s.close(() => done(p));
-    });
-  });
-}
 
 function readyz(port: number): Promise<number> {
   return new Promise((done) => {

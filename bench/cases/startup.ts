@@ -6,23 +6,13 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { request } from "node:https";
-import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { benchDir, repoRoot } from "../core/child.js";
 import type { BenchContext } from "../core/context.js";
 import { stats } from "../core/stats.js";
 import type { BenchCase, Session } from "../core/types.js";
+import { freePort } from "../core/free-port.js";
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const p = (s.address() as AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 function newestMtime(dir: string): number {
   let t = 0;
