@@ -54,7 +54,9 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
   const encryption = encryptionAtRest(o);
   const { storage: backend, clusters, overrides } = o.sharedStorage ? { storage: borrowedStorage(o.sharedStorage), clusters: [], overrides: [] } : await openStorage(o, types);
   const storage = encryption.wrap(backend, types);
-  const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), ...o.watchCache });
+  // The watch caches replay no history from before this start (watch-cache.ts, historyFrom).
+  const historyFrom = await storage.currentRevision();
+  const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), historyFrom, ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
   // Admission plugins read through the store: the store comes first, the chain is bound later.
   const admission = new DeferredAdmission();

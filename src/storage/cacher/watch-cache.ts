@@ -2,16 +2,24 @@
 // current state in a sorted store, a ring of recent events, and the watchers it feeds — all
 // from ONE storage watch. It tracks `revision`, the revision it has caught up to.
 //
-// Start-up reads the state at the backend's oldest readable revision and watches from there, so
-// the ring covers the same history the backend still has and a lazily created cache can resume
-// watches from versions older than its own creation.
+// Start-up reads the state at the backend's oldest readable revision — but no older than
+// `historyFrom`, the revision the server found when it opened the store — and watches from there,
+// so a lazily created cache can resume watches from versions older than its own creation. The
+// history before the server's start is not replayed: upstream's watch cache starts at the revision
+// it lists when kube-apiserver starts, and replaying (decoding) every version a restarted store
+// still holds would make a restart's cost grow with the store's recent history.
+//
+// The initial state is read and decoded in pages, yielding to the event loop between them: a type
+// with tens of thousands of objects must not hold up requests (or the server's own listen) while
+// its cache fills. Every page is read at the same revision; writes made meanwhile arrive through
+// the storage watch, registered from that revision.
 //
 // Freshness: both backends publish a commit's events synchronously with the commit (delivery is
 // queued as microtasks), so once storage reports revision C and a macrotask boundary has passed,
 // every event <= C has reached us. `progress()` relies on that in place of etcd's progress
 // notifications; a backend whose watch events lag its writes (etcd3) offers Watcher.progress, a
 // progress notification request, and the cache uses that instead.
-import { StorageError, type KeyValue, type StorageReader, type WatchEvent, type Watcher } from "../interface.js";
+import { CorruptValueError, StorageError, type KeyValue, type RangeResult, type StorageReader, type WatchEvent, type Watcher } from "../interface.js";
 import { compareKeys, prefixEnd } from "../common/keys.js";
 import { CacheWatcher, type WatchSink, type WatcherStart } from "./cache-watcher.js";
 import { EventRing } from "./event-ring.js";
@@ -32,6 +40,11 @@ export interface WatchCacheOptions {
   freshnessTimeoutMs: number;
   /** How long a snapshot for paging (continue tokens) is kept (upstream ListFromCacheSnapshot: 75 s). */
   snapshotTtlMs: number;
+  /**
+   * The oldest revision a prefix's cache replays history from: the revision its store had when
+   * the server opened it (each etcd cluster of --etcd-servers-overrides has its own).
+   */
+  historyFrom: (prefix: string) => number;
 }
 
 export const defaultWatchCacheOptions: WatchCacheOptions = {
@@ -41,7 +54,11 @@ export const defaultWatchCacheOptions: WatchCacheOptions = {
   bookmarkIntervalMs: 60_000,
   freshnessTimeoutMs: 3000,
   snapshotTtlMs: 75_000,
+  historyFrom: () => 0,
 };
+
+/** Objects read and decoded per turn of the event loop while a cache fills. */
+const fillPageSize = 500;
 
 export interface WatchCacheConfig<O> {
   /** Where the cache loads from and which it follows: a backend (or anything offering its read interface). */
@@ -138,12 +155,11 @@ export class WatchCache<O> {
   private async load(fromCurrent: boolean): Promise<boolean> {
     const { storage, prefix } = this.cfg;
     for (let attempt = 0; ; attempt++) {
-      const base = fromCurrent ? await storage.currentRevision(prefix) : storage.compactedRevision(prefix);
+      const base = fromCurrent ? await storage.currentRevision(prefix) : Math.max(storage.compactedRevision(prefix), this.opts.historyFrom(prefix));
       try {
-        const items = base > 0 ? (await storage.range(prefix, { revision: base })).items : [];
+        if (base > 0 && !(await this.fill(base))) return true;
         if (this.stopped) return true;
         this.ring = new EventRing<O>(this.opts.windowMs, this.opts.maxEvents, base);
-        for (const kv of items) this.store.put(this.entry(kv, kv.modRevision));
         this.revision = base;
         this.lastEventRevision = base;
         // Registered synchronously after the read: the replay of (base, now] arrives as events.
@@ -173,6 +189,31 @@ export class WatchCache<O> {
     }
     if (isCorrupt(this.feedError)) throw this.feedError;
     return true;
+  }
+
+  /**
+   * Reads and decodes the state at `base` page by page, yielding to the event loop between pages;
+   * false once stopped. The pages are one consistent read: each is taken at `base`.
+   */
+  private async fill(base: number): Promise<boolean> {
+    const { storage, prefix } = this.cfg;
+    let startAfter: string | undefined;
+    for (;;) {
+      let page: RangeResult;
+      try {
+        page = await storage.range(prefix, { revision: base, limit: fillPageSize, startAfter });
+      } catch (e) {
+        // A page names the unreadable values it met; whoever is told should hear of all of them.
+        if (e instanceof CorruptValueError) await storage.range(prefix, { revision: base });
+        throw e;
+      }
+      if (this.stopped) return false;
+      for (const kv of page.items) this.store.put(this.entry(kv, kv.modRevision));
+      if (!page.more) return true;
+      startAfter = page.items[page.items.length - 1]!.key;
+      await new Promise<void>((r) => setImmediate(r));
+      if (this.stopped) return false;
+    }
   }
 
   private entry(kv: KeyValue, modRevision: number): Entry<O> {
