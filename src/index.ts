@@ -139,8 +139,8 @@ function controllersList(c: false | string[]): string[] {
 }
 
 export type { ServerOptions, Snapshot };
-export type { BusyController, SettleOptions } from "./testing/settle.js";
-export { SettleTimeoutError } from "./testing/settle.js";
+export type { BlockedInformer, BusyController, SettleOptions } from "./testing/settle.js";
+export { SettleBlockedError, SettleTimeoutError } from "./testing/settle.js";
 export { SnapshotError } from "./testing/snapshot-format.js";
 export { ManifestError } from "./testing/manifests.js";
 export type { AdmissionAttributes, AdmissionOperation, AdmissionPlugin } from "./registry/admission.js";

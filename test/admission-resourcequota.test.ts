@@ -315,13 +315,9 @@ describe("custom resources", () => {
   it("a deleted custom object is given back by the controller", async () => {
     const ns = "quota-cr";
     await custom.deleteNamespacedCustomObject({ group: "example.com", version: "v1", namespace: ns, plural: "widgets", name: "w1" });
-    // Polled, not settled: the informer's watch ended with the replaced cache and it reconnects
-    // after a 50 ms pause, which settle() does not count as work (src/registry/informer.ts retry).
-    const want = JSON.stringify({ "count/widgets.example.com": "0" });
-    for (const deadline = Date.now() + 10_000; JSON.stringify((await quotaStatus(ns, "crq")).used) !== want; ) {
-      if (Date.now() > deadline) throw new Error("the deleted widget was not given back within 10 s");
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // Settled: the informer whose watch ended with the replaced cache is work on its way until it
+    // has listed again (src/registry/informer.ts, quiet()).
+    await waitUsed(ns, "crq", { "count/widgets.example.com": "0" });
     await custom.createNamespacedCustomObject({ group: "example.com", version: "v1", namespace: ns, plural: "widgets", body: { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w2" } } });
   });
 });

@@ -42,4 +42,23 @@ describe("controllers idle", () => {
     const published = await stores.for(cm).get("fresh", "kube-root-ca.crt").catch(() => undefined);
     expect(published?.metadata.name).toBe("kube-root-ca.crt");
   });
+
+  it("counts an informer between a broken feed and its relist: what the relist brings is work on its way", async () => {
+    const s = await start();
+    await s.whenControllersIdle();
+    const { stores, types, cacher } = s.parts;
+    const ns = types.get("", "v1", "namespaces")!;
+    const cm = types.get("", "v1", "configmaps")!;
+    await stores.for(ns).create("", { metadata: { name: "gap" } } as KObject, { dryRun: false });
+    await s.whenControllersIdle();
+    // Every informer of configmaps loses its feed (as when its cache is replaced) and lists again
+    // after a pause; the root CA publisher hears of the deletion only then.
+    cacher.drop(cm.keyPrefix);
+    await stores.for(cm).delete("gap", "kube-root-ca.crt", { dryRun: false });
+    await turn();
+    expect(s.controllersIdle()).toBe(false);
+    await s.whenControllersIdle();
+    const published = await stores.for(cm).get("gap", "kube-root-ca.crt").catch(() => undefined);
+    expect(published?.metadata.name).toBe("kube-root-ca.crt");
+  });
 });

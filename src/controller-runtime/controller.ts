@@ -74,8 +74,8 @@ export interface ControllerDefinition {
 export interface Controller {
   readonly name: string;
   /**
-   * No key queued or being reconciled, the informers it follows have listed, and none holds a
-   * change not yet handed to its handlers.
+   * No key queued or being reconciled, and the informers it follows are quiet (listed, attached
+   * to their caches, no change held back from its handlers).
    */
   idle(): boolean;
   /** Resolves once idle() holds (at once when it does; at once after stop). */
@@ -158,8 +158,9 @@ export function runController(def: ControllerDefinition): Controller {
   else void Promise.allSettled(holds).then(() => queue.release());
 
   // A change an informer took but has not yet handed to our handler is work on its way: until it
-  // arrives the queue cannot show it, so the informers' handler queues count as ours.
-  const informersQuiet = () => [...followed].every(({ informer: i }) => (i.hasSynced() || i.isStopped) && i.handlersIdle());
+  // arrives the queue cannot show it, so the informers' handler queues count as ours — and so
+  // does an informer between a broken feed and its relist, whose differences are still to come.
+  const informersQuiet = () => [...followed].every(({ informer: i }) => i.quiet());
   const controller: Controller = {
     name: def.name,
     idle: () => stopped || (queue.idle() && informersQuiet()),
@@ -167,7 +168,7 @@ export function runController(def: ControllerDefinition): Controller {
       // An informer's initial list and each change it delivers can queue keys: wait for the
       // lists, the handler queues, then our queue, until all hold at once.
       while (!controller.idle()) {
-        await Promise.all([...followed].map(({ informer: i }) => i.synced.then(() => i.whenHandlersIdle())));
+        await Promise.all([...followed].map(({ informer: i }) => i.whenQuiet()));
         await queue.whenIdle();
       }
     },

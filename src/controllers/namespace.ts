@@ -6,7 +6,7 @@
 // It hears of namespaces with a deletionTimestamp from the namespace (metadata) informer, of any
 // change to the content a pass left behind (objects with finalizers, pods in graceful deletion)
 // from the store (namespace-content.ts), and re-examines every terminating namespace
-// periodically (attempts that failed). Content is
+// periodically. A pass that fails is queued again with backoff. Content is
 // enumerated with the store's consistent list — not informer views, which may lag behind a create
 // admitted just before the namespace began terminating, and not the watch caches, which would be
 // loaded in full for every namespaced type — for every namespaced type served at that moment, so
@@ -24,6 +24,7 @@ import type { TypeRegistry } from "../registry/type-registry.js";
 import { controllerManagerFieldManager } from "./field-manager.js";
 import { deletionConditions, emptyReport, mergeConditions, type ContentReport, type NamespaceCondition } from "./namespace-conditions.js";
 import { runController, type Controller } from "../controller-runtime/controller.js";
+import { bucketRateLimiter, itemExponentialRateLimiter, maxOfRateLimiters, type RateLimiter } from "../controller-runtime/rate-limiter.js";
 import type { Storage } from "../storage/interface.js";
 import { followContent, type ContentFollower } from "./namespace-content.js";
 
@@ -105,27 +106,31 @@ export function startNamespaceController({ stores, types, informers, storage }: 
   async function finalize(name: string): Promise<void> {
     content?.release(name);
     if (!isTerminating(namespaces.get("", name))) return;
-    const live = await stores.for(nsType).get("", name).catch(() => undefined);
+    const live = await stores.for(nsType).get("", name).catch(unlessNotFound);
     // Finalized already (spec.finalizers empty): only metadata finalizers can hold it now.
     if (!live?.metadata.deletionTimestamp || specFinalizers(live).length === 0) return;
     // Read before the pass: a change made while it lists is heard too (the pass's own deletes
     // cost one more pass, which finds nothing new to write).
     const before = await storage.currentRevision();
     const report = await deleteContent(name);
-    // A failed condition write (the namespace changed or went) is left to the next pass.
+    // A failed condition write (the namespace changed or went) is left to the next pass, as
+    // upstream only logs it.
     await recordConditions(live, report).catch(() => undefined);
     if (report.remainingByResource.size > 0) content?.hold(name, before);
-    if (report.errors.length > 0 || report.remainingByResource.size > 0) return;
+    // A failed pass is retried with backoff (upstream: AddRateLimited); content that remains
+    // waits for the content follower instead (upstream: a requeue after an estimate).
+    if (report.errors.length > 0) throw new Error(`deletion of namespace ${name} failed: ${report.errors.join("; ")}`);
+    if (report.remainingByResource.size > 0) return;
     await stores.for(nsType).update("", name, { subresource: "finalize", createIfMissing: false, desired: (stored) => {
-      if (!stored) throw new Error("gone");
+      if (!stored) throw new ApiError(404, "NotFound", "gone");
       const cur = deepClone(stored);
       cur.spec = { ...(cur.spec ?? {}), finalizers: specFinalizers(cur).filter((f) => f !== kubernetesFinalizer) };
       return cur;
-    } }, { dryRun: false, fieldManager: controllerManagerFieldManager }).catch(() => undefined);
+    } }, { dryRun: false, fieldManager: controllerManagerFieldManager }).catch(unlessNotFound);
     // With no finalizers left at all the object can go.
-    const cur = await stores.for(nsType).get("", name).catch(() => undefined);
+    const cur = await stores.for(nsType).get("", name).catch(unlessNotFound);
     if (cur && specFinalizers(cur).length === 0 && (cur.metadata.finalizers ?? []).length === 0) {
-      await stores.for(nsType).delete("", name, { dryRun: false }).catch(() => undefined);
+      await stores.for(nsType).delete("", name, { dryRun: false }).catch(unlessNotFound);
     }
   }
 
@@ -140,8 +145,22 @@ export function startNamespaceController({ stores, types, informers, storage }: 
     },
     reconcile: finalize,
     resync: { everyMs: resyncMs, keys: () => namespaces.list().filter(isTerminating).map((ns) => ns.metadata.name!) },
-    // One namespace at a time, in the order they were queued. A failure (storage closing, a
-    // conflict) is left to the next resync.
-    retry: false,
+    // One namespace at a time, in the order they were queued. A failed pass (a delete refused or
+    // in conflict, storage closing) is queued again after a backoff.
+    retry: namespaceRateLimiter(),
   });
+}
+
+/**
+ * Upstream's nsControllerRateLimiter: per namespace 5 ms doubling up to 60 s (a namespace is
+ * looked at again at least every minute), and 10 retries a second overall with bursts of 100.
+ */
+function namespaceRateLimiter(): RateLimiter {
+  return maxOfRateLimiters(itemExponentialRateLimiter(5, 60_000), bucketRateLimiter(10, 100));
+}
+
+/** Gone already (another pass or client finished the job): nothing left to do. */
+function unlessNotFound(e: unknown): undefined {
+  if (e instanceof ApiError && e.code === 404) return undefined;
+  throw e;
 }

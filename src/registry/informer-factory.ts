@@ -16,11 +16,20 @@ import type { ResourceType } from "./resource-type.js";
 import type { TypeRegistry } from "./type-registry.js";
 
 export type ObjectInformer = Informer<KObject>;
+
+/** An informer that cannot list its type, and why (its last attempt's error). */
+export interface InformerFailure {
+  resource: string;
+  error: unknown;
+}
 type View = "full" | "metadata";
 const views: View[] = ["full", "metadata"];
 
 export class InformerFactory {
   private readonly informers = new Map<string, ObjectInformer>(); // view + key prefix → informer
+  /** view + key prefix → the group-resource it informs on ("secrets", "widgets.example.com"). */
+  private readonly resourceNames = new Map<string, string>();
+  private failureWaiters: (() => void)[] = [];
   private readonly unsubscribe: () => void;
   private stopped = false;
 
@@ -37,6 +46,7 @@ export class InformerFactory {
       for (const view of views) {
         this.informers.get(view + prefix)?.stop();
         this.informers.delete(view + prefix);
+        this.resourceNames.delete(view + prefix);
       }
     });
   }
@@ -68,20 +78,48 @@ export class InformerFactory {
       cache: () => this.cacher.get(spec),
       exists: () => !this.stopped && this.isServed(t.keyPrefix),
       onHandlerError: this.onHandlerError,
+      onListError: () => {
+        for (const w of this.failureWaiters.splice(0)) w();
+      },
     });
     this.informers.set(view + t.keyPrefix, informer);
+    this.resourceNames.set(view + t.keyPrefix, t.group ? `${t.resource}.${t.group}` : t.resource);
     return informer.start();
   }
 
-  /** Every running informer has handed each change it took to all of its handlers. */
-  handlersIdle(): boolean {
-    for (const i of this.informers.values()) if (!i.handlersIdle()) return false;
+  /**
+   * Every running informer is quiet (Informer.quiet: listed, attached to its cache, each change it
+   * took handed to all of its handlers).
+   */
+  quiet(): boolean {
+    for (const i of this.informers.values()) if (!i.quiet()) return false;
     return true;
   }
 
-  /** Resolves once handlersIdle() holds; an informer started meanwhile is waited for too. */
-  async whenHandlersIdle(): Promise<void> {
-    while (!this.handlersIdle()) await Promise.all([...this.informers.values()].map((i) => i.whenHandlersIdle()));
+  /** Resolves once quiet() holds; an informer started meanwhile is waited for too. */
+  async whenQuiet(): Promise<void> {
+    while (!this.quiet()) await Promise.all([...this.informers.values()].map((i) => i.whenQuiet()));
+  }
+
+  /** The informers whose last attempt to list their type failed (each tries again later). */
+  failing(): InformerFailure[] {
+    const out: InformerFailure[] = [];
+    for (const [key, i] of this.informers) {
+      const f = i.failure();
+      if (f) out.push({ resource: this.resourceNames.get(key) ?? key, error: f.error });
+    }
+    return out;
+  }
+
+  /** The informers whose last attempt to list failed try again now (Informer.retryNow). */
+  retryFailing(): void {
+    for (const i of this.informers.values()) i.retryNow();
+  }
+
+  /** Resolves at the next failed attempt of any informer to list (at once while one is failing). */
+  whenFailing(): Promise<void> {
+    if (this.failing().length > 0) return Promise.resolve();
+    return new Promise((r) => this.failureWaiters.push(r));
   }
 
   stop(): void {
@@ -89,6 +127,7 @@ export class InformerFactory {
     this.unsubscribe();
     for (const i of this.informers.values()) i.stop();
     this.informers.clear();
+    for (const w of this.failureWaiters.splice(0)) w();
   }
 
   private isServed(prefix: string): boolean {

@@ -259,4 +259,52 @@ describe("informer", () => {
     expect(attempts).toBe(3);
     expect(inf.list().map((o) => o.name)).toEqual(["x"]);
   });
+
+  it("is not quiet between a broken feed and its relist, and quiet again once the relist is handed out", async () => {
+    setup();
+    await put("a", "kept");
+    const inf = informer().start();
+    const h = recorder();
+    inf.addHandler(h);
+    await inf.whenQuiet();
+    expect(inf.quiet()).toBe(true);
+    cacher.peek(prefix)!.stop();
+    await put("a", "gap");
+    // Nothing has reached the view or the handlers yet: the work is still on its way.
+    expect([inf.quiet(), inf.handlersIdle()]).toEqual([false, true]);
+    await inf.whenQuiet();
+    expect(h.log).toEqual(["add kept@1", "add gap@1"]);
+  });
+
+  it("says why it cannot list while its attempts fail, tries again at once when asked, and is quiet once one succeeds", async () => {
+    setup();
+    await put("a", "x");
+    let broken = true;
+    const failures: unknown[] = [];
+    let attempts = 0;
+    const inf = new Informer<Obj>({
+      prefix,
+      namespaced: true,
+      cache: () => (++attempts, broken ? Promise.reject(new Error("/registry/things/a/x: cannot be read")) : cacher.get(spec)),
+      exists: () => true,
+      onListError: (e) => failures.push(e),
+    });
+    informers.push(inf);
+    inf.start();
+    await until(() => failures.length === 1, "the first failure");
+    expect((inf.failure()?.error as Error).message).toBe("/registry/things/a/x: cannot be read");
+    expect(inf.quiet()).toBe(false);
+    // The next attempt waits out a backoff (50 ms): asked, it comes now, and clears the failure
+    // until it ends.
+    inf.retryNow();
+    expect(attempts).toBe(2);
+    expect(inf.failure()).toBeUndefined();
+    await until(() => failures.length === 2, "the second failure");
+    broken = false;
+    inf.retryNow();
+    await inf.whenQuiet();
+    expect([attempts, inf.failure(), inf.list().map((o) => o.name)]).toEqual([3, undefined, ["x"]]);
+    inf.retryNow(); // nothing failed: no attempt
+    expect(attempts).toBe(3);
+  });
 });

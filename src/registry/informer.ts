@@ -15,7 +15,10 @@
 // must be quick (record the change, queue the work) rather than do the work themselves.
 //
 // When the cache's feed ends (its storage watch broke, or it was dropped) the informer lists and
-// watches a fresh cache — if its type is still served; otherwise it stops.
+// watches a fresh cache — if its type is still served; otherwise it stops. Until it is attached
+// again it is not quiet (quiet()): the differences a relist finds are work on its way to the
+// handlers. A cache that cannot load (an object no key decrypts) is retried with a growing wait,
+// as client-go's reflector retries a failed list; failure() says why meanwhile.
 import type { WatchSink } from "../storage/cacher/cache-watcher.js";
 import type { WatchCache } from "../storage/cacher/watch-cache.js";
 import type { Delivery, Entry } from "../storage/cacher/types.js";
@@ -40,6 +43,8 @@ export interface InformerSource<O> {
   exists(): boolean;
   /** A handler threw (the other handlers still get the change). */
   onHandlerError?(err: unknown): void;
+  /** An attempt to list failed (the cache could not load); the informer tries again later. */
+  onListError?(err: unknown): void;
 }
 
 const firstRetryMs = 50;
@@ -57,6 +62,13 @@ export class Informer<O> {
   private isSynced = false;
   private resolveSynced!: () => void;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** The attempt retryTimer will make. */
+  private retryAttempt: (() => void) | undefined;
+  /** Not attached to a cache's feed: from start until the first list, and from a broken feed to the next list. */
+  private connecting = true;
+  private connectedWaiters: (() => void)[] = [];
+  /** Why the last attempt to list failed, until one succeeds. */
+  private lastFailure: { error: unknown } | undefined;
   /**
    * Resolves once the view holds the initial list and every handler registered by then has been
    * called for it — or once the informer stopped (hasSynced() tells which). Never rejects.
@@ -96,6 +108,29 @@ export class Informer<O> {
   }
 
   /**
+   * Nothing is on its way to the handlers: the view has listed and is attached to its cache's feed
+   * (not between a broken feed and the next list), and every change it took has reached every
+   * handler. True once stopped.
+   */
+  quiet(): boolean {
+    return this.stopped || (this.isSynced && !this.connecting && this.handlers.idle());
+  }
+
+  /** Resolves once quiet() holds (event-driven); stays pending while every attempt to list fails. */
+  async whenQuiet(): Promise<void> {
+    while (!this.quiet()) {
+      await this.synced;
+      if (this.connecting && !this.stopped) await new Promise<void>((r) => this.connectedWaiters.push(r));
+      await this.handlers.whenIdle();
+    }
+  }
+
+  /** Why the informer cannot list its type, while its last attempt failed (it tries again later). */
+  failure(): { error: unknown } | undefined {
+    return this.stopped ? undefined : this.lastFailure;
+  }
+
+  /**
    * Calls `h` for every later change and, first, `added` for every object already in the view
    * (as client-go does for a handler added to a running informer). Returns the remover.
    */
@@ -132,29 +167,54 @@ export class Informer<O> {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.handlers.close();
     this.resolveSynced(); // waiters must not hang on an informer that will never sync
+    this.connected();
+  }
+
+  private connected(): void {
+    this.connecting = false;
+    for (const w of this.connectedWaiters.splice(0)) w();
   }
 
   /** Lists and watches the current cache; on failure retries later with a longer wait. */
   private async connect(retryMs: number): Promise<void> {
     if (this.stopped) return;
+    // An attempt under way is not a failure (yet): who asked for one hears how it ends.
+    this.lastFailure = undefined;
     let attached = false;
     try {
       attached = this.attach(await this.source.cache());
-    } catch {
-      // the cache could not load (storage closing, an undecodable object): try again later
+    } catch (error) {
+      // The cache could not load (storage closing, an unreadable object): try again later.
+      if (this.stopped) return;
+      this.lastFailure = { error };
+      this.source.onListError?.(error);
     }
     if (!attached) this.retry(Math.min(retryMs * 2, maxRetryMs), retryMs);
   }
 
   private retry(nextRetryMs: number, waitMs: number): void {
     if (this.stopped) return;
-    this.retryTimer = setTimeout(() => {
+    const attempt = () => {
       this.retryTimer = undefined;
+      this.retryAttempt = undefined;
       // Checked after the wait: a type's removal and its cache's drop may come in either order.
       if (!this.source.exists()) this.stop();
       else void this.connect(nextRetryMs);
-    }, waitMs);
+    };
+    this.retryAttempt = attempt;
+    this.retryTimer = setTimeout(attempt, waitMs);
     this.retryTimer.unref();
+  }
+
+  /**
+   * An informer whose last attempt to list failed tries again now rather than after its wait (a
+   * test kit's settle(): a repair made since is found at once); the wait after a new failure
+   * still grows.
+   */
+  retryNow(): void {
+    if (!this.lastFailure || !this.retryAttempt) return;
+    clearTimeout(this.retryTimer);
+    this.retryAttempt();
   }
 
   /** One synchronous step: the cache's state becomes the view, then its changes follow. */
@@ -183,11 +243,14 @@ export class Informer<O> {
       closed: () => {
         if (this.watcher !== watcher) return;
         this.watcher = undefined;
+        this.connecting = true;
         this.retry(firstRetryMs * 2, firstRetryMs);
       },
     };
     const watcher = cache.watch(pred, sink, start, false);
     this.watcher = watcher;
+    this.lastFailure = undefined;
+    this.connected();
     if (!this.listed) {
       this.listed = true;
       this.handlers.listed();

@@ -12,7 +12,7 @@ import { ApiError, badRequest } from "../apimachinery/errors.js";
 import { HarnessInputError } from "./input-error.js";
 import { journalMatchKeys, type JournalMatch } from "./journal.js";
 import type { TestHarness } from "./harness.js";
-import { SettleTimeoutError } from "./settle.js";
+import { SettleBlockedError, SettleTimeoutError } from "./settle.js";
 
 /**
  * What the endpoint asks of the server beyond its harness: reset, snapshots and settle live on
@@ -104,12 +104,15 @@ async function call(controls: ServerControls, method: keyof ServerControls, arg?
 
 /**
  * A settle that runs out of time is a 504 Timeout, as a request that did not complete in time;
- * its causes name each controller still busy (field) and what it was doing (message).
+ * its causes name each controller still busy (field) and what it was doing (message). One that
+ * cannot finish (an informer cannot list its type) is a 500 InternalError, as the list that fails
+ * is; its causes name each such type and the error.
  */
 async function settleFromBody(controls: ServerControls, body: unknown): Promise<unknown> {
   try {
     return await call(controls, "settle", body);
   } catch (e) {
+    if (e instanceof SettleBlockedError) throw new ApiError(500, "InternalError", e.message, { causes: e.blockedBy.map((b) => ({ field: b.resource, message: b.error })) });
     if (!(e instanceof SettleTimeoutError)) throw e;
     const causes = e.busy.map((b) => ({ field: b.name, message: b.doing }));
     throw new ApiError(504, "Timeout", e.message, causes.length > 0 ? { causes } : undefined);
