@@ -57,8 +57,10 @@ export const defaultWatchCacheOptions: WatchCacheOptions = {
   historyFrom: () => 0,
 };
 
-/** Objects read and decoded per turn of the event loop while a cache fills. */
+/** Objects read per storage call while a cache fills. */
 const fillPageSize = 500;
+/** How long a filling cache decodes before it lets the event loop run (requests, timers). */
+const fillSliceMs = 4;
 
 export interface WatchCacheConfig<O> {
   /** Where the cache loads from and which it follows: a backend (or anything offering its read interface). */
@@ -192,12 +194,19 @@ export class WatchCache<O> {
   }
 
   /**
-   * Reads and decodes the state at `base` page by page, yielding to the event loop between pages;
-   * false once stopped. The pages are one consistent read: each is taken at `base`.
+   * Reads and decodes the state at `base` page by page, yielding to the event loop between pages
+   * and within a page's decoding every few milliseconds; false once stopped. The pages are one
+   * consistent read: each is taken at `base`.
    */
   private async fill(base: number): Promise<boolean> {
     const { storage, prefix } = this.cfg;
     let startAfter: string | undefined;
+    let sliceStart = performance.now();
+    const yieldNow = async () => {
+      await new Promise<void>((r) => setImmediate(r));
+      sliceStart = performance.now();
+      return !this.stopped;
+    };
     for (;;) {
       let page: RangeResult;
       try {
@@ -208,11 +217,13 @@ export class WatchCache<O> {
         throw e;
       }
       if (this.stopped) return false;
-      for (const kv of page.items) this.store.put(this.entry(kv, kv.modRevision));
+      for (const kv of page.items) {
+        this.store.put(this.entry(kv, kv.modRevision));
+        if (performance.now() - sliceStart > fillSliceMs && !(await yieldNow())) return false;
+      }
       if (!page.more) return true;
       startAfter = page.items[page.items.length - 1]!.key;
-      await new Promise<void>((r) => setImmediate(r));
-      if (this.stopped) return false;
+      if (!(await yieldNow())) return false;
     }
   }
 
