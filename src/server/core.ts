@@ -55,7 +55,7 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
   const { storage: backend, clusters, overrides } = o.sharedStorage ? { storage: borrowedStorage(o.sharedStorage), clusters: [], overrides: [] } : await openStorage(o, types);
   const storage = encryption.wrap(backend, types);
   // The watch caches replay no history from before this start (watch-cache.ts, historyFrom).
-  const historyFrom = await storage.currentRevision();
+  const historyFrom = await startRevisions(storage, overrides.length > 0 ? types.stored().map((t) => t.keyPrefix) : []);
   const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), historyFrom, ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
   // Admission plugins read through the store: the store comes first, the chain is bound later.
@@ -118,6 +118,17 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
       await storage.close();
     },
   };
+}
+
+/**
+ * The revision of each store as the server opens it, by key prefix. Storage split among etcd
+ * clusters has a revision counter per cluster: the prefixes of the types built in (the only ones
+ * --etcd-servers-overrides can move) are each asked; every other prefix is the main store's.
+ */
+async function startRevisions(storage: Storage, splitPrefixes: readonly string[]): Promise<(prefix: string) => number> {
+  const main = await storage.currentRevision();
+  const own = new Map(await Promise.all(splitPrefixes.map(async (p) => [p, await storage.currentRevision(p)] as const)));
+  return (prefix) => own.get(prefix) ?? main;
 }
 
 /** The backend --storage-backend names (and its etcd clusters); etcd's client is loaded only when it is the one. */

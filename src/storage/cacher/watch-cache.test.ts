@@ -229,7 +229,7 @@ describe("watch cache", () => {
     for (let v = 1; v <= 5; v++) await storage.update(`${prefix}ns1/a`, JSON.stringify({ name: "a", v }), 0);
     const start = await storage.currentRevision();
     let decoded = 0;
-    cacher = new Cacher<Obj>(storage, { historyFrom: start });
+    cacher = new Cacher<Obj>(storage, { historyFrom: () => start });
     await put("ns1", "b");
     const c = await cacher.get({ ...spec, decode: (kv) => (decoded++, decode(kv)) });
     // The state at the start (a) and the history since (b): not the six versions of a.
@@ -246,7 +246,8 @@ describe("watch cache", () => {
     const n = 1300;
     await storage.transaction(Array.from({ length: n }, (_, i) => ({ kind: "create" as const, key: `${prefix}ns/o${String(i).padStart(4, "0")}`, value: JSON.stringify({ name: `o${i}` }) })));
     // A restarted server: what was stored before it started is read as state, not replayed.
-    cacher = new Cacher<Obj>(storage, { historyFrom: await storage.currentRevision() });
+    const start = await storage.currentRevision();
+    cacher = new Cacher<Obj>(storage, { historyFrom: () => start });
     let turns = 0;
     let counting = true;
     const count = () => {
