@@ -92,13 +92,11 @@ const turn = () => new Promise<void>((r) => setImmediate(r));
 
 export function controllerActivity(s: ActivitySources): ControllerActivity {
   const idle = () => s.later.settled() && s.informers.quiet() && s.controllers().every((c) => c.idle());
-  const failed = (): never => {
-    throw new InformersFailingError(s.informers.failing());
-  };
   /** `p`, unless an informer fails to list first. */
   const unlessFailing = async (p: Promise<unknown>) => {
     for (;;) {
-      if (s.informers.failing().length > 0) failed();
+      const failing = s.informers.failing();
+      if (failing.length > 0) throw new InformersFailingError(failing);
       const which = await Promise.race([p.then(() => "done" as const), s.informers.whenFailing().then(() => "failing" as const)]);
       if (which === "done") return;
     }
