@@ -172,6 +172,9 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
       end();
     },
   });
+  // The initial events went out with begin (those a slow client held back wait in the watcher):
+  // the seat flow control holds for the watch's initialization is free again.
+  r.ctx.watchInitialized?.();
   if ("error" in result) {
     if (!ended) ex.write(n.codec.encodeWatchEvent("ERROR", toApiError(result.error).toStatus()));
     tap?.sent({ type: "ERROR" });

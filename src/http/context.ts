@@ -47,6 +47,11 @@ export interface RequestContext {
   watchTap: WatchTap | undefined;
   /** The fault a test harness injected into this request, for its journal; undefined otherwise. */
   fault: unknown;
+  /**
+   * Set by flow control on a watch: the watch handler calls it once the watch's initial events
+   * are sent (or it ended before), which frees the seat the watch held while it initialized.
+   */
+  watchInitialized: (() => void) | undefined;
 }
 
 /**
@@ -74,6 +79,7 @@ class Context implements RequestContext {
   readonly warnings: string[] = [];
   watchTap: WatchTap | undefined = undefined;
   fault: unknown = undefined;
+  watchInitialized: (() => void) | undefined = undefined;
   private controller: AbortController | undefined;
   private cancelled = false;
   private reason: unknown;

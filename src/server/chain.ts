@@ -33,7 +33,7 @@ export interface ChainConfig {
   authorizer: Authorizer;
   /** AuthorizeWithSelectors: list/watch/deletecollection selectors reach the authorizers. */
   authorizeWithSelectors?: boolean;
-  /** Flow control: max-in-flight today, priority and fairness one day. */
+  /** Flow control: priority and fairness, or max-in-flight when it is turned off. */
   flowControl: Filter;
   /** The last stage: routes to the non-resource, subresource or verb handler. */
   router: Handler;

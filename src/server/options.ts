@@ -51,6 +51,8 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   maxRequestsInflight: number;
   /** --max-mutating-requests-inflight: mutating requests served at once (0 = no limit). */
   maxMutatingRequestsInflight: number;
+  /** --enable-priority-and-fairness: flow control by FlowSchemas and priority levels (else max-in-flight). */
+  enablePriorityAndFairness: boolean;
   /** --service-cluster-ip-range: where Service cluster IPs come from. */
   serviceClusterIPRange: string;
   /** --service-node-port-range: where NodePorts come from. */
@@ -106,6 +108,7 @@ export function defaultOptions(): ServerOptions {
     minRequestTimeoutSeconds: 1800,
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,
+    enablePriorityAndFairness: true,
     serviceClusterIPRange: "10.0.0.0/24",
     serviceNodePortRange: "30000-32767",
     // Service accounts

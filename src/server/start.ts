@@ -182,7 +182,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     authenticate,
     authorizer,
     authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"),
-    flowControl: maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning),
+    flowControl: features.flowControl(core) ?? maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning),
     harness: o.harness,
     router: createRouter({ parts, nonResource: features.nonResource(serving), storages: builtinStorages(features.storages(serving)) }),
   });

@@ -57,13 +57,13 @@ import {
   validatePDB,
   validatePriorityClass,
   validatePriorityClassUpdate,
-  validatePriorityLevelConfiguration,
   validateNamespaceStatusUpdate,
   validatePVC,
   validatePVCUpdate,
   validateStorageClass,
   validateStorageClassUpdate,
 } from "./validation/cluster.js";
+import { validateFlowSchema, validatePriorityLevelConfiguration } from "./validation/flowcontrol.js";
 import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from "./allocation/service.js";
 import { claimServiceValues, releaseServiceValues } from "./allocation/service-claims.js";
 import { isObj, type Obj } from "./validation/helpers.js";
@@ -430,7 +430,7 @@ const overrides: Record<string, Strategy> = {
   "clusterroles.rbac.authorization.k8s.io": rbacRole(false),
   "rolebindings.rbac.authorization.k8s.io": rbacBinding(true),
   "clusterrolebindings.rbac.authorization.k8s.io": rbacBinding(false),
-  "flowschemas.flowcontrol.apiserver.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultFlowSchema }),
+  "flowschemas.flowcontrol.apiserver.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultFlowSchema, validate: (o) => validateFlowSchema(o) }),
   "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": kind(
     { tracksGeneration: true },
     { defaults: defaultPriorityLevelConfiguration, validate: (o) => validatePriorityLevelConfiguration(o) },

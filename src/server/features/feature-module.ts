@@ -25,6 +25,8 @@
 //                     under leader election, whenever this replica becomes the leader (stopped
 //                     when it stops leading)
 //   authenticators    in the union's slots (upstream's order, whatever the module order)
+//   flowControl       when the filter chain is built: the flow control stage (at most one module
+//                     gives it; without one, max-in-flight)
 //   storages, nonResource
 //                     when the router is built, with the authorizer chain and the authenticator union
 //   controllersOnceServing  the controller manager's too, started once the server listens (and leads)
@@ -51,6 +53,7 @@ import type { TypeRegistry } from "../../registry/type-registry.js";
 import type { Storage } from "../../storage/interface.js";
 import type { StrategyContributions } from "../../types/strategies.js";
 import type { FlagSpec } from "../flag-spec.js";
+import type { Filter } from "../filters/filter.js";
 import type { ServerOptions } from "../options.js";
 import type { TlsSetup } from "../tls-setup.js";
 
@@ -154,6 +157,8 @@ export interface FeatureContribution {
   controllers?(core: CoreParts): Controller[];
   authenticators?(core: CoreParts): Partial<Record<AuthenticatorSlot, Authenticator[]>>;
   controllersOnceServing?(core: CoreParts): Controller[];
+  /** The flow control stage of the filter chain, in place of max-in-flight (at most one module gives it). */
+  flowControl?(core: CoreParts): Filter;
   nonResource?(ctx: ServingContext): NonResourceHandler[];
   /** REST storages of resources and subresources, each for one group/resource or for every type declaring the subresource. */
   storages?(ctx: ServingContext): StorageRegistration[];
@@ -314,6 +319,13 @@ export class AssembledFeatures {
 
   nonResource(ctx: ServingContext): NonResourceHandler[] {
     return this.all.flatMap(({ c }) => c.nonResource?.(ctx) ?? []);
+  }
+
+  /** The flow control stage a module gives, if one does. */
+  flowControl(core: CoreParts): Filter | undefined {
+    const givers = this.all.filter(({ c }) => c.flowControl);
+    if (givers.length > 1) throw new Error(`features ${givers.map((g) => g.name).join(" and ")} both give the flow control stage`);
+    return givers[0]?.c.flowControl!(core);
   }
 
   /** The REST storages every feature contributes, in module order; one storage per group/resource/subresource. */

@@ -33,6 +33,7 @@ import type { FeatureModule } from "./feature-module.js";
 import { leaderElectionFeature } from "./leader-election.js";
 import { observabilityFeature } from "./observability.js";
 import { etcdStorageFeature } from "./etcd-storage.js";
+import { priorityAndFairnessFeature } from "./priority-and-fairness.js";
 
 /** A fresh set of the server's feature modules (a module may keep state for one server). */
 export function serverFeatures(): FeatureModule[] {
@@ -65,6 +66,7 @@ export function serverFeatures(): FeatureModule[] {
     bootstrapTokensFeature(),
     systemPriorityClassesFeature(),
     garbageCollectorFeature(),
+    priorityAndFairnessFeature(),
     leaderElectionFeature(),
   ];
 }

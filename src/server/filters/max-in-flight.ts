@@ -2,7 +2,8 @@
 // requests (get, list) and --max-mutating-requests-inflight others at once; one more is answered
 // 429 at once, not queued. Long-running requests (watch) are not counted, 0 means no limit, and
 // system:masters is let through when the limit is reached (not counted either).
-// This is a seam: priority and fairness (APF) is another Filter in the same place of the chain.
+// With priority and fairness on (the default) these limits only size its seats (server/filters/
+// priority-and-fairness.ts); this filter is the flow control of --enable-priority-and-fairness=false.
 import { mastersGroup } from "../../apimachinery/user.js";
 import { requestInfoOf } from "../../http/context.js";
 import type { Exchange } from "../../http/exchange.js";
@@ -42,6 +43,6 @@ export function maxInFlightFilter(limits: InFlightLimits, isLongRunning: LongRun
 }
 
 /** Upstream answers in plain text, not a Status; client-go retries after Retry-After. */
-function tooManyRequests(ex: Exchange): void {
-  writeText(ex, 429, "Too many requests, please try again later.\n", { "retry-after": "1" });
+export function tooManyRequests(ex: Exchange, retryAfterSeconds = 1): void {
+  writeText(ex, 429, "Too many requests, please try again later.\n", { "retry-after": String(retryAfterSeconds) });
 }

@@ -1,5 +1,5 @@
 // Validation of the everyday non-workload kinds: PVC, StorageClass, PriorityClass, PDB, HPA,
-// NetworkPolicy, FlowSchema/PriorityLevelConfiguration.
+// NetworkPolicy.
 import { forbidden, invalid, notSupported, required, type FieldError } from "../../apimachinery/validation.js";
 import { arr, FIELD_IMMUTABLE, immutable, isObj, nonNegative, obj, str, type Obj } from "./helpers.js";
 import { deepClone, deepEqual } from "../../apimachinery/json-value.js";
@@ -135,20 +135,6 @@ export function validateNetworkPolicy(o: Obj): FieldError[] {
     if (t !== "Ingress" && t !== "Egress") errs.push(notSupported(`spec.policyTypes[${i}]`, t, ["Egress", "Ingress"]));
   });
   if (types.length > 2) errs.push(invalid("spec.policyTypes", types, "may not specify more than two policyTypes"));
-  return errs;
-}
-
-export function validatePriorityLevelConfiguration(o: Obj): FieldError[] {
-  const errs: FieldError[] = [];
-  const spec = obj(o.spec);
-  const t = str(spec.type);
-  if (t !== "Exempt" && t !== "Limited") errs.push(notSupported("spec.type", t, ["Exempt", "Limited"]));
-  if (t === "Limited" && !isObj(spec.limited)) errs.push(required("spec.limited", "must not be empty when type is Limited"));
-  if (isObj(spec.limited)) {
-    errs.push(...nonNegative(spec.limited.nominalConcurrencyShares, "spec.limited.nominalConcurrencyShares"));
-    const lp = spec.limited.lendablePercent;
-    if (typeof lp === "number" && (lp < 0 || lp > 100)) errs.push(invalid("spec.limited.lendablePercent", lp, "must be between 0 and 100, inclusive"));
-  }
   return errs;
 }
 

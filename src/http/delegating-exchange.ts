@@ -1,0 +1,77 @@
+// An exchange that hands everything to another one: the base of the exchanges a filter puts in
+// front of the one that arrived for the stages after it (one that can go quiet, one that adds
+// response headers). A class rather than a proxy object: one is made for nearly every request.
+import type { TLSSocket } from "node:tls";
+import type { Exchange, Headers } from "./exchange.js";
+
+export class DelegatingExchange implements Exchange {
+  constructor(protected readonly inner: Exchange) {}
+
+  get method(): string {
+    return this.inner.method;
+  }
+  get path(): string {
+    return this.inner.path;
+  }
+  get query(): URLSearchParams {
+    return this.inner.query;
+  }
+  get headers(): Headers {
+    return this.inner.headers;
+  }
+  get rawHeaders(): string[] | undefined {
+    return this.inner.rawHeaders;
+  }
+  get socket(): TLSSocket {
+    return this.inner.socket;
+  }
+  get responseEncoding(): "gzip" | undefined {
+    return this.inner.responseEncoding;
+  }
+  get headersSent(): boolean {
+    return this.inner.headersSent;
+  }
+  get status(): number {
+    return this.inner.status;
+  }
+  get closed(): boolean {
+    return this.inner.closed;
+  }
+  body(limit: number): Promise<Buffer> {
+    return this.inner.body(limit);
+  }
+  head(status: number, headers: Record<string, string | number | string[]>): void {
+    this.inner.head(status, headers);
+  }
+  write(chunk: Buffer | string): boolean {
+    return this.inner.write(chunk);
+  }
+  end(chunk?: Buffer | string): void {
+    this.inner.end(chunk);
+  }
+  abort(): void {
+    this.inner.abort();
+  }
+  onClose(cb: () => void): void {
+    this.inner.onClose(cb);
+  }
+  drained(): Promise<void> {
+    return this.inner.drained();
+  }
+  pending(): number {
+    return this.inner.pending();
+  }
+}
+
+/** Adds `extra` to the response's headers, whoever writes them (headers a filter owes every answer). */
+export class ResponseHeadersExchange extends DelegatingExchange {
+  constructor(
+    inner: Exchange,
+    private readonly extra: Readonly<Record<string, string>>,
+  ) {
+    super(inner);
+  }
+  override head(status: number, headers: Record<string, string | number | string[]>): void {
+    this.inner.head(status, { ...this.extra, ...headers });
+  }
+}

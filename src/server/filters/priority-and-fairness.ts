@@ -1,0 +1,119 @@
+// Flow control by API Priority and Fairness (upstream: server/filters/priority-and-fairness.go,
+// release 1.34), in the place of max-in-flight: each request is classified by the FlowSchemas
+// into a priority level and a flow, waits its turn in the level's queues when the level's seats
+// are taken, and is answered 429 with Retry-After when its queue is full or its wait outlasts a
+// quarter of its deadline (at most a minute). Every answer says where the request was
+// classified (X-Kubernetes-PF-FlowSchema-UID, X-Kubernetes-PF-PriorityLevel-UID). A watch holds
+// its seat only until its initial events are sent; other long-running requests (exec, proxy,
+// logs) are not counted.
+import { requestInfoOf, userOf, type RequestContext } from "../../http/context.js";
+import { ResponseHeadersExchange } from "../../http/delegating-exchange.js";
+import type { Dispatcher } from "../../controllers/flowcontrol/dispatcher.js";
+import type { DroppedRequestsTracker } from "../../controllers/flowcontrol/dropped-requests.js";
+import type { Request } from "../../controllers/flowcontrol/queueset.js";
+import type { WatchTracker } from "../../controllers/flowcontrol/watch-tracker.js";
+import { maxSeats } from "../../controllers/flowcontrol/work-estimate.js";
+import type { WorkEstimator } from "../../controllers/flowcontrol/work-estimator.js";
+import type { FlowControlMetrics } from "../../observability/flowcontrol-metrics.js";
+import type { LongRunningCheck } from "../long-running.js";
+import type { Filter } from "./filter.js";
+import { tooManyRequests } from "./max-in-flight.js";
+
+export const flowSchemaUIDHeader = "x-kubernetes-pf-flowschema-uid";
+export const priorityLevelUIDHeader = "x-kubernetes-pf-prioritylevel-uid";
+/** No request waits in a queue longer than this. */
+const maxWaitMs = 60_000;
+
+export interface PriorityAndFairnessOptions {
+  dispatcher: Dispatcher;
+  estimate: WorkEstimator;
+  watches: WatchTracker;
+  dropped: DroppedRequestsTracker;
+  metrics: FlowControlMetrics;
+  isLongRunning: LongRunningCheck;
+  /** --request-timeout in ms: a request without a deadline (a watch) waits a quarter of it at most. */
+  requestTimeoutMs: number;
+}
+
+export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter {
+  const { dispatcher, metrics } = o;
+  return async (ctx, next) => {
+    const info = requestInfoOf(ctx);
+    const user = userOf(ctx);
+    const isWatch = info.verb === "watch";
+    if (!isWatch && o.isLongRunning(info)) return next();
+    const c = dispatcher.classify(info, user);
+    const plName = c.pl.metadata.name;
+    const fsName = c.fs.metadata.name;
+    const series = metrics.series(plName, fsName);
+    const we = o.estimate(info, ctx.ex.query, plName);
+    series.workEstimatedSeats.observe(maxSeats(we));
+    if (we.watchCount !== undefined) series.watchCount.observe(we.watchCount);
+    ctx.ex = new ResponseHeadersExchange(ctx.ex, { [priorityLevelUIDHeader]: c.pl.metadata.uid ?? "", [flowSchemaUIDHeader]: c.fs.metadata.uid ?? "" });
+    const waitStart = dispatcher.clock.now();
+    const req = dispatcher.start(c, we, series, { user, info });
+    const executed = req ? await waitTurn(ctx, req, o.requestTimeoutMs) : false;
+    // Every request of a limited level is counted as having waited, if only for no time at all.
+    if (c.pl.spec.type !== "Exempt") (executed ? series.waitExecuted : series.waitRejected).observe((dispatcher.clock.now() - waitStart) / 1000);
+    if (!req || !executed) {
+      o.dropped.recordDropped(plName);
+      if (!ctx.ex.closed) tooManyRequests(ctx.ex, o.dropped.retryAfter(plName));
+      return;
+    }
+    req.qs.noteDispatched();
+    series.dispatched.add(1);
+    const started = dispatcher.clock.now();
+    const executionDone = () => (isWatch ? series.executionWatch : series.executionRegular).observe((dispatcher.clock.now() - started) / 1000);
+    if (!isWatch) {
+      try {
+        await next();
+      } finally {
+        executionDone();
+        dispatcher.finished(c.state, req);
+      }
+      return;
+    }
+    // A watch holds its seat until it is initialized (or ended before); it then goes on unmetered.
+    const forget = o.watches.register(info, ctx.ex.query.get("fieldSelector"));
+    let release!: () => void;
+    const initialized = new Promise<void>((r) => (release = r));
+    ctx.watchInitialized = release;
+    let handling: Promise<void>;
+    try {
+      handling = next();
+    } catch (e) {
+      handling = Promise.reject(e);
+    }
+    const settled = handling.then(
+      () => undefined,
+      () => undefined,
+    );
+    await Promise.race([initialized, settled]);
+    ctx.watchInitialized = undefined;
+    executionDone();
+    dispatcher.finished(c.state, req);
+    try {
+      await handling;
+    } finally {
+      forget?.();
+    }
+  };
+}
+
+/**
+ * Waits for the request's dispatch: true once it may execute, false when its wait limit passed or
+ * its client left first (then it has left its queue).
+ */
+async function waitTurn(ctx: RequestContext, req: Request, requestTimeoutMs: number): Promise<boolean> {
+  if (req.decision === "execute") return true;
+  const limit = Math.min(maxWaitMs, ctx.deadline !== undefined ? (ctx.deadline - ctx.receivedAt) / 4 : requestTimeoutMs / 4);
+  const timer = setTimeout(() => req.cancel(), Math.max(0, ctx.receivedAt + limit - Date.now()));
+  const signal = ctx.signal;
+  const onAbort = () => req.cancel();
+  if (signal.aborted) req.cancel();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  const executed = await req.wait();
+  clearTimeout(timer);
+  signal.removeEventListener("abort", onAbort);
+  return executed;
+}
