@@ -1,5 +1,6 @@
 // The filter chain against a real server: the request deadline (`timeout` parameter → 504),
-// errors in the encoding the client accepts, and max-in-flight (429).
+// errors in the encoding the client accepts, and max-in-flight (429) when priority and fairness is
+// turned off (test/apf*.test.ts cover it on).
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -52,10 +53,10 @@ describe("request deadline and error encoding", () => {
   });
 });
 
-describe("max-in-flight with a limit of 1", () => {
+describe("max-in-flight with a limit of 1 (priority and fairness turned off)", () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startTestServer({ options: { maxRequestsInflight: 1 } });
+    s = await startTestServer({ options: { maxRequestsInflight: 1, enablePriorityAndFairness: false } });
   });
   afterAll(async () => s?.stop());
 

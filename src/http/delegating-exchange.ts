@@ -1,6 +1,6 @@
 // An exchange that hands everything to another one: the base of the exchanges a filter puts in
-// front of the one that arrived for the stages after it (one that can go quiet, one that adds
-// response headers). A class rather than a proxy object: one is made for nearly every request.
+// front of the one that arrived, for the stages after it (one that can go quiet). A class rather
+// than a proxy object: one is made for nearly every request.
 import type { TLSSocket } from "node:tls";
 import type { Exchange, Headers } from "./exchange.js";
 
@@ -43,6 +43,9 @@ export class DelegatingExchange implements Exchange {
   head(status: number, headers: Record<string, string | number | string[]>): void {
     this.inner.head(status, headers);
   }
+  setResponseHeader(name: string, value: string): void {
+    this.inner.setResponseHeader(name, value);
+  }
   write(chunk: Buffer | string): boolean {
     return this.inner.write(chunk);
   }
@@ -60,18 +63,5 @@ export class DelegatingExchange implements Exchange {
   }
   pending(): number {
     return this.inner.pending();
-  }
-}
-
-/** Adds `extra` to the response's headers, whoever writes them (headers a filter owes every answer). */
-export class ResponseHeadersExchange extends DelegatingExchange {
-  constructor(
-    inner: Exchange,
-    private readonly extra: Readonly<Record<string, string>>,
-  ) {
-    super(inner);
-  }
-  override head(status: number, headers: Record<string, string | number | string[]>): void {
-    this.inner.head(status, { ...this.extra, ...headers });
   }
 }

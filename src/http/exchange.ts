@@ -26,6 +26,11 @@ export interface Exchange {
   body(limit: number): Promise<Buffer>;
   /** Sends status + headers; call once. */
   head(status: number, headers: Record<string, string | number | string[]>): void;
+  /**
+   * A header the answer carries whoever writes it (Go's w.Header().Set before WriteHeader): a
+   * filter's headers reach errors written by the stages around it too. Before head() only.
+   */
+  setResponseHeader(name: string, value: string): void;
   write(chunk: Buffer | string): boolean;
   end(chunk?: Buffer | string): void;
   /** Cuts the response off (HTTP/2 stream reset, HTTP/1.1 connection closed): the client sees it failed. */
@@ -81,6 +86,7 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
   const { path, query } = splitUrl(String(headers[":path"] ?? "/"));
   let sent = false;
   let status = 0;
+  let extra: Record<string, string> | undefined;
   const ex: Exchange = {
     method: String(headers[":method"] ?? "GET"),
     path,
@@ -94,7 +100,10 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
       sent = true;
       status = code;
       if (stream.closed || stream.destroyed) return;
-      stream.respond({ ":status": code, ...h });
+      stream.respond(extra ? { ":status": code, ...extra, ...h } : { ":status": code, ...h });
+    },
+    setResponseHeader(name, value) {
+      (extra ??= {})[name] = value;
     },
     write(chunk) {
       if (stream.closed || stream.destroyed) return true;
@@ -142,6 +151,9 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: Exchang
     body: (limit) => readBody(req, req.headers["content-length"], limit),
     head(status, h) {
       res.writeHead(status, h as Record<string, string | number | string[]>);
+    },
+    setResponseHeader(name, value) {
+      res.setHeader(name, value);
     },
     get status() {
       return res.headersSent ? res.statusCode : 0;

@@ -38,7 +38,10 @@ export class RecordingExchange {
       head(status, headers) {
         if (rec.status !== 0) throw new Error("head() called twice");
         rec.status = status;
-        rec.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+        rec.headers = { ...rec.headers, ...Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])) };
+      },
+      setResponseHeader(name, value) {
+        rec.headers[name.toLowerCase()] = value;
       },
       write(chunk) {
         rec.chunks.push(Buffer.from(chunk));

@@ -1,8 +1,8 @@
 // API Priority and Fairness (--enable-priority-and-fairness, on by default): the flow control
-// stage of the chain, the bootstrap FlowSchemas and PriorityLevelConfigurations and the
-// controller that keeps them, the controller that digests the configuration, the
-// /debug/api_priority_and_fairness/ dumps and the apiserver_flowcontrol_* metrics. Turned off,
-// the chain keeps max-in-flight.
+// stage of the chain, the controller that digests the configuration, the
+// /debug/api_priority_and_fairness/ dumps and the apiserver_flowcontrol_* metrics; and, on or
+// off, the bootstrap FlowSchemas and PriorityLevelConfigurations and the controller that keeps
+// them. Turned off, the chain keeps max-in-flight.
 import { startConfigController } from "../../controllers/flowcontrol/config-controller.js";
 import { Dispatcher } from "../../controllers/flowcontrol/dispatcher.js";
 import { DroppedRequestsTracker } from "../../controllers/flowcontrol/dropped-requests.js";
@@ -18,7 +18,7 @@ import { flowcontrolGroup, mandatoryFlowSchemas, mandatoryPriorityLevels, sugges
 import { boolFlag } from "../flag-spec.js";
 import { priorityAndFairnessFilter } from "../filters/priority-and-fairness.js";
 import { isLongRunning } from "../long-running.js";
-import type { CoreParts, FeatureModule } from "./feature-module.js";
+import type { CoreParts, FeatureContribution, FeatureModule } from "./feature-module.js";
 
 /** How often the objects of each resource are counted (list requests are sized by the count). */
 const objectCountPeriodMs = 60_000;
@@ -41,18 +41,14 @@ export function priorityAndFairnessFeature(): FeatureModule {
       }
     },
     setup({ options, log }) {
-      if (!options.enablePriorityAndFairness) return {};
-      const metrics = new FlowControlMetrics();
-      const dispatcher = new Dispatcher({ serverConcurrencyLimit: options.maxRequestsInflight + options.maxMutatingRequestsInflight, metrics });
-      const watches = new WatchTracker();
-      let counts = new Map<string, number>();
-      let countTimer: NodeJS.Timeout | undefined;
       const typesOf = (core: CoreParts) => {
         const fs = core.types.get(flowcontrolGroup, "v1", "flowschemas");
         const pl = core.types.get(flowcontrolGroup, "v1", "prioritylevelconfigurations");
         return fs && pl ? { flowSchemas: fs, priorityLevels: pl } : undefined;
       };
-      return {
+      // The configuration objects are kept whether or not this server classifies by them (as
+      // upstream's producer hook runs with the API served).
+      const producer: FeatureContribution = {
         bootstrap: async (core) => {
           const t = typesOf(core);
           if (!t) return;
@@ -61,12 +57,23 @@ export function priorityAndFairnessFeature(): FeatureModule {
             core.ensureAll(t.flowSchemas, "", [...mandatoryFlowSchemas(), ...suggestedFlowSchemas()] as never[]),
           ]);
         },
+        replicaControllers(core) {
+          const t = typesOf(core);
+          return t ? [startBootstrapEnsurer({ ...core, ...t, log })] : [];
+        },
+      };
+      if (!options.enablePriorityAndFairness) return producer;
+      const metrics = new FlowControlMetrics();
+      const dispatcher = new Dispatcher({ serverConcurrencyLimit: options.maxRequestsInflight + options.maxMutatingRequestsInflight, metrics });
+      const watches = new WatchTracker();
+      let counts = new Map<string, number>();
+      let countTimer: NodeJS.Timeout | undefined;
+      return {
+        ...producer,
         // Every replica classifies its own requests: both controllers run on each.
         replicaControllers(core) {
           const t = typesOf(core);
-          if (!t) return [];
-          const parts = { ...core, ...t, log };
-          return [startConfigController({ ...parts, dispatcher }), startBootstrapEnsurer(parts)];
+          return t ? [startConfigController({ ...core, ...t, log, dispatcher }), ...producer.replicaControllers!(core)] : [];
         },
         flowControl(core) {
           countTimer = setInterval(() => void countObjects(core).then((c) => (counts = c), () => undefined), objectCountPeriodMs);

@@ -7,7 +7,6 @@
 // its seat only until its initial events are sent; other long-running requests (exec, proxy,
 // logs) are not counted.
 import { requestInfoOf, userOf, type RequestContext } from "../../http/context.js";
-import { ResponseHeadersExchange } from "../../http/delegating-exchange.js";
 import type { Dispatcher } from "../../controllers/flowcontrol/dispatcher.js";
 import type { DroppedRequestsTracker } from "../../controllers/flowcontrol/dropped-requests.js";
 import type { Request } from "../../controllers/flowcontrol/queueset.js";
@@ -49,7 +48,8 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     const we = o.estimate(info, ctx.ex.query, plName);
     series.workEstimatedSeats.observe(maxSeats(we));
     if (we.watchCount !== undefined) series.watchCount.observe(we.watchCount);
-    ctx.ex = new ResponseHeadersExchange(ctx.ex, { [priorityLevelUIDHeader]: c.pl.metadata.uid ?? "", [flowSchemaUIDHeader]: c.fs.metadata.uid ?? "" });
+    ctx.ex.setResponseHeader(priorityLevelUIDHeader, c.pl.metadata.uid ?? "");
+    ctx.ex.setResponseHeader(flowSchemaUIDHeader, c.fs.metadata.uid ?? "");
     const waitStart = dispatcher.clock.now();
     const req = dispatcher.start(c, we, series, { user, info });
     const executed = req ? await waitTurn(ctx, req, o.requestTimeoutMs) : false;
