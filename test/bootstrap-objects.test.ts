@@ -8,7 +8,12 @@ import { defaultOptions } from "../src/server/options.js";
 import { startApiServer } from "../src/server/start.js";
 import { settleRunning } from "./support/settle.js";
 
-type Obj = { kind: string; metadata: Record<string, unknown> & { name: string; managedFields?: Record<string, unknown>[] }; data?: Record<string, string> };
+type Obj = {
+  kind: string;
+  metadata: Record<string, unknown> & { name: string; managedFields?: Record<string, unknown>[] };
+  data?: Record<string, string>;
+  status?: { conditions?: Record<string, unknown>[] };
+};
 
 /** Drops what differs on every start: identity, revision, times, the generated CA, the date of the first start. */
 function comparable(o: Obj): Obj {
@@ -17,6 +22,7 @@ function comparable(o: Obj): Obj {
   delete c.metadata.resourceVersion;
   delete c.metadata.creationTimestamp;
   for (const m of c.metadata.managedFields ?? []) delete m.time;
+  for (const cond of c.status?.conditions ?? []) delete cond.lastTransitionTime;
   if (c.kind === "ConfigMap" && c.metadata.name === "kube-root-ca.crt") c.data!["ca.crt"] = "<the serving CA>";
   if (c.kind === "ConfigMap" && c.metadata.name === "kube-apiserver-legacy-service-account-token-tracking") c.data!.since = "<the first start's date>";
   for (const cond of c.kind === "ServiceCIDR" ? (c as { status?: { conditions?: { lastTransitionTime?: string }[] } }).status?.conditions ?? [] : []) cond.lastTransitionTime = "<the start's time>";

@@ -199,15 +199,16 @@ const groupCases: DefaultCase[] = [
     path: `/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas`,
     body: { metadata: { name: "fs1" }, spec: { priorityLevelConfiguration: { name: "pl1" } } },
     expected: { spec: { matchingPrecedence: 1000, priorityLevelConfiguration: { name: "pl1" } } },
+    statusByController: true,
   },
   {
     name: "PriorityLevelConfiguration (unset shares)",
     path: `/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations`,
-    body: { metadata: { name: "pl1" }, spec: { type: "Limited", limited: { limitResponse: { type: "Queuing", queuing: {} } } } },
+    body: { metadata: { name: "pl1" }, spec: { type: "Limited", limited: { limitResponse: { type: "Queue", queuing: {} } } } },
     expected: {
       spec: {
         type: "Limited",
-        limited: { nominalConcurrencyShares: 30, lendablePercent: 0, limitResponse: { type: "Queuing", queuing: { handSize: 8, queues: 64, queueLengthLimit: 50 } } },
+        limited: { nominalConcurrencyShares: 30, lendablePercent: 0, limitResponse: { type: "Queue", queuing: { handSize: 8, queues: 64, queueLengthLimit: 50 } } },
       },
     },
   },
