@@ -26,6 +26,8 @@ export interface BenchOptions {
   startupObjects: number;
   /** Start-ups per run; the run's figure is their median. */
   startsPerRun: number;
+  /** More ServerOptions for every kapi started (`--kapi-options JSON`), e.g. `{"enablePriorityAndFairness":false}`. */
+  kapiOptions?: KapiStart["options"];
   log: (line: string) => void;
 }
 
@@ -103,7 +105,8 @@ export class BenchContext {
    */
   async startKapi(storage: KapiStart["storage"] = this.opts.storage, dataDir = this.dir("kapi"), options?: KapiStart["options"]): Promise<ServerHandle> {
     const child = Child.start("servers/kapi.ts", [], ["--expose-gc"]);
-    const start: KapiStart = { kapiRoot: this.opts.kapiRoot, storage, dataDir, certDir: this.certDir, ...(options ? { options } : {}) };
+    const merged = this.opts.kapiOptions || options ? { ...this.opts.kapiOptions, ...options } : undefined;
+    const start: KapiStart = { kapiRoot: this.opts.kapiRoot, storage, dataDir, certDir: this.certDir, ...(merged ? { options: merged } : {}) };
     const info = await child.call<{ url: string; kubeconfig: string }>("start", start);
     this.creds ??= clientCredsFromKubeconfig(info.kubeconfig);
     return this.handle(child, { url: info.url, ...clientCredsFromKubeconfig(info.kubeconfig) });
