@@ -243,20 +243,16 @@ export class FlowControlMetrics {
     this.fairFrac.cell().set(v);
   }
 
-  setCurrentR(pl: string, r: number): void {
-    this.currentR.cell(pl).set(r);
-  }
-
-  setDispatch(pl: string, r: number, s: number, sMin: number, sMax: number, dsMin: number, dsMax: number): void {
-    this.dispatchR.cell(pl).set(r);
-    this.latestS.cell(pl).set(s);
-    this.nextS.cell(pl, "min").set(sMin);
-    this.nextS.cell(pl, "max").set(sMax);
-    this.nextDiscountedS.cell(pl, "min").set(dsMin);
-    this.nextDiscountedS.cell(pl, "max").set(dsMax);
-  }
-
-  epochAdvanced(pl: string, success: boolean): void {
-    this.epochAdvance.cell(pl, String(success)).add(1);
+  /** What one priority level's queue set writes (its gauges found once). */
+  level(pl: string) {
+    const currentR = this.currentR.cell(pl);
+    const cells = [this.dispatchR.cell(pl), this.latestS.cell(pl), this.nextS.cell(pl, "min"), this.nextS.cell(pl, "max"), this.nextDiscountedS.cell(pl, "min"), this.nextDiscountedS.cell(pl, "max")];
+    return {
+      setCurrentR: (r: number) => currentR.set(r),
+      setDispatch: (...values: [r: number, s: number, sMin: number, sMax: number, dsMin: number, dsMax: number]) => values.forEach((v, i) => cells[i]!.set(v)),
+      epochAdvanced: (success: boolean) => this.epochAdvance.cell(pl, String(success)).add(1),
+      noAccommodation: (fs: string) => this.noteNoAccommodation(pl, fs),
+      reject: (fs: string, reason: "queue-full" | "concurrency-limit" | "time-out") => this.reject(pl, fs, reason),
+    };
   }
 }

@@ -259,20 +259,9 @@ export class Dispatcher {
         currentLimit: currentCL,
       });
       const denominator = currentCL > 0 ? currentCL : Math.max(1, Math.round(this.o.serverConcurrencyLimit / 10));
-      s.queues ??= new QueueSet(s.qCfg, this.clock, this.levelMetrics(name), (seats) => s.seatDemand.set(seats));
+      s.queues ??= new QueueSet(s.qCfg, this.clock, this.o.metrics.level(name), (seats) => s.seatDemand.set(seats));
       s.queues.configure(s.qCfg, { concurrencyLimit: currentCL, concurrencyDenominator: denominator });
     }
-  }
-
-  private levelMetrics(pl: string) {
-    const m = this.o.metrics;
-    return {
-      setCurrentR: (r: number) => m.setCurrentR(pl, r),
-      setDispatch: (r: number, s: number, sMin: number, sMax: number, dsMin: number, dsMax: number) => m.setDispatch(pl, r, s, sMin, sMax, dsMin, dsMax),
-      epochAdvanced: (success: boolean) => m.epochAdvanced(pl, success),
-      noAccommodation: (fs: string) => m.noteNoAccommodation(pl, fs),
-      reject: (fs: string, reason: "queue-full" | "concurrency-limit" | "time-out") => m.reject(pl, fs, reason),
-    };
   }
 
   /** The first FlowSchema the request matches (catch-all when none does) and its flow. */

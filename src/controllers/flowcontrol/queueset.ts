@@ -169,6 +169,8 @@ export class QueueSet {
   private totRequestsTimedout = 0;
   private totRequestsCancelled = 0;
   private dCfg: DispatchingConfig = { concurrencyLimit: 0, concurrencyDenominator: 1 };
+  /** Each flow's hand, dealt once per configuration (a flow's requests keep coming). */
+  private hands = new Map<bigint, number[]>();
 
   constructor(
     private qCfg: QueuingConfig,
@@ -196,6 +198,7 @@ export class QueueSet {
     } else {
       qCfg = { ...qCfg, queueLengthLimit: this.qCfg.queueLengthLimit, handSize: this.qCfg.handSize };
     }
+    if (qCfg.dealer !== this.qCfg.dealer) this.hands = new Map();
     this.qCfg = qCfg;
     this.dCfg = dCfg;
     this.dispatchAsMuchAsPossible();
@@ -242,8 +245,8 @@ export class QueueSet {
   }
 
   private completeWork(we: WorkEstimate): CompletedWork {
-    const finalWork = seatsTimesMs(we.finalSeats, we.additionalLatencyMs);
-    return { ...we, totalWork: seatsTimesMs(we.initialSeats, estimatedServiceMs) + finalWork, finalWork };
+    const finalWork = we.finalSeats === 0 ? 0 : seatsTimesMs(we.finalSeats, we.additionalLatencyMs);
+    return { initialSeats: we.initialSeats, finalSeats: we.finalSeats, additionalLatencyMs: we.additionalLatencyMs, totalWork: seatsTimesMs(we.initialSeats, estimatedServiceMs) + finalWork, finalWork };
   }
 
   /** R advances with real time, at the seats given out shared among the active queues. */
@@ -274,6 +277,7 @@ export class QueueSet {
   }
 
   private virtualTimeRatio(): number {
+    if (this.totRequestsWaiting === 0 && this.totRequestsExecuting === 0) return 0;
     let active = 0;
     let seatsRequested = 0;
     for (const q of this.queues) {
@@ -286,7 +290,11 @@ export class QueueSet {
 
   /** Of the flow's hand, the queue with the least work waiting (ties: rotating start). */
   private shuffleShard(hash: bigint): number {
-    const hand = this.qCfg.dealer!.deal(hash);
+    let hand = this.hands.get(hash);
+    if (!hand) {
+      if (this.hands.size >= 10_000) this.hands.clear();
+      this.hands.set(hash, (hand = this.qCfg.dealer!.deal(hash)));
+    }
     const offset = this.enqueues % hand.length;
     this.enqueues++;
     let best = -1;

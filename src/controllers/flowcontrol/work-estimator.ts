@@ -25,6 +25,9 @@ export interface EstimatorParts {
 
 export type WorkEstimator = (info: RequestInfo, query: URLSearchParams, plName: string) => WorkEstimate;
 
+/** What most requests take (read only: the queue set copies what it keeps). */
+const oneSeat: WorkEstimate = Object.freeze({ initialSeats: minimumSeats, finalSeats: 0, additionalLatencyMs: 0 });
+
 export function workEstimator(parts: EstimatorParts): WorkEstimator {
   const cap = (pl: string, limit: number) => {
     const m = parts.maxSeats(pl);
@@ -40,7 +43,7 @@ export function workEstimator(parts: EstimatorParts): WorkEstimator {
       case "delete":
         return mutatingEstimate(info, parts, cap(pl, maximumMutatingSeats));
       default:
-        return { initialSeats: minimumSeats, finalSeats: 0, additionalLatencyMs: 0 };
+        return oneSeat;
     }
   };
 }
@@ -62,7 +65,7 @@ function listSeats(info: RequestInfo, query: URLSearchParams, parts: EstimatorPa
 
 function mutatingEstimate(info: RequestInfo, parts: EstimatorParts, max: number): WorkEstimate {
   // A token's request writes nothing watched.
-  if (info.resource === "serviceaccounts" && info.subresource === "token") return { initialSeats: minimumSeats, finalSeats: 0, additionalLatencyMs: 0 };
+  if (info.resource === "serviceaccounts" && info.subresource === "token") return oneSeat;
   const watches = parts.watches.interestedWatches(info);
   if (watches < watchesPerSeat) return { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0, watchCount: watches };
   const seats = Math.ceil(watches / watchesPerSeat);

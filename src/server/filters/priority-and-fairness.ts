@@ -13,7 +13,7 @@ import type { Request } from "../../controllers/flowcontrol/queueset.js";
 import type { WatchTracker } from "../../controllers/flowcontrol/watch-tracker.js";
 import { maxSeats } from "../../controllers/flowcontrol/work-estimate.js";
 import type { WorkEstimator } from "../../controllers/flowcontrol/work-estimator.js";
-import type { FlowControlMetrics } from "../../observability/flowcontrol-metrics.js";
+import type { FlowControlMetrics, FlowSeries } from "../../observability/flowcontrol-metrics.js";
 import type { LongRunningCheck } from "../long-running.js";
 import type { Filter } from "./filter.js";
 import { tooManyRequests } from "./max-in-flight.js";
@@ -36,6 +36,8 @@ export interface PriorityAndFairnessOptions {
 
 export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter {
   const { dispatcher, metrics } = o;
+  // A FlowSchema object names one priority level: its metrics cells are found once.
+  const seriesOf = new WeakMap<object, FlowSeries>();
   return async (ctx, next) => {
     const info = requestInfoOf(ctx);
     const user = userOf(ctx);
@@ -44,7 +46,8 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     const c = dispatcher.classify(info, user);
     const plName = c.pl.metadata.name;
     const fsName = c.fs.metadata.name;
-    const series = metrics.series(plName, fsName);
+    let series = seriesOf.get(c.fs);
+    if (!series) seriesOf.set(c.fs, (series = metrics.series(plName, fsName)));
     const we = o.estimate(info, ctx.ex.query, plName);
     series.workEstimatedSeats.observe(maxSeats(we));
     if (we.watchCount !== undefined) series.watchCount.observe(we.watchCount);
@@ -52,7 +55,7 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     ctx.ex.setResponseHeader(flowSchemaUIDHeader, c.fs.metadata.uid ?? "");
     const waitStart = dispatcher.clock.now();
     const req = dispatcher.start(c, we, series, { user, info });
-    const executed = req ? await waitTurn(ctx, req, o.requestTimeoutMs) : false;
+    const executed = req ? req.decision === "execute" || (await waitTurn(ctx, req, o.requestTimeoutMs)) : false;
     // Every request of a limited level is counted as having waited, if only for no time at all.
     if (c.pl.spec.type !== "Exempt") (executed ? series.waitExecuted : series.waitRejected).observe((dispatcher.clock.now() - waitStart) / 1000);
     if (!req || !executed) {
@@ -105,7 +108,6 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
  * its client left first (then it has left its queue).
  */
 async function waitTurn(ctx: RequestContext, req: Request, requestTimeoutMs: number): Promise<boolean> {
-  if (req.decision === "execute") return true;
   const limit = Math.min(maxWaitMs, ctx.deadline !== undefined ? (ctx.deadline - ctx.receivedAt) / 4 : requestTimeoutMs / 4);
   const timer = setTimeout(() => req.cancel(), Math.max(0, ctx.receivedAt + limit - Date.now()));
   const signal = ctx.signal;
