@@ -11,23 +11,16 @@ import type { KObject } from "../../apimachinery/object.js";
 import { applyPatch } from "../../apply/index.js";
 import { runController, type Controller } from "../../controller-runtime/controller.js";
 import { ownershipOptions } from "../../registry/field-ownership.js";
-import type { InformerFactory } from "../../registry/informer-factory.js";
-import type { ResourceType } from "../../registry/resource-type.js";
-import type { Stores } from "../../registry/stores.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "../../types/flowcontrol-bootstrap.js";
 import { borrowingAdjustmentMs, type Dispatcher, type FlowSchemaStatusUpdate } from "./dispatcher.js";
+import type { EnsurerParts } from "./ensurer.js";
 
 export const consumerFieldManager = "api-priority-and-fairness-config-consumer-v1";
 export const configControllerName = "priority-and-fairness-config-consumer";
 const maxUpdatesPerMinute = 5;
 
-export interface ConfigControllerParts {
-  stores: Stores;
-  informers: InformerFactory;
-  flowSchemas: ResourceType;
-  priorityLevels: ResourceType;
+export interface ConfigControllerParts extends EnsurerParts {
   dispatcher: Dispatcher;
-  log(msg: string): void;
   /** Milliseconds since the epoch (tests move it). */
   now?: () => number;
 }

@@ -58,6 +58,7 @@ function expectedSpec(current: ConfigObject, bootstrap: ConfigObject): ConfigObj
   return spec;
 }
 
+/** What the flowcontrol controllers are built with. */
 export interface EnsurerParts {
   stores: Stores;
   informers: InformerFactory;
