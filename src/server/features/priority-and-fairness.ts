@@ -14,7 +14,15 @@ import type { NonResourceHandler } from "../../http/context.js";
 import { writeText } from "../../http/respond.js";
 import { FlowControlMetrics } from "../../observability/flowcontrol-metrics.js";
 import type { ResourceType } from "../../registry/resource-type.js";
-import { flowcontrolGroup, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from "../../types/flowcontrol-bootstrap.js";
+import {
+  flowcontrolGroup,
+  mandatoryFlowSchemas,
+  mandatoryPriorityLevels,
+  suggestedFlowSchemas,
+  suggestedPriorityLevels,
+  type FlowSchema,
+  type PriorityLevelConfiguration,
+} from "../../types/flowcontrol-bootstrap.js";
 import { boolFlag } from "../flag-spec.js";
 import { priorityAndFairnessFilter } from "../filters/priority-and-fairness.js";
 import { isLongRunning } from "../long-running.js";
@@ -70,6 +78,15 @@ export function priorityAndFairnessFeature(): FeatureModule {
       let countTimer: NodeJS.Timeout | undefined;
       return {
         ...producer,
+        // Requests are classified by the stored configuration from the first one on (the
+        // controller's informers take over once they have listed).
+        bootstrap: async (core) => {
+          await producer.bootstrap!(core);
+          const t = typesOf(core);
+          if (!t) return;
+          const [pls, fss] = await Promise.all([t.priorityLevels, t.flowSchemas].map(async (type) => (await core.stores.for(type).listStored("")).items.map((i) => i.object)));
+          dispatcher.digest(pls as unknown as PriorityLevelConfiguration[], fss as unknown as FlowSchema[]);
+        },
         // Every replica classifies its own requests: both controllers run on each.
         replicaControllers(core) {
           const t = typesOf(core);
