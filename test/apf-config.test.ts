@@ -97,6 +97,11 @@ describe("API Priority and Fairness configuration", () => {
     expect(globalDefault.status.conditions).toEqual([
       { type: "Dangling", status: "False", reason: "Found", message: 'This FlowSchema references the PriorityLevelConfiguration object named "global-default" and it exists', lastTransitionTime: expect.any(String) },
     ]);
+    // The producer made it, the consumer applies its status, as upstream's managers.
+    expect(globalDefault.metadata.managedFields.map((m: any) => [m.manager, m.operation, m.subresource ?? ""])).toEqual([
+      ["api-priority-and-fairness-config-consumer-v1", "Apply", "status"],
+      ["api-priority-and-fairness-config-producer-v1", "Update", ""],
+    ]);
 
     await api.createFlowSchema({ body: { metadata: { name: "orphan" }, spec: { priorityLevelConfiguration: { name: "no-such-level" }, matchingPrecedence: 300, rules: [{ subjects: user("nobody"), nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["/version"] }] }] } } });
     const orphan = await whenSettled(s, "the orphan is Dangling", async () => {

@@ -66,9 +66,9 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
     allowUnsafeMalformedObjectDeletion: gates.enabled("AllowUnsafeMalformedObjectDeletion"),
   }, cacher);
   // A raw read first: what exists is not written again (nor passes admission again).
-  const ensure: CoreParts["ensure"] = async (t, ns, obj) => {
+  const ensure: CoreParts["ensure"] = async (t, ns, obj, fieldManager) => {
     if (!t || (await storage.get(storageKey(t, ns, obj.metadata.name!)))) return;
-    await stores.for(t).create(ns, obj, { dryRun: false }).catch((e) => {
+    await stores.for(t).create(ns, obj, { dryRun: false, ...(fieldManager ? { fieldManager } : {}) }).catch((e) => {
       if (e?.reason !== "AlreadyExists") throw e;
     });
   };
@@ -93,14 +93,14 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
     admission,
     log: o.log,
     ensure,
-    async ensureAll(t, ns, objs) {
+    async ensureAll(t, ns, objs, fieldManager) {
       if (!t) return;
       const present = await Promise.all(objs.map((o) => storage.get(storageKey(t, ns, o.metadata.name!))));
       const missing = objs.filter((_, i) => !present[i]);
       // Written together; should one appear meanwhile (another writer), each is ensured alone.
-      await stores.createAll(missing.map((object) => ({ type: t, namespace: ns, object })), { dryRun: false }).catch(async (e) => {
+      await stores.createAll(missing.map((object) => ({ type: t, namespace: ns, object })), { dryRun: false, ...(fieldManager ? { fieldManager } : {}) }).catch(async (e) => {
         if (!(e instanceof StorageError && e.code === "KeyExists")) throw e;
-        await Promise.all(missing.map((o) => ensure(t, ns, o)));
+        await Promise.all(missing.map((o) => ensure(t, ns, o, fieldManager)));
       });
     },
     countObjects: counts.latest,

@@ -72,9 +72,9 @@ export interface CoreParts {
   types: TypeRegistry;
   informers: InformerFactory;
   /** Creates a bootstrap object unless it exists (its type may be unserved: then nothing). */
-  ensure(t: ResourceType | undefined, ns: string, obj: KObject): Promise<void>;
-  /** ensure() of several objects of one type, the missing ones created in one transaction. */
-  ensureAll(t: ResourceType | undefined, ns: string, objs: readonly KObject[]): Promise<void>;
+  ensure(t: ResourceType | undefined, ns: string, obj: KObject, fieldManager?: string): Promise<void>;
+  /** ensure() of several objects of one type, the missing ones created in one transaction (by `fieldManager`, when given). */
+  ensureAll(t: ResourceType | undefined, ns: string, objs: readonly KObject[], fieldManager?: string): Promise<void>;
   log(msg: string): void;
 }
 

@@ -7,7 +7,7 @@ import { startConfigController } from "../../controllers/flowcontrol/config-cont
 import { Dispatcher } from "../../controllers/flowcontrol/dispatcher.js";
 import { DroppedRequestsTracker } from "../../controllers/flowcontrol/dropped-requests.js";
 import { dumpPriorityLevels, dumpQueues, dumpRequests } from "../../controllers/flowcontrol/dump.js";
-import { startBootstrapEnsurer } from "../../controllers/flowcontrol/ensurer.js";
+import { producerFieldManager, startBootstrapEnsurer } from "../../controllers/flowcontrol/ensurer.js";
 import { WatchTracker } from "../../controllers/flowcontrol/watch-tracker.js";
 import { workEstimator } from "../../controllers/flowcontrol/work-estimator.js";
 import type { NonResourceHandler } from "../../http/context.js";
@@ -61,8 +61,8 @@ export function priorityAndFairnessFeature(): FeatureModule {
           const t = typesOf(core);
           if (!t) return;
           await Promise.all([
-            core.ensureAll(t.priorityLevels, "", [...mandatoryPriorityLevels(), ...suggestedPriorityLevels()] as never[]),
-            core.ensureAll(t.flowSchemas, "", [...mandatoryFlowSchemas(), ...suggestedFlowSchemas()] as never[]),
+            core.ensureAll(t.priorityLevels, "", [...mandatoryPriorityLevels(), ...suggestedPriorityLevels()] as never[], producerFieldManager),
+            core.ensureAll(t.flowSchemas, "", [...mandatoryFlowSchemas(), ...suggestedFlowSchemas()] as never[], producerFieldManager),
           ]);
         },
         replicaControllers(core) {
