@@ -152,6 +152,7 @@ export interface QueueDump {
 export type StartResult = { request: Request } | { request?: undefined; idle: boolean };
 
 const estimatedServiceMs = 3;
+const isActive = (q: Queue) => q.waiting.length > 0 || q.executing.size > 0;
 
 export class QueueSet {
   private queues: Queue[] = [];
@@ -163,6 +164,9 @@ export class QueueSet {
   private readonly executingSansQueue = new Set<Request>();
   private totSeatsInUse = 0;
   private totSeatsWaiting = 0;
+  /** Kept as they change (R's rate needs them at every step): queues with requests, seats of queued requests executing. */
+  private activeQueues = 0;
+  private queuedSeatsInUse = 0;
   private enqueues = 0;
   private totRequestsDispatched = 0;
   private totRequestsRejected = 0;
@@ -277,15 +281,13 @@ export class QueueSet {
   }
 
   private virtualTimeRatio(): number {
-    if (this.totRequestsWaiting === 0 && this.totRequestsExecuting === 0) return 0;
-    let active = 0;
-    let seatsRequested = 0;
-    for (const q of this.queues) {
-      seatsRequested += q.seatsInUse + q.waiting.maxSeatsSum;
-      if (q.waiting.length > 0 || q.executing.size > 0) active++;
-    }
-    if (active === 0) return 0;
-    return Math.min(seatsRequested, this.dCfg.concurrencyLimit) / active;
+    if (this.activeQueues === 0) return 0;
+    return Math.min(this.queuedSeatsInUse + this.totSeatsWaiting, this.dCfg.concurrencyLimit) / this.activeQueues;
+  }
+
+  /** Call around a change of a queue's requests: keeps the count of active queues. */
+  private activity(q: Queue, wasActive: boolean): void {
+    this.activeQueues += Number(isActive(q)) - Number(wasActive);
   }
 
   /** Of the flow's hand, the queue with the least work waiting (ties: rotating start). */
@@ -312,8 +314,10 @@ export class QueueSet {
 
   private enqueue(req: Request): void {
     const queue = req.queue!;
-    if (queue.waiting.length === 0 && queue.executing.size === 0) queue.nextDispatchR = this.currentR;
+    const wasActive = isActive(queue);
+    if (!wasActive) queue.nextDispatchR = this.currentR;
     req.removeFromQueue = queue.waiting.enqueue(req);
+    this.activity(queue, wasActive);
     this.totRequestsWaiting++;
     this.totSeatsWaiting += req.maxSeats;
     req.series.inQueue.add(1);
@@ -327,6 +331,7 @@ export class QueueSet {
     this.syncTime();
     const queue = req.queue;
     if (!queue || req.removeFromQueue?.() === undefined) return;
+    this.activity(queue, true);
     this.totRequestsWaiting--;
     this.totSeatsWaiting -= req.maxSeats;
     this.totRequestsRejected++;
@@ -353,6 +358,7 @@ export class QueueSet {
     req.series.inQueueSeats.add(-req.maxSeats);
     req.queueNote?.(false);
     if (!req.decide("execute")) {
+      this.activity(queue, true);
       this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
       this.boundNextDispatch(queue);
       return true;
@@ -361,7 +367,9 @@ export class QueueSet {
     this.totRequestsExecuting++;
     this.totSeatsInUse += req.maxSeats;
     queue.executing.add(req);
+    this.activity(queue, true);
     queue.seatsInUse += req.maxSeats;
+    this.queuedSeatsInUse += req.maxSeats;
     req.series.executing.add(1);
     req.series.executingSeats.add(req.maxSeats);
     req.series.concurrencyInUse.add(req.maxSeats);
@@ -439,11 +447,15 @@ export class QueueSet {
       r.series.executingSeats.add(-r.maxSeats);
       r.series.concurrencyInUse.add(-r.maxSeats);
       this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
-      if (r.queue) r.queue.seatsInUse -= r.maxSeats;
+      if (r.queue) {
+        r.queue.seatsInUse -= r.maxSeats;
+        this.queuedSeatsInUse -= r.maxSeats;
+      }
       this.removeQueueIfEmpty(r);
     };
     if (r.queue) {
       r.queue.executing.delete(r);
+      this.activity(r.queue, true);
       r.queue.nextDispatchR -= seatsTimesMs(r.initialSeats, estimatedServiceMs - actualMs);
       this.boundNextDispatch(r.queue);
     } else {

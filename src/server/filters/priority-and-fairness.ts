@@ -105,17 +105,16 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
 
 /**
  * Waits for the request's dispatch: true once it may execute, false when its wait limit passed or
- * its client left first (then it has left its queue).
+ * its client left first (then it has left its queue). The wait limit comes before the request's
+ * deadline, so only the stream's close is watched, not the request's signal (which costs an
+ * AbortController per request).
  */
 async function waitTurn(ctx: RequestContext, req: Request, requestTimeoutMs: number): Promise<boolean> {
   const limit = Math.min(maxWaitMs, ctx.deadline !== undefined ? (ctx.deadline - ctx.receivedAt) / 4 : requestTimeoutMs / 4);
   const timer = setTimeout(() => req.cancel(), Math.max(0, ctx.receivedAt + limit - Date.now()));
-  const signal = ctx.signal;
-  const onAbort = () => req.cancel();
-  if (signal.aborted) req.cancel();
-  else signal.addEventListener("abort", onAbort, { once: true });
+  if (ctx.ex.closed) req.cancel();
+  else ctx.ex.onClose(() => req.cancel());
   const executed = await req.wait();
   clearTimeout(timer);
-  signal.removeEventListener("abort", onAbort);
   return executed;
 }
