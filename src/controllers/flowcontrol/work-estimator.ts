@@ -1,6 +1,7 @@
 // How many seats a request takes (upstream: flowcontrol/request/width.go and its list and
-// mutating estimators, release 1.34): one by default; a list as many as the objects it goes
-// through need (100 objects a seat, from the last count of the resource's objects); a write one
+// mutating estimators, release 1.34): one by default; a list (and, with WatchList, a watch that
+// sends its initial events) as many as the objects it goes through need (100 objects a seat,
+// from the last count of the resource's objects); a write one
 // while it runs and, when its events reach many watches (10 a seat), more for 5 ms a seat after.
 // Never more than the priority level's maximum seats.
 import type { RequestInfo } from "../../http/request-info.js";
@@ -21,6 +22,8 @@ export interface EstimatorParts {
   watches: WatchTracker;
   /** A priority level's maximum seats for one request (0: unknown). */
   maxSeats(plName: string): number;
+  /** The WatchList gate: a watch that sends its initial events costs what a list from the cache does. */
+  watchList: boolean;
 }
 
 export type WorkEstimator = (info: RequestInfo, query: URLSearchParams, plName: string) => WorkEstimate;
@@ -36,6 +39,9 @@ export function workEstimator(parts: EstimatorParts): WorkEstimator {
   return (info, query, pl) => {
     switch (info.verb) {
       case "list":
+        return { initialSeats: listSeats(info, query, parts, cap(pl, maximumListSeats)), finalSeats: 0, additionalLatencyMs: 0 };
+      case "watch":
+        if (!parts.watchList || query.get("sendInitialEvents") !== "true") return oneSeat;
         return { initialSeats: listSeats(info, query, parts, cap(pl, maximumListSeats)), finalSeats: 0, additionalLatencyMs: 0 };
       case "create":
       case "update":
@@ -57,7 +63,7 @@ function listSeats(info: RequestInfo, query: URLSearchParams, parts: EstimatorPa
   const fromCache = servedFromCache(query, limitParam);
   let objects: number;
   if (info.name) objects = 1;
-  else if (fromCache) objects = count;
+  else if (fromCache || info.verb === "watch") objects = count;
   else if (query.get("fieldSelector") || query.get("labelSelector")) objects = count + limit;
   else objects = 2 * limit;
   return Math.min(max, Math.max(minimumSeats, Math.ceil(objects / objectsPerSeat)));

@@ -48,7 +48,7 @@ export function priorityAndFairnessFeature(): FeatureModule {
         throw new Error(`invalid configuration: MaxRequestsInFlight=${o.maxRequestsInflight} and MaxMutatingRequestsInFlight=${o.maxMutatingRequestsInflight}; they must add up to something positive`);
       }
     },
-    setup({ options, log }) {
+    setup({ options, gates, log }) {
       const typesOf = (core: CoreParts) => {
         const fs = core.types.get(flowcontrolGroup, "v1", "flowschemas");
         const pl = core.types.get(flowcontrolGroup, "v1", "prioritylevelconfigurations");
@@ -102,7 +102,7 @@ export function priorityAndFairnessFeature(): FeatureModule {
             dropped: new DroppedRequestsTracker(),
             isLongRunning,
             requestTimeoutMs: options.requestTimeoutMs,
-            estimate: workEstimator({ objectCount: (gr) => counts.get(gr), watches, maxSeats: (pl) => dispatcher.maxSeats(pl) }),
+            estimate: workEstimator({ objectCount: (gr) => counts.get(gr), watches, maxSeats: (pl) => dispatcher.maxSeats(pl), watchList: gates.enabled("WatchList") }),
           });
         },
         nonResource: () => [debugDumps(dispatcher)],

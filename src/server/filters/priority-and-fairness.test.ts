@@ -27,7 +27,7 @@ function setUp(queueLengthLimit = 1) {
   const dispatcher = new Dispatcher({ serverConcurrencyLimit: 1, metrics });
   dispatcher.digest([...mandatoryPriorityLevels(), tiny], [...mandatoryFlowSchemas(), janes]);
   const watches = new WatchTracker();
-  const filter = priorityAndFairnessFilter({ dispatcher, watches, metrics, dropped: new DroppedRequestsTracker(), isLongRunning, requestTimeoutMs: 60_000, estimate: workEstimator({ objectCount: () => undefined, watches, maxSeats: () => 0 }) });
+  const filter = priorityAndFairnessFilter({ dispatcher, watches, metrics, dropped: new DroppedRequestsTracker(), isLongRunning, requestTimeoutMs: 60_000, estimate: workEstimator({ objectCount: () => undefined, watches, maxSeats: () => 0, watchList: true }) });
   return { filter, metrics, dispatcher };
 }
 
