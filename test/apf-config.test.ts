@@ -244,3 +244,14 @@ describe("--enable-priority-and-fairness=false", () => {
     expect((await list(s, "flowschemas")).length).toBe(Object.keys(expectedFlowSchemas).length);
   });
 });
+
+describe("flags that contradict priority and fairness", () => {
+  it("refuse the start, in upstream's words", async () => {
+    await expect(startTestServer({ options: { maxRequestsInflight: 0, maxMutatingRequestsInflight: 0 } })).rejects.toThrow(
+      "invalid configuration: MaxRequestsInFlight=0 and MaxMutatingRequestsInFlight=0; they must add up to something positive",
+    );
+    await expect(startTestServer({ options: { runtimeConfig: "flowcontrol.apiserver.k8s.io/v1=false" } })).rejects.toThrow(
+      "--runtime-config=flowcontrol.apiserver.k8s.io/v1=false conflicts with --enable-priority-and-fairness=true",
+    );
+  });
+});

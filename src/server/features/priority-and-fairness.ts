@@ -44,8 +44,14 @@ export function priorityAndFairnessFeature(): FeatureModule {
       },
     ],
     checkFlags(o) {
-      if (o.enablePriorityAndFairness && o.maxRequestsInflight + o.maxMutatingRequestsInflight <= 0) {
+      if (!o.enablePriorityAndFairness) return;
+      if (o.maxRequestsInflight + o.maxMutatingRequestsInflight <= 0) {
         throw new Error(`invalid configuration: MaxRequestsInFlight=${o.maxRequestsInflight} and MaxMutatingRequestsInFlight=${o.maxMutatingRequestsInflight}; they must add up to something positive`);
+      }
+      // The controller reads flowcontrol.apiserver.k8s.io/v1: turning it off is a contradiction (upstream's check, in its order).
+      for (const key of [`${flowcontrolGroup}/v1`, "api/ga", "api/all"]) {
+        if (o.runtimeConfig.includes(`${key}=false`)) throw new Error(`--runtime-config=${key}=false conflicts with --enable-priority-and-fairness=true`);
+        if (o.runtimeConfig.includes(`${key}=true`)) return;
       }
     },
     setup({ options, gates, log }) {
