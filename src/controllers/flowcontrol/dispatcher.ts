@@ -89,10 +89,6 @@ export class Dispatcher {
     this.digest([], []);
   }
 
-  get serverConcurrencyLimit(): number {
-    return this.o.serverConcurrencyLimit;
-  }
-
   /** Digests the whole configuration; returns the FlowSchema conditions to write. */
   digest(pls: readonly PriorityLevelConfiguration[], fss: readonly FlowSchema[]): FlowSchemaStatusUpdate[] {
     const next = new Map<string, PriorityLevelState>();
