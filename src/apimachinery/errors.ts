@@ -160,8 +160,9 @@ export function unsupportedMediaType(accepted: string[]): ApiError {
   );
 }
 
-export function tooLarge(message = "the request entity is too large"): ApiError {
-  return new ApiError(413, "RequestEntityTooLarge", message);
+/** Upstream's NewRequestEntityTooLargeError: the message follows "Request entity too large: ". */
+export function tooLarge(message: string): ApiError {
+  return new ApiError(413, "RequestEntityTooLarge", `Request entity too large: ${message}`);
 }
 
 export function unauthorized(): ApiError {

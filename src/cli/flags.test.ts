@@ -22,6 +22,19 @@ describe("request limit flags", () => {
     expect(() => parseServeFlags(["--livez-grace-period=-1s"])).toThrow("--livez-grace-period can not be a negative value");
   });
 
+  it("read --goaway-chance, --shutdown-send-retry-after and --event-ttl, refusing what kube-apiserver refuses", () => {
+    const d = parseServeFlags([]);
+    expect([d.goawayChance, d.shutdownSendRetryAfter, d.eventTtlSeconds]).toEqual([0, false, 3600]);
+    const o = parseServeFlags(["--goaway-chance=0.001", "--shutdown-send-retry-after", "--event-ttl=90s"]);
+    expect([o.goawayChance, o.shutdownSendRetryAfter, o.eventTtlSeconds]).toEqual([0.001, true, 90]);
+    expect(parseServeFlags(["--goaway-chance=.02", "--event-ttl=1500ms"])).toMatchObject({ goawayChance: 0.02, eventTtlSeconds: 1 });
+    expect(() => parseServeFlags(["--goaway-chance=0.5"])).toThrow("--goaway-chance can not be less than 0 or greater than 0.02");
+    expect(() => parseServeFlags(["--goaway-chance=-0.01"])).toThrow("--goaway-chance can not be less than 0 or greater than 0.02");
+    expect(() => parseServeFlags(["--goaway-chance=often"])).toThrow('invalid argument "often" for "--goaway-chance" flag: strconv.ParseFloat: parsing "often": invalid syntax');
+    expect(() => parseServeFlags(["--event-ttl=-1m"])).toThrow("--event-ttl can not be negative value");
+    expect(helpText()).toContain("  --goaway-chance float (default \"0\")");
+  });
+
   it("gathers the flags from the core and the feature modules: --help lists each one, once, under its owner", () => {
     const sections = serveFlagSections();
     const owners = new Map(serverFeatures().flatMap((m) => (m.flags ?? []).map((f) => [f.name, m.name] as const)));

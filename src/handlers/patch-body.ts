@@ -1,6 +1,6 @@
 // Decoding a PATCH body and applying it to the current object by its content type. Pure over
 // (current, patch bytes, type): the handler does the I/O.
-import { ApiError, badRequest, invalid, unsupportedMediaType } from "../apimachinery/errors.js";
+import { ApiError, badRequest, invalid, tooLarge, unsupportedMediaType } from "../apimachinery/errors.js";
 import { required, type FieldError } from "../apimachinery/validation.js";
 import { decodeCbor } from "../encoding/cbor.js";
 import { yaml } from "../encoding/yaml-lazy.js";
@@ -57,9 +57,15 @@ export function decodePatch(format: PatchFormat, raw: Buffer): unknown {
   }
 }
 
+/** Upstream refuses JSON patches with more operations than this (413), when it applies one. */
+const maxJsonPatchOperations = 10_000;
+
 /** Applies a json, merge or strategic patch to `current`; the result is a new object. */
 export function applyPatchDocument(type: Exclude<PatchType, "apply">, t: ResourceType, current: KObject, patch: unknown): KObject {
   let out: unknown;
+  if (type === "json" && Array.isArray(patch) && patch.length > maxJsonPatchOperations) {
+    throw tooLarge(`The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${patch.length}`);
+  }
   if (type === "json") out = applyJsonPatch(current, patch);
   else if (type === "merge") {
     assertMergePatchDocument(patch);

@@ -14,9 +14,6 @@ import { acceptedPatchMediaTypes, applyPatchDocument, decodePatch, patchFormatOf
 import { applyConfiguration } from "./apply.js";
 import { resolveFieldManager } from "./field-manager.js";
 
-/** Upstream refuses JSON patches with more operations than this (413). */
-const maxJsonPatchOperations = 10_000;
-
 /** The request's patch format among those this server accepts (415 otherwise). */
 export function requestPatchFormat(r: ResourceRequest): PatchFormat {
   const accepted = acceptedPatchMediaTypes({ strategic: r.type.strategicMergePatch, cbor: r.parts.gates.enabled("CBORServingAndStorage") });
@@ -50,9 +47,6 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     const found = fieldValidationOutcome(mode, versionedKind(r.type), unknown, duplicates, unstructured);
     r.warnings.splice(0, r.warnings.length, ...found);
   };
-  if (type === "json" && Array.isArray(patch) && patch.length > maxJsonPatchOperations) {
-    throw new ApiError(413, "RequestEntityTooLarge", `The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${patch.length}`);
-  }
   const opts = writeOptions(r, { dryRun, fieldManager });
 
   if (type === "apply") {

@@ -16,6 +16,7 @@ export function writeRequest(r: ResourceRequest): WriteRequest {
     get signal() {
       return r.signal;
     },
+    cancelReason: () => r.ctx.cancelReason,
   };
 }
 

@@ -36,6 +36,11 @@ export interface RequestContext {
    * waits never makes one.
    */
   readonly signal: AbortSignal;
+  /**
+   * Why the request ended before its handler did (the deadline's 504, or the stream closed), or
+   * undefined while it is still wanted: the check before a write commits, which makes no signal.
+   */
+  readonly cancelReason: unknown;
   /** Absolute deadline (ms since the epoch); undefined for long-running requests (watch). */
   deadline: number | undefined;
   audit: AuditEvent | undefined;
@@ -101,6 +106,11 @@ class Context implements RequestContext {
       else this.stream.onClose(() => this.cancel(streamClosed));
     }
     return this.controller.signal;
+  }
+
+  get cancelReason(): unknown {
+    if (this.cancelled) return this.reason;
+    return this.stream.closed ? streamClosed : undefined;
   }
 
   cancel(reason: unknown): void {

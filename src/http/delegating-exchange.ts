@@ -25,6 +25,12 @@ export class DelegatingExchange implements Exchange {
   get socket(): TLSSocket {
     return this.inner.socket;
   }
+  get httpVersion(): string {
+    return this.inner.httpVersion;
+  }
+  closeConnection(): void {
+    this.inner.closeConnection();
+  }
   get responseEncoding(): "gzip" | undefined {
     return this.inner.responseEncoding;
   }

@@ -16,6 +16,14 @@ export interface Exchange {
   /** The headers as received, name/value alternating; repeated headers stay apart (authentication reads them). */
   rawHeaders?: string[];
   socket: TLSSocket;
+  /** The protocol the request came over ("2" for HTTP/2, else the HTTP/1 minor version's "1.x"). */
+  readonly httpVersion: string;
+  /**
+   * The connection ends once its requests in flight are done (upstream's `Connection: close`):
+   * over HTTP/2 a GOAWAY is sent now, so the client opens a new connection for its next request;
+   * over HTTP/1.1 this response says `Connection: close` (when its head is not sent yet).
+   */
+  closeConnection(): void;
   /**
    * The encoding whole response bodies may be sent in: negotiated from Accept-Encoding when the
    * server compresses responses (APIResponseCompression), absent when it does not or the client
@@ -46,8 +54,10 @@ export interface Exchange {
   pending(): number;
 }
 
+// Upstream reads at most limit+1 bytes and refuses with "limit is <limit>"; a declared length over
+// the limit is refused before reading, with the same answer.
 function readBody(stream: NodeJS.ReadableStream & { destroy?: () => void }, declared: string | undefined, limit: number): Promise<Buffer> {
-  if (declared && Number(declared) > limit) return Promise.reject(tooLarge());
+  if (declared && Number(declared) > limit) return Promise.reject(tooLarge(`limit is ${limit}`));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -57,7 +67,7 @@ function readBody(stream: NodeJS.ReadableStream & { destroy?: () => void }, decl
       size += c.length;
       if (size > limit) {
         failed = true;
-        reject(tooLarge());
+        reject(tooLarge(`limit is ${limit}`));
         return;
       }
       chunks.push(c);
@@ -94,6 +104,12 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
     headers: headers as Headers,
     rawHeaders,
     socket: stream.session?.socket as TLSSocket,
+    httpVersion: "2",
+    closeConnection() {
+      const session = stream.session;
+      // close(): GOAWAY, streams in flight (this one included) finish, then the session ends.
+      if (session && !session.closed && !session.destroyed) session.close();
+    },
     responseEncoding: responseEncoding(headers as Headers, o),
     body: (limit) => readBody(stream, headers["content-length"] as string | undefined, limit),
     head(code, h) {
@@ -147,6 +163,10 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: Exchang
     headers: req.headers as IncomingHttpHeaders as Headers,
     rawHeaders: req.rawHeaders,
     socket: req.socket as TLSSocket,
+    httpVersion: req.httpVersion,
+    closeConnection() {
+      if (!res.headersSent) res.setHeader("connection", "close");
+    },
     responseEncoding: responseEncoding(req.headers as IncomingHttpHeaders as Headers, o),
     body: (limit) => readBody(req, req.headers["content-length"], limit),
     head(status, h) {

@@ -12,6 +12,9 @@ export class QuietableExchange extends DelegatingExchange {
     this.isQuiet = true;
   }
 
+  override closeConnection(): void {
+    if (!this.isQuiet) this.inner.closeConnection();
+  }
   override get closed(): boolean {
     return this.isQuiet || this.inner.closed;
   }

@@ -14,6 +14,8 @@ export interface RecordingOptions {
   headers?: Headers;
   socket?: Partial<TLSSocket>;
   body?: Buffer | string;
+  /** Default "2". */
+  httpVersion?: string;
 }
 
 export class RecordingExchange {
@@ -23,6 +25,8 @@ export class RecordingExchange {
   ended = false;
   aborted = false;
   closed = false;
+  /** closeConnection() was called. */
+  connectionClosed = false;
   private readonly closeListeners: (() => void)[] = [];
   readonly ex: Exchange;
 
@@ -34,6 +38,10 @@ export class RecordingExchange {
       query: new URLSearchParams(o.query ?? ""),
       headers: o.headers ?? {},
       socket: (o.socket ?? {}) as TLSSocket,
+      httpVersion: o.httpVersion ?? "2",
+      closeConnection() {
+        rec.connectionClosed = true;
+      },
       body: async () => Buffer.from(o.body ?? ""),
       head(status, headers) {
         if (rec.status !== 0) throw new Error("head() called twice");

@@ -67,6 +67,25 @@ describe("applyJsonPatch", () => {
     expect(out).toEqual({ a: { b: 1 }, c: { b: 2 } });
   });
 
+  it("refuses copies that add more than the limit in all (each copied value counted as its JSON)", () => {
+    // {"b":"xxxx"} is 12 bytes: two copies add 24, over a limit of 20.
+    const ops = [
+      { op: "copy", from: "/a", path: "/c" },
+      { op: "copy", from: "/a", path: "/d" },
+    ];
+    expect(applyJsonPatch({ a: { b: "xxxx" } }, ops, 24)).toEqual({ a: { b: "xxxx" }, c: { b: "xxxx" }, d: { b: "xxxx" } });
+    const err = errorOf(() => applyJsonPatch({ a: { b: "xxxx" } }, ops, 20));
+    expect(err.kind).toBe("UnprocessableEntity");
+    expect(err.message).toBe("Unable to complete the copy, the accumulated size increase of copy is 24, exceeding the limit 20");
+  });
+
+  it("doubles an object by copying it into itself until the 3 MiB default stops it", () => {
+    const ops = Array.from({ length: 20 }, (_, i) => ({ op: "copy", from: "/o", path: `/o/c${i}` }));
+    const err = errorOf(() => applyJsonPatch({ o: { a: "x".repeat(1000) } }, ops));
+    expect(err.kind).toBe("UnprocessableEntity");
+    expect(err.message).toMatch(/^Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728$/);
+  });
+
   it("failed test → 422 with kube's generic message", () => {
     const err = errorOf(() => applyJsonPatch(doc(), [{ op: "test", path: "/metadata/name", value: "b" }]));
     expect(err.kind).toBe("UnprocessableEntity");

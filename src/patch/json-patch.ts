@@ -6,7 +6,9 @@
  * - Decoding the patch fails (not a JSON array, an element not an object) → 400 BadRequest with
  *   Go's encoding/json text, e.g. "json: cannot unmarshal object into Go value of type
  *   jsonpatch.Patch". A `null` patch decodes to an empty patch (no-op).
- * - More than 10000 operations → 413 (not modelled here; the handler should check).
+ * - More than 10000 operations → 413 (not modelled here; the handler checks).
+ * - `copy` operations adding more than JSONPatchMaxCopyBytes (3 MiB) in all → 422 like any other
+ *   failure (the library's AccumulatedCopySizeLimit; our size is the JSON text of each copied value).
  * - ANY error while applying (failed test, missing path, bad index, unknown op) → 422 built by
  *   NewGenericServerResponse: reason "Invalid" and the fixed message "the server rejected our
  *   request due to an error in our request"; the library's detail is dropped. We throw
@@ -36,14 +38,21 @@ function fail(message: string): never {
   throw new PatchError("UnprocessableEntity", message);
 }
 
+/**
+ * kube-apiserver's JSONPatchMaxCopyBytes (3 MiB, no flag): how much all `copy` operations of one
+ * patch may add, counted as the JSON size of each copied value, so that a small patch cannot
+ * grow an object by copying it into itself over and over.
+ */
+export const maxJsonPatchCopyBytes = 3 * 1024 * 1024;
+
 /** Applies `ops` to a deep copy of `doc`; inputs are never mutated. */
-export function applyJsonPatch(doc: unknown, ops: unknown): unknown {
+export function applyJsonPatch(doc: unknown, ops: unknown, maxCopyBytes = maxJsonPatchCopyBytes): unknown {
   const patch = decodePatch(ops);
   if (!isObject(doc) && !Array.isArray(doc)) {
     fail(cannotUnmarshal(doc, "jsonpatch.partialDoc"));
   }
   // The root lives in a box so that `replace ""` can swap it.
-  const box = { root: deepClone(doc) as Container };
+  const box = { root: deepClone(doc) as Container, copied: 0, maxCopyBytes };
   for (const op of patch) applyOp(box, op);
   return box.root;
 }
@@ -69,7 +78,14 @@ function readString(op: JsonObject, field: "path" | "from"): { value: string } |
   return { value: v };
 }
 
-function applyOp(box: { root: Container }, raw: JsonObject | null): void {
+interface PatchState {
+  root: Container;
+  /** Bytes added by `copy` operations so far, and the most they may add (0: no limit). */
+  copied: number;
+  maxCopyBytes: number;
+}
+
+function applyOp(box: PatchState, raw: JsonObject | null): void {
   const op = raw ?? {};
   const kind = typeof op.op === "string" ? op.op : "unknown";
   // An absent value behaves as null, as in v4.
@@ -139,6 +155,10 @@ function applyOp(box: { root: Container }, raw: JsonObject | null): void {
       if ("error" in path) fail(`copy operation failed to decode path: ${MISSING}`);
       const dst = findParent(box.root, path.value);
       if (!dst) fail(`copy operation does not apply: doc is missing destination path: ${path.value}: ${MISSING}`);
+      box.copied += Buffer.byteLength(JSON.stringify(got.value));
+      if (box.maxCopyBytes > 0 && box.copied > box.maxCopyBytes) {
+        fail(`Unable to complete the copy, the accumulated size increase of copy is ${box.copied}, exceeding the limit ${box.maxCopyBytes}`);
+      }
       const addErr = addTo(dst.con, dst.key, deepClone(got.value));
       if (addErr) fail(`error while adding value during copy: ${addErr}`);
       return;

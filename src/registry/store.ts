@@ -316,6 +316,7 @@ export class GenericStore {
       }
       const toStore = await storageVersionOf(t, obj);
       const encoded = encodeForStorage(toStore);
+      stillWanted(opts);
       const kv = await this.storage.create(key, encoded);
       written = true;
       meta.resourceVersion = String(kv.modRevision);
@@ -398,15 +399,16 @@ export class GenericStore {
       if (!opts.skip?.admission) await this.admission.validate(this.attributes("UPDATE", ns, name, ctx.subresource, opts, obj, current));
       if (noop) return (outcome = { object: current, created: false });
       if (opts.dryRun) return { object: obj, created: false };
-      return (outcome = await this.writeUpdate(key, modRevision, obj));
+      return (outcome = await this.writeUpdate(key, modRevision, obj, opts));
     } finally {
       await reservation?.release(outcome !== undefined && outcome !== "retry");
     }
   }
 
   /** Stores an update (or, for a deleting object that lost its last finalizer, removes it). */
-  private async writeUpdate(key: string, modRevision: number, obj: KObject): Promise<WriteResult | "retry"> {
+  private async writeUpdate(key: string, modRevision: number, obj: KObject, opts: WriteOptions): Promise<WriteResult | "retry"> {
     const t = this.type;
+    stillWanted(opts);
     try {
       if (obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0 && !t.strategy.pendingFinalization(obj)) {
         const deleted = await this.storage.delete(key, modRevision);
@@ -440,8 +442,10 @@ export class GenericStore {
       const next = await spec.desired(clone(await servedOne(t, decodeFromStorage(kv, t))));
       delete next.metadata.resourceVersion;
       if (opts.dryRun) return { object: next, created: false };
+      const value = encodeForStorage(await storageVersionOf(t, next));
+      stillWanted(opts);
       try {
-        const written = await this.storage.update(key, encodeForStorage(await storageVersionOf(t, next)), kv.modRevision);
+        const written = await this.storage.update(key, value, kv.modRevision);
         next.metadata.resourceVersion = String(written.modRevision);
         return { object: next, created: false };
       } catch (e) {
@@ -501,6 +505,7 @@ export class GenericStore {
     try {
       if (finalizers.length === 0 && !t.strategy.pendingFinalization(current) && grace === 0) {
         if (opts.dryRun) return { object: current, deleted: true };
+        stillWanted(opts);
         const removed = await this.storage.delete(key, modRevision);
         current.metadata.resourceVersion = String(removed.modRevision);
         await this.parts.reservations.released(t, current);
@@ -520,7 +525,9 @@ export class GenericStore {
       t.strategy.prepareForDelete(next);
       if (deepEqual(next.metadata, current.metadata) && deepEqual(next.status, current.status)) return { object: current, deleted: false };
       if (opts.dryRun) return { object: next, deleted: false };
-      const written = await this.storage.update(key, encodeForStorage(await storageVersionOf(t, next)), modRevision);
+      const value = encodeForStorage(await storageVersionOf(t, next));
+      stillWanted(opts);
+      const written = await this.storage.update(key, value, modRevision);
       next.metadata.resourceVersion = String(written.modRevision);
       return { object: next, deleted: false };
     } catch (e) {
@@ -534,6 +541,7 @@ export class GenericStore {
     const t = this.type;
     if (!opts.ignoreStoreReadErrorWithClusterBreakingPotential) throw corruptObjectError(corrupt, this.unsafeDeletion);
     // No preconditions, admission or finalizers: nothing of the object can be read to apply them.
+    stillWanted(opts);
     try {
       const removed = await this.storage.delete(corrupt.key, corrupt.modRevision);
       const name = corrupt.key.slice(corrupt.key.lastIndexOf("/") + 1);
@@ -730,6 +738,16 @@ function prepareUpdate(t: ResourceType, obj: KObject, current: KObject, ctx: Str
 
 function invalidObject(t: ResourceType, obj: KObject, errs: FieldError[]): ApiError {
   return invalid(t, obj.metadata.name ?? "", errs);
+}
+
+/**
+ * A write whose request has ended — answered 504 at its deadline, or its client gone — is not
+ * made: what the client was told (the write did not complete) stays true. Checked right before
+ * each storage write, as upstream's storage calls fail on the request's cancelled context.
+ */
+function stillWanted(opts: WriteOptions | DeleteOptions): void {
+  const reason = opts.request?.cancelReason?.();
+  if (reason !== undefined) throw reason;
 }
 
 /** A concurrent write or delete got there first: read again and retry. */

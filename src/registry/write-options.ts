@@ -15,6 +15,12 @@ export interface WriteRequest {
   readonly user?: UserInfo;
   /** The request's deadline and cancellation. */
   readonly signal?: AbortSignal;
+  /**
+   * Why the request ended already (its deadline passed and it was answered 504, or the client went
+   * away), else undefined. Asked right before each storage write: a write is made whole while its
+   * request is wanted, or not at all (upstream's etcd calls fail on a cancelled context).
+   */
+  cancelReason?(): unknown;
   /** The request's Warning header entries. */
   readonly warnings: string[];
   /** The request's audit annotations (key → value). */

@@ -58,6 +58,19 @@ describe("the handler chain", () => {
     expect(log).toEqual(["authenticate"]);
   });
 
+  it("refuses requests while draining before anyone is authenticated, health probes excepted", async () => {
+    let draining = false;
+    const { log, handle } = chain({ shutdown: { draining: () => draining, sendRetryAfter: true }, goawayChance: 0.02 });
+    draining = true;
+    const refused = recordingExchange({ path: "/api/v1/namespaces/a/pods", headers: good });
+    await handle(refused.ex);
+    expect(refused.status).toBe(429);
+    expect(log).toEqual([]);
+    const probe = recordingExchange({ path: "/readyz", headers: good });
+    await handle(probe.ex);
+    expect(log).toContain("router alice");
+  });
+
   it("writes a refusal in the encoding the client accepts", async () => {
     const { handle } = chain();
     const rec = recordingExchange({ path: "/api/v1/pods", headers: { ...good, "impersonate-user": "mallory", accept: "application/yaml" } });

@@ -12,10 +12,12 @@ import { authenticationFilter, type Authenticate } from "./filters/authenticatio
 import { authorizationFilter } from "./filters/authorization.js";
 import { deadlineFilter } from "./filters/deadline.js";
 import { compose, passThrough, type Filter, type Handler } from "./filters/filter.js";
+import { goawayFilter } from "./filters/goaway.js";
 import { impersonationFilter } from "./filters/impersonation.js";
 import { metricsFilter } from "./filters/metrics.js";
 import { recoveryFilter } from "./filters/recovery.js";
 import { requestInfoFilter } from "./filters/request-info.js";
+import { shutdownFilter } from "./filters/shutdown.js";
 import type { LongRunningCheck } from "./long-running.js";
 
 export interface ChainConfig {
@@ -26,6 +28,10 @@ export interface ChainConfig {
   metrics?: ServerMetrics;
   /** --request-timeout, in ms. */
   requestTimeoutMs: number;
+  /** Whether the server drains (after --shutdown-delay-duration), and --shutdown-send-retry-after. */
+  shutdown?: { draining(): boolean; sendRetryAfter: boolean };
+  /** --goaway-chance (0: no GOAWAY filter). */
+  goawayChance?: number;
   isLongRunning: LongRunningCheck;
   authenticate: Authenticate;
   /** The audit stage; a no-op until audit is built. */
@@ -52,6 +58,8 @@ export function buildHandlerChain(c: ChainConfig): (ex: Exchange) => Promise<voi
       recoveryFilter({ toApiError: c.toApiError, codecs: c.codecs }), // any throw → Status, never a crash
       requestInfoFilter({ authorizeWithSelectors: c.authorizeWithSelectors ?? false }), // verb, resource, namespace, name
       c.metrics ? metricsFilter(c.metrics) : passThrough, //             counted with the status sent
+      c.shutdown ? shutdownFilter({ ...c.shutdown, isLongRunning: c.isLongRunning }) : passThrough, // draining: 429/503
+      ...(c.goawayChance ? [goawayFilter(c.goawayChance)] : []), //        HTTP/2 rebalancing
       deadlineFilter({ requestTimeoutMs: c.requestTimeoutMs, isLongRunning: c.isLongRunning }), // 504
       authenticationFilter(c.authenticate), //                           who: 401 when no one
       c.audit ?? auditFilter(), //                                       what was asked, by whom

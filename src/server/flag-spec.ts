@@ -11,7 +11,7 @@ export interface FlagSpec {
   /** Without the leading "--". */
   readonly name: string;
   /** A bool flag may be given without a value (`--name` means true). */
-  readonly kind: "string" | "int" | "bool" | "duration" | "list";
+  readonly kind: "string" | "int" | "float" | "bool" | "duration" | "list";
   /** As --help shows it ("" for none). */
   readonly default: string;
   readonly help: string;
@@ -34,6 +34,13 @@ export function listFlag(v: string): string[] {
 export function intFlag(name: string, v: string, min = -(2 ** 31), max = 2 ** 31 - 1): number {
   const n = Number(v);
   if (!/^-?\d+$/.test(v) || n < min || n > max) throw new Error(`invalid argument ${goQuote(v)} for "--${name}" flag: must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+/** A float64 flag (strconv.ParseFloat's spellings, with pflag's error). */
+export function floatFlag(name: string, v: string): number {
+  const n = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v.trim()) && v.trim() === v ? Number(v) : Number.NaN;
+  if (Number.isNaN(n)) throw new Error(`invalid argument ${goQuote(v)} for "--${name}" flag: strconv.ParseFloat: parsing ${goQuote(v)}: invalid syntax`);
   return n;
 }
 

@@ -27,6 +27,11 @@ export interface Listener {
    * `server.close()` waits for each of them to go.
    */
   closeConnections(): void;
+  /**
+   * HTTP/2 sessions get a GOAWAY: their streams in flight finish, their clients open no new ones
+   * here. HTTP/1.1 connections are left as they are (ending one would cut a request in flight).
+   */
+  goAway(): void;
 }
 
 export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promise<void>, exchange: ExchangeOptions): Listener {
@@ -97,6 +102,9 @@ export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promi
     closeConnections() {
       for (const session of sessions) session.close();
       for (const socket of sockets) socket.destroySoon();
+    },
+    goAway() {
+      for (const session of sessions) session.close();
     },
   };
 }

@@ -42,7 +42,17 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   runtimeConfig: string;
   featureGates: string;
   livezGracePeriodMs: number;
+  /** --shutdown-delay-duration: after a stop is asked, /readyz fails and requests are still served this long. */
   shutdownDelayMs: number;
+  /**
+   * --shutdown-send-retry-after: after the shutdown delay, keep listening until requests in flight
+   * have finished, answering new ones 429 with Retry-After and Connection: close.
+   */
+  shutdownSendRetryAfter: boolean;
+  /** --goaway-chance: the fraction of HTTP/2 requests whose connection is sent a GOAWAY (0 to 0.02). */
+  goawayChance: number;
+  /** --event-ttl, in seconds: how long an Event is kept after its last write (0: forever). */
+  eventTtlSeconds: number;
   /** --request-timeout: the deadline of a request that is not long-running (watch excepted). */
   requestTimeoutMs: number;
   /** --min-request-timeout: a watch without timeoutSeconds lasts between this and twice it. */
@@ -104,6 +114,9 @@ export function defaultOptions(): ServerOptions {
     featureGates: "",
     livezGracePeriodMs: 0,
     shutdownDelayMs: 0,
+    shutdownSendRetryAfter: false,
+    goawayChance: 0,
+    eventTtlSeconds: 3600,
     requestTimeoutMs: 60_000,
     minRequestTimeoutSeconds: 1800,
     maxRequestsInflight: 400,

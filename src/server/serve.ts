@@ -1,11 +1,12 @@
 // Listening and shutting down: the port bound, the URL clients use, the admin kubeconfig, and
-// the graceful stop (readyz fails, the shutdown delay, no new connections, in-flight requests
-// finish, then the background work and the storage).
+// the graceful stop (readyz fails, the shutdown delay, new requests refused and watches ended,
+// in-flight requests finish, no new connections, then the background work and the storage).
 import { writeFileSync } from "node:fs";
 import { isIPv6, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { renderKubeconfig } from "./kubeconfig.js";
 import type { Listener } from "./listener.js";
+import type { OpenStreams } from "./open-streams.js";
 import type { ServerOptions } from "./options.js";
 import type { TlsSetup } from "./tls-setup.js";
 
@@ -38,28 +39,53 @@ export function adminKubeconfig(o: ServerOptions, url: string, tls: TlsSetup): {
 export interface GracefulStopParts {
   listener: Listener;
   shutdownDelayMs: number;
+  /** --shutdown-send-retry-after: keep listening (answering 429) until the requests in flight are done. */
+  sendRetryAfter: boolean;
   /** readyz starts failing. */
   markStopping(): void;
-  /** Open watch streams, ended first. */
-  streams: Set<{ stop(): void }>;
+  /** The shutdown delay has passed: new requests are refused (filters/shutdown.ts). */
+  markDraining(): void;
+  /** Open watch streams, ended when the drain begins. */
+  streams: OpenStreams;
   stopBackground(): void;
   closeStorage(): Promise<void>;
 }
 
-/** The stop function of a running server: idempotent, resolves when everything is closed. */
+/** How long the drain waits for requests in flight (each is bounded by its deadline anyway). */
+const drainLimitMs = 60_000;
+
+/**
+ * The stop function of a running server: idempotent, resolves when everything is closed.
+ * kube-apiserver's sequence: readyz fails and requests are still served for the shutdown delay;
+ * then new requests are refused and watches end; the listener stops at once, or, with
+ * --shutdown-send-retry-after, once the requests in flight have finished (new ones meanwhile
+ * answered 429 with Retry-After); the requests in flight finish; then the controllers, informers
+ * and caches stop and the storage closes.
+ */
 export function gracefulStop(p: GracefulStopParts): () => Promise<void> {
   let stopped: Promise<void> | undefined;
+  const stopListening = () => new Promise<void>((r) => p.listener.server.close(() => r()));
   return () =>
     (stopped ??= (async () => {
       p.markStopping();
       if (p.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, p.shutdownDelayMs));
-      const closed = new Promise<void>((r) => p.listener.server.close(() => r()));
-      for (const s of [...p.streams]) s.stop();
-      p.stopBackground();
-      await atMost(p.listener.idle(), 60_000);
+      p.markDraining();
+      p.streams.closeAll();
+      let closed: Promise<void>;
+      if (p.sendRetryAfter) {
+        await atMost(p.listener.idle(), drainLimitMs);
+        closed = stopListening();
+      } else {
+        closed = stopListening();
+        // HTTP/2 clients are told at once to take new requests elsewhere; HTTP/1.1 ones learn it
+        // from the 503 answers on their open connections.
+        p.listener.goAway();
+        await atMost(p.listener.idle(), drainLimitMs);
+      }
       // Idle HTTP/2 sessions and keep-alive sockets would hold close() open: end them now.
       p.listener.closeConnections();
       await atMost(closed, 1000);
+      p.stopBackground();
       await p.closeStorage();
     })());
 }

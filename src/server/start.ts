@@ -36,6 +36,7 @@ import { EtcdRequestMetrics } from "../observability/etcd-metrics.js";
 import { openCore, type CacheTuning, type OpenCore } from "./core.js";
 import { checkEncryptionFlags } from "./encryption-at-rest.js";
 import { adminKubeconfig, gracefulStop, listen } from "./serve.js";
+import { OpenStreams } from "./open-streams.js";
 import { serverFeatures } from "./features/index.js";
 import { startupTrace } from "../observability/startup-trace.js";
 import type { Controller } from "../controller-runtime/controller.js";
@@ -125,7 +126,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const nsType = types.get("", "v1", "namespaces")!;
   const namespaces = new NamespaceStates(core.informers.metadataFor(nsType), core.stores.for(nsType));
   core.admission.bind(admissionChain(features.admissionPlugins({ ...core, namespaces, gates, authorizer: () => authorizer })));
-  const parts = serverParts(core, { gates, authorizer, codecs: features.codecs, minRequestTimeoutSeconds: o.minRequestTimeoutSeconds });
+  const streams = new OpenStreams();
+  const parts = serverParts(core, { gates, authorizer, codecs: features.codecs, minRequestTimeoutSeconds: o.minRequestTimeoutSeconds, streams });
   // A group-resource that stops being served (or changes shape) takes its watch cache with it.
   const releaseCaches = releaseCachesOfRetiredTypes(types, core.cacher);
   trace.mark("authorizer and admission chains");
@@ -143,6 +145,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   trace.mark("controllers started");
   let stopping = false;
   let metricsLoad: NodeJS.Timeout | undefined;
+  let draining = false;
   /** Stops the features and their controllers, the informers and the watch caches. */
   const stopBackground = () => {
     clearTimeout(metricsLoad);
@@ -183,6 +186,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     authorizer,
     authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"),
     flowControl: features.flowControl(core) ?? maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning),
+    shutdown: { draining: () => draining, sendRetryAfter: o.shutdownSendRetryAfter },
+    goawayChance: o.goawayChance,
     harness: o.harness,
     router: createRouter({ parts, nonResource: features.nonResource(serving), storages: builtinStorages(features.storages(serving)) }),
   });
@@ -202,7 +207,16 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   o.log(`kapi: serving on ${url} (storage ${o.storageBackend}${persistent ? ` in ${o.dataDir}` : ""}) in ${Date.now() - t0} ms`);
   if (kubeconfigPath) o.log(`kapi: admin kubeconfig: ${kubeconfigPath}`);
   trace.mark("admin kubeconfig");
-  const stop = gracefulStop({ listener, shutdownDelayMs: o.shutdownDelayMs, markStopping: () => (stopping = true), streams: parts.streams, stopBackground, closeStorage: () => core.storage.close() });
+  const stop = gracefulStop({
+    listener,
+    shutdownDelayMs: o.shutdownDelayMs,
+    sendRetryAfter: o.shutdownSendRetryAfter,
+    markStopping: () => (stopping = true),
+    markDraining: () => (draining = true),
+    streams,
+    stopBackground,
+    closeStorage: () => core.storage.close(),
+  });
   const running: RunningServer = { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop, ...activity, controllers: () => features.controllers(), startDelayedControllers: () => manager.startNow(), ...(manager.election ? { election: manager.election } : {}) };
   if (o.whenStarted) {
     try {
@@ -219,9 +233,9 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
 }
 
 /** What every handler is handed: the core's stores and types, the encodings, the authorizer chain. */
-function serverParts(core: OpenCore, p: Pick<ServerParts, "gates" | "authorizer" | "minRequestTimeoutSeconds"> & { codecs: readonly Codec[] }): ServerParts & { cacher: ObjectCacher } {
+function serverParts(core: OpenCore, p: Pick<ServerParts, "gates" | "authorizer" | "minRequestTimeoutSeconds" | "streams"> & { codecs: readonly Codec[] }): ServerParts & { cacher: ObjectCacher } {
   const { stores, cacher, types } = core;
-  return { stores, cacher, types, gates: p.gates, codecs: new CodecSet([jsonCodec, yamlCodec, ...p.codecs]), streams: new Set(), minRequestTimeoutSeconds: p.minRequestTimeoutSeconds, authorizer: p.authorizer };
+  return { stores, cacher, types, gates: p.gates, codecs: new CodecSet([jsonCodec, yamlCodec, ...p.codecs]), streams: p.streams, minRequestTimeoutSeconds: p.minRequestTimeoutSeconds, authorizer: p.authorizer };
 }
 
 async function closingOnFailure<T>(core: OpenCore, build: () => T): Promise<T> {

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../apimachinery/errors.js";
 import { recordingContext } from "../../http/recording-exchange.testkit.js";
 import { isLongRunning } from "../long-running.js";
-import { allottedTime, deadlineFilter, requestTimeoutError } from "./deadline.js";
+import { allottedTime, deadlineFilter, requestTimeoutError, writeUpperBoundMs } from "./deadline.js";
 
 const filter = (requestTimeoutMs: number) => deadlineFilter({ requestTimeoutMs, isLongRunning });
 
@@ -60,6 +60,38 @@ describe("deadline filter", () => {
         throw err;
       }),
     ).rejects.toBe(err);
+  });
+
+  it("bounds a write at 34 s, answered with the write handler's 504, when --request-timeout is longer", async () => {
+    vi.useFakeTimers();
+    try {
+      const { ctx } = recordingContext({ method: "POST", path: "/api/v1/namespaces/a/configmaps" });
+      let handlerSignal: AbortSignal | undefined;
+      const run = filter(60_000)(ctx, () => {
+        handlerSignal = ctx.signal;
+        return new Promise<void>(() => undefined); // a webhook that never answers
+      });
+      const outcome = run.catch((e: unknown) => e);
+      expect(ctx.deadline).toBe(ctx.receivedAt + writeUpperBoundMs);
+      await vi.advanceTimersByTimeAsync(writeUpperBoundMs);
+      expect(await outcome).toMatchObject({ code: 504, reason: "Timeout", message: "Timeout: request did not complete within requested timeout - context deadline exceeded" });
+      expect(handlerSignal!.aborted).toBe(true);
+      expect(ctx.cancelReason).toBe(handlerSignal!.reason);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps the request's own deadline for a write when it is the shorter, and for reads", () => {
+    const write = recordingContext({ method: "PUT", path: "/api/v1/namespaces/a/configmaps/c", query: "timeout=10s" });
+    void filter(60_000)(write.ctx, async () => undefined);
+    expect(write.ctx.deadline).toBe(write.ctx.receivedAt + 10_000);
+    const shortServer = recordingContext({ method: "DELETE", path: "/api/v1/namespaces/a/configmaps" });
+    void filter(20_000)(shortServer.ctx, async () => undefined);
+    expect(shortServer.ctx.deadline).toBe(shortServer.ctx.receivedAt + 20_000);
+    const read = recordingContext({ path: "/api/v1/namespaces/a/configmaps" });
+    void filter(60_000)(read.ctx, async () => undefined);
+    expect(read.ctx.deadline).toBe(read.ctx.receivedAt + 60_000);
   });
 
   it("gives long-running requests (watch) no deadline", async () => {

@@ -1,9 +1,11 @@
 // The deadline of a request that is not long-running: --request-timeout after it arrived, or
-// sooner when its `timeout` query parameter asks (never later). When the deadline passes first,
-// the client is answered 504 at once and the request's signal aborts, so waits inside stop; the
-// handler itself may still be running and is left to finish, its writes going nowhere (as
-// kube-apiserver's timeout filter does). Long-running requests (watch) keep their own bounds
-// (timeoutSeconds, --min-request-timeout) and get no deadline here.
+// sooner when its `timeout` query parameter asks (never later); a write (create, update, patch,
+// delete, deletecollection) has at most 34 s, upstream's bound inside its write handlers. When
+// the deadline passes first, the client is answered 504 at once and the request's signal aborts,
+// so waits inside stop; the handler itself may still be running and is left to finish, its
+// answer going nowhere and its storage writes not made (the store asks the request before each
+// one), as kube-apiserver's timeout filter and cancelled context do. Long-running requests
+// (watch) keep their own bounds (timeoutSeconds, --min-request-timeout) and get no deadline here.
 import { ApiError, badRequest } from "../../apimachinery/errors.js";
 import { parseGoDuration } from "../../apimachinery/duration.js";
 import { requestInfoOf } from "../../http/context.js";
@@ -22,12 +24,27 @@ export function requestTimeoutError(): ApiError {
   return new ApiError(504, "Timeout", "Timeout: request did not complete within the allotted timeout");
 }
 
+/** Upstream's requestTimeoutUpperBound: the most a write handler waits for its work. */
+export const writeUpperBoundMs = 34_000;
+const boundedWrites = new Set(["create", "update", "patch", "delete", "deletecollection"]);
+
+/** A write handler's own answer when its bound passes first (upstream's FinishRequest). */
+export function writeTimeoutError(): ApiError {
+  return new ApiError(504, "Timeout", "Timeout: request did not complete within requested timeout - context deadline exceeded");
+}
+
 export function deadlineFilter(o: DeadlineOptions): Filter {
   return (ctx, next) => {
     let deadline: number;
+    let timeoutError = requestTimeoutError;
     try {
-      if (o.isLongRunning(requestInfoOf(ctx))) return next();
-      deadline = ctx.receivedAt + allottedTime(ctx.ex.query.get("timeout"), o.requestTimeoutMs);
+      const info = requestInfoOf(ctx);
+      if (o.isLongRunning(info)) return next();
+      const allotted = allottedTime(ctx.ex.query.get("timeout"), o.requestTimeoutMs);
+      if (boundedWrites.has(info.verb) && writeUpperBoundMs < allotted) {
+        deadline = ctx.receivedAt + writeUpperBoundMs;
+        timeoutError = writeTimeoutError;
+      } else deadline = ctx.receivedAt + allotted;
     } catch (e) {
       return Promise.reject(e);
     }
@@ -49,7 +66,7 @@ export function deadlineFilter(o: DeadlineOptions): Filter {
         settled = true;
         ctx.ex = real;
         handedOn.quiet();
-        const err = requestTimeoutError();
+        const err = timeoutError();
         ctx.cancel(err);
         // What the handler does from here on reaches no one (upstream logs it as post-timeout activity).
         work.catch(() => undefined);
