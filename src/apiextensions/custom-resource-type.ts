@@ -157,9 +157,9 @@ export function crdConversion(crd: CustomResourceDefinition, storage: string, op
   return {
     strategy: converter.strategy,
     storageApiVersion: apiVersionOf(crd.spec.group, storage),
-    async convert(objects: readonly KObject[], toVersion: string): Promise<KObject[]> {
+    async convert(objects: readonly KObject[], toApiVersion: string): Promise<KObject[]> {
       try {
-        return await converter.convert(objects, toVersion);
+        return await converter.convert(objects, toApiVersion.slice(toApiVersion.indexOf("/") + 1));
       } catch (e) {
         throw conversionStatusError(e);
       }

@@ -41,12 +41,16 @@ export interface ScaleDeclaration {
  * requested version through `convert`. Absent for built-ins (an apiVersion rewrite).
  */
 export interface VersionConversion {
-  /** "Webhook": stored objects keep their apiVersion until converted; "None": an apiVersion rewrite. */
-  readonly strategy: "None" | "Webhook";
+  /**
+   * "None": an apiVersion rewrite (custom resources without a webhook). "Webhook" (custom
+   * resources) and "Builtin" (a built-in type stored as another group's kind: events.k8s.io/v1
+   * Events are core/v1 Events in storage): stored objects keep their apiVersion until converted.
+   */
+  readonly strategy: "None" | "Webhook" | "Builtin";
   /** The apiVersion (`group/version`) objects are written in. */
   readonly storageApiVersion: string;
-  /** The objects (each in its own apiVersion) in version `toVersion`; throws the ApiError to answer. */
-  convert(objects: readonly KObject[], toVersion: string): Promise<KObject[]>;
+  /** The objects (each in its own apiVersion) in `toApiVersion`; throws the ApiError to answer. */
+  convert(objects: readonly KObject[], toApiVersion: string): Promise<KObject[]>;
 }
 
 /** Graceful deletion (pods): the grace period (seconds; 0 = now) given what a DELETE asked for. */
@@ -228,7 +232,7 @@ export function storagePrefix(t: ResourceType, namespace: string): string {
   return t.namespaced && namespace ? `${t.keyPrefix}${namespace}/` : t.keyPrefix;
 }
 
-/** Stored objects keep their own apiVersion until converted (webhook conversion). */
+/** Stored objects keep their own apiVersion until converted (webhook and built-in conversion). */
 export function convertsOnRead(t: ResourceType): boolean {
-  return t.conversion?.strategy === "Webhook";
+  return t.conversion !== undefined && t.conversion.strategy !== "None";
 }

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
 import type { Admission, AdmissionAttributes, AdmissionOperation } from "./admission.js";
-import { CorruptValueError, StorageError, type KeyValue, type RangeOptions, type Storage, type WriteOp } from "../storage/interface.js";
+import { CorruptValueError, StorageError, type KeyValue, type PutOptions, type RangeOptions, type Storage, type WriteOp } from "../storage/interface.js";
 import { corruptListError, corruptObjectError, type CorruptObject } from "./corrupt-object.js";
 import { decodedJson, decodeFromStorage, encodeForStorage, servedJson, spliceResourceVersion } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "../apimachinery/object.js";
@@ -33,6 +33,8 @@ export type { SkippedStages, SubresourceCreate, WriteOptions, WriteRequest } fro
 export interface StoreConfig {
   serviceClusterIPRange?: string;
   serviceNodePortRange?: string;
+  /** --event-ttl in seconds (strategies with a TTL read it). */
+  eventTtlSeconds?: number;
   /** The AllowUnsafeMalformedObjectDeletion gate: how unreadable objects are reported (corrupt-object.ts). */
   allowUnsafeMalformedObjectDeletion?: boolean;
 }
@@ -125,6 +127,16 @@ export class GenericStore {
 
   private get storage(): Storage {
     return this.parts.storage;
+  }
+
+  private putOpts: PutOptions | undefined;
+  /** What every put of this type carries: the type's TTL (Events), else nothing. */
+  private get put(): PutOptions | undefined {
+    if (this.putOpts === undefined) {
+      const ttlSeconds = this.type.strategy.ttlSeconds?.({ namespace: "", subresource: "", ...this.parts.config });
+      this.putOpts = ttlSeconds ? { ttlSeconds } : {};
+    }
+    return this.putOpts.ttlSeconds ? this.putOpts : undefined;
   }
 
   private get admission(): Admission {
@@ -247,7 +259,7 @@ export class GenericStore {
     const reservation = await this.stageCreate(ns, obj, opts);
     try {
       const key = storageKey(this.type, ns, obj.metadata.name);
-      return { op: { kind: "create", key, value: encodeForStorage(await storageVersionOf(this.type, obj)) }, release: (written) => reservation.release(written) };
+      return { op: { kind: "create", key, value: encodeForStorage(await storageVersionOf(this.type, obj)), ...this.put }, release: (written) => reservation.release(written) };
     } catch (e) {
       await reservation.release(false);
       throw e;
@@ -317,7 +329,7 @@ export class GenericStore {
       const toStore = await storageVersionOf(t, obj);
       const encoded = encodeForStorage(toStore);
       stillWanted(opts);
-      const kv = await this.storage.create(key, encoded);
+      const kv = await this.storage.create(key, encoded, this.put);
       written = true;
       meta.resourceVersion = String(kv.modRevision);
       return { object: await this.servedAfterWrite(obj, toStore, kv.modRevision), json: spliceResourceVersion(t, encoded, kv.modRevision), created: true };
@@ -418,7 +430,7 @@ export class GenericStore {
       }
       const toStore = await storageVersionOf(t, obj);
       const stored = encodeForStorage(toStore);
-      const written = await this.storage.update(key, stored, modRevision);
+      const written = await this.storage.update(key, stored, modRevision, this.put);
       obj.metadata.resourceVersion = String(written.modRevision);
       return { object: await this.servedAfterWrite(obj, toStore, written.modRevision), json: spliceResourceVersion(t, stored, written.modRevision), created: false };
     } catch (e) {
@@ -445,7 +457,7 @@ export class GenericStore {
       const value = encodeForStorage(await storageVersionOf(t, next));
       stillWanted(opts);
       try {
-        const written = await this.storage.update(key, value, kv.modRevision);
+        const written = await this.storage.update(key, value, kv.modRevision, this.put);
         next.metadata.resourceVersion = String(written.modRevision);
         return { object: next, created: false };
       } catch (e) {
@@ -527,7 +539,7 @@ export class GenericStore {
       if (opts.dryRun) return { object: next, deleted: false };
       const value = encodeForStorage(await storageVersionOf(t, next));
       stillWanted(opts);
-      const written = await this.storage.update(key, value, modRevision);
+      const written = await this.storage.update(key, value, modRevision, this.put);
       next.metadata.resourceVersion = String(written.modRevision);
       return { object: next, deleted: false };
     } catch (e) {

@@ -16,6 +16,8 @@ export interface StrategyContext {
   serviceClusterIPRange?: string;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: string;
+  /** --event-ttl in seconds (0: events are kept). */
+  eventTtlSeconds?: number;
   /**
    * The request's Warning header entries: strategies add non-fatal findings here (custom
    * resources: ratcheted CEL rule failures). Absent for the server's own writes.
@@ -62,6 +64,11 @@ export interface Strategy {
   validateUpdate(obj: KObject, old: KObject, ctx: StrategyContext): FieldError[];
   /** Field values field selectors can use, beyond metadata.name / metadata.namespace. */
   selectableFields(obj: KObject): Record<string, string>;
+  /**
+   * How long an object lasts after each write of it, in seconds (upstream's TTLFunc: Events,
+   * --event-ttl); absent or 0: until deleted. Storage deletes it when the time has passed.
+   */
+  ttlSeconds?(ctx: StrategyContext): number | undefined;
   /**
    * Types that take values from a shared pool (Service cluster IPs, node ports): called after
    * mutating admission, before prepareForCreate / prepareForUpdate, under a short per-type lock.

@@ -63,6 +63,7 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
   const stores = new Stores(storage, admission, {
     serviceClusterIPRange: o.serviceClusterIPRange,
     serviceNodePortRange: o.serviceNodePortRange,
+    eventTtlSeconds: o.eventTtlSeconds,
     allowUnsafeMalformedObjectDeletion: gates.enabled("AllowUnsafeMalformedObjectDeletion"),
   }, cacher);
   // A raw read first: what exists is not written again (nor passes admission again).

@@ -9,6 +9,11 @@ import { StorageError, type Storage, type StorageErrorCode, type WatchEvent } fr
 
 export interface StorageHarness {
   storage: Storage;
+  /**
+   * Lets `ms` pass for keys written with a TTL: kapi's backends run their expiry sweep as at that
+   * time from now; etcd, whose leases expire on its own clock, is waited for.
+   */
+  passTime(ms: number): Promise<void>;
   /** Close the store (if still open) and open the same data again. */
   reopen?: () => Promise<Storage>;
   cleanup: () => Promise<void>;

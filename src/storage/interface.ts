@@ -129,18 +129,33 @@ export interface StorageReader {
   watch(prefix: string, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Watcher;
 }
 
+/**
+ * What a write that puts a value may add (etcd: a lease on the put).
+ *
+ * `ttlSeconds`: the key expires that long after this write — it is deleted as by a delete (a
+ * revision, and a delete event for watchers) — unless written again first; a later put without
+ * it makes the key last. Keys written with a TTL keep no history of their own (kapi's backends,
+ * so that short-lived objects such as Events do not grow the store): a put replaces the key's
+ * previous value at once, so reads at a past revision and watches resumed from one see only its
+ * latest value (as if that past were compacted); its deletion is kept, as every key's, until
+ * compaction. etcd keeps its usual history (compacted on its own schedule).
+ */
+export interface PutOptions {
+  ttlSeconds?: number;
+}
+
 /** One write of a transaction (the same checks as the single-write calls). */
 export type WriteOp =
-  | { kind: "create"; key: string; value: string }
-  | { kind: "update"; key: string; value: string; expectedModRevision: number }
+  | ({ kind: "create"; key: string; value: string } & PutOptions)
+  | ({ kind: "update"; key: string; value: string; expectedModRevision: number } & PutOptions)
   | { kind: "delete"; key: string; expectedModRevision: number };
 
 /** The writes, each of which moves the global revision by one, and history maintenance. */
 export interface StorageWriter {
   /** Create-if-absent. Throws StorageError KeyExists. Resolves once durable. */
-  create(key: string, value: string): Promise<KeyValue>;
+  create(key: string, value: string, opts?: PutOptions): Promise<KeyValue>;
   /** Compare-and-swap on modRevision (expectedModRevision 0 = unconditional). Throws KeyNotFound / Conflict. */
-  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue>;
+  update(key: string, value: string, expectedModRevision: number, opts?: PutOptions): Promise<KeyValue>;
   /** Delete, optionally guarded by modRevision. Returns the deleted value with modRevision = the delete revision. */
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
   /**

@@ -1,7 +1,8 @@
 // Built-in types as the registry serves them: each upstream fact declared with its strategy,
 // schema, printer, scale paths, field selectors and deletion policy. The composition root
 // registers them at start.
-import { defineResourceType, type ResourceType, type ScaleDeclaration } from "../registry/resource-type.js";
+import { defineResourceType, type ResourceType, type ResourceTypeDeclaration, type ScaleDeclaration } from "../registry/resource-type.js";
+import { eventsV1Conversion } from "./event-conversion.js";
 import type { TypeSchema } from "../registry/type-schema.js";
 import { TypeRegistry } from "../registry/type-registry.js";
 import { printerFor } from "../printers/index.js";
@@ -33,6 +34,14 @@ const scaleByGroupResource: Readonly<Record<string, ScaleDeclaration>> = {
   "/replicationcontrollers": workloadScale,
 };
 
+/**
+ * Types stored as another group's kind (upstream's cohabitating resources, storage-version.ts):
+ * under that kind's key prefix, converted field by field on the way in and out.
+ */
+const storedAsAnother: Readonly<Record<string, Pick<ResourceTypeDeclaration, "keyPrefix" | "conversion">>> = {
+  "events.k8s.io/events": { keyPrefix: "/registry/events/", conversion: eventsV1Conversion },
+};
+
 export function builtinResourceType(f: ResourceFacts, contributed: StrategyContributions = {}): ResourceType {
   const strategy = strategyFor(f.group, f.resource, contributed);
   return defineResourceType({
@@ -58,6 +67,7 @@ export function builtinResourceType(f: ResourceFacts, contributed: StrategyContr
     strategicMergePatch: true,
     virtual: virtualResources.has(f.resource) && !f.verbs.includes("get"),
     gracePeriod: gracePeriodPolicyFor(f.group, f.resource),
+    ...storedAsAnother[`${f.group}/${f.resource}`],
   });
 }
 

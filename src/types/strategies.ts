@@ -19,7 +19,7 @@ import {
   defaultStatefulSet,
   initialStatus,
 } from "./defaults/workloads.js";
-import { defaultCoreEvent, defaultEndpoints, defaultLimitRange, defaultNamespace, defaultNode, defaultPV, defaultPVC, defaultSecret, defaultService, mergeStringData } from "./defaults/core.js";
+import { defaultCoreEvent, defaultEventsV1Event, defaultEndpoints, defaultLimitRange, defaultNamespace, defaultNode, defaultPV, defaultPVC, defaultSecret, defaultService, mergeStringData } from "./defaults/core.js";
 import {
   defaultBinding,
   defaultCSIDriver,
@@ -34,6 +34,8 @@ import {
   defaultStorageClass,
   initialGroupStatus,
 } from "./defaults/groups.js";
+import { validateEvent, validateEventUpdate } from "./validation/events.js";
+import { coreFormOf } from "./event-conversion.js";
 import { validateEphemeralContainersUpdate, validatePodCreate, validatePodSpec, validatePodSpecUpdate } from "./validation/pod.js";
 import {
   validateCronJob,
@@ -205,27 +207,44 @@ const pods = kind(
   },
 );
 
-const events = strategy({
-  selectableFields: (o: KObject) => {
-    const io = (o.involvedObject ?? {}) as Record<string, unknown>;
-    const src = (o.source ?? {}) as Record<string, unknown>;
-    return {
-      "involvedObject.kind": str(io.kind),
-      "involvedObject.namespace": str(io.namespace),
-      "involvedObject.name": str(io.name),
-      "involvedObject.uid": str(io.uid),
-      "involvedObject.apiVersion": str(io.apiVersion),
-      "involvedObject.resourceVersion": str(io.resourceVersion),
-      "involvedObject.fieldPath": str(io.fieldPath),
-      reason: str(o.reason),
-      reportingComponent: str(o.reportingComponent),
-      source: str(src.component),
-      type: str(o.type),
-    };
-  },
-});
+/**
+ * Events' field selectors (upstream's, for both versions: they select on the stored core/v1
+ * form, and lists from storage hand over the served one, so either form is read).
+ */
+function eventFields(o: KObject): Record<string, string> {
+  const e = o as unknown as Record<string, unknown>;
+  const io = (e.involvedObject ?? e.regarding ?? {}) as Record<string, unknown>;
+  const src = (e.source ?? e.deprecatedSource ?? {}) as Record<string, unknown>;
+  const controller = str(e.reportingComponent ?? e.reportingController);
+  return {
+    "involvedObject.kind": str(io.kind),
+    "involvedObject.namespace": str(io.namespace),
+    "involvedObject.name": str(io.name),
+    "involvedObject.uid": str(io.uid),
+    "involvedObject.apiVersion": str(io.apiVersion),
+    "involvedObject.resourceVersion": str(io.resourceVersion),
+    "involvedObject.fieldPath": str(io.fieldPath),
+    reason: str(e.reason),
+    reportingComponent: controller,
+    source: str(src.component) || controller,
+    type: str(e.type),
+  };
+}
 
-const coreEvents = kind({ ...events }, { defaults: defaultCoreEvent });
+// Both versions of Event: expiry after --event-ttl from each write (upstream's TTLFunc).
+const eventFlags: Partial<Strategy> = { selectableFields: eventFields, ttlSeconds: (ctx) => ctx.eventTtlSeconds };
+const coreEvents = kind(eventFlags, {
+  defaults: defaultCoreEvent,
+  validate: (o, ctx) => validateEvent(o, ctx.namespace, false),
+  validateUpdate: (o, old, ctx) => validateEventUpdate(o, old, ctx.namespace, false),
+});
+// events.k8s.io/v1 writes are checked strictly, on their core form (upstream validates the internal Event).
+const coreForm = (o: Obj): Obj => coreFormOf(o as unknown as KObject) as unknown as Obj;
+const eventsV1 = kind(eventFlags, {
+  defaults: defaultEventsV1Event,
+  validate: (o, ctx) => validateEvent(coreForm(o), ctx.namespace, true),
+  validateUpdate: (o, old, ctx) => validateEventUpdate(coreForm(o), coreForm(old), ctx.namespace, true),
+});
 
 const secrets = kind(
   { selectableFields: (o) => ({ type: str(o.type) }) },
@@ -405,7 +424,7 @@ const overrides: Record<string, Strategy> = {
     // approval writes status (its conditions: prepareCsrUpdate keeps the rest), as /status does.
     subresourceWrites: { ...defaultSubresourceWrites, approval: statusOnly },
   }),
-  "events.events.k8s.io": events,
+  "events.events.k8s.io": eventsV1,
   "leases.coordination.k8s.io": kind({}, { defaults: defaultLease }),
   "ingresses.networking.k8s.io": kind({ tracksGeneration: true }, { initialStatus: withStatus("ingresses.networking.k8s.io") }),
   "networkpolicies.networking.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultNetworkPolicy, validate: (o) => validateNetworkPolicy(o) }),

@@ -17,6 +17,7 @@ export function cachedHarness(backend: StorageFactory): StorageFactory {
     const reopen = inner.reopen;
     return {
       storage: cached,
+      passTime: (ms) => inner.passTime(ms),
       reopen: reopen
         ? async () => {
             await cached.close();

@@ -18,6 +18,7 @@ import { checkWatchRevision, compactedError, resolveReadRevision } from "../comm
 import {
   StorageError,
   type KeyValue,
+  type PutOptions,
   type RangeOptions,
   type RangeResult,
   type Storage,
@@ -171,12 +172,12 @@ export class CachedStorage implements Storage {
     return watch;
   }
 
-  create(key: string, value: string): Promise<KeyValue> {
-    return this.backend.create(key, value);
+  create(key: string, value: string, opts?: PutOptions): Promise<KeyValue> {
+    return this.backend.create(key, value, opts);
   }
 
-  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    return this.backend.update(key, value, expectedModRevision);
+  update(key: string, value: string, expectedModRevision: number, opts?: PutOptions): Promise<KeyValue> {
+    return this.backend.update(key, value, expectedModRevision, opts);
   }
 
   delete(key: string, expectedModRevision?: number): Promise<KeyValue> {

@@ -34,8 +34,8 @@ export function borrowedStorage(backend: Storage): Storage {
         },
       };
     },
-    create: (key, value) => guard(key, () => backend.create(key, value)),
-    update: (key, value, expected) => guard(key, () => backend.update(key, value, expected)),
+    create: (key, value, opts) => guard(key, () => backend.create(key, value, opts)),
+    update: (key, value, expected, opts) => guard(key, () => backend.update(key, value, expected, opts)),
     delete: (key, expected) => guard(key, () => backend.delete(key, expected)),
     transaction: (ops) => guard(ops[0]?.key ?? "", () => backend.transaction(ops)),
     compact: (revision) => guard("", () => backend.compact(revision)),

@@ -31,7 +31,7 @@ function transformed(backend: StorageFactory): StorageFactory {
     const inner = await backend(opts);
     const wrap = (s: typeof inner.storage) => new TransformingStorage(s, everything(config(aesgcm("k1"))));
     const reopen = inner.reopen;
-    return { storage: wrap(inner.storage), reopen: reopen ? async () => wrap(await reopen()) : undefined, cleanup: inner.cleanup };
+    return { storage: wrap(inner.storage), passTime: inner.passTime, reopen: reopen ? async () => wrap(await reopen()) : undefined, cleanup: inner.cleanup };
   };
 }
 

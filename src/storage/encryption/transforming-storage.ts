@@ -8,6 +8,7 @@ import {
   StorageError,
   type CorruptValue,
   type KeyValue,
+  type PutOptions,
   type RangeOptions,
   type RangeResult,
   type Storage,
@@ -90,13 +91,13 @@ export class TransformingStorage implements Storage {
     return inner;
   }
 
-  async create(key: string, value: string): Promise<KeyValue> {
-    const kv = await this.backend.create(key, this.write(key, value)).catch((e: unknown) => this.rethrow(e));
+  async create(key: string, value: string, opts?: PutOptions): Promise<KeyValue> {
+    const kv = await this.backend.create(key, this.write(key, value), opts).catch((e: unknown) => this.rethrow(e));
     return { ...kv, value };
   }
 
-  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    const kv = await this.backend.update(key, this.write(key, value), expectedModRevision).catch((e: unknown) => this.rethrow(e));
+  async update(key: string, value: string, expectedModRevision: number, opts?: PutOptions): Promise<KeyValue> {
+    const kv = await this.backend.update(key, this.write(key, value), expectedModRevision, opts).catch((e: unknown) => this.rethrow(e));
     return { ...kv, value };
   }
 

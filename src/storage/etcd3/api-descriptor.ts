@@ -2,6 +2,7 @@
 // form, which @grpc/proto-loader loads without .proto files on disk). Message and field numbers
 // are etcd's wire contract (etcdserverpb and mvccpb, stable since etcd 3.0; progress requests
 // since 3.4); only the fields kapi reads or sets are declared, the rest are skipped on decode.
+// Leases: only granting one (keys written with a TTL carry it; etcd deletes them when it expires).
 
 const i64 = (id: number) => ({ type: "int64", id });
 const bytes = (id: number) => ({ type: "bytes", id });
@@ -32,12 +33,15 @@ export const etcdApiDescriptor = {
           methods: { Watch: { requestType: "WatchRequest", responseType: "WatchResponse", requestStream: true, responseStream: true } },
         },
         Maintenance: { methods: { Status: { requestType: "StatusRequest", responseType: "StatusResponse" } } },
+        Lease: { methods: { LeaseGrant: { requestType: "LeaseGrantRequest", responseType: "LeaseGrantResponse" } } },
+        LeaseGrantRequest: { fields: { TTL: i64(1), ID: i64(2) } },
+        LeaseGrantResponse: { fields: { header: msg(1, "ResponseHeader"), ID: i64(2), TTL: i64(3), error: { type: "string", id: 4 } } },
         ResponseHeader: { fields: { member_id: { type: "uint64", id: 2 }, revision: i64(3) } },
         RangeRequest: {
           fields: { key: bytes(1), range_end: bytes(2), limit: i64(3), revision: i64(4), keys_only: bool(8), count_only: bool(9) },
         },
         RangeResponse: { fields: { header: msg(1, "ResponseHeader"), kvs: msg(2, "mvccpb.KeyValue", "repeated"), more: bool(3), count: i64(4) } },
-        PutRequest: { fields: { key: bytes(1), value: bytes(2), prev_kv: bool(4) } },
+        PutRequest: { fields: { key: bytes(1), value: bytes(2), lease: i64(3), prev_kv: bool(4) } },
         PutResponse: { fields: { header: msg(1, "ResponseHeader"), prev_kv: msg(2, "mvccpb.KeyValue") } },
         DeleteRangeRequest: { fields: { key: bytes(1), range_end: bytes(2), prev_kv: bool(3) } },
         DeleteRangeResponse: { fields: { header: msg(1, "ResponseHeader"), deleted: i64(2), prev_kvs: msg(3, "mvccpb.KeyValue", "repeated") } },

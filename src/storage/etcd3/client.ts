@@ -83,6 +83,7 @@ interface Endpoint {
   kv: grpc.Client & Record<"Range" | "Txn" | "Compact", Unary>;
   watch: grpc.Client & { Watch(meta: grpc.Metadata, opts: grpc.CallOptions): WatchStream };
   maintenance: grpc.Client & { Status: Unary };
+  lease: grpc.Client & { LeaseGrant: Unary };
 }
 
 /** A watch stream and the endpoint it runs on (to resume elsewhere when that member goes). */
@@ -112,21 +113,26 @@ export class EtcdClient {
   constructor(private readonly opts: EtcdClientOptions) {
     if (opts.endpoints.length === 0) throw new Error("no etcd endpoints given");
     const pkg = grpc.loadPackageDefinition(protoLoader.fromJSON(etcdApiDescriptor as Parameters<typeof protoLoader.fromJSON>[0], loadOptions)) as unknown as {
-      etcdserverpb: Record<"KV" | "Watch" | "Maintenance", grpc.ServiceClientConstructor>;
+      etcdserverpb: Record<"KV" | "Watch" | "Maintenance" | "Lease", grpc.ServiceClientConstructor>;
+    };
+    // Lease ids use all 64 bits: read as strings, where every other int64 (revisions, counts) is a number.
+    const leasePkg = grpc.loadPackageDefinition(protoLoader.fromJSON(etcdApiDescriptor as Parameters<typeof protoLoader.fromJSON>[0], { ...loadOptions, longs: String })) as unknown as {
+      etcdserverpb: Record<"Lease", grpc.ServiceClientConstructor>;
     };
     this.endpoints = opts.endpoints.map((url) => {
       const { address, secure } = parseEndpoint(url);
       const creds = secure
         ? grpc.credentials.createSsl(opts.tls?.ca ?? null, opts.tls?.key ?? null, opts.tls?.cert ?? null)
         : grpc.credentials.createInsecure();
-      // One channel per endpoint, shared by its three services.
+      // One channel per endpoint, shared by its four services.
       const kv = new pkg.etcdserverpb.KV(address, creds) as unknown as Endpoint["kv"];
       const channel = kv.getChannel() as grpc.Channel;
       const watch = new pkg.etcdserverpb.Watch(address, creds, { channelOverride: channel }) as unknown as Endpoint["watch"];
       const maintenance = new pkg.etcdserverpb.Maintenance(address, creds, { channelOverride: channel }) as unknown as Endpoint["maintenance"];
+      const lease = new leasePkg.etcdserverpb.Lease(address, creds, { channelOverride: channel }) as unknown as Endpoint["lease"];
       // Connect every member now: the one a call fails over to is then already up.
       channel.getConnectivityState(true);
-      return { url, channel, kv, watch, maintenance };
+      return { url, channel, kv, watch, maintenance, lease };
     });
   }
 
@@ -144,6 +150,13 @@ export class EtcdClient {
 
   compact(revision: number): Promise<{ header: RawHeader }> {
     return this.write((e) => e.kv.Compact.bind(e.kv), { revision }) as Promise<{ header: RawHeader }>;
+  }
+
+  /** A new lease of `ttlSeconds` (etcd may round it up to its minimum); resolves with its id (64 bits, as a decimal string). */
+  async leaseGrant(ttlSeconds: number): Promise<string> {
+    const r = (await this.write((e) => e.lease.LeaseGrant.bind(e.lease), { TTL: ttlSeconds })) as { ID: string; error: string };
+    if (r.error) throw new Error(`etcd lease grant: ${r.error}`);
+    return r.ID;
   }
 
   status(timeoutMs?: number): Promise<RawStatusResponse> {

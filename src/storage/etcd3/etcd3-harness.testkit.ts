@@ -6,7 +6,7 @@
 // applied (in both directions, to every revision in and out), so gaps, order and equality are
 // etcd's own.
 import { randomBytes } from "node:crypto";
-import { StorageError, type KeyValue, type Storage, type WatchEvent, type Watcher, type WriteOp } from "../interface.js";
+import { StorageError, type KeyValue, type PutOptions, type Storage, type WatchEvent, type Watcher, type WriteOp } from "../interface.js";
 import type { StorageFactory } from "../conformance.testkit.js";
 import { Etcd3Storage } from "./etcd3-storage.js";
 
@@ -26,6 +26,8 @@ export function etcd3Harness(endpoint: () => string): StorageFactory {
     let view = new RebasedStorage(inner, base);
     return {
       storage: view,
+      // etcd expires leases on its own clock (at least its minimum TTL, about 2 s by default).
+      passTime: (ms) => new Promise((r) => setTimeout(r, ms)),
       reopen: async () => {
         await inner.close();
         inner = await open();
@@ -78,8 +80,8 @@ class RebasedStorage implements Storage {
       return { ...r, items: r.items.map(this.kv), revision: this.out(r.revision) };
     });
   count = (prefix: string) => this.wrap(() => this.s.count(prefix));
-  create = (key: string, value: string) => this.wrap(async () => this.kv(await this.s.create(key, value)));
-  update = (key: string, value: string, expected: number) => this.wrap(async () => this.kv(await this.s.update(key, value, this.in(expected) ?? 0)));
+  create = (key: string, value: string, opts?: PutOptions) => this.wrap(async () => this.kv(await this.s.create(key, value, opts)));
+  update = (key: string, value: string, expected: number, opts?: PutOptions) => this.wrap(async () => this.kv(await this.s.update(key, value, this.in(expected) ?? 0, opts)));
   delete = (key: string, expected?: number) => this.wrap(async () => this.kv(await this.s.delete(key, this.in(expected))));
   transaction = (ops: readonly WriteOp[]) =>
     this.wrap(async () => (await this.s.transaction(ops.map((op) => (op.kind === "create" ? op : { ...op, expectedModRevision: this.in(op.expectedModRevision) ?? 0 })))).map(this.kv));

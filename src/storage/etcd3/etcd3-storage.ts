@@ -7,6 +7,7 @@
 import {
   StorageError,
   type KeyValue,
+  type PutOptions,
   type RangeOptions,
   type RangeResult,
   type Storage,
@@ -21,6 +22,7 @@ import { EtcdWatch } from "./etcd-watch.js";
 import { KeyMap, keyAfter } from "./key-map.js";
 import { Compactor } from "./compactor.js";
 import { HealthProbe } from "./health-probe.js";
+import { LeaseManager } from "./lease-manager.js";
 
 export interface Etcd3StorageOptions extends EtcdClientOptions {
   /** --etcd-prefix: where the keys live in etcd. */
@@ -58,9 +60,11 @@ export class Etcd3Storage implements Storage {
   private readonly compactor: Compactor;
   private readonly probes = new Map<number, HealthProbe>();
   private readonly currentRevisionKey: Buffer;
+  private readonly leases: LeaseManager;
 
   private constructor(private readonly opts: Etcd3StorageOptions) {
     this.client = new EtcdClient(opts);
+    this.leases = new LeaseManager({ leaseGrant: (ttl) => this.timed("grant", () => this.client.leaseGrant(ttl)) });
     this.keys = new KeyMap(opts.prefix, opts.keyRoot);
     this.currentRevisionKey = Buffer.from(opts.prefix + "/health");
     this.compactor = new Compactor(this.client, opts.compactionIntervalMs, (rev) => this.noteCompacted(rev));
@@ -129,24 +133,27 @@ export class Etcd3Storage implements Storage {
     return r.count;
   }
 
-  async create(key: string, value: string): Promise<KeyValue> {
+  async create(key: string, value: string, opts?: PutOptions): Promise<KeyValue> {
     this.checkOpen();
     const k = this.keys.toEtcd(key);
+    // Only a put with a TTL waits for a lease (close() waits for the writes under way).
+    const lease = opts?.ttlSeconds ? await this.leaseFor(key, opts.ttlSeconds) : undefined;
     const r = await this.write("create", key, {
       compare: [{ key: k, target: "CREATE", result: "EQUAL", create_revision: 0 }],
-      success: [{ request_put: { key: k, value: Buffer.from(value, "utf8") } }],
+      success: [{ request_put: { key: k, value: Buffer.from(value, "utf8"), ...lease } }],
     });
     if (!r.succeeded) throw new StorageError("KeyExists", key);
     const rev = r.header.revision;
     return { key, value, createRevision: rev, modRevision: rev };
   }
 
-  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+  async update(key: string, value: string, expectedModRevision: number, opts?: PutOptions): Promise<KeyValue> {
     this.checkOpen();
     const k = this.keys.toEtcd(key);
+    const lease = opts?.ttlSeconds ? await this.leaseFor(key, opts.ttlSeconds) : undefined;
     const r = await this.write("update", key, {
       compare: [this.precondition(k, expectedModRevision)],
-      success: [{ request_put: { key: k, value: Buffer.from(value, "utf8"), prev_kv: true } }],
+      success: [{ request_put: { key: k, value: Buffer.from(value, "utf8"), prev_kv: true, ...lease } }],
       failure: [{ request_range: { key: k } }],
     });
     if (!r.succeeded) throw this.failedPrecondition(key, r.responses[0]?.response_range?.kvs[0], expectedModRevision);
@@ -188,10 +195,12 @@ export class Etcd3Storage implements Storage {
 
   private async oneTransaction(ops: readonly WriteOp[]): Promise<KeyValue[]> {
     const keys = ops.map((op) => this.keys.toEtcd(op.key));
+    const leased = ops.some((op) => op.kind !== "delete" && op.ttlSeconds);
+    const leases = leased ? await Promise.all(ops.map((op) => (op.kind === "delete" ? undefined : this.leaseFor(op.key, op.ttlSeconds)))) : [];
     const r = await this.write("txn", ops[0]!.key, {
       compare: ops.map((op, i) => (op.kind === "create" ? { key: keys[i], target: "CREATE", result: "EQUAL", create_revision: 0 } : this.precondition(keys[i]!, op.expectedModRevision))),
       success: ops.map((op, i) =>
-        op.kind === "delete" ? { request_delete_range: { key: keys[i], prev_kv: true } } : { request_put: { key: keys[i], value: Buffer.from(op.value, "utf8"), prev_kv: true } },
+        op.kind === "delete" ? { request_delete_range: { key: keys[i], prev_kv: true } } : { request_put: { key: keys[i], value: Buffer.from(op.value, "utf8"), prev_kv: true, ...leases[i] } },
       ),
       failure: keys.map((key) => ({ request_range: { key } })),
     });
@@ -263,6 +272,16 @@ export class Etcd3Storage implements Storage {
     for (const w of [...this.watches]) w.end(closed);
     this.watches.clear();
     this.client.close();
+  }
+
+  /** The lease a put with this TTL carries (none without one): a put without a lease makes the key last. */
+  private async leaseFor(key: string, ttlSeconds: number | undefined): Promise<{ lease?: string }> {
+    if (!ttlSeconds || ttlSeconds <= 0) return {};
+    try {
+      return { lease: await this.track(this.leases.lease(ttlSeconds)) };
+    } catch (e) {
+      throw this.translate(e, key);
+    }
   }
 
   private precondition(key: Buffer, expectedModRevision: number): object {

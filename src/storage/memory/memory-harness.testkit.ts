@@ -5,5 +5,5 @@ import { MemoryStorage } from "./memory-storage.js";
 
 export const memoryHarness: StorageFactory = async (opts) => {
   const storage = new MemoryStorage({ historyWindowMs: opts?.historyWindowMs });
-  return { storage, cleanup: () => storage.close() };
+  return { storage, passTime: async (ms) => void (await storage.expiry.sweep(Date.now() + ms)), cleanup: () => storage.close() };
 };

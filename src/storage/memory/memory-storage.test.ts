@@ -23,4 +23,22 @@ describe("MemoryStorage", () => {
     w.stop();
     await s.close();
   });
+
+  it("keeps no history of a key written with a TTL, and expires it with a sweep", async () => {
+    const s = new MemoryStorage();
+    const first = await s.create("/ev", "v0", { ttlSeconds: 60 });
+    let rev = first.modRevision;
+    for (let i = 1; i <= 3; i++) rev = (await s.update("/ev", `v${i}`, rev, { ttlSeconds: 60 })).modRevision;
+    expect(await s.get("/ev", { revision: first.modRevision })).toBeUndefined();
+    const replay: string[] = [];
+    const w = s.watch("/ev", { afterRevision: 0 }, (e) => replay.push(`${e.type} ${e.kv.value} ${e.prevKv ? "prev" : "-"}`));
+    await new Promise((r) => setImmediate(r));
+    expect(replay).toEqual(["put v3 -"]);
+    expect(await s.expiry.sweep(Date.now() + 59_000)).toBe(0);
+    expect(await s.expiry.sweep(Date.now() + 61_000)).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(replay).toEqual(["put v3 -", "delete v3 prev"]);
+    w.stop();
+    await s.close();
+  });
 });

@@ -3,10 +3,13 @@
 //
 // Model: per key, a history of versions ({rev, kv | undefined for a deletion}); a sorted array of
 // every key that has history (for ranges at any revision); a global log of events (for watch
-// replay). Compaction trims all three exactly like the sqlite backend trims its log.
+// replay). Compaction trims all three exactly like the sqlite backend trims its log. Keys written
+// with a TTL expire through a sweep (common/expiry.ts), and a value written with one is dropped
+// from the history as soon as it is replaced (see PutOptions).
 import {
   StorageError,
   type KeyValue,
+  type PutOptions,
   type RangeOptions,
   type RangeResult,
   type Storage,
@@ -24,6 +27,7 @@ import {
   resolveReadRevision,
 } from "../common/revisions.js";
 import { WatchHub } from "../common/watch-hub.js";
+import { ExpirySweeper, expiryOf, type DueKey } from "../common/expiry.js";
 
 export interface MemoryStorageOptions {
   /** History older than this is compacted periodically. Default 5 minutes. */
@@ -46,12 +50,17 @@ export class MemoryStorage implements Storage {
   private readonly clock = new RevisionClock();
   private readonly windowMs: number;
   private readonly timer: NodeJS.Timeout;
+  /** Keys written with a TTL: when each expires (ms since the epoch). */
+  private readonly expiries = new Map<string, number>();
+  /** Deletes the keys whose TTL has passed. */
+  readonly expiry: ExpirySweeper;
 
   constructor(opts: MemoryStorageOptions = {}) {
     this.windowMs = opts.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS;
     this.clock.record(0);
     this.timer = setInterval(() => this.compactWindow(), compactionInterval(this.windowMs));
     this.timer.unref(); // compaction must never keep a process alive
+    this.expiry = new ExpirySweeper({ due: (now, limit) => this.due(now, limit), delete: (key, rev) => this.delete(key, rev) });
   }
 
   async currentRevision(): Promise<number> {
@@ -90,21 +99,21 @@ export class MemoryStorage implements Storage {
     return (await this.range(prefix)).items.length;
   }
 
-  async create(key: string, value: string): Promise<KeyValue> {
+  async create(key: string, value: string, opts?: PutOptions): Promise<KeyValue> {
     this.checkOpen();
     if (this.current(key)) throw new StorageError("KeyExists", key);
     const rev = this.revision + 1;
     const kv: KeyValue = { key, value, createRevision: rev, modRevision: rev };
-    this.commit(key, kv, { type: "put", kv, revision: rev });
+    this.commit(key, kv, { type: "put", kv, revision: rev }, opts?.ttlSeconds);
     return kv;
   }
 
-  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+  async update(key: string, value: string, expectedModRevision: number, opts?: PutOptions): Promise<KeyValue> {
     this.checkOpen();
     const prev = this.checkPrecondition(key, expectedModRevision);
     const rev = this.revision + 1;
     const kv: KeyValue = { key, value, createRevision: prev.createRevision, modRevision: rev };
-    this.commit(key, kv, { type: "put", kv, prevKv: prev, revision: rev });
+    this.commit(key, kv, { type: "put", kv, prevKv: prev, revision: rev }, opts?.ttlSeconds);
     return kv;
   }
 
@@ -121,7 +130,7 @@ export class MemoryStorage implements Storage {
   async transaction(ops: readonly WriteOp[]): Promise<KeyValue[]> {
     this.checkOpen();
     const after = new Map<string, KeyValue | undefined>();
-    const writes: { key: string; kv: KeyValue | undefined; ev: WatchEvent }[] = [];
+    const writes: { key: string; kv: KeyValue | undefined; ev: WatchEvent; ttlSeconds?: number }[] = [];
     let rev = this.revision;
     for (const op of ops) {
       const prev = after.has(op.key) ? after.get(op.key) : this.current(op.key);
@@ -131,9 +140,9 @@ export class MemoryStorage implements Storage {
       const kv: KeyValue = op.kind === "delete" ? { ...prev!, modRevision: rev } : { key: op.key, value: op.value, createRevision: prev?.createRevision ?? rev, modRevision: rev };
       const ev: WatchEvent = { type: op.kind === "delete" ? "delete" : "put", kv, revision: rev, ...(prev ? { prevKv: prev } : {}) };
       after.set(op.key, op.kind === "delete" ? undefined : kv);
-      writes.push({ key: op.key, kv: op.kind === "delete" ? undefined : kv, ev });
+      writes.push({ key: op.key, kv: op.kind === "delete" ? undefined : kv, ev, ...(op.kind !== "delete" ? { ttlSeconds: op.ttlSeconds } : {}) });
     }
-    for (const w of writes) this.commit(w.key, w.kv, w.ev);
+    for (const w of writes) this.commit(w.key, w.kv, w.ev, w.ttlSeconds);
     return writes.map((w) => w.ev.kv);
   }
 
@@ -170,6 +179,7 @@ export class MemoryStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    this.expiry.stop();
     this.hub.closeAll();
   }
 
@@ -184,7 +194,7 @@ export class MemoryStorage implements Storage {
     if (rev !== undefined && rev > this.compacted) void this.compact(rev);
   }
 
-  private commit(key: string, kv: KeyValue | undefined, ev: WatchEvent): void {
+  private commit(key: string, kv: KeyValue | undefined, ev: WatchEvent, ttlSeconds?: number): void {
     this.revision = ev.revision;
     let versions = this.history.get(key);
     if (!versions) {
@@ -192,10 +202,33 @@ export class MemoryStorage implements Storage {
       this.history.set(key, versions);
       this.sortedKeys.splice(this.firstIndex(key), 0, key);
     }
+    // A value written with a TTL is not kept once replaced: no history for short-lived keys.
+    const forget = this.expiries.has(key) && ev.prevKv !== undefined;
+    if (forget) this.forget(key, ev.prevKv!.modRevision);
     versions.push({ rev: ev.revision, kv });
-    this.log.push(ev);
+    this.log.push(forget && ev.type === "put" ? { type: "put", kv: ev.kv, revision: ev.revision } : ev);
+    const expires = kv ? expiryOf(ttlSeconds) : undefined;
+    if (expires === undefined) this.expiries.delete(key);
+    else this.expiries.set(key, expires);
     this.clock.record(ev.revision);
     this.hub.publish([ev]);
+  }
+
+  /** Drops the version of `key` written at `rev`, and its event, from the history. */
+  private forget(key: string, rev: number): void {
+    const versions = this.history.get(key);
+    const v = versions?.findIndex((x) => x.rev === rev) ?? -1;
+    if (v >= 0) versions!.splice(v, 1);
+    const i = this.firstLogIndexAfter(rev - 1);
+    if (this.log[i]?.revision === rev) this.log.splice(i, 1);
+  }
+
+  /** Keys whose TTL has passed by `now`, soonest first. */
+  private due(now: number, limit: number): DueKey[] {
+    const due: { key: string; at: number }[] = [];
+    for (const [key, at] of this.expiries) if (at <= now) due.push({ key, at });
+    due.sort((a, b) => a.at - b.at);
+    return due.slice(0, limit).map(({ key }) => ({ key, modRevision: this.current(key)?.modRevision ?? 0 }));
   }
 
   /** Keep versions at or after `revision`, plus the one current just before it if it is live. */

@@ -9,6 +9,9 @@
 // meta:    'revision' (the highest revision ever issued, kept explicitly because compaction may
 //          remove the newest row's predecessors and a deleted latest key must not let a
 //          revision be reused) and 'compacted'.
+// expiry:  key → when it expires (ms since the epoch), for keys whose live value was written with
+//          a TTL; indexed by time for the sweep. Such a key's replaced rows are deleted with the
+//          write that replaces them (no history for short-lived keys, see PutOptions).
 import type { SqlDatabase } from "./driver.js";
 
 const SCHEMA = `
@@ -29,11 +32,18 @@ CREATE TABLE IF NOT EXISTS meta (
   name TEXT PRIMARY KEY,
   value INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS expiry (
+  key TEXT PRIMARY KEY,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS expiry_at ON expiry (expires_at);
 `;
 
 export interface StoredState {
   revision: number;
   compacted: number;
+  /** Keys whose live value has a TTL. */
+  expiring: string[];
 }
 
 /** Set durability pragmas, create tables if needed and read the persisted counters. */
@@ -46,5 +56,6 @@ export function initialise(db: SqlDatabase): StoredState {
   const meta = (name: string) =>
     (db.prepare("SELECT value FROM meta WHERE name = ?").get(name) as { value: number } | undefined)?.value ?? 0;
   const maxId = (db.prepare("SELECT max(id) AS m FROM log").get() as { m: number | null }).m ?? 0;
-  return { revision: Math.max(meta("revision"), maxId), compacted: meta("compacted") };
+  const expiring = (db.prepare("SELECT key FROM expiry").all() as { key: string }[]).map((r) => r.key);
+  return { revision: Math.max(meta("revision"), maxId), compacted: meta("compacted"), expiring };
 }

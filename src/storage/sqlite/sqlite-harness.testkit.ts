@@ -22,6 +22,7 @@ export function sqliteHarnessFor(driver?: SqliteDriverName): StorageFactory {
         current = open();
         return current;
       },
+      passTime: async (ms) => void (await current.expiry.sweep(Date.now() + ms)),
       cleanup: async () => {
         await current.close();
         rmSync(dir, { recursive: true, force: true });

@@ -93,6 +93,57 @@ for (const driver of availableSqliteDrivers().map((d) => d.name)) {
       }
     });
 
+    /** The log rows of one key, read through a second connection. */
+    const rowsOf = (path: string, key: string): { id: number; deleted: number }[] => {
+      const other = sqliteDriver(driver).open(path, { readonly: true });
+      try {
+        return other.prepare("SELECT id, deleted FROM log WHERE key = ? ORDER BY id").all(key).map((r) => ({ ...(r as { id: number; deleted: number }) }));
+      } finally {
+        other.close();
+      }
+    };
+
+    it("keeps no history of a key written with a TTL: a put replaces its row, a delete leaves one deletion row", async () => {
+      const path = tempPath();
+      const s = openStore(path);
+      const first = await s.create("/ev", "v0", { ttlSeconds: 3600 });
+      let rev = first.modRevision;
+      for (let i = 1; i <= 5; i++) rev = (await s.update("/ev", `v${i}`, rev, { ttlSeconds: 3600 })).modRevision;
+      expect(rowsOf(path, "/ev")).toEqual([{ id: rev, deleted: 0 }]);
+      // Its past reads as if compacted: the replaced values are gone.
+      expect(await s.get("/ev", { revision: first.modRevision })).toBeUndefined();
+      const replay: string[] = [];
+      const w = s.watch("/ev", { afterRevision: 0 }, (e) => replay.push(`${e.type} ${e.kv.value}`));
+      await new Promise((r) => setImmediate(r));
+      w.stop();
+      expect(replay).toEqual(["put v5"]);
+      const gone = await s.delete("/ev");
+      expect(rowsOf(path, "/ev")).toEqual([{ id: gone.modRevision, deleted: 1 }]);
+      // A key without a TTL keeps its history until compaction.
+      let k = await s.create("/cm", "v0");
+      for (let i = 1; i <= 5; i++) k = await s.update("/cm", `v${i}`, k.modRevision);
+      expect(rowsOf(path, "/cm")).toHaveLength(6);
+      // Compaction then removes the deletion row like any other.
+      await s.compact(await s.currentRevision());
+      expect(rowsOf(path, "/ev")).toEqual([]);
+    });
+
+    it("keeps expiries across a reopen, and a rolled-back transaction leaves them as they were", async () => {
+      const path = tempPath();
+      const s = openStore(path);
+      await s.create("/exp", "v", { ttlSeconds: 1 });
+      await s.create("/taken", "v");
+      await expect(s.transaction([{ kind: "create", key: "/x", value: "v", ttlSeconds: 1 }, { kind: "create", key: "/taken", value: "v" }])).rejects.toMatchObject({ code: "KeyExists" });
+      // /x written without a TTL keeps its history: the rolled-back TTL left no trace.
+      let x = await s.create("/x", "0");
+      x = await s.update("/x", "1", x.modRevision);
+      expect(rowsOf(path, "/x")).toHaveLength(2);
+      await s.close();
+      const again = openStore(path);
+      expect(await again.expiry.sweep(Date.now() + 2000)).toBe(1);
+      expect((await again.range("/")).items.map((kv) => kv.key)).toEqual(["/taken", "/x"]);
+    });
+
     it("a transaction that throws leaves nothing behind", () => {
       const db = sqliteDriver(driver).open(tempPath());
       try {

@@ -8,6 +8,7 @@
 import {
   StorageError,
   type KeyValue,
+  type PutOptions,
   type RangeOptions,
   type RangeResult,
   type Storage,
@@ -28,7 +29,8 @@ import type { SqlDatabase, SqliteDriverName } from "./driver.js";
 import { sqliteDriver } from "./drivers.js";
 import { initialise } from "./schema.js";
 import { Statements, rowToEvent, rowToKv, type KeyBounds } from "./statements.js";
-import { applyWrite, type WriteOp, type WriteOutcome } from "./writes.js";
+import { applyWrite, ExpiringKeys, type WriteOp, type WriteOutcome } from "./writes.js";
+import { ExpirySweeper } from "../common/expiry.js";
 
 // Loaded by the first SQLite store opened: a memory-only server never needs the native module.
 
@@ -74,6 +76,9 @@ export class SqliteStorage implements Storage {
   private readonly clock = new RevisionClock();
   private readonly timer: NodeJS.Timeout;
   private readonly windowMs: number;
+  private readonly expiring: ExpiringKeys;
+  /** Deletes the keys whose TTL has passed. */
+  readonly expiry: ExpirySweeper;
 
   /** Open (or create) the database synchronously; the store is ready when this returns. */
   static open(opts: SqliteStorageOptions): SqliteStorage {
@@ -93,6 +98,11 @@ export class SqliteStorage implements Storage {
     this.clock.record(this.revision);
     this.timer = setInterval(() => this.compactWindow(), compactionInterval(windowMs));
     this.timer.unref(); // compaction must never keep a process alive
+    this.expiring = new ExpiringKeys(state.expiring);
+    this.expiry = new ExpirySweeper({
+      due: (now, limit) => (this.closed ? [] : this.st.dueKeys.all(now, limit).map((r) => ({ key: r.key, modRevision: r.id }))),
+      delete: (key, rev) => this.delete(key, rev),
+    });
   }
 
   async currentRevision(): Promise<number> {
@@ -147,12 +157,12 @@ export class SqliteStorage implements Storage {
     return this.st.countRows(keyBounds(prefix), undefined);
   }
 
-  create(key: string, value: string): Promise<KeyValue> {
-    return this.enqueue({ kind: "create", key, value });
+  create(key: string, value: string, opts?: PutOptions): Promise<KeyValue> {
+    return this.enqueue({ kind: "create", key, value, ...(opts?.ttlSeconds ? { ttlSeconds: opts.ttlSeconds } : {}) });
   }
 
-  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    return this.enqueue({ kind: "update", key, value, expectedModRevision });
+  update(key: string, value: string, expectedModRevision: number, opts?: PutOptions): Promise<KeyValue> {
+    return this.enqueue({ kind: "update", key, value, expectedModRevision, ...(opts?.ttlSeconds ? { ttlSeconds: opts.ttlSeconds } : {}) });
   }
 
   delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
@@ -170,9 +180,10 @@ export class SqliteStorage implements Storage {
     try {
       this.db.transaction(() => {
         outcomes = [];
+        this.expiring.rollback();
         let rev = this.revision;
         for (const op of ops) {
-          const out = applyWrite(this.st, op, rev + 1);
+          const out = applyWrite(this.st, op, rev + 1, this.expiring);
           if (!out.ok) throw new RolledBack(out.error);
           rev++;
           outcomes.push(out);
@@ -180,8 +191,10 @@ export class SqliteStorage implements Storage {
         if (rev !== this.revision) this.st.setMeta.run("revision", rev);
       });
     } catch (err) {
+      this.expiring.rollback();
       throw err instanceof RolledBack ? err.storageError : err;
     }
+    this.expiring.commit();
     if (outcomes.length === 0) return [];
     this.commits++;
     this.writes += ops.length;
@@ -223,6 +236,7 @@ export class SqliteStorage implements Storage {
     this.closed = true;
     this.flush();
     clearInterval(this.timer);
+    this.expiry.stop();
     this.hub.closeAll();
     this.db.close();
   }
@@ -250,9 +264,10 @@ export class SqliteStorage implements Storage {
     try {
       this.db.transaction(() => {
         outcomes = [];
+        this.expiring.rollback();
         rev = this.revision;
         for (const w of batch) {
-          const out = applyWrite(this.st, w.op, rev + 1);
+          const out = applyWrite(this.st, w.op, rev + 1, this.expiring);
           if (out.ok) rev++;
           outcomes.push(out);
         }
@@ -260,10 +275,12 @@ export class SqliteStorage implements Storage {
       });
     } catch (err) {
       // Nothing of the batch was committed: every write in it fails.
+      this.expiring.rollback();
       const e = err instanceof Error ? err : new Error(String(err));
       for (const w of batch) w.reject(e);
       return;
     }
+    this.expiring.commit();
     this.commits++;
     this.writes += batch.length;
     this.revision = rev;

@@ -48,6 +48,10 @@ export class Statements {
   readonly setMeta: SqlStatement<[string, number]>;
   readonly compactSuperseded: SqlStatement<[number, number]>;
   readonly compactTombstones: SqlStatement<[number, number]>;
+  readonly deleteRow: SqlStatement<[number]>;
+  readonly setExpiry: SqlStatement<[string, number]>;
+  readonly clearExpiry: SqlStatement<[string]>;
+  readonly dueKeys: SqlStatement<[number, number], { key: string; id: number }>;
   private readonly cache = new Map<string, SqlStatement>();
 
   constructor(private readonly db: SqlDatabase) {
@@ -76,6 +80,14 @@ export class Statements {
          (SELECT prev_revision FROM log WHERE id >= ? AND id < ? AND prev_revision > 0)`,
     );
     this.compactTombstones = db.prepare(`DELETE FROM log WHERE id >= ? AND id < ? AND deleted = 1`);
+    this.deleteRow = db.prepare(`DELETE FROM log WHERE id = ?`);
+    this.setExpiry = db.prepare(
+      `INSERT INTO expiry (key, expires_at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at`,
+    );
+    this.clearExpiry = db.prepare(`DELETE FROM expiry WHERE key = ?`);
+    this.dueKeys = db.prepare(
+      `SELECT e.key, c.id FROM expiry e JOIN current c ON c.key = e.key WHERE e.expires_at <= ? ORDER BY e.expires_at LIMIT ?`,
+    );
   }
 
   /** Live rows within bounds, in key order, at the current revision or at `revision`. */

@@ -94,6 +94,15 @@ export function defaultEndpoints(o: Obj): void {
   for (const ss of arr(o.subsets)) for (const p of arr(isObj(ss) ? ss.ports : undefined)) if (isObj(p)) setDefaultStr(p, "protocol", "TCP");
 }
 
+/** events.k8s.io/v1 Event: the zero-valued fields a typed Event always serialises. */
+export function defaultEventsV1Event(o: Obj): void {
+  setDefault(o, "eventTime", null);
+  setDefault(o, "regarding", {});
+  setDefault(o, "deprecatedSource", {});
+  setDefault(o, "deprecatedFirstTimestamp", null);
+  setDefault(o, "deprecatedLastTimestamp", null);
+}
+
 /** core/v1 Event: the zero-valued fields a typed Event always serialises. */
 export function defaultCoreEvent(o: Obj): void {
   setDefault(o, "involvedObject", {});
