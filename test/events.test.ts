@@ -63,10 +63,10 @@ describe("core/v1 and events.k8s.io/v1 Events over one storage", () => {
   afterAll(async () => s?.stop());
 
   it("serves an event written through core/v1 as events.k8s.io/v1, with the spec's field mapping", async () => {
-    const written = await api.core.createNamespacedEvent({ namespace: "ev", body: coreEvent("backoff") });
+    const written = await api.core.createNamespacedEvent({ namespace: "ev", body: coreEvent("backoff") as unknown as k8s.CoreV1Event });
     const read = await api.events.readNamespacedEvent({ namespace: "ev", name: "backoff" });
-    expect(read.metadata.uid).toBe(written.metadata!.uid);
-    expect(read.metadata.resourceVersion).toBe(written.metadata!.resourceVersion);
+    expect(read.metadata!.uid).toBe(written.metadata!.uid);
+    expect(read.metadata!.resourceVersion).toBe(written.metadata!.resourceVersion);
     expect(read.regarding).toEqual({ kind: "Pod", namespace: "ev", name: "web-1", apiVersion: "v1" });
     expect(read.note).toBe("Back-off restarting failed container");
     expect(read.deprecatedSource).toEqual({ component: "kubelet", host: "node-1" });
@@ -79,7 +79,7 @@ describe("core/v1 and events.k8s.io/v1 Events over one storage", () => {
   });
 
   it("serves an event written through events.k8s.io/v1 as core/v1", async () => {
-    await api.events.createNamespacedEvent({ namespace: "ev", body: v1Event("synced") as k8s.EventsV1Event });
+    await api.events.createNamespacedEvent({ namespace: "ev", body: v1Event("synced") as unknown as k8s.EventsV1Event });
     const read = await api.core.readNamespacedEvent({ namespace: "ev", name: "synced" });
     expect(read.involvedObject).toEqual({ kind: "Deployment", namespace: "ev", name: "web", apiVersion: "apps/v1" });
     expect(read.message).toBe("synced");
@@ -93,9 +93,9 @@ describe("core/v1 and events.k8s.io/v1 Events over one storage", () => {
 
   it("lists both in both versions, and selects on core's field names in both", async () => {
     expect((await api.core.listNamespacedEvent({ namespace: "ev" })).items.map((e) => e.metadata!.name).sort()).toEqual(["backoff", "synced"]);
-    expect((await api.events.listNamespacedEvent({ namespace: "ev" })).items.map((e) => e.metadata.name).sort()).toEqual(["backoff", "synced"]);
+    expect((await api.events.listNamespacedEvent({ namespace: "ev" })).items.map((e) => e.metadata!.name).sort()).toEqual(["backoff", "synced"]);
     const byObject = await api.events.listNamespacedEvent({ namespace: "ev", fieldSelector: "involvedObject.name=web" });
-    expect(byObject.items.map((e) => e.metadata.name)).toEqual(["synced"]);
+    expect(byObject.items.map((e) => e.metadata!.name)).toEqual(["synced"]);
     // source falls back to the reporting controller (upstream's selectable fields).
     const bySource = await req(s, "GET", `${coreEvents("ev")}?fieldSelector=source%3Dexample.com%2Fcontroller`);
     expect(bySource.json.items.map((e: { metadata: { name: string } }) => e.metadata.name)).toEqual(["synced"]);
@@ -107,7 +107,7 @@ describe("core/v1 and events.k8s.io/v1 Events over one storage", () => {
   it("shows a watch through events.k8s.io/v1 the events written through core/v1", async () => {
     const w = watchEvents(s, `${v1Events("ev")}?watch=true&resourceVersion=0&fieldSelector=metadata.name%3Dwatched`, (evs) => evs.length >= 1);
     await w.opened;
-    await api.core.createNamespacedEvent({ namespace: "ev", body: coreEvent("watched") });
+    await api.core.createNamespacedEvent({ namespace: "ev", body: coreEvent("watched") as unknown as k8s.CoreV1Event });
     const [ev] = await w;
     expect(ev.type).toBe("ADDED");
     expect(ev.object).toMatchObject({ apiVersion: "events.k8s.io/v1", metadata: { name: "watched" }, regarding: { name: "web-1" }, note: "Back-off restarting failed container" });
