@@ -13,6 +13,7 @@
 import {
   StorageError,
   type KeyValue,
+  type PutOptions,
   type RangeOptions,
   type RangeResult,
   type Storage,
@@ -122,12 +123,12 @@ export class RoutedStorage implements Storage {
     return { stop };
   }
 
-  create(key: string, value: string): Promise<KeyValue> {
-    return this.storeOf(key).create(key, value);
+  create(key: string, value: string, opts?: PutOptions): Promise<KeyValue> {
+    return this.storeOf(key).create(key, value, opts);
   }
 
-  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    return this.storeOf(key).update(key, value, expectedModRevision);
+  update(key: string, value: string, expectedModRevision: number, opts?: PutOptions): Promise<KeyValue> {
+    return this.storeOf(key).update(key, value, expectedModRevision, opts);
   }
 
   delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
