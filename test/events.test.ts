@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultOptions } from "../src/server/options.js";
+import { newStyleEvent, oldStyleEvent } from "../src/types/event.testkit.js";
 import { sqliteDriver } from "../src/storage/sqlite/drivers.js";
 import { req, startTestServer, watchEvents, type EmbeddedTestServer } from "./support/client.js";
 import { etcdSkipReason, startEtcd, type EtcdProcess } from "./support/etcd.js";
@@ -23,34 +24,8 @@ function clients(s: EmbeddedTestServer) {
   return { core: kc.makeApiClient(k8s.CoreV1Api), events: kc.makeApiClient(k8s.EventsV1Api) };
 }
 
-/** A new-style event as events.k8s.io/v1 takes it. */
-const v1Event = (name: string, extra: Record<string, unknown> = {}) => ({
-  apiVersion: "events.k8s.io/v1",
-  kind: "Event",
-  metadata: { name },
-  eventTime: "2025-01-01T00:00:00.000000Z",
-  reportingController: "example.com/controller",
-  reportingInstance: "controller-0",
-  action: "Reconcile",
-  reason: "Synced",
-  regarding: { kind: "Deployment", namespace: "ev", name: "web", apiVersion: "apps/v1" },
-  note: "synced",
-  type: "Normal",
-  ...extra,
-});
-
-/** An old-style event as core/v1 clients (kubelet, client-go's recorder) write it. */
-const coreEvent = (name: string, ns = "ev") => ({
-  metadata: { name },
-  involvedObject: { kind: "Pod", namespace: ns, name: "web-1", apiVersion: "v1" },
-  reason: "BackOff",
-  message: "Back-off restarting failed container",
-  source: { component: "kubelet", host: "node-1" },
-  firstTimestamp: "2025-01-01T00:00:00Z",
-  lastTimestamp: "2025-01-01T00:05:00Z",
-  count: 4,
-  type: "Warning",
-});
+const v1Event = (name: string, extra: Record<string, unknown> = {}) => ({ ...newStyleEvent(name, "ev"), ...extra });
+const coreEvent = (name: string, about = "ev") => ({ ...oldStyleEvent(name, about), metadata: { name } });
 
 describe("core/v1 and events.k8s.io/v1 Events over one storage", () => {
   let s: EmbeddedTestServer;
