@@ -38,7 +38,7 @@ export const etcdApiDescriptor = {
         LeaseGrantResponse: { fields: { header: msg(1, "ResponseHeader"), ID: i64(2), TTL: i64(3), error: { type: "string", id: 4 } } },
         ResponseHeader: { fields: { member_id: { type: "uint64", id: 2 }, revision: i64(3) } },
         RangeRequest: {
-          fields: { key: bytes(1), range_end: bytes(2), limit: i64(3), revision: i64(4), keys_only: bool(8), count_only: bool(9) },
+          fields: { key: bytes(1), range_end: bytes(2), limit: i64(3), revision: i64(4), keys_only: bool(8), count_only: bool(9), min_mod_revision: i64(10) },
         },
         RangeResponse: { fields: { header: msg(1, "ResponseHeader"), kvs: msg(2, "mvccpb.KeyValue", "repeated"), more: bool(3), count: i64(4) } },
         PutRequest: { fields: { key: bytes(1), value: bytes(2), lease: i64(3), prev_kv: bool(4) } },

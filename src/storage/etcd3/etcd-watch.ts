@@ -4,10 +4,12 @@
 // yet delivered, as etcd's Go client resumes its watches, so the consumer sees nothing of it.
 // When no other member answers (etcd gone), or etcd ends the watch itself (compaction past it,
 // cancellation), the watch ends with an error once: the consumer relists and watches again, as
-// kube-apiserver's watch cache does. progress() asks etcd for a progress notification, which
-// tells how far the watch has got on a quiet range.
+// kube-apiserver's watch cache does. progress() tells how far the watch has got on a quiet range:
+// a progress notification where etcd answers them in order with events, else a check against
+// etcd's state (checked-progress.ts).
 import { StorageError, type KeyValue, type WatchEvent } from "../interface.js";
 import type { EtcdClient, OpenWatchStream, RawKeyValue, RawWatchResponse } from "./client.js";
+import { checkedProgress, Rounds, type RangeCount } from "./checked-progress.js";
 
 export interface EtcdWatchSpec {
   range: { key: Buffer; range_end: Buffer };
@@ -17,30 +19,42 @@ export interface EtcdWatchSpec {
   onError: (err: Error) => void;
   /** etcd answers progress requests in order with events, only once the watch has caught up (3.4.31+, 3.5.13+). */
   orderedProgress: boolean;
+  /** Counts keys under the range (progress on an etcd that answers progress requests out of order). */
+  count: RangeCount;
   /** The error to end with when etcd has compacted past the watch (and learns the revision). */
   onCompacted: (compactRevision: number) => Error;
   /** Told when the watch went on from another member (where, from which revision, why). */
   onResumed?: (endpoint: string, fromRevision: number, why: string) => void;
 }
 
-const legacyCatchUpMs = 250;
-
 export class EtcdWatch {
   private open: OpenWatchStream;
-  /** When the current stream was opened (it catches up from then on). */
-  private openedAt = Date.now();
   private done = false;
-  /** The newest revision whose events have all been delivered. */
+  /** The newest revision whose events have all been delivered (events, or progress). */
   private delivered: number;
+  /** The revision of the newest event delivered. */
+  private lastEvent: number;
   private waiters: { resolve: (rev: number) => void; reject: (err: Error) => void }[] = [];
   /** Streams that failed since one last answered: past one per member, etcd is gone. */
   private failures = 0;
+  /** Keys under the range at afterRevision (undefined until read), and created minus deleted since. */
+  private baseKeys: number | undefined;
+  private netCreated = 0;
+  private settlers: (() => void)[] = [];
+  private readonly checks = new Rounds(() => this.checkProgress());
 
   constructor(
     private readonly client: EtcdClient,
     private readonly spec: EtcdWatchSpec,
   ) {
     this.delivered = spec.afterRevision;
+    this.lastEvent = spec.afterRevision;
+    if (!spec.orderedProgress) {
+      // Nothing exists before revision 1 (and revision 0 would read the current state).
+      if (spec.afterRevision === 0) this.baseKeys = 0;
+      // Unreadable (compacted meanwhile): the check reads the count where the watch stands instead.
+      else spec.count({ revision: spec.afterRevision }).then((r) => void (this.baseKeys = r.count), () => undefined);
+    }
     this.open = this.start(client.watchStream()!);
   }
 
@@ -52,7 +66,6 @@ export class EtcdWatch {
   /** Attaches to `open` and asks it for the events after the last delivered revision. */
   private start(open: OpenWatchStream): OpenWatchStream {
     const { stream } = open;
-    this.openedAt = Date.now();
     const current = () => this.open === open && !this.done;
     stream.on("data", (res: RawWatchResponse) => {
       if (current()) this.receive(res);
@@ -63,8 +76,10 @@ export class EtcdWatch {
     stream.on("end", () => {
       if (current()) this.lost("etcd closed the watch stream");
     });
+    // From the event after the last one delivered: a revision progress reported beyond it had
+    // no events (or they arrive, and end the watch, as they would have on the lost stream).
     stream.write({
-      create_request: { ...this.spec.range, start_revision: this.delivered + 1, prev_kv: true, progress_notify: true },
+      create_request: { ...this.spec.range, start_revision: this.lastEvent + 1, prev_kv: true, progress_notify: true },
     });
     return open;
   }
@@ -77,31 +92,34 @@ export class EtcdWatch {
     // Switched before the old stream is cancelled: what it still reports is no longer heard.
     this.open = this.start(next);
     from.stream.cancel();
-    this.spec.onResumed?.(next.endpoint, this.delivered + 1, why);
-    // Progress asked of the lost stream is asked again of this one, once it has caught up where
-    // etcd may answer early (see progress()).
-    const open = this.open;
-    const ask = () => {
-      if (this.open === open && !this.done && this.waiters.length > 0) open.stream.write({ progress_request: {} });
-    };
-    if (this.spec.orderedProgress) ask();
-    else setTimeout(ask, legacyCatchUpMs).unref();
+    this.spec.onResumed?.(next.endpoint, this.lastEvent + 1, why);
+    // Progress asked of the lost stream is asked again of this one (checked progress asks no stream).
+    if (this.waiters.length > 0) this.open.stream.write({ progress_request: {} });
   }
 
-  /** Resolves with a revision up to which every event has been delivered. */
+  /** Resolves with a revision up to which every event has been delivered (at least etcd's revision when called). */
   async progress(): Promise<number> {
-    if (!this.spec.orderedProgress) {
-      // etcd before 3.4.31 / 3.5.13 answers a progress request at once, even while a new watch
-      // is still catching up (its sync loop runs every 100 ms) and possibly ahead of events
-      // already queued (etcd#15220). Ask only once the watch has had time to catch up, and take
-      // the first answer after a second round trip has let the queued events out.
-      const wait = this.openedAt + legacyCatchUpMs - Date.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const rev = await this.requestProgress();
-      await this.requestProgress();
-      return rev;
-    }
-    return this.requestProgress();
+    return this.spec.orderedProgress ? this.requestProgress() : this.checks.run();
+  }
+
+  private async checkProgress(): Promise<number> {
+    const rev = await checkedProgress(
+      {
+        delivered: () => this.delivered,
+        liveKeys: () => (this.baseKeys === undefined ? undefined : this.baseKeys + this.netCreated),
+        settle: (ms) =>
+          new Promise<void>((resolve) => {
+            this.settlers.push(resolve);
+            setTimeout(resolve, ms).unref();
+          }),
+        checkLive: () => {
+          if (this.done) throw new StorageError("Closed", "", "watch ended");
+        },
+      },
+      this.spec.count,
+    );
+    if (rev > this.delivered) this.delivered = rev;
+    return this.delivered;
   }
 
   private requestProgress(): Promise<number> {
@@ -147,19 +165,29 @@ export class EtcdWatch {
       for (const w of waiters) w.resolve(this.delivered);
       return;
     }
-    // The writes of one etcd transaction share a revision and arrive in one response together.
-    const floor = this.delivered;
     try {
       for (const ev of res.events) {
         const converted = this.convert(ev);
-        if (converted.revision <= floor) continue;
-        this.delivered = converted.revision;
+        const rev = converted.revision;
+        // The writes of one etcd transaction share a revision (and may span responses). An event
+        // older than one delivered, or than a revision progress reported complete, cannot be
+        // passed on in order: end the watch so the consumer starts over, rather than drop it.
+        if (rev < this.lastEvent || (rev > this.lastEvent && rev <= this.delivered)) {
+          throw new StorageError("Unavailable", converted.kv.key, `etcd watch: an event at revision ${rev} arrived after revision ${this.delivered} was reported complete`);
+        }
+        this.lastEvent = rev;
+        this.delivered = rev;
+        if (ev.type === "DELETE") this.netCreated--;
+        else if (ev.kv.create_revision === ev.kv.mod_revision) this.netCreated++;
         this.spec.onEvent(converted);
         if (this.done) return;
       }
     } catch (err) {
       this.fail(err instanceof Error ? err : new Error(String(err)));
     }
+    const settlers = this.settlers;
+    this.settlers = [];
+    for (const s of settlers) s();
   }
 
   private convert(ev: RawWatchResponse["events"][number]): WatchEvent {

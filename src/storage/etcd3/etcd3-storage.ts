@@ -217,9 +217,14 @@ export class Etcd3Storage implements Storage {
   watch(prefix: string, opts: WatchOptions, onEvent: (ev: WatchEvent) => void, onError?: (err: Error) => void): Watcher {
     this.checkOpen();
     checkWatchRevision(opts.afterRevision, this.compacted, prefix);
+    const range = this.keys.rangeOf(prefix);
     const w = new EtcdWatch(this.client, {
-      range: this.keys.rangeOf(prefix),
+      range,
       orderedProgress: orderedProgress(this.version),
+      count: async ({ revision = 0, minModRevision = 0 }) => {
+        const r = await this.run("listWithCount", prefix, () => this.client.range({ ...range, revision, min_mod_revision: minModRevision, count_only: true }));
+        return { count: r.count, revision: r.header.revision };
+      },
       afterRevision: opts.afterRevision,
       toKeyValue: (kv) => this.kv(kv),
       onEvent,
