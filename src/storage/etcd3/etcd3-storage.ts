@@ -222,8 +222,10 @@ export class Etcd3Storage implements Storage {
       range,
       orderedProgress: orderedProgress(this.version),
       count: async ({ revision = 0, minModRevision = 0 }) => {
-        const r = await this.run("listWithCount", prefix, () => this.client.range({ ...range, revision, min_mod_revision: minModRevision, count_only: true }));
-        return { count: r.count, revision: r.header.revision };
+        // etcd applies min_mod_revision to the keys it returns, not to count_only's count.
+        const req = minModRevision ? { keys_only: true, min_mod_revision: minModRevision } : { count_only: true };
+        const r = await this.run("listWithCount", prefix, () => this.client.range({ ...range, revision, ...req }));
+        return { count: minModRevision ? r.kvs.length : r.count, revision: r.header.revision };
       },
       afterRevision: opts.afterRevision,
       toKeyValue: (kv) => this.kv(kv),
