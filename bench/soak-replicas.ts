@@ -125,13 +125,22 @@ async function main(): Promise<number> {
     await until("the informers to catch up", 60_000, () => informers.every((inf) => inf.lastRev >= last)).catch((e: Error) => log(e.message));
     const v = verdict(writers.acked, history.events, informers);
     const truth = finalState(history.events);
+    // A consistent LIST through each replica: etcd's final objects (a failed LIST counts as one mismatch, said in the log).
     const listMismatches = await Promise.all(
-      apis.map(async (api) => {
-        const r = await api.request("GET", `/api/v1/namespaces/${namespace}/configmaps`);
-        const listed = new Map<string, number>((r.body.items as any[]).map((i) => [i.metadata.name, Number(i.metadata.resourceVersion)]));
-        let bad = 0;
-        for (const name of new Set([...truth.keys(), ...listed.keys()])) if (truth.get(name) !== listed.get(name)) bad++;
-        return bad;
+      apis.map(async (api, i) => {
+        const t = performance.now();
+        try {
+          const r = await api.request("GET", `/api/v1/namespaces/${namespace}/configmaps`);
+          if (r.status !== 200) throw new Error(`HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+          const listed = new Map<string, number>((r.body.items as any[]).map((i) => [i.metadata.name, Number(i.metadata.resourceVersion)]));
+          let bad = 0;
+          for (const name of new Set([...truth.keys(), ...listed.keys()])) if (truth.get(name) !== listed.get(name)) bad++;
+          log(`LIST through ${replicas[i]!.name}: ${listed.size} objects in ${Math.round(performance.now() - t)} ms, ${bad} differ from etcd`);
+          return bad;
+        } catch (e) {
+          log(`LIST through ${replicas[i]!.name} failed after ${Math.round(performance.now() - t)} ms: ${(e as Error).message}`);
+          return 1;
+        }
       }),
     );
     const ok = v.ok && !history.failure && listMismatches.every((n) => n === 0);
