@@ -3,12 +3,29 @@
 // can resume there. Started from source through tsx, as the tests start the CLI.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { kapiArgs } from "../../test/support/cli.js";
 import { repoRoot } from "../core/child.js";
 import { clientCredsFromKubeconfig, type ClientCreds } from "../core/tls.js";
 
 const startTimeoutMs = 60_000;
+/** Below Linux's ephemeral range (32768–60999): an outgoing connection cannot take the port while a replica is down. */
+const portRange = [20_000, 32_000] as const;
+const portRetries = 10;
+
+/** A free port outside the ephemeral range, for a replica that must come back at the same address. */
+export async function stablePort(): Promise<number> {
+  for (;;) {
+    const port = portRange[0] + Math.floor(Math.random() * (portRange[1] - portRange[0]));
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once("error", () => resolve(false));
+      srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
 
 export class Replica {
   private proc: ChildProcess | undefined;
@@ -35,8 +52,19 @@ export class Replica {
     return clientCredsFromKubeconfig(readFileSync(join(this.dataDir, "admin.kubeconfig"), "utf8"));
   }
 
-  /** Spawns the replica and resolves once it prints that it is serving. */
-  start(): Promise<void> {
+  /** Spawns the replica and resolves once it prints that it is serving; again while its port is still taken. */
+  async start(): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.startOnce();
+      } catch (e) {
+        if (!/EADDRINUSE/.test((e as Error).message) || attempt >= portRetries) throw e;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  private startOnce(): Promise<void> {
     const t0 = performance.now();
     const args = ["serve", `--secure-port=${this.port}`, "--bind-address=127.0.0.1", `--data-dir=${this.dataDir}`, ...this.flags];
     const proc = spawn(process.execPath, kapiArgs(args), { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] });
