@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, startEtcd } from "../test/support/etcd.js";
+import { startEtcd } from "../test/support/etcd.js";
 import { defaultOptions } from "./core/context.js";
 import { stats } from "./core/stats.js";
 import { describeMachine, machineLine } from "./report/machine.js";
@@ -20,7 +20,7 @@ import { ReplicaApi } from "./soak/api.js";
 import { finalState, verdict } from "./soak/check.js";
 import { EtcdHistory } from "./soak/history.js";
 import { Informer } from "./soak/informer.js";
-import { Replica } from "./soak/replica.js";
+import { Replica, stablePort } from "./soak/replica.js";
 import { Writers } from "./soak/writer.js";
 
 interface Options {
@@ -79,7 +79,7 @@ async function main(): Promise<number> {
   const replicas: Replica[] = [];
   for (let i = 0; i < o.replicas; i++) {
     const dir = join(workDir, `replica-${i}`);
-    replicas.push(new Replica(`replica-${i}`, await freePort(), dir, ["--storage-backend=etcd3", `--etcd-servers=${etcd.url}`]));
+    replicas.push(new Replica(`replica-${i}`, await stablePort(), dir, ["--storage-backend=etcd3", `--etcd-servers=${etcd.url}`]));
   }
   const history = new EtcdHistory(etcd.url, `/registry/configmaps/${namespace}/`, (v) => {
     const seq = (JSON.parse(v) as { data?: { seq?: string } }).data?.seq;
@@ -177,7 +177,7 @@ function summary(r: any): string {
   const lines = [
     `soak ${r.ok ? "PASSED" : "FAILED"} — ${r.command} (${r.startedAt})`,
     `machine: ${r.machine}`,
-    `writes: ${r.writes.acked} acknowledged of ${r.writes.attempted} in ${r.writes.seconds.toFixed(0)} s (${r.writes.perSec.toFixed(0)}/s), ${r.writes.unanswered} unanswered, refused ${JSON.stringify(r.writes.refused)}, ${r.writes.resyncs} resync reads; etcd recorded ${r.etcdEvents} events`,
+    `writes: ${r.writes.acked} acknowledged of ${r.writes.attempted} in ${r.writes.seconds.toFixed(0)} s (${r.writes.perSec.toFixed(0)}/s), ${r.writes.unanswered} unanswered (outcome unknown to the writer), refused ${JSON.stringify(r.writes.refused)}, ${r.writes.resyncs} reads to learn an unknown outcome; etcd recorded ${r.etcdEvents} events`,
     `kills: ${r.kills.count} × kill -9, back serving after ${Math.round(r.kills.restartMsMedian)} ms median (max ${Math.round(r.kills.restartMsMax)} ms)`,
     `acknowledged writes missing from etcd: ${r.missingAckedCount}${r.historyFailure ? ` (history watch: ${r.historyFailure})` : ""}`,
     ...r.informers.map(

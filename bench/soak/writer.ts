@@ -17,12 +17,13 @@ export interface AckedWrite {
 export interface WriterStats {
   attempted: number;
   acked: number;
-  /** Requests that got no answer (connection refused or cut): outcome unknown to the writer. */
+  /** Writes that got no answer (connection refused or cut): outcome unknown to the writer. */
   unanswered: number;
   /** Answers other than success, by status (409 after an unanswered write that did happen, 5xx while a replica stops). */
   refused: Record<string, number>;
-  /** Reads made to learn the state of a name after an unanswered write. */
+  /** Reads made to learn the state of a name after an unanswered write, and how many of them got no answer. */
   resyncs: number;
+  resyncsUnanswered: number;
 }
 
 type Known = { exists: false } | { exists: true; rev: number };
@@ -33,7 +34,7 @@ export function configMap(name: string, seq: number, rev?: number): object {
 
 export class Writers {
   readonly acked: AckedWrite[] = [];
-  readonly stats: WriterStats = { attempted: 0, acked: 0, unanswered: 0, refused: {}, resyncs: 0 };
+  readonly stats: WriterStats = { attempted: 0, acked: 0, unanswered: 0, refused: {}, resyncs: 0, resyncsUnanswered: 0 };
   private seq = 0;
   private stopped = false;
 
@@ -62,6 +63,7 @@ export class Writers {
       const k = Math.floor(Math.random() * this.namesPerWorker);
       const name = `w${w}-${k}`;
       const cur = known[k];
+      let writing = false;
       try {
         if (!cur) {
           this.stats.resyncs++;
@@ -74,6 +76,7 @@ export class Writers {
         const prevRev = cur.exists ? cur.rev : 0;
         const seq = ++this.seq;
         this.stats.attempted++;
+        writing = true;
         let op: AckedWrite["op"];
         let r;
         if (!cur.exists) {
@@ -105,7 +108,8 @@ export class Writers {
           if (r.status >= 500) await pause();
         }
       } catch {
-        this.stats.unanswered++;
+        if (writing) this.stats.unanswered++;
+        else this.stats.resyncsUnanswered++;
         await pause();
       }
     }
