@@ -11,7 +11,8 @@ import { createVap, createVapSequential } from "./policy.js";
 import { startup10k, startupEmpty, startupFirst } from "./startup.js";
 import { watch } from "./watch.js";
 import { createEtcd, getEtcd } from "./etcd.js";
+import { watchReplicasEtcd } from "./etcd-replicas.js";
 import { create, update } from "./writes.js";
 import { createWebhook } from "./webhook.js";
 
-export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, createWebhook, createVap, createVapSequential, createEtcd, getEtcd, list, watch, startupFirst, startupEmpty, startup10k, memory, p99];
+export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, createWebhook, createVap, createVapSequential, createEtcd, getEtcd, watchReplicasEtcd, list, watch, startupFirst, startupEmpty, startup10k, memory, p99];

@@ -1,6 +1,6 @@
 // The driver's handle on the load-client process: typed calls over IPC.
 import { Child } from "../core/child.js";
-import type { BatchJob, BatchResult, ClosedJob, ClosedResult, ListJob, ListResult, OpenJob, OpenResult, RawRequest, RawResponse, StringifyJob, StringifyResult, WatchJob, WatchResult } from "./protocol.js";
+import type { BatchJob, BatchResult, ClosedJob, ClosedResult, ListJob, ListResult, OpenJob, OpenResult, RawRequest, RawResponse, ReplicaLatencyJob, ReplicaLatencyResult, StringifyJob, StringifyResult, WatchJob, WatchResult } from "./protocol.js";
 
 export class LoadClient {
   private constructor(private child: Child) {}
@@ -14,6 +14,7 @@ export class LoadClient {
   list = (j: ListJob) => this.child.call<ListResult>("list", j);
   stringify = (j: StringifyJob) => this.child.call<StringifyResult>("stringify", j);
   watch = (j: WatchJob) => this.child.call<WatchResult>("watch", j);
+  replicaLatency = (j: ReplicaLatencyJob) => this.child.call<ReplicaLatencyResult>("replicaLatency", j);
   batch = (j: BatchJob) => this.child.call<BatchResult>("batch", j);
   request = (q: RawRequest) => this.child.call<RawResponse>("request", q);
   stop = () => this.child.stop();

@@ -145,6 +145,35 @@ export interface WatchResult {
   cpuPct: number;
 }
 
+/**
+ * Watch delivery across replicas: pods created through `write` by a few closed-loop writers, each
+ * create timed until the watch on `watch` (another replica of the same store) delivers its ADDED
+ * event; a writer sends its next create once the event arrived.
+ */
+export interface ReplicaLatencyJob {
+  write: Target;
+  watch: Target;
+  /** Exists already, with the pods' owner (see BenchContext.ensureOwner), and is empty. */
+  namespace: string;
+  ownerUid: string;
+  writers: number;
+  durationMs: number;
+  /** How long a writer waits for the event of its create before counting it lost. */
+  eventTimeoutMs: number;
+}
+
+export interface ReplicaLatencyResult {
+  written: number;
+  /** Written pods whose event did not arrive within eventTimeoutMs. */
+  lost: number;
+  errors: number;
+  /** From sending the create to receiving its event on the other replica. */
+  latencyMs: LatencySummary;
+  /** From sending the create to its answer from the first replica (part of the above). */
+  createMs: LatencySummary;
+  cpuPct: number;
+}
+
 export interface RawRequest {
   target: Target;
   method: string;

@@ -7,6 +7,7 @@ import { runList, runStringify } from "./list.js";
 import { runOpen } from "./open.js";
 import type { BatchJob, BatchResult, RawRequest, RawResponse } from "./protocol.js";
 import { openH2 } from "./transport.js";
+import { runReplicaLatency } from "./replica-latency.js";
 import { runWatch } from "./watch.js";
 
 serveIpc({
@@ -15,6 +16,7 @@ serveIpc({
   list: runList,
   stringify: runStringify,
   watch: runWatch,
+  replicaLatency: runReplicaLatency,
   async batch(j: BatchJob): Promise<BatchResult> {
     const c = await openH2(j.target);
     const statuses: Record<string, number> = {};

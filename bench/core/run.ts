@@ -31,7 +31,11 @@ function cpuText(m: Measurement): string {
   const parts: string[] = [];
   if (m.clientCpuPct) parts.push(`client ${Math.round(m.clientCpuPct)}%`);
   if (m.serverCpuPct) parts.push(`server ${Math.round(m.serverCpuPct)}%`);
-  return parts.length ? ` (CPU ${parts.join(", ")})` : "";
+  const cpu = parts.length ? `CPU ${parts.join(", ")}` : "";
+  const { p50Ms, p99Ms } = m.detail ?? {};
+  const latency = typeof p50Ms === "number" && typeof p99Ms === "number" ? `p50 ${fmt(p50Ms)} ms, p99 ${fmt(p99Ms)} ms` : "";
+  const all = [cpu, latency].filter(Boolean).join("; ");
+  return all ? ` (${all})` : "";
 }
 
 async function runCase(ctx: BenchContext, c: BenchCase): Promise<BenchResult> {

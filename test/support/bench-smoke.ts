@@ -15,7 +15,7 @@ import { markdown } from "../../bench/report/markdown.js";
 /** Requests to a running server: GET, LIST, watch fan-out (p99 reuses get-h2's rate: both here). */
 export const servingCaseNames = ["get-h2", "get-h1", "list", "watch", "p99"];
 /** The cases that start an etcd (left out, as the etcd tests skip, where no etcd is installed). */
-export const etcdCaseNames = ["create-etcd", "get-etcd"];
+export const etcdCaseNames = ["create-etcd", "get-etcd", "watch-replicas-etcd"];
 /** Durable writes, start-up with stored pods, memory per pod (update's goal is relative to create's). */
 export const storageCaseNames = allCases.map((c) => c.name).filter((n) => !servingCaseNames.includes(n) && !(etcdSkipReason && etcdCaseNames.includes(n)));
 
