@@ -95,6 +95,26 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
     expect(text).toMatch(/etcd_request_duration_seconds_bucket\{le="0.005",operation="create",group="",resource="configmaps"\}/);
   });
 
+  // Upstream's create is one transaction (a put on create_revision = 0) and its GET without a
+  // resourceVersion one read of etcd (the watch cache serves GETs with a resourceVersion only).
+  it("a create costs one etcd transaction and a GET one etcd read", async () => {
+    const calls = async () => {
+      const text = (await req(server, "GET", "/metrics")).text;
+      const counts: Record<string, number> = {};
+      for (const m of text.matchAll(/^etcd_request_total\{operation="(\w+)",group="",resource="podtemplates"\} (\d+)$/gm)) counts[m[1]!] = Number(m[2]);
+      // The object-count poll reads every resource on its own schedule.
+      delete counts.listWithCount;
+      return counts;
+    };
+    const before = await calls();
+    const template = (name: string) => ({ apiVersion: "v1", kind: "PodTemplate", metadata: { name }, template: { spec: { containers: [{ name: "c", image: "busybox" }] } } });
+    for (let i = 0; i < 5; i++) expect((await req(server, "POST", "/api/v1/namespaces/default/podtemplates", { body: template(`t${i}`) })).status).toBe(201);
+    for (let i = 0; i < 5; i++) for (let j = 0; j < 3; j++) expect((await req(server, "GET", `/api/v1/namespaces/default/podtemplates/t${i}`)).status).toBe(200);
+    const after = await calls();
+    const delta = Object.fromEntries(Object.entries(after).map(([op, n]) => [op, n - (before[op] ?? 0)]).filter(([, n]) => n !== 0));
+    expect(delta).toEqual({ create: 5, get: 15 });
+  });
+
   it("/readyz?verbose names the etcd and etcd-readiness checks", async () => {
     const r = await req(server, "GET", "/readyz?verbose");
     expect(r.status).toBe(200);
