@@ -44,7 +44,7 @@ async function watchLatency(job: EtcdWatchLatencyJob): Promise<EtcdWatchLatencyR
   const value = Buffer.from("x".repeat(job.valueBytes));
   const waiting = new Map<string, () => void>();
   const lat = new Latencies();
-  const stream = client.watchStream();
+  const { stream } = client.watchStream()!;
   stream.on("error", () => undefined);
   try {
     const end = Buffer.from(job.prefix);

@@ -1,7 +1,7 @@
 // The soak's record of what happened: every write etcd applied under the watched key prefix, in
 // revision order, read from etcd itself through its own watch (kept open for the whole run: etcd
 // is never killed, and a watch already running is not affected by compaction).
-import { EtcdClient, type RawWatchResponse } from "../../src/storage/etcd3/client.js";
+import { EtcdClient, type RawWatchResponse, type WatchStream } from "../../src/storage/etcd3/client.js";
 
 /** One write under the prefix as etcd recorded it. */
 export interface StoredEvent {
@@ -18,7 +18,7 @@ export interface StoredEvent {
 export class EtcdHistory {
   readonly events: StoredEvent[] = [];
   private readonly client: EtcdClient;
-  private stream: ReturnType<EtcdClient["watchStream"]> | undefined;
+  private stream: WatchStream | undefined;
   failure: string | undefined;
   private stopped = false;
 
@@ -37,7 +37,7 @@ export class EtcdHistory {
     const key = Buffer.from(this.prefix);
     const end = Buffer.from(this.prefix);
     end[end.length - 1]!++;
-    this.stream = this.client.watchStream();
+    this.stream = this.client.watchStream()!.stream;
     return new Promise((resolve, reject) => {
       this.stream!.on("data", (res: RawWatchResponse) => {
         if (res.created) return resolve(rev);

@@ -12,6 +12,7 @@
 // the claim, and the watch ends rather than pass them on late (EtcdWatch.receive).
 
 import { StorageError } from "../interface.js";
+import type { RawRangeResponse } from "./client.js";
 
 /** Where a watch stands, as the check reads it. */
 export interface WatchPosition {
@@ -29,6 +30,16 @@ export interface WatchPosition {
 export type RangeCount = (o: { revision?: number; minModRevision?: number }) => Promise<{ count: number; revision: number }>;
 
 const recheckMs = 50;
+
+/** A RangeCount over `range`, reading through `read` (a Range call). */
+export function rangeCount(range: { key: Buffer; range_end: Buffer }, read: (req: object) => Promise<RawRangeResponse>): RangeCount {
+  return async ({ revision = 0, minModRevision = 0 }) => {
+    // etcd applies min_mod_revision to the keys it returns, not to count_only's count.
+    const filter = minModRevision ? { keys_only: true, min_mod_revision: minModRevision } : { count_only: true };
+    const r = await read({ ...range, revision, ...filter });
+    return { count: minModRevision ? r.kvs.length : r.count, revision: r.header.revision };
+  };
+}
 
 /** A revision up to which the watch has delivered every event (at least etcd's current revision when called). */
 export async function checkedProgress(pos: WatchPosition, count: RangeCount): Promise<number> {

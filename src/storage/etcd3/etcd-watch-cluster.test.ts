@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { etcdSkipReason, startEtcdCluster, type EtcdCluster } from "../../../test/support/etcd.js";
 import { EtcdClient, type RawKeyValue } from "./client.js";
 import { EtcdWatch } from "./etcd-watch.js";
+import { rangeCount } from "./checked-progress.js";
 import type { WatchEvent } from "../interface.js";
 
 const describeEtcd = etcdSkipReason ? describe.skip : describe;
@@ -27,10 +28,12 @@ describeEtcd("EtcdWatch over an etcd cluster", () => {
     const errors: Error[] = [];
     const resumed: string[] = [];
     const toKeyValue = (kv: RawKeyValue) => ({ key: kv.key.toString(), value: kv.value.toString(), createRevision: kv.create_revision, modRevision: kv.mod_revision });
+    const range = { key: Buffer.from("/w/"), range_end: Buffer.from("/w0") };
     const watch = new EtcdWatch(client, {
-      range: { key: Buffer.from("/w/"), range_end: Buffer.from("/w0") },
+      range,
       afterRevision: start,
       orderedProgress: false,
+      count: rangeCount(range, (req) => client.range(req)),
       toKeyValue,
       onEvent: (ev) => events.push(ev),
       onError: (e) => errors.push(e),

@@ -15,7 +15,7 @@ class ScriptedStream extends EventEmitter {
   }
   cancel(): void {}
   send(res: Partial<RawWatchResponse>): void {
-    this.emit("data", { header: { revision: 0 }, watch_id: 0, created: false, canceled: false, compact_revision: 0, cancel_reason: "", events: [], ...res });
+    this.emit("data", { header: { revision: 0, member_id: 1 }, watch_id: 0, created: false, canceled: false, compact_revision: 0, cancel_reason: "", events: [], ...res });
   }
 }
 
@@ -61,7 +61,7 @@ function raw(key: string, create: number, mod: number): RawKeyValue {
 
 function open(etcd: FakeEtcd, orderedProgress: boolean, afterRevision = 0) {
   const stream = new ScriptedStream();
-  const client = { watchStream: () => stream, failover: () => undefined } as unknown as EtcdClient;
+  const client = { watchStream: () => ({ stream, endpoint: "scripted" }), endpointCount: 1 } as unknown as EtcdClient;
   const events: WatchEvent[] = [];
   const errors: Error[] = [];
   const w = new EtcdWatch(client, {
@@ -117,7 +117,7 @@ describe("EtcdWatch progress on an etcd that answers progress requests out of or
     const { stream, events, errors } = open(etcd, true);
     const late = etcd.put("/a");
     // An out-of-order progress answer (what etcd#15220 describes) ahead of the event.
-    stream.send({ header: { revision: 1 } });
+    stream.send({ header: { revision: 1, member_id: 1 } });
     stream.send({ events: [late] });
     await tick();
     expect(events).toEqual([]);

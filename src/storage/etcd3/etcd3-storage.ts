@@ -19,6 +19,7 @@ import {
 import { checkWatchRevision, compactedError } from "../common/revisions.js";
 import { EtcdClient, isUnavailable, type EtcdClientOptions, type RawKeyValue, type RawTxnResponse } from "./client.js";
 import { EtcdWatch } from "./etcd-watch.js";
+import { rangeCount } from "./checked-progress.js";
 import { KeyMap, keyAfter } from "./key-map.js";
 import { Compactor } from "./compactor.js";
 import { HealthProbe } from "./health-probe.js";
@@ -221,12 +222,7 @@ export class Etcd3Storage implements Storage {
     const w = new EtcdWatch(this.client, {
       range,
       orderedProgress: orderedProgress(this.version),
-      count: async ({ revision = 0, minModRevision = 0 }) => {
-        // etcd applies min_mod_revision to the keys it returns, not to count_only's count.
-        const req = minModRevision ? { keys_only: true, min_mod_revision: minModRevision } : { count_only: true };
-        const r = await this.run("listWithCount", prefix, () => this.client.range({ ...range, revision, ...req }));
-        return { count: minModRevision ? r.kvs.length : r.count, revision: r.header.revision };
-      },
+      count: rangeCount(range, (req) => this.run("listWithCount", prefix, () => this.client.range(req))),
       afterRevision: opts.afterRevision,
       toKeyValue: (kv) => this.kv(kv),
       onEvent,
