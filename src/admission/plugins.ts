@@ -9,6 +9,7 @@ import type { NamespaceStates } from "../registry/namespace-states.js";
 import type { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import type { AdmissionFlags } from "./flags.js";
+import type { AdmissionMetrics } from "../observability/admission-metrics.js";
 import type { AdmissionPlugin } from "../registry/admission.js";
 import { alwaysAdmit, alwaysDeny } from "./builtin/always.js";
 import { alwaysPullImages } from "./builtin/always-pull-images.js";
@@ -127,6 +128,8 @@ export interface AdmissionPluginContext {
   /** The plugin's configuration from --admission-control-config-file, when it has one. */
   configuration(name: AdmissionPluginName): unknown;
   log(msg: string): void;
+  /** The server's admission metrics (webhook calls, rejections, fail-opens); absent: not recorded. */
+  metrics?: AdmissionMetrics;
 }
 
 export type AdmissionPluginFactory = (ctx: AdmissionPluginContext) => AdmissionPlugin;

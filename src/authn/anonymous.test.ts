@@ -20,7 +20,7 @@ describe("anonymous", () => {
   });
   it("--anonymous-auth=false: a request without credentials is a 401", async () => {
     expect(anonymousAuthenticator({ enabled: false })).toBeUndefined();
-    expect(await unionAuthenticator([], undefined)({ path: "/api", headers: {} })).toEqual({ error: "Unauthorized" });
+    expect(await unionAuthenticator([], undefined)({ path: "/api", headers: {} })).toEqual({ error: "Unauthorized", unrecognised: true });
   });
   it("is never reached with a bearer token nobody recognises, nor after a method's error", async () => {
     const anon = anonymousAuthenticator({ enabled: true });

@@ -12,7 +12,8 @@
 import { bearerToken, type Authenticator, type AuthnRequest } from "./authenticator.js";
 import { authenticatedGroup, unauthenticatedGroup, type UserInfo } from "../apimachinery/user.js";
 
-export type AuthnOutcome = { user: UserInfo; audiences?: string[]; warnings?: string[] } | { error: string };
+/** `unrecognised`: no method recognised a credential and anonymous is off (not a refusal: upstream's !ok without error). */
+export type AuthnOutcome = { user: UserInfo; audiences?: string[]; warnings?: string[] } | { error: string; unrecognised?: true };
 
 export interface UnionOptions {
   /** --api-audiences: the audiences a request's credential is checked for when it names none. */
@@ -57,6 +58,6 @@ export function unionAuthenticator(authenticators: Authenticator[], anonymous?: 
       const r = await anonymous.authenticate(req);
       if (r && "user" in r) return { user: r.user };
     }
-    return { error: "Unauthorized" };
+    return { error: "Unauthorized", unrecognised: true };
   };
 }

@@ -11,6 +11,7 @@ import type { TypeRegistry } from "../registry/type-registry.js";
 import type { RequestContext } from "../http/context.js";
 import type { Exchange } from "../http/exchange.js";
 import type { RequestInfo } from "../http/request-info.js";
+import type { WatchMetrics } from "../observability/watch-metrics.js";
 
 export interface ServerParts {
   /** The only way to read or write objects: one store per type for gets, lists and watches (from the watch caches) and writes. */
@@ -24,6 +25,8 @@ export interface ServerParts {
   authorizer?: import("../authz/authorizer.js").Authorizer;
   /** --min-request-timeout: a watch without timeoutSeconds lasts this to twice this (default 1800). */
   minRequestTimeoutSeconds?: number;
+  /** The watch event metrics (absent: not counted). */
+  watchMetrics?: WatchMetrics;
 }
 
 export interface ResourceRequest {

@@ -81,7 +81,13 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     }
     return b;
   };
+  // Each event is counted once per watcher it is sent to (upstream's watch event metrics).
+  const sent = r.parts.watchMetrics?.seriesOf(t.group, t.version, t.resource);
   const writeOut = (bytes: Buffer): boolean => {
+    if (sent) {
+      sent.count.inc();
+      sent.sizes.observe(bytes.length);
+    }
     const ok = ex.write(bytes);
     if (ok || waitingForDrain) return ok;
     waitingForDrain = true;

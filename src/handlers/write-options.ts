@@ -1,7 +1,9 @@
 // The request every write of a handler is made for, as the store takes it: who asked (for
 // admission), the request's cancellation, its Warning header entries (strategies may add to
-// them) and its audit annotations (admission plugins add to them).
+// them), its audit annotations (admission plugins add to them) and its latency trackers (webhook
+// time, left out of the latency SLI).
 import type { WriteOptions, WriteRequest } from "../registry/write-options.js";
+import { latencyTrackers } from "../http/context.js";
 import type { ResourceRequest } from "./context.js";
 
 export function writeRequest(r: ResourceRequest): WriteRequest {
@@ -13,6 +15,7 @@ export function writeRequest(r: ResourceRequest): WriteRequest {
     user,
     warnings,
     auditAnnotations,
+    latency: latencyTrackers(r.ctx),
     get signal() {
       return r.signal;
     },

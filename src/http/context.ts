@@ -16,6 +16,21 @@ export interface AuditEvent {
   annotations: Record<string, string>;
 }
 
+/**
+ * Time a request spent waiting on what its latency SLI leaves out (upstream's LatencyTrackers):
+ * admission webhook calls and the flow-control queue. Made by whichever stage first waits so.
+ */
+export interface LatencyTrackers {
+  mutatingWebhookSeconds: number;
+  /** The wall time of each validating pass (its webhooks are called in parallel). */
+  validatingWebhookSeconds: number;
+  apfQueueWaitSeconds: number;
+}
+
+export function latencyTrackers(ctx: RequestContext): LatencyTrackers {
+  return (ctx.latency ??= { mutatingWebhookSeconds: 0, validatingWebhookSeconds: 0, apfQueueWaitSeconds: 0 });
+}
+
 export interface RequestContext {
   /**
    * The exchange later stages read and write. The deadline filter replaces it, for the stages
@@ -46,6 +61,8 @@ export interface RequestContext {
   audit: AuditEvent | undefined;
   /** Warning header entries collected while handling; written with the response, error or not. */
   readonly warnings: string[];
+  /** What the latency SLI leaves out, once some stage waited on it (latencyTrackers()). */
+  latency: LatencyTrackers | undefined;
   /** Aborts `signal` with `reason`; the first call wins. */
   cancel(reason: unknown): void;
   /** A test harness's view of a watch's events (src/testing/); undefined in a plain server. */
@@ -82,6 +99,7 @@ class Context implements RequestContext {
   deadline: number | undefined = undefined;
   audit: AuditEvent | undefined = undefined;
   readonly warnings: string[] = [];
+  latency: LatencyTrackers | undefined = undefined;
   watchTap: WatchTap | undefined = undefined;
   fault: unknown = undefined;
   watchInitialized: (() => void) | undefined = undefined;

@@ -40,6 +40,9 @@ export class DelegatingExchange implements Exchange {
   get status(): number {
     return this.inner.status;
   }
+  get bytesWritten(): number {
+    return this.inner.bytesWritten;
+  }
   get closed(): boolean {
     return this.inner.closed;
   }

@@ -46,6 +46,8 @@ export interface Exchange {
   readonly headersSent: boolean;
   /** The status sent with head() (0 before). */
   readonly status: number;
+  /** Body bytes handed to write() and end() so far (the response size metrics). */
+  readonly bytesWritten: number;
   readonly closed: boolean;
   onClose(cb: () => void): void;
   /** Resolves when the peer can take more bytes (backpressure). */
@@ -97,6 +99,7 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
   let sent = false;
   let status = 0;
   let extra: Record<string, string> | undefined;
+  let written = 0;
   const ex: Exchange = {
     method: String(headers[":method"] ?? "GET"),
     path,
@@ -123,10 +126,12 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
     },
     write(chunk) {
       if (stream.closed || stream.destroyed) return true;
+      written += byteLength(chunk);
       return stream.write(chunk);
     },
     end(chunk) {
       if (stream.closed || stream.destroyed) return;
+      if (chunk !== undefined) written += byteLength(chunk);
       stream.end(chunk);
     },
     abort() {
@@ -137,6 +142,9 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
     },
     get status() {
       return status;
+    },
+    get bytesWritten() {
+      return written;
     },
     get closed() {
       return stream.closed || stream.destroyed;
@@ -155,6 +163,7 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
 export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: ExchangeOptions): Exchange {
   const { path, query } = splitUrl(req.url ?? "/");
   let closed = false;
+  let written = 0;
   res.once("close", () => (closed = true));
   return {
     method: req.method ?? "GET",
@@ -178,12 +187,18 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: Exchang
     get status() {
       return res.headersSent ? res.statusCode : 0;
     },
+    get bytesWritten() {
+      return written;
+    },
     write(chunk) {
+      written += byteLength(chunk);
       return res.write(chunk);
     },
     end(chunk) {
-      if (chunk !== undefined) res.end(chunk);
-      else res.end();
+      if (chunk !== undefined) {
+        written += byteLength(chunk);
+        res.end(chunk);
+      } else res.end();
     },
     abort() {
       res.destroy();
@@ -203,6 +218,8 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: Exchang
     pending: () => res.writableLength + (req.socket.writableLength ?? 0),
   };
 }
+
+const byteLength = (chunk: Buffer | string) => (typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length);
 
 export function header(h: Headers, name: string): string | undefined {
   const v = h[name];

@@ -69,6 +69,9 @@ export class RecordingExchange {
       get status() {
         return rec.status;
       },
+      get bytesWritten() {
+        return rec.chunks.reduce((n, c) => n + c.length, 0);
+      },
       get closed() {
         return rec.closed;
       },

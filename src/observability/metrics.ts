@@ -1,146 +1,84 @@
-// Prometheus metrics of one server instance (its own registry: two servers in one process
-// report only their own requests). Names and labels follow kube-apiserver's.
-import type { Counter, Gauge, Histogram, Registry } from "prom-client";
+// The metrics of one server instance (its own registry: two servers in one process report only
+// their own requests), served on /metrics. Each group of families is its own module; this one
+// holds them, applies the stability rules (metric-registry.ts) and writes the page.
+import type { Registry } from "prom-client";
+import { AdmissionMetrics } from "./admission-metrics.js";
+import { AuthenticationMetrics } from "./authn-metrics.js";
+import { AuthorizationFilterMetrics } from "./authz-metrics.js";
+import type { Family } from "./metric-family.js";
+import { MetricRegistry } from "./metric-registry.js";
+import { processMetrics } from "./process-metrics.js";
+import { RequestMetrics } from "./request-metrics.js";
+import { StorageMetrics, type StorageProbe } from "./storage-metrics.js";
+import { ValidationMetrics } from "./validation-metrics.js";
+import { kubernetesVersion } from "./version.js";
+import { WatchMetrics } from "./watch-metrics.js";
 
 type PromClient = typeof import("prom-client");
 
-export interface RequestLabels {
-  verb: string;
-  group: string;
-  version: string;
-  resource: string;
-  subresource: string;
-  scope: string;
+export type { RequestLabels } from "./request-metrics.js";
+
+export interface ServerMetricsOptions {
+  storage: StorageProbe;
+  /** --show-hidden-metrics-for-version (checked beforehand: "" or the previous minor release). */
+  showHiddenMetricsForVersion?: string;
+  /** --disabled-metrics. */
+  disabledMetrics?: readonly string[];
 }
 
-/**
- * The metrics of one server. prom-client is loaded after start-up (it costs tens of
- * milliseconds to import); what happens before is recorded once it is there.
- */
 export class ServerMetrics {
-  private impl?: PromMetrics;
+  readonly registry: MetricRegistry;
+  readonly requests = new RequestMetrics();
+  readonly watch = new WatchMetrics();
+  readonly storage: StorageMetrics;
+  readonly admission = new AdmissionMetrics();
+  readonly authentication = new AuthenticationMetrics();
+  readonly authorization = new AuthorizationFilterMetrics();
+  readonly validation = new ValidationMetrics();
+
+  // prom-client is loaded after start-up (it costs tens of milliseconds to import): for the
+  // process families, and for parts that register prom-client collectors of their own.
   private loadedClient?: PromClient;
-  private loading?: Promise<PromMetrics>;
-  private pending: ((m: PromMetrics) => void)[] = [];
+  private promRegistry?: Registry;
+  private loading?: Promise<void>;
   private collectors: ((pc: PromClient, registry: Registry) => void)[] = [];
+  /** Metrics other modules render themselves (Prometheus text), appended to the page. */
+  private readonly extraSources: (() => string)[] = [];
 
-  constructor(private readonly countObjects: () => Promise<Map<string, number>>) {}
+  constructor(o: ServerMetricsOptions) {
+    this.registry = new MetricRegistry({ version: kubernetesVersion, showHiddenMetricsForVersion: o.showHiddenMetricsForVersion, disabledMetrics: o.disabledMetrics });
+    this.storage = new StorageMetrics(o.storage);
+    for (const group of [this.requests, this.watch, this.storage, this.admission, this.authentication, this.authorization, this.validation]) this.register(...group.families);
+  }
 
-  load(): Promise<PromMetrics> {
+  /** Adds families of a server part (named once each; the stability rules apply to them). */
+  register(...families: Family<unknown>[]): void {
+    this.registry.register(...families);
+  }
+
+  load(): Promise<void> {
     return (this.loading ??= import("prom-client").then((pc) => {
       this.loadedClient = pc;
-      const m = new PromMetrics(pc, this.countObjects);
-      for (const c of this.collectors) c(pc, m.registry);
-      for (const f of this.pending) f(m);
-      this.pending = [];
-      return (this.impl = m);
+      this.promRegistry = new pc.Registry();
+      for (const c of this.collectors) c(pc, this.promRegistry);
+      this.collectors = [];
     }));
   }
 
-  private record(f: (m: PromMetrics) => void): void {
-    if (this.impl) f(this.impl);
-    else this.pending.push(f);
-  }
-
-  /**
-   * Registers further metrics of a server part (e.g. the authentication configuration's reload
-   * metrics) on this server's registry, once prom-client is loaded.
-   */
+  /** Registers prom-client metrics of a server part on this server's own prom-client registry, once loaded. */
   addCollector(register: (pc: PromClient, registry: Registry) => void): void {
-    if (this.impl) register(this.loadedClient!, this.impl.registry);
+    if (this.promRegistry) register(this.loadedClient!, this.promRegistry);
     else this.collectors.push(register);
   }
 
-  /** Call when a request starts; the returned function records its end with the status code. */
-  begin(l: RequestLabels, dryRun: boolean): (code: number) => void {
-    const started = process.hrtime.bigint();
-    this.record((m) => m.started(l));
-    return (code) => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.record((m) => m.finished(l, dryRun, code, seconds));
-    };
-  }
-
-  /** Metrics other modules render themselves (Prometheus text), appended to the registry's. */
-  private readonly extraSources: (() => string)[] = [];
   addTextSource(render: () => string): void {
     this.extraSources.push(render);
   }
 
   async text(): Promise<{ body: string; contentType: string }> {
-    const m = await this.load();
+    await this.load();
+    const parts = await Promise.all([this.registry.render(), this.promRegistry!.metrics(), processMetrics(this.loadedClient!).metrics()]);
     const extra = this.extraSources.map((f) => f()).join("");
-    return { body: (await m.registry.metrics()) + extra, contentType: m.registry.contentType };
+    return { body: parts.map((p) => (p && !p.endsWith("\n") ? p + "\n" : p)).join("") + extra, contentType: "text/plain; version=0.0.4; charset=utf-8" };
   }
-}
-
-class PromMetrics {
-  readonly registry: Registry;
-  private readonly requests: Counter;
-  private readonly duration: Histogram;
-  private readonly inflight: Gauge;
-  private readonly longRunning: Gauge;
-
-  constructor(pc: PromClient, countObjects: () => Promise<Map<string, number>>) {
-    const { Counter, Gauge, Histogram, Registry } = pc;
-    this.registry = new Registry();
-    const registers = [this.registry];
-    this.requests = new Counter({
-      name: "apiserver_request_total",
-      help: "Requests served, by verb, dry run, group, version, resource, subresource, scope, component and response code.",
-      labelNames: ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"],
-      registers,
-    });
-    this.duration = new Histogram({
-      name: "apiserver_request_duration_seconds",
-      help: "Time to answer a request, in seconds (watches excluded).",
-      labelNames: ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"],
-      buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
-      registers,
-    });
-    this.inflight = new Gauge({
-      name: "apiserver_current_inflight_requests",
-      help: "Requests being handled now, read-only or mutating (watches excluded).",
-      labelNames: ["request_kind"],
-      registers,
-    });
-    this.longRunning = new Gauge({
-      name: "apiserver_longrunning_requests",
-      help: "Open long-running requests (watches).",
-      labelNames: ["verb", "group", "version", "resource", "subresource", "scope", "component"],
-      registers,
-    });
-    const objects = new Gauge({
-      name: "apiserver_storage_objects",
-      help: "Objects in storage per resource, counted when scraped.",
-      labelNames: ["resource"],
-      registers,
-      async collect() {
-        this.reset();
-        for (const [resource, n] of await countObjects()) this.set({ resource }, n);
-      },
-    });
-    void objects;
-    // No process-wide default collectors: they install observers that outlive a stopped server,
-    // and a test runner may start hundreds of servers in one process.
-  }
-
-  started(l: RequestLabels): void {
-    if (l.verb === "WATCH") this.longRunning.inc({ ...l, component: "apiserver" });
-    else this.inflight.inc({ request_kind: requestKind(l) });
-  }
-
-  finished(l: RequestLabels, dryRun: boolean, code: number, seconds: number): void {
-    const labels = { ...l, component: "apiserver" };
-    if (l.verb === "WATCH") this.longRunning.dec(labels);
-    else {
-      this.inflight.dec({ request_kind: requestKind(l) });
-      this.duration.observe({ ...labels, dry_run: dryRun ? "All" : "" }, seconds);
-    }
-    this.requests.inc({ ...labels, dry_run: dryRun ? "All" : "", code: String(code) });
-  }
-}
-
-function requestKind(l: RequestLabels): string {
-  return l.verb === "GET" || l.verb === "LIST" || l.verb === "WATCH" ? "readOnly" : "mutating";
 }

@@ -1,6 +1,7 @@
 // The admission seam: every write (create, update, delete, and the connect verbs when they come)
 // passes the mutating stage, then the type's validation, then the validating stage. Built-in
 // plugins, webhooks and CEL policies are all plugins of one chain.
+import type { LatencyTrackers } from "../http/context.js";
 import type { UserInfo } from "../apimachinery/user.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "./resource-type.js";
@@ -49,6 +50,8 @@ export interface AdmissionAttributes {
   readonly auditAnnotations: Record<string, string>;
   /** The mutating stage's reinvocation state (shared by both passes). */
   readonly reinvocation: ReinvocationContext;
+  /** Where webhook time is added up for the request's latency SLI (absent for the server's own writes). */
+  readonly latency?: LatencyTrackers;
 }
 
 /**

@@ -207,6 +207,8 @@ async function listFromStorage(store: GenericStore, t: ResourceType, prefix: str
   let remaining = 0;
   const page = opts.limit > 0 ? Math.max(opts.limit, filtering ? 500 : opts.limit) : 0;
   let startAfter = after || undefined;
+  let fetched = 0;
+  let evaluated = 0;
   for (;;) {
     let res;
     try {
@@ -219,10 +221,12 @@ async function listFromStorage(store: GenericStore, t: ResourceType, prefix: str
     }
     revision = res.revision;
     readAt = res.revision; // every further page reads the same snapshot
+    fetched += res.items.length;
     let stoppedEarly = false;
     for (let i = 0; i < res.items.length; i++) {
       const { key, object: obj } = res.items[i]!;
       lastKey = key;
+      evaluated++;
       if (!filtering || matchesSelectors(t, opts, obj)) items.push(obj);
       if (opts.limit > 0 && items.length >= opts.limit) {
         more = i < res.items.length - 1 || res.more;
@@ -234,6 +238,7 @@ async function listFromStorage(store: GenericStore, t: ResourceType, prefix: str
     if (stoppedEarly || !res.more || res.items.length === 0) break;
     startAfter = lastKey;
   }
+  store.listedFromStorage({ fetched, evaluated, returned: items.length });
   const out: ListResult = { items, resourceVersion: String(revision) };
   if (more) {
     out.continue = encodeContinue(revision, lastKey, prefix);

@@ -112,7 +112,12 @@ export interface StoreParts {
   readonly cacher?: ObjectCacher;
   /** Values taken from a pool shared by every version of a type (held per storage prefix). */
   readonly reservations: Reservations;
+  /** Told of each list served from storage rather than the watch cache (the storage list metrics). */
+  readonly onStorageList?: StorageListObserver;
 }
+
+/** What one list from storage read (fetched), tested against its selectors (evaluated) and returned. */
+export type StorageListObserver = (group: string, resource: string, counts: { fetched: number; evaluated: number; returned: number }) => void;
 
 /**
  * The store of one served type (upstream: a genericregistry.Store per resource): the only way to
@@ -163,6 +168,11 @@ export class GenericStore {
    */
   list(ns: string, opts: ListOptions, signal?: AbortSignal): Promise<ListResult> {
     return listObjects(this, ns, opts, this.parts.cacher, signal);
+  }
+
+  /** A list was served from storage (list.ts). */
+  listedFromStorage(counts: { fetched: number; evaluated: number; returned: number }): void {
+    this.parts.onStorageList?.(this.type.group, this.type.resource, counts);
   }
 
   /** A watch as a client asks for it, from the watch cache; everything that may fail before the stream opens fails here. */
@@ -611,6 +621,7 @@ export class GenericStore {
       },
       warnings: request.warnings,
       auditAnnotations: request.auditAnnotations,
+      ...(request.latency ? { latency: request.latency } : {}),
       // Each mutating stage starts afresh (an update retried after a lost race runs it again).
       reinvocation: { isReinvoke: false, shouldReinvoke: false, values: new Map() },
     };

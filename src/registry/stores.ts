@@ -8,7 +8,7 @@ import type { ObjectCacher } from "./list.js";
 import { Reservations } from "./reservations.js";
 import { WriteClaims } from "./claims.js";
 import type { ResourceType } from "./resource-type.js";
-import { GenericStore, type PreparedCreate, type StoreConfig, type StoreParts, type WriteOptions } from "./store.js";
+import { GenericStore, type PreparedCreate, type StorageListObserver, type StoreConfig, type StoreParts, type WriteOptions } from "./store.js";
 
 export class Stores {
   // Keyed by the type's declaration: a type updated in the registry (a CRD's new schema) is a new
@@ -16,8 +16,8 @@ export class Stores {
   private readonly byType = new WeakMap<ResourceType, GenericStore>();
   private readonly parts: StoreParts;
 
-  constructor(storage: Storage, admission: Admission, config: StoreConfig = {}, cacher?: ObjectCacher) {
-    this.parts = { storage, admission, config, cacher, reservations: new Reservations(storage, (t) => storedObjects(storage, t)) };
+  constructor(storage: Storage, admission: Admission, config: StoreConfig = {}, cacher?: ObjectCacher, onStorageList?: StorageListObserver) {
+    this.parts = { storage, admission, config, cacher, reservations: new Reservations(storage, (t) => storedObjects(storage, t)), ...(onStorageList ? { onStorageList } : {}) };
   }
 
   /** The store of `t`. */

@@ -1,6 +1,7 @@
 // What a caller tells the store about one write besides the object: the request it is made for,
 // the write's own options, and — for the few writes that must — which stages it leaves out, said
 // explicitly and typed so each use can be found.
+import type { LatencyTrackers } from "../http/context.js";
 import type { UserInfo } from "../apimachinery/user.js";
 import type { KObject } from "../apimachinery/object.js";
 
@@ -25,6 +26,8 @@ export interface WriteRequest {
   readonly warnings: string[];
   /** The request's audit annotations (key → value). */
   readonly auditAnnotations: Record<string, string>;
+  /** Where the request adds up time its latency SLI leaves out (webhook calls). */
+  readonly latency?: LatencyTrackers;
 }
 
 /**

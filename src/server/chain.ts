@@ -57,15 +57,15 @@ export function buildHandlerChain(c: ChainConfig): (ex: Exchange) => Promise<voi
       ...(c.harness?.observe ? [c.harness.observe] : []), //           the call journal (tests)
       recoveryFilter({ toApiError: c.toApiError, codecs: c.codecs }), // any throw → Status, never a crash
       requestInfoFilter({ authorizeWithSelectors: c.authorizeWithSelectors ?? false }), // verb, resource, namespace, name
-      c.metrics ? metricsFilter(c.metrics) : passThrough, //             counted with the status sent
+      c.metrics ? metricsFilter(c.metrics.requests, c.isLongRunning) : passThrough, // counted with the status sent
       c.shutdown ? shutdownFilter({ ...c.shutdown, isLongRunning: c.isLongRunning }) : passThrough, // draining: 429/503
       ...(c.goawayChance ? [goawayFilter(c.goawayChance)] : []), //        HTTP/2 rebalancing
       deadlineFilter({ requestTimeoutMs: c.requestTimeoutMs, isLongRunning: c.isLongRunning }), // 504
-      authenticationFilter(c.authenticate), //                           who: 401 when no one
+      authenticationFilter(c.authenticate, c.metrics?.authentication), //  who: 401 when no one
       c.audit ?? auditFilter(), //                                       what was asked, by whom
       impersonationFilter(c.authorizer), //                              as whom
       c.flowControl, //                                                  how many at once: 429
-      authorizationFilter(c.authorizer), //                              allowed? 403 when not
+      authorizationFilter(c.authorizer, c.metrics?.authorization), //     allowed? 403 when not
       ...(c.harness?.inject ? [c.harness.inject] : []), //             injected faults (tests)
     ],
     c.router,

@@ -15,6 +15,9 @@ import { StorageError, type Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { borrowedStorage } from "../storage/common/borrowed-storage.js";
+import { observedStorage, type StorageRequestObserver } from "../storage/common/observed-storage.js";
+import type { ServerMetrics } from "../observability/metrics.js";
+import { StorageRequestMetrics } from "../observability/storage-request-metrics.js";
 import { join } from "node:path";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { encryptionAtRest, type EncryptionAtRest } from "./encryption-at-rest.js";
@@ -38,34 +41,40 @@ export interface OpenCore extends CoreParts {
   admission: DeferredAdmission;
   /** Stored objects per resource ("resource.group"), for the storage objects metric. */
   countObjects(): Promise<Map<string, number>>;
+  /** The databases' sizes, for the storage size metric (none for memory or a borrowed backend). */
+  storageSizes(): Promise<{ clusterId: string; endpoint: string; bytes: number }[]>;
   /** Encryption at rest (stop() ends the polling of a reloading configuration file). */
   encryption: EncryptionAtRest;
-  /** Tells `observe` of every request to a remote store (etcd), for the etcd request metrics. */
-  observeStorageRequests(observe: (r: StorageRequest) => void): void;
   /** The etcd clusters of --etcd-servers-overrides, each with a health check of its own. */
   storageOverrides: readonly Storage[];
   /** Stops the informers and caches and closes the storage (a start that fails half-way). */
   close(): Promise<void>;
 }
 
-export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry, gates: FeatureGates): Promise<OpenCore> {
+export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry, gates: FeatureGates, metrics?: ServerMetrics): Promise<OpenCore> {
   const historyWindowMs = o.storageHistoryWindowMs;
   // The encryption configuration is read first: a bad file refuses the start before storage opens.
   const encryption = encryptionAtRest(o);
   const { storage: backend, clusters, overrides } = o.sharedStorage ? { storage: borrowedStorage(o.sharedStorage), clusters: [], overrides: [] } : await openStorage(o, types);
-  const storage = encryption.wrap(backend, types);
+  const storage = encryption.wrap(metrics ? observeRequests(backend, clusters, o, types, metrics) : backend, types);
   // The watch caches replay no history from before this start (watch-cache.ts, historyFrom).
   const historyFrom = await startRevisions(storage, overrides.length > 0 ? types.stored().map((t) => t.keyPrefix) : []);
   const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), historyFrom, ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
   // Admission plugins read through the store: the store comes first, the chain is bound later.
   const admission = new DeferredAdmission();
-  const stores = new Stores(storage, admission, {
-    serviceClusterIPRange: o.serviceClusterIPRange,
-    serviceNodePortRange: o.serviceNodePortRange,
-    eventTtlSeconds: o.eventTtlSeconds,
-    allowUnsafeMalformedObjectDeletion: gates.enabled("AllowUnsafeMalformedObjectDeletion"),
-  }, cacher);
+  const stores = new Stores(
+    storage,
+    admission,
+    {
+      serviceClusterIPRange: o.serviceClusterIPRange,
+      serviceNodePortRange: o.serviceNodePortRange,
+      eventTtlSeconds: o.eventTtlSeconds,
+      allowUnsafeMalformedObjectDeletion: gates.enabled("AllowUnsafeMalformedObjectDeletion"),
+    },
+    cacher,
+    metrics ? (group, resource, counts) => metrics.storage.listed(group, resource, counts) : undefined,
+  );
   // A raw read first: what exists is not written again (nor passes admission again).
   const ensure: CoreParts["ensure"] = async (t, ns, obj, fieldManager) => {
     if (!t || (await storage.get(storageKey(t, ns, obj.metadata.name!)))) return;
@@ -105,9 +114,16 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
       });
     },
     countObjects: counts.latest,
-    observeStorageRequests(observe) {
-      const resourceOf = resourceOfKey(types);
-      for (const c of clusters) c.onRequest = (operation, key, seconds, failed) => observe({ operation, ...(resourceOf(key) ?? { group: "", resource: "" }), seconds, failed });
+    async storageSizes() {
+      // Named as upstream names the storage it monitors: "etcd-<index>", one per cluster.
+      if (o.sharedStorage) return [];
+      // A cluster that does not answer is left out, as upstream's monitor leaves it.
+      if (o.storageBackend === "etcd3") {
+        const sizes = await Promise.all(clusters.map((c, i) => c.dbSize().then((bytes) => ({ clusterId: `etcd-${i}`, endpoint: c.endpoint, bytes }), () => undefined)));
+        return sizes.filter((x) => x !== undefined);
+      }
+      if (o.storageBackend === "sqlite") return [{ clusterId: "sqlite-0", endpoint: (backend as SqliteStorage).path, bytes: (backend as SqliteStorage).sizeOnDisk() }];
+      return [];
     },
     storageOverrides: overrides,
     encryption,
@@ -141,12 +157,19 @@ async function openStorage(o: ServerOptions & CacheTuning, types: TypeRegistry):
   return openEtcdStorage(o, types);
 }
 
-export interface StorageRequest {
-  operation: string;
-  group: string;
-  resource: string;
-  seconds: number;
-  failed: boolean;
+/**
+ * The backend's request metrics: etcd's as kube-apiserver's (the etcd3 store times itself), the
+ * same shape under `sqlite_` for SQLite; none for memory or a backend another server owns.
+ */
+function observeRequests(backend: Storage, clusters: readonly Etcd3Storage[], o: ServerOptions & CacheTuning, types: TypeRegistry, metrics: ServerMetrics): Storage {
+  if (o.sharedStorage || o.storageBackend === "memory") return backend;
+  const m = new StorageRequestMetrics(o.storageBackend === "etcd3" ? "etcd" : "sqlite");
+  metrics.register(...m.families);
+  const resourceOf = resourceOfKey(types);
+  const observe: StorageRequestObserver = (operation, key, seconds, failed) => m.observe({ operation, ...(resourceOf(key) ?? { group: "", resource: "" }), seconds, failed });
+  if (o.storageBackend === "sqlite") return observedStorage(backend, observe);
+  for (const c of clusters) c.onRequest = observe;
+  return backend;
 }
 
 /** Counts refreshed every `periodMs` (0: never; the metric is then empty). */

@@ -59,6 +59,10 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   minRequestTimeoutSeconds: number;
   /** --max-requests-inflight: read-only requests served at once (0 = no limit). */
   maxRequestsInflight: number;
+  /** --show-hidden-metrics-for-version: "" or the previous minor release ("1.33"), which shows hidden deprecated metrics. */
+  showHiddenMetricsForVersion: string;
+  /** --disabled-metrics: metric names never exported. */
+  disabledMetrics: string[];
   /** --max-mutating-requests-inflight: mutating requests served at once (0 = no limit). */
   maxMutatingRequestsInflight: number;
   /** --enable-priority-and-fairness: flow control by FlowSchemas and priority levels (else max-in-flight). */
@@ -120,6 +124,8 @@ export function defaultOptions(): ServerOptions {
     requestTimeoutMs: 60_000,
     minRequestTimeoutSeconds: 1800,
     maxRequestsInflight: 400,
+    showHiddenMetricsForVersion: "",
+    disabledMetrics: [],
     maxMutatingRequestsInflight: 200,
     enablePriorityAndFairness: true,
     serviceClusterIPRange: "10.0.0.0/24",

@@ -32,7 +32,6 @@ import { checkFeatureFlags, featureStrategiesOf, setUpFeatures, type ServerLifec
 import { controllerActivity, type ControllerActivity } from "./controllers-idle.js";
 import { startControllerManager, type ControllerManager } from "./controller-manager.js";
 import { leaderElectionOn } from "./features/leader-election.js";
-import { EtcdRequestMetrics } from "../observability/etcd-metrics.js";
 import { openCore, type CacheTuning, type OpenCore } from "./core.js";
 import { checkEncryptionFlags } from "./encryption-at-rest.js";
 import { adminKubeconfig, gracefulStop, listen } from "./serve.js";
@@ -118,16 +117,22 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   let opened: OpenCore | undefined;
   const features = setUpFeatures(modules, { options: o, gates, tls, certDir, core: () => opened ?? fail("the server's core was used before storage opened"), log: o.log });
   trace.mark("feature setup (files, authenticators)");
-  const core = (opened = await openCore(o, types, gates));
+  // Made before the core: storage, stores and admission record into it.
+  const metrics = new ServerMetrics({
+    storage: { countObjects: () => opened!.countObjects(), sizes: () => opened!.storageSizes() },
+    showHiddenMetricsForVersion: o.showHiddenMetricsForVersion,
+    disabledMetrics: o.disabledMetrics,
+  });
+  const core = (opened = await openCore(o, types, gates, metrics));
   trace.mark("storage open, caches, store");
   // The chain reads its configuration file: a bad one refuses the start, closing what opened.
   const authorizer = await closingOnFailure(core, () => features.authorizer(core).authorizer);
   // A namespace the informer lacks (not synced yet, or newer than it) is read live through the store.
   const nsType = types.get("", "v1", "namespaces")!;
   const namespaces = new NamespaceStates(core.informers.metadataFor(nsType), core.stores.for(nsType));
-  core.admission.bind(admissionChain(features.admissionPlugins({ ...core, namespaces, gates, authorizer: () => authorizer })));
+  core.admission.bind(admissionChain(features.admissionPlugins({ ...core, namespaces, gates, authorizer: () => authorizer, metrics }), metrics.admission));
   const streams = new OpenStreams();
-  const parts = serverParts(core, { gates, authorizer, codecs: features.codecs, minRequestTimeoutSeconds: o.minRequestTimeoutSeconds, streams });
+  const parts = serverParts(core, { gates, authorizer, codecs: features.codecs, minRequestTimeoutSeconds: o.minRequestTimeoutSeconds, streams, watchMetrics: metrics.watch });
   // A group-resource that stops being served (or changes shape) takes its watch cache with it.
   const releaseCaches = releaseCachesOfRetiredTypes(types, core.cacher);
   trace.mark("authorizer and admission chains");
@@ -168,11 +173,6 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
       checkReadiness: () => storageHealth(s, o.etcd.readycheckTimeoutMs),
     })),
   };
-  const metrics = new ServerMetrics(() => core.countObjects());
-  if (o.storageBackend === "etcd3") {
-    const etcdMetrics = new EtcdRequestMetrics(metrics);
-    core.observeStorageRequests((r) => etcdMetrics.observe(r));
-  }
   features.registerMetrics(metrics);
   const authenticate = unionAuthenticator(features.authenticators(core), features.anonymous, { apiAudiences: features.apiAudiences });
   const serving = { parts, authorizer, authenticate, metrics, lifecycle };
@@ -233,9 +233,9 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
 }
 
 /** What every handler is handed: the core's stores and types, the encodings, the authorizer chain. */
-function serverParts(core: OpenCore, p: Pick<ServerParts, "gates" | "authorizer" | "minRequestTimeoutSeconds" | "streams"> & { codecs: readonly Codec[] }): ServerParts & { cacher: ObjectCacher } {
+function serverParts(core: OpenCore, p: Pick<ServerParts, "gates" | "authorizer" | "minRequestTimeoutSeconds" | "streams" | "watchMetrics"> & { codecs: readonly Codec[] }): ServerParts & { cacher: ObjectCacher } {
   const { stores, cacher, types } = core;
-  return { stores, cacher, types, gates: p.gates, codecs: new CodecSet([jsonCodec, yamlCodec, ...p.codecs]), streams: p.streams, minRequestTimeoutSeconds: p.minRequestTimeoutSeconds, authorizer: p.authorizer };
+  return { stores, cacher, types, gates: p.gates, codecs: new CodecSet([jsonCodec, yamlCodec, ...p.codecs]), streams: p.streams, minRequestTimeoutSeconds: p.minRequestTimeoutSeconds, authorizer: p.authorizer, watchMetrics: p.watchMetrics };
 }
 
 async function closingOnFailure<T>(core: OpenCore, build: () => T): Promise<T> {

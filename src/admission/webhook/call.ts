@@ -54,7 +54,7 @@ export interface CallOptions {
 
 /** POSTs the review; resolves with the 2xx answer's text, else throws CallingWebhookError. */
 export async function callWebhook(name: string, ep: Endpoint, review: unknown, o: CallOptions): Promise<string> {
-  const fail = (reason: string) => new CallingWebhookError(name, `failed to call webhook: ${reason}`);
+  const fail = (reason: string, code?: number) => new CallingWebhookError(name, `failed to call webhook: ${reason}`, code);
   const href = ep.conn.href ?? ep.conn.server.href;
   let target: DialTarget | undefined;
   if (ep.service && o.resolveService) {
@@ -97,9 +97,9 @@ export async function callWebhook(name: string, ep: Endpoint, review: unknown, o
         status = undefined;
       }
       const s = status as { kind?: unknown; message?: unknown } | undefined;
-      if (s && s.kind === "Status" && typeof s.message === "string" && s.message) throw fail(s.message);
+      if (s && s.kind === "Status" && typeof s.message === "string" && s.message) throw fail(s.message, res.status);
       const isText = /^text\//.test(String(res.headers["content-type"] ?? ""));
-      throw fail(genericMessage(res.status, isText ? text.trim().slice(0, 1024) : undefined));
+      throw fail(genericMessage(res.status, isText ? text.trim().slice(0, 1024) : undefined), res.status);
     }
     // client-go reads an answer through the serializer of its content type: JSON (or YAML, of
     // which JSON is a subset for a review); none for anything else.

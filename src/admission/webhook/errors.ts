@@ -5,11 +5,16 @@
 // and its code at least 400, whatever the webhook put there.
 import { ApiError, badRequest, internalError, type StatusDetails, type StatusReason } from "../../apimachinery/errors.js";
 
-/** The webhook could not be called, or its answer could not be used. failurePolicy decides. */
+/**
+ * The webhook could not be called, or its answer could not be used. failurePolicy decides.
+ * `code` is the status upstream gives the failure (its metrics report it): the webhook's HTTP
+ * status when it answered one, else 503, or 500/400 for what failed before the call.
+ */
 export class CallingWebhookError extends Error {
   constructor(
     readonly webhookName: string,
     readonly reason: string,
+    readonly code = 503,
   ) {
     super(`failed calling webhook "${webhookName}": ${reason}`);
     this.name = "CallingWebhookError";
@@ -24,15 +29,18 @@ export function failedClosed(e: CallingWebhookError): ApiError {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/** A webhook's own "no" (upstream: ErrWebhookRejection), told apart from the server's failures by the metrics. */
+export class WebhookDenial extends ApiError {}
+
 /** A denial: the webhook's Status (code, reason, details kept) with upstream's message. */
-export function deniedError(webhookName: string, result: unknown): ApiError {
+export function deniedError(webhookName: string, result: unknown): WebhookDenial {
   const r = isObj(result) ? result : {};
   const deniedBy = `admission webhook "${webhookName}" denied the request`;
   const message = typeof r.message === "string" && r.message ? `${deniedBy}: ${r.message}` : typeof r.reason === "string" && r.reason ? `${deniedBy}: ${r.reason}` : `${deniedBy} without explanation`;
   const code = denialCode(r.code);
   const reason = (typeof r.reason === "string" ? r.reason : "") as StatusReason;
   const details = isObj(r.details) ? (r.details as StatusDetails) : undefined;
-  return new ApiError(code, reason, message, details);
+  return new WebhookDenial(code, reason, message, details);
 }
 
 /**

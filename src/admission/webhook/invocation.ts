@@ -14,7 +14,8 @@ import type { AdmissionAttributes } from "../../registry/admission.js";
 import { matchRequest, NamespaceNotFound, type MatchedResource, type NamespaceLabels } from "../matching/index.js";
 import { callWebhook } from "./call.js";
 import { evaluateConditions } from "./conditions.js";
-import { CallingWebhookError } from "./errors.js";
+import { CallingWebhookError, WebhookDenial } from "./errors.js";
+import type { AdmissionMetrics, WebhookType } from "../../observability/admission-metrics.js";
 import { admissionRequestFields, admissionReview, noKnownReviewVersion, ReviewAnswerError, reviewVersionFor, verifyAnswer, type VerifiedResponse } from "./review.js";
 import type { Hook } from "./source.js";
 
@@ -24,6 +25,7 @@ export interface WebhookDeps {
   authorizer(): Authorizer | undefined;
   resolveService(): ServiceResolver;
   log?(msg: string): void;
+  metrics?: AdmissionMetrics;
 }
 
 /** A webhook that applies, with the request as it will see it. */
@@ -74,9 +76,9 @@ export async function shouldCall(hook: Hook, a: AdmissionAttributes, deps: Webho
 
 /** Sends the review and verifies the answer; records its warnings and audit annotations. */
 export async function callHook(hook: Hook, inv: Invocation, a: AdmissionAttributes, mutating: boolean, deps: WebhookDeps): Promise<VerifiedResponse> {
-  if ("error" in hook.endpoint) throw new CallingWebhookError(hook.name, `could not get REST client: ${hook.endpoint.error}`);
+  if ("error" in hook.endpoint) throw new CallingWebhookError(hook.name, `could not get REST client: ${hook.endpoint.error}`, 500);
   const version = reviewVersionFor(hook.spec.admissionReviewVersions);
-  if (!version) throw new CallingWebhookError(hook.name, `could not create admission objects: ${noKnownReviewVersion}`);
+  if (!version) throw new CallingWebhookError(hook.name, `could not create admission objects: ${noKnownReviewVersion}`, 400);
   // Each call is its own round trip with its own UID, as upstream (CreateAdmissionObjects): two
   // webhooks of one write, or one webhook reinvoked, never see the same one.
   const uid = randomUUID();
@@ -104,3 +106,32 @@ export async function callHook(hook: Hook, inv: Invocation, a: AdmissionAttribut
 
 /** Side effects a dry run may trigger: only webhooks declaring None or NoneOnDryRun are called. */
 export const dryRunSafe = (hook: Hook) => hook.spec.sideEffects === "None" || hook.spec.sideEffects === "NoneOnDryRun";
+
+/**
+ * Records one call as upstream's dispatchers do: its latency and status, and why it rejected
+ * the request when it did (the webhook said no, it could not be called, or the server failed).
+ */
+export function observeCall(deps: WebhookDeps, hook: Hook, a: AdmissionAttributes, type: WebhookType, err: unknown, seconds: number): void {
+  const m = deps.metrics;
+  if (!m) return;
+  const op = a.operation;
+  if (err === undefined) {
+    m.observeWebhook(hook.name, type, op, false, 200, seconds);
+  } else if (err instanceof CallingWebhookError) {
+    const rejected = hook.failurePolicy !== "Ignore";
+    // A call the request's own end cancelled is not the webhook's rejection (upstream leaves it out).
+    if (rejected && !a.signal?.aborted) m.observeWebhookRejection(hook.name, type, op, "calling_webhook_error", err.code);
+    m.observeWebhook(hook.name, type, op, rejected, err.code, seconds);
+  } else if (err instanceof WebhookDenial) {
+    m.observeWebhookRejection(hook.name, type, op, "no_error", err.code);
+    m.observeWebhook(hook.name, type, op, true, err.code, seconds);
+  } else {
+    m.observeWebhookRejection(hook.name, type, op, "apiserver_internal_error", 0);
+    m.observeWebhook(hook.name, type, op, true, 0, seconds);
+  }
+}
+
+/** A failing-open webhook, counted unless the request itself went away. */
+export function observeFailOpen(deps: WebhookDeps, hook: Hook, a: AdmissionAttributes, type: WebhookType): void {
+  if (!a.signal?.aborted) deps.metrics?.observeWebhookFailOpen(hook.name, type);
+}

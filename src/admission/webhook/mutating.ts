@@ -13,7 +13,7 @@ import { decodeAgainstSchema, decodeTarget } from "../../registry/field-validati
 import type { KObject } from "../../apimachinery/object.js";
 import type { AdmissionAttributes } from "../../registry/admission.js";
 import { CallingWebhookError, deniedError, dryRunUnsupported, failedClosed } from "./errors.js";
-import { callHook, dryRunSafe, inVersion, shouldCall, type Invocation, type WebhookDeps } from "./invocation.js";
+import { callHook, dryRunSafe, inVersion, observeCall, observeFailOpen, shouldCall, type Invocation, type WebhookDeps } from "./invocation.js";
 import type { Hook } from "./source.js";
 
 export const mutatingPluginName = "MutatingAdmissionWebhook";
@@ -57,15 +57,23 @@ export async function dispatchMutating(hooks: readonly Hook[], a: AdmissionAttri
       if (!inv) continue;
       // A webhook is never called for the first time in the second pass.
       if (round === 1 && !st.reinvoke.has(hook.uid)) continue;
-      if (a.dryRun && !dryRunSafe(hook)) throw dryRunUnsupported(hook.name);
+      if (a.dryRun && !dryRunSafe(hook)) {
+        const e = dryRunUnsupported(hook.name);
+        observeCall(deps, hook, a, "admit", e, 0);
+        throw e;
+      }
       const at = `round_${round}_index_${i}`;
       let changed = false;
       let err: unknown;
+      const t0 = performance.now();
       try {
         changed = await mutateOnce(hook, inv, a, deps);
       } catch (e) {
         err = e;
       }
+      const seconds = (performance.now() - t0) / 1000;
+      observeCall(deps, hook, a, "admit", err, seconds);
+      if (a.latency) a.latency.mutatingWebhookSeconds += seconds;
       a.auditAnnotations[annotationPrefix + at] = JSON.stringify({ configuration: hook.configuration, webhook: hook.name, mutated: changed });
       if (changed) {
         reinvokePrevious(st);
@@ -76,6 +84,7 @@ export async function dispatchMutating(hooks: readonly Hook[], a: AdmissionAttri
       if (err instanceof CallingWebhookError) {
         if (hook.failurePolicy === "Ignore") {
           deps.log?.(`Failed calling webhook, failing open ${hook.name}: ${err.message}`);
+          observeFailOpen(deps, hook, a, "admit");
           a.auditAnnotations[failedOpenPrefix + at] = hook.name;
           if (a.signal?.aborted) throw requestTimedOut();
           continue;

@@ -21,6 +21,7 @@ function depsOf(ctx: AdmissionPluginContext): WebhookDeps {
     authorizer: () => ctx.authorizer(),
     resolveService: () => (resolver ??= endpointServiceResolver(informerServiceSource(syncedInformerLookup(ctx.parts().informers, ctx.parts().types)))),
     log: (m) => ctx.log(m),
+    ...(ctx.metrics ? { metrics: ctx.metrics } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
 // worded it, a failed call as failurePolicy says (Fail: 500, Ignore: recorded and passed).
 import type { AdmissionAttributes } from "../../registry/admission.js";
 import { CallingWebhookError, deniedError, dryRunUnsupported, failedClosed } from "./errors.js";
-import { callHook, dryRunSafe, shouldCall, type Invocation, type WebhookDeps } from "./invocation.js";
+import { callHook, dryRunSafe, observeCall, observeFailOpen, shouldCall, type Invocation, type WebhookDeps } from "./invocation.js";
 import { requestTimedOut } from "./mutating.js";
 import type { Hook } from "./source.js";
 
@@ -17,15 +17,20 @@ export async function dispatchValidating(hooks: readonly Hook[], a: AdmissionAtt
   }
   if (calls.length === 0) return;
   const errors: unknown[] = [];
+  const started = performance.now();
   await Promise.all(
     calls.map(async ({ hook, inv, index }) => {
+      const t0 = performance.now();
       try {
         if (a.dryRun && !dryRunSafe(hook)) throw dryRunUnsupported(hook.name);
         const answer = await callHook(hook, inv, a, false, deps);
         if (!answer.allowed) throw deniedError(hook.name, answer.result);
+        observeCall(deps, hook, a, "validating", undefined, (performance.now() - t0) / 1000);
       } catch (e) {
+        observeCall(deps, hook, a, "validating", e, (performance.now() - t0) / 1000);
         if (e instanceof CallingWebhookError && hook.failurePolicy === "Ignore") {
           deps.log?.(`Failed calling webhook, failing open ${hook.name}: ${e.message}`);
+          observeFailOpen(deps, hook, a, "validating");
           a.auditAnnotations[`${failedOpenPrefix}round_0_index_${index}`] = hook.name;
           return;
         }
@@ -33,6 +38,8 @@ export async function dispatchValidating(hooks: readonly Hook[], a: AdmissionAtt
       }
     }),
   );
+  // The calls ran side by side: the request waited for the slowest (its latency SLI leaves it out).
+  if (a.latency) a.latency.validatingWebhookSeconds += (performance.now() - started) / 1000;
   if (errors.length > 0) throw errors[0];
   if (a.signal?.aborted) throw requestTimedOut();
 }

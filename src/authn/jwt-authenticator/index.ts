@@ -7,8 +7,8 @@ import { defaultServiceAccountIssuer } from "../serviceaccount/config.js";
 import { createHash, randomUUID } from "node:crypto";
 import { readFileSync, watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
-import type { Registry } from "prom-client";
 import { forbidden, type FieldError } from "../../apimachinery/validation.js";
+import { CounterFamily, GaugeFamily } from "../../observability/metric-family.js";
 import type { ServerMetrics } from "../../observability/metrics.js";
 import { parseAuthenticationConfig, type AuthenticationConfig } from "../authentication-config.js";
 import type { Authenticator, AuthnRequest, AuthnResult } from "../authenticator.js";
@@ -92,54 +92,26 @@ function serviceAccountIssuers(o: JwtAuthenticationOptions): readonly string[] {
 const hash = (s: string) => (s.length === 0 ? "" : `sha256:${createHash("sha256").update(s).digest("hex")}`);
 
 class ReloadMetrics {
-  readonly idHash: string;
-  readonly totals = new Map<string, number>();
-  readonly last = new Map<string, number>();
-  configHash = "";
+  private readonly idHash: string;
+  readonly reloads = new CounterFamily({ name: "apiserver_authentication_config_controller_automatic_reloads_total", help: "Total number of automatic reloads of authentication configuration split by status and apiserver identity.", stability: "BETA", labels: ["status", "apiserver_id_hash"] });
+  readonly lastReload = new GaugeFamily({ name: "apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds", help: "Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.", stability: "BETA", labels: ["status", "apiserver_id_hash"] });
+  readonly lastConfig = new GaugeFamily({ name: "apiserver_authentication_config_controller_last_config_info", help: "Information about the last applied authentication configuration with hash as label, split by apiserver identity.", stability: "ALPHA", labels: ["apiserver_id_hash", "hash"] });
+  readonly families = [this.reloads, this.lastReload, this.lastConfig];
 
-  constructor(apiServerID: string) {
+  constructor(apiServerID: string, data: string) {
     this.idHash = hash(apiServerID);
+    this.applied(data);
   }
 
   record(status: "success" | "failure", data?: string): void {
-    this.totals.set(status, (this.totals.get(status) ?? 0) + 1);
-    this.last.set(status, Date.now() / 1000);
-    if (status === "success" && data !== undefined) this.configHash = hash(data);
+    this.reloads.with(status, this.idHash).inc();
+    this.lastReload.with(status, this.idHash).set(Date.now() / 1000);
+    if (status === "success" && data !== undefined) this.applied(data);
   }
 
-  register(pc: typeof import("prom-client"), registry: Registry): void {
-    const self = this;
-    const registers = [registry];
-    new pc.Counter({
-      name: "apiserver_authentication_config_controller_automatic_reloads_total",
-      help: "Total number of automatic reloads of authentication configuration split by status and apiserver identity.",
-      labelNames: ["status", "apiserver_id_hash"],
-      registers,
-      collect() {
-        this.reset();
-        for (const [status, n] of self.totals) this.inc({ status, apiserver_id_hash: self.idHash }, n);
-      },
-    });
-    new pc.Gauge({
-      name: "apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds",
-      help: "Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.",
-      labelNames: ["status", "apiserver_id_hash"],
-      registers,
-      collect() {
-        this.reset();
-        for (const [status, t] of self.last) this.set({ status, apiserver_id_hash: self.idHash }, t);
-      },
-    });
-    new pc.Gauge({
-      name: "apiserver_authentication_config_controller_last_config_info",
-      help: "Information about the last applied authentication configuration with hash as label, split by apiserver identity.",
-      labelNames: ["apiserver_id_hash", "hash"],
-      registers,
-      collect() {
-        this.reset();
-        if (self.configHash) this.set({ apiserver_id_hash: self.idHash, hash: self.configHash }, 1);
-      },
-    });
+  private applied(data: string): void {
+    this.lastConfig.reset();
+    if (data) this.lastConfig.with(this.idHash, hash(data)).set(1);
   }
 }
 
@@ -220,8 +192,7 @@ export function jwtAuthentication(o: JwtAuthenticationOptions, config: Authentic
   const file = o.authenticationConfig;
   const compiled = validate(config.jwt, disallowed);
   current = build(config.jwt, compiled, allSigningAlgorithms, o);
-  const metrics = new ReloadMetrics(`apiserver-${randomUUID()}`);
-  metrics.configHash = hash(config.data);
+  const metrics = new ReloadMetrics(`apiserver-${randomUUID()}`, config.data);
   const originalAnonymous = JSON.stringify(config.anonymous ?? null);
   let tracked = config.data;
   let running: Promise<void> | undefined;
@@ -321,7 +292,7 @@ export function jwtAuthentication(o: JwtAuthenticationOptions, config: Authentic
 
   return {
     authenticators: [union],
-    registerMetrics: (m) => m.addCollector((pc, registry) => metrics.register(pc, registry)),
+    registerMetrics: (m) => m.register(...metrics.families),
     reload,
     stop: () => {
       stopped = true;

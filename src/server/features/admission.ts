@@ -28,6 +28,7 @@ export function admissionPluginsFeature(): FeatureModule {
             flags: options,
             configuration: (name) => configuration.get(name),
             log,
+            ...(ctx.metrics ? { metrics: ctx.metrics.admission } : {}),
           });
           return [...named, ...(options.admissionPlugins ?? [])];
         },

@@ -20,7 +20,7 @@ export function authorizationChainFeature(): FeatureModule {
       let chain: AuthorizationSetup | undefined;
       return {
         authorizer: (_core, modes) => (chain = setupAuthorization(options, modes, { authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"), log })),
-        registerMetrics: (metrics) => metrics.addTextSource(() => chain!.metrics.text()),
+        registerMetrics: (metrics) => metrics.register(...chain!.metrics.families),
         stop: () => chain?.stop(),
       };
     },

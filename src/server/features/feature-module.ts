@@ -99,6 +99,8 @@ export interface AdmissionAssemblyContext extends CoreParts {
   gates: FeatureGates;
   /** The server's whole authorizer chain (read on use: plugins may be asked before it changes). */
   authorizer(): Authorizer;
+  /** The server's metrics (webhook plugins record their calls). */
+  metrics?: ServerMetrics;
 }
 
 /** The server's authorizer chain as one module builds it. */

@@ -1,19 +1,23 @@
 // May this user do this? The authorizer decides on the request's attributes; anything but allow
 // is 403 with upstream's wording, or 500 when an authorizer failed on the way (an error that no
-// later authorizer's allow made moot).
+// later authorizer's allow made moot). Each decision is counted by result
+// (authorization_attempts_total, authorization_duration_seconds).
 import { ApiError, forbidden, internalError } from "../../apimachinery/errors.js";
 import type { UserInfo } from "../../apimachinery/user.js";
 import { attributesFor } from "../../authz/attributes.js";
-import type { Authorizer } from "../../authz/authorizer.js";
+import type { Authorizer, AuthzResult } from "../../authz/authorizer.js";
 import { requestInfoOf, userOf, type RequestContext } from "../../http/context.js";
 import type { RequestInfo } from "../../http/request-info.js";
+import type { AuthorizationFilterMetrics, AuthorizationResult } from "../../observability/authz-metrics.js";
 import type { Filter } from "./filter.js";
 
-export function authorizationFilter(authorizer: Authorizer): Filter {
+export function authorizationFilter(authorizer: Authorizer, metrics?: AuthorizationFilterMetrics): Filter {
   return async (ctx, next) => {
     const info = requestInfoOf(ctx);
     const user = userOf(ctx);
+    const started = metrics ? performance.now() : 0;
     const decision = await authorizer.authorize(attributesFor(user, info));
+    metrics?.observe(resultOf(decision), (performance.now() - started) / 1000);
     // Allowed even with an evaluation error (an authorizer may err and another still allow).
     if (decision.decision === "allow") {
       annotate(ctx, "allow", decision.reason);
@@ -27,6 +31,13 @@ export function authorizationFilter(authorizer: Authorizer): Filter {
     annotate(ctx, "forbid", decision.reason);
     throw forbiddenFor(user, info, decision.reason);
   };
+}
+
+/** Upstream's result label: an allow wins over an error; the union's default deny is no opinion. */
+function resultOf(d: AuthzResult): AuthorizationResult {
+  if (d.decision === "allow") return "allowed";
+  if (d.error) return "error";
+  return d.decision === "deny" && !d.defaultDeny ? "denied" : "no-opinion";
 }
 
 /** The audit annotations upstream's filter adds (authorization.k8s.io/decision and /reason). */

@@ -1,37 +1,64 @@
-// Request metrics (apiserver_request_total, durations, in-flight and long-running gauges): begun
-// once the request is parsed, finished with the status the client got when the stream closes —
-// 401, 403, 429 and 504 answered by filters included.
+// Request metrics (apiserver_request_total, durations, response sizes, in-flight and long-running
+// gauges): begun once the request is parsed, finished with the status the client got when the
+// stream closes — 401, 403, 429 and 504 answered by filters included.
 import type { Exchange } from "../../http/exchange.js";
-import { requestInfoOf } from "../../http/context.js";
+import { requestInfoOf, type LatencyTrackers } from "../../http/context.js";
 import type { RequestInfo } from "../../http/request-info.js";
-import type { RequestLabels, ServerMetrics } from "../../observability/metrics.js";
+import type { RequestLabels, RequestMetrics } from "../../observability/request-metrics.js";
+import type { LongRunningCheck } from "../long-running.js";
 import type { Filter } from "./filter.js";
 
 /** What a response that never got a status (the client went away first) counts as. */
 const clientClosedRequest = 499;
 
-export function metricsFilter(metrics: ServerMetrics): Filter {
+export function metricsFilter(metrics: RequestMetrics, isLongRunning: LongRunningCheck): Filter {
   return (ctx, next) => {
     const ex = ctx.ex;
-    let labels: RequestLabels;
+    let info: RequestInfo;
     try {
-      labels = metricLabels(requestInfoOf(ctx), ex);
+      info = requestInfoOf(ctx);
     } catch (e) {
       return Promise.reject(e);
     }
-    const done = metrics.begin(labels, ex.query.getAll("dryRun").includes("All"));
-    ex.onClose(() => done(ex.status || clientClosedRequest));
+    const series = metrics.seriesOf(metricLabels(info, ex), dryRunLabel(ex), info.isResourceRequest ? "apiserver" : "");
+    const longRunning = isLongRunning(info);
+    const started = performance.now();
+    metrics.started(series, longRunning, started);
+    ex.onClose(() => metrics.finished(series, longRunning, ex.status || clientClosedRequest, (performance.now() - started) / 1000, excludedSeconds(ctx.latency), ex.bytesWritten));
     return next();
   };
 }
 
-const metricVerbs: Record<string, string> = { get: "GET", list: "LIST", watch: "WATCH", create: "POST", update: "PUT", patch: "PATCH", delete: "DELETE", deletecollection: "DELETECOLLECTION" };
+/** What the SLI leaves out: webhook calls and flow-control queueing. */
+function excludedSeconds(l: LatencyTrackers | undefined): number {
+  return l ? l.mutatingWebhookSeconds + l.validatingWebhookSeconds + l.apfQueueWaitSeconds : 0;
+}
+
+const metricVerbs: Record<string, string> = { get: "GET", list: "LIST", watch: "WATCH", create: "POST", update: "PUT", patch: "PATCH", delete: "DELETE", deletecollection: "DELETECOLLECTION", proxy: "PROXY" };
+/** The verbs upstream reports; any other is "other" (cleanVerb), so that no method grows the label set. */
+const reportedVerbs = new Set(["APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET", "LIST", "PATCH", "POST", "PROXY", "PUT", "UPDATE", "WATCH", "WATCHLIST"]);
+/** Subresources upstream reports as CONNECT. */
+const connectSubresources = new Set(["log", "exec", "portforward", "attach", "proxy"]);
+const noLabels = { group: "", version: "", resource: "", subresource: "", scope: "" };
 
 /** Labels as kube-apiserver reports them (verb names, scope). */
 export function metricLabels(info: RequestInfo, ex: Exchange): RequestLabels {
-  if (!info.isResourceRequest) return { verb: ex.method.toUpperCase(), group: "", version: "", resource: "", subresource: "", scope: "" };
+  if (!info.isResourceRequest) {
+    const method = ex.method.toUpperCase();
+    return { verb: method === "HEAD" ? "GET" : reportedVerbs.has(method) ? method : "other", ...noLabels };
+  }
   let verb = metricVerbs[info.verb] ?? info.verb.toUpperCase();
   if (verb === "PATCH" && String(ex.headers["content-type"] ?? "").startsWith("application/apply-patch")) verb = "APPLY";
+  if (connectSubresources.has(info.subresource)) verb = "CONNECT";
+  if (!reportedVerbs.has(verb)) verb = "other";
   const scope = info.name || info.verb === "create" ? "resource" : info.namespace ? "namespace" : "cluster";
   return { verb, group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, scope };
+}
+
+/** The dry_run label: "" without the parameter, else its values sorted and deduplicated, or "invalid" (upstream's cleanDryRun). */
+export function dryRunLabel(ex: Exchange): string {
+  const values = ex.query.getAll("dryRun");
+  if (values.length === 0) return "";
+  if (values.some((v) => v !== "All")) return "invalid";
+  return "All";
 }

@@ -84,7 +84,7 @@ export const etcdApiDescriptor = {
           },
         },
         StatusRequest: { fields: {} },
-        StatusResponse: { fields: { header: msg(1, "ResponseHeader"), version: { type: "string", id: 2 }, leader: { type: "uint64", id: 4 } } },
+        StatusResponse: { fields: { header: msg(1, "ResponseHeader"), version: { type: "string", id: 2 }, dbSize: i64(3), leader: { type: "uint64", id: 4 } } },
       },
     },
   },

@@ -43,6 +43,8 @@ export interface RawHeader {
 export interface RawStatusResponse {
   header: RawHeader;
   version: string;
+  /** The size of the member's database file (apiserver_storage_size_bytes). */
+  dbSize: number;
   /** The member id of the cluster's leader as the answering member knows it (0: none). */
   leader: number;
 }

@@ -4,6 +4,7 @@
 // revision and continued pages read etcd at that revision; watches start at a revision with the
 // previous value attached (a delete carries the object it removed). etcd's global revision
 // moves with every write under any prefix, so revisions seen through one store may skip numbers.
+import type { StorageRequestObserver } from "../common/observed-storage.js";
 import {
   StorageError,
   type KeyValue,
@@ -38,9 +39,6 @@ export interface Etcd3StorageOptions extends EtcdClientOptions {
   log?: (msg: string) => void;
 }
 
-/** One etcd call: kube-apiserver's operation name, the storage key or prefix it was for, how long it took, whether it failed. */
-export type EtcdRequestObserver = (operation: string, key: string, seconds: number, failed: boolean) => void;
-
 const closeDrainMs = 2000;
 /** etcd's default --max-txn-ops: the most writes one transaction may carry. */
 const maxTxnOps = 128;
@@ -51,8 +49,8 @@ export class Etcd3Storage implements Storage {
   private readonly client: EtcdClient;
   private readonly keys: KeyMap;
   private compacted = 0;
-  /** Told of every etcd call (the etcd request metrics). */
-  onRequest: EtcdRequestObserver | undefined;
+  /** Told of each etcd call (the etcd request metrics): kube-apiserver's operation name, the key or prefix, how long it took, whether it failed. */
+  onRequest: StorageRequestObserver | undefined;
   /** The etcd server's version (Maintenance.Status). */
   version = "";
   private closed = false;
@@ -95,6 +93,17 @@ export class Etcd3Storage implements Storage {
 
   compactedRevision(): number {
     return this.compacted;
+  }
+
+  /** The first of the cluster's endpoints (what the deprecated per-endpoint size metric names). */
+  get endpoint(): string {
+    return this.opts.endpoints[0] ?? "";
+  }
+
+  /** The size of the database etcd allocated (Maintenance.Status within a second, as upstream's monitor asks). */
+  async dbSize(): Promise<number> {
+    this.checkOpen();
+    return (await this.client.status(1000)).dbSize;
   }
 
   /** kube-apiserver's etcd check within `timeoutMs` (see HealthProbe): undefined when healthy, else why not. */

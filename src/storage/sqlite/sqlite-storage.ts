@@ -16,6 +16,7 @@ import {
   type WatchOptions,
   type Watcher,
 } from "../interface.js";
+import { statSync } from "node:fs";
 import { compareKeys, prefixEnd } from "../common/keys.js";
 import {
   DEFAULT_HISTORY_WINDOW_MS,
@@ -82,12 +83,14 @@ export class SqliteStorage implements Storage {
 
   /** Open (or create) the database synchronously; the store is ready when this returns. */
   static open(opts: SqliteStorageOptions): SqliteStorage {
-    return new SqliteStorage(sqliteDriver(opts.driver).open(opts.path), opts.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS);
+    return new SqliteStorage(sqliteDriver(opts.driver).open(opts.path), opts.historyWindowMs ?? DEFAULT_HISTORY_WINDOW_MS, opts.path);
   }
 
   private constructor(
     private readonly db: SqlDatabase,
     windowMs: number,
+    /** The database file. */
+    readonly path: string,
   ) {
     const state = initialise(db);
     this.revision = state.revision;
@@ -121,6 +124,19 @@ export class SqliteStorage implements Storage {
 
   stats(): SqliteStorageStats {
     return { commits: this.commits, writes: this.writes };
+  }
+
+  /** Bytes the database takes on disk: its file and its write-ahead log (0 for an in-memory one). */
+  sizeOnDisk(): number {
+    let bytes = 0;
+    for (const file of [this.path, `${this.path}-wal`]) {
+      try {
+        bytes += statSync(file).size;
+      } catch {
+        // not there (an in-memory database, or no log yet)
+      }
+    }
+    return bytes;
   }
 
   async get(key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> {

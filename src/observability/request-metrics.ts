@@ -1,0 +1,156 @@
+// The request families of kube-apiserver 1.34 (apiserver/pkg/endpoints/metrics): requests by
+// verb, resource, scope and code; their latency (all of it, and the part the server answers for:
+// without webhooks and priority-and-fairness queueing); read response sizes; what is in flight.
+import { CounterFamily, GaugeFamily, HistogramFamily, exponentialBuckets, type CounterCell, type GaugeCell, type HistogramCell } from "./metric-family.js";
+
+const requestLabels = ["verb", "group", "version", "resource", "subresource", "scope", "component"] as const;
+const latencyBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+const sliBuckets = [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+const sliHelp = "Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.";
+
+/** A request's labels as upstream reports them (verb already normalised: LIST, WATCH, APPLY, CONNECT, ...). */
+export interface RequestLabels {
+  verb: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  scope: string;
+}
+
+/** Where one kind of request (labels and dry run) records; looked up once per request. */
+export class RequestSeries {
+  private readonly byCode = new Map<number, CounterCell>();
+  constructor(
+    private readonly total: CounterFamily,
+    private readonly values: readonly string[],
+    readonly duration: HistogramCell,
+    readonly sli: HistogramCell,
+    readonly slo: HistogramCell | undefined,
+    readonly responseSize: HistogramCell | undefined,
+    readonly longRunning: GaugeCell,
+    readonly readOnly: boolean,
+  ) {}
+
+  code(code: number): CounterCell {
+    let c = this.byCode.get(code);
+    if (!c) this.byCode.set(code, (c = this.total.with(...this.values, String(code))));
+    return c;
+  }
+}
+
+const readOnlyVerbs = new Set(["GET", "LIST", "WATCH"]);
+
+export class RequestMetrics {
+  readonly total = new CounterFamily({
+    name: "apiserver_request_total",
+    help: "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+    stability: "STABLE",
+    labels: ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"],
+  });
+  readonly duration = new HistogramFamily({
+    name: "apiserver_request_duration_seconds",
+    help: "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+    stability: "STABLE",
+    labels: ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"],
+    buckets: latencyBuckets,
+  });
+  readonly sli = new HistogramFamily({ name: "apiserver_request_sli_duration_seconds", help: sliHelp, stability: "ALPHA", labels: requestLabels, buckets: sliBuckets });
+  readonly slo = new HistogramFamily({ name: "apiserver_request_slo_duration_seconds", help: sliHelp, stability: "ALPHA", deprecatedVersion: "1.27.0", labels: requestLabels, buckets: sliBuckets });
+  readonly responseSizes = new HistogramFamily({
+    name: "apiserver_response_sizes",
+    help: "Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.",
+    stability: "STABLE",
+    labels: requestLabels,
+    buckets: exponentialBuckets(1000, 10, 7),
+  });
+  readonly longRunning = new GaugeFamily({
+    name: "apiserver_longrunning_requests",
+    help: "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.",
+    stability: "STABLE",
+    labels: requestLabels,
+  });
+  readonly inflight = new GaugeFamily({
+    name: "apiserver_current_inflight_requests",
+    help: "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
+    stability: "STABLE",
+    labels: ["request_kind"],
+    collect: () => this.publishInflight(),
+  });
+  readonly families = [this.total, this.duration, this.sli, this.slo, this.responseSizes, this.longRunning, this.inflight];
+
+  private readonly series = new Map<string, RequestSeries>();
+  /** Requests in flight now, and the most seen in this and the previous second (upstream's watermark). */
+  private readonly now = { readOnly: 0, mutating: 0 };
+  private readonly maxThis = { readOnly: 0, mutating: 0 };
+  private readonly maxPrevious = { readOnly: 0, mutating: 0 };
+  private windowStart = 0;
+
+  constructor() {
+    for (const kind of ["readOnly", "mutating"]) this.inflight.with(kind);
+  }
+
+  /** The series of a request; `component` is "apiserver" for resource requests. */
+  seriesOf(l: RequestLabels, dryRun: string, component: string): RequestSeries {
+    const key = `${l.verb}|${l.group}|${l.version}|${l.resource}|${l.subresource}|${l.scope}|${dryRun}|${component}`;
+    let s = this.series.get(key);
+    if (!s) {
+      const values = [l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component];
+      const withDryRun = [l.verb, dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component];
+      s = new RequestSeries(
+        this.total,
+        withDryRun,
+        this.duration.with(...withDryRun),
+        this.sli.with(...values),
+        this.slo.hidden ? undefined : this.slo.with(...values),
+        l.verb === "GET" || l.verb === "LIST" ? this.responseSizes.with(...values) : undefined,
+        this.longRunning.with(...values),
+        readOnlyVerbs.has(l.verb),
+      );
+      this.series.set(key, s);
+    }
+    return s;
+  }
+
+  /** A request began: long-running ones (watch, connect) are counted apart from those in flight. */
+  started(s: RequestSeries, longRunning: boolean, atMs: number): void {
+    if (longRunning) {
+      s.longRunning.inc();
+      return;
+    }
+    this.rotate(atMs);
+    const kind = s.readOnly ? "readOnly" : "mutating";
+    const n = ++this.now[kind];
+    if (n > this.maxThis[kind]) this.maxThis[kind] = n;
+  }
+
+  /**
+   * A request ended with `code` after `seconds`, `excludedSeconds` of which were spent in
+   * webhooks and flow-control queues (left out of the SLI), having written `bytes` of body.
+   */
+  finished(s: RequestSeries, longRunning: boolean, code: number, seconds: number, excludedSeconds: number, bytes: number): void {
+    if (longRunning) s.longRunning.dec();
+    else this.now[s.readOnly ? "readOnly" : "mutating"]--;
+    s.code(code).inc();
+    s.duration.observe(seconds);
+    const sli = seconds - excludedSeconds;
+    s.sli.observe(sli);
+    s.slo?.observe(sli);
+    s.responseSize?.observe(bytes);
+  }
+
+  private rotate(atMs: number): void {
+    if (atMs - this.windowStart < 1000) return;
+    const idle = atMs - this.windowStart >= 2000;
+    for (const k of ["readOnly", "mutating"] as const) {
+      this.maxPrevious[k] = idle ? this.now[k] : this.maxThis[k];
+      this.maxThis[k] = this.now[k];
+    }
+    this.windowStart = atMs;
+  }
+
+  private publishInflight(): void {
+    this.rotate(performance.now());
+    for (const k of ["readOnly", "mutating"] as const) this.inflight.with(k).set(Math.max(this.maxThis[k], this.maxPrevious[k]));
+  }
+}

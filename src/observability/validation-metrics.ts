@@ -1,0 +1,14 @@
+// kube-apiserver 1.34's declarative validation families (apiserver/pkg/validation), registered as
+// upstream registers them. kapi validates each type with one implementation, so there is no
+// second result to differ from or to panic: both stay at zero.
+import { CounterFamily } from "./metric-family.js";
+
+export class ValidationMetrics {
+  readonly mismatches = new CounterFamily({
+    name: "apiserver_validation_declarative_validation_mismatch_total",
+    help: "Number of times declarative validation results differed from handwritten validation results for core types.",
+    stability: "BETA",
+  });
+  readonly panics = new CounterFamily({ name: "apiserver_validation_declarative_validation_panic_total", help: "Number of times declarative validation has panicked during validation.", stability: "BETA" });
+  readonly families = [this.mismatches, this.panics];
+}

@@ -1,0 +1,46 @@
+// A backend whose every request is reported (operation, key, seconds, failed), for request
+// metrics of a backend that does not time itself (etcd3-storage.ts does). Operations are named as
+// kube-apiserver's etcd store names them: get, list, listWithCount, create, update, delete, txn,
+// compact. Watches and the in-memory revision are not requests to the database.
+import type { Storage } from "../interface.js";
+
+export type StorageRequestObserver = (operation: string, key: string, seconds: number, failed: boolean) => void;
+
+export function observedStorage(backend: Storage, observe: StorageRequestObserver): Storage {
+  const timed = <T>(operation: string, key: string, call: () => Promise<T>): Promise<T> => {
+    const start = performance.now();
+    const done = (failed: boolean) => observe(operation, key, (performance.now() - start) / 1000, failed);
+    let p: Promise<T>;
+    try {
+      p = call();
+    } catch (e) {
+      done(true);
+      return Promise.reject(e);
+    }
+    return p.then(
+      (v) => {
+        done(false);
+        return v;
+      },
+      (e: unknown) => {
+        done(true);
+        throw e;
+      },
+    );
+  };
+  return {
+    currentRevision: () => backend.currentRevision(),
+    compactedRevision: () => backend.compactedRevision(),
+    get: (key, opts) => timed("get", key, () => backend.get(key, opts)),
+    range: (prefix, opts) => timed("list", prefix, () => backend.range(prefix, opts)),
+    count: (prefix) => timed("listWithCount", prefix, () => backend.count(prefix)),
+    watch: (prefix, opts, onEvent, onError) => backend.watch(prefix, opts, onEvent, onError),
+    create: (key, value) => timed("create", key, () => backend.create(key, value)),
+    update: (key, value, expected) => timed("update", key, () => backend.update(key, value, expected)),
+    delete: (key, expected) => timed("delete", key, () => backend.delete(key, expected)),
+    transaction: (ops) => timed("txn", ops[0]?.key ?? "", () => backend.transaction(ops)),
+    compact: (revision) => timed("compact", "", () => backend.compact(revision)),
+    close: () => backend.close(),
+    ...(backend.health ? { health: (ms: number) => backend.health!(ms) } : {}),
+  };
+}
