@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCA, createLeaf } from "../src/authn/certs.js";
 import { asTestServer, runKapi, serveKapi } from "./support/cli.js";
+import { parseMetricsPage } from "./support/prometheus-text.js";
 import { req, watchEvents, type HttpServer } from "./support/client.js";
 import { etcdSkipReason, startEtcd, type EtcdProcess } from "./support/etcd.js";
 
@@ -85,14 +86,18 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
     expect([stale.status, stale.json.reason]).toEqual([409, "Conflict"]);
   }, 60_000);
 
-  it("/metrics: etcd request latency per operation and resource, and object counts from the count poll", async () => {
+  it("/metrics: etcd request latency per operation and resource, object counts from the count poll, the database's size", async () => {
     await expect
       .poll(async () => (await req(server, "GET", "/metrics")).text, { timeout: 10_000, interval: 250 })
       .toMatch(/apiserver_storage_objects\{resource="configmaps"\} ([6-9]|\d\d)\n/);
-    const text = (await req(server, "GET", "/metrics")).text;
-    expect(text).toMatch(/etcd_request_duration_seconds_count\{operation="create",group="",resource="configmaps"\} [1-9]/);
-    expect(text).toMatch(/etcd_request_total\{operation="update",group="",resource="configmaps"\} [1-9]/);
-    expect(text).toMatch(/etcd_request_duration_seconds_bucket\{le="0.005",operation="create",group="",resource="configmaps"\}/);
+    const page = parseMetricsPage((await req(server, "GET", "/metrics")).text);
+    const cm = { group: "", resource: "configmaps" };
+    expect(page.find("etcd_request_duration_seconds_count", { ...cm, operation: "create" })[0]?.value).toBeGreaterThan(0);
+    expect(page.find("etcd_requests_total", { ...cm, operation: "update" })[0]?.value).toBeGreaterThan(0);
+    expect(page.families.get("etcd_request_duration_seconds")?.buckets?.slice(0, 2)).toEqual(["0.005", "0.025"]);
+    expect(page.families.get("etcd_requests_total")?.help).toBe("[ALPHA] Etcd request counts for each operation and object type.");
+    expect(page.find("apiserver_storage_size_bytes", { storage_cluster_id: "etcd-0" })[0]?.value).toBeGreaterThan(0);
+    expect(page.families.has("sqlite_requests_total")).toBe(false);
   });
 
   // Upstream's create is one transaction (a put on create_revision = 0) and its GET without a

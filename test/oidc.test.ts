@@ -213,9 +213,9 @@ print(json.dumps({"names": names, "user": data["status"]["userInfo"], "tampered"
     expect((await whoami(s, token)).json.status.userInfo.username).toBe("v2:re");
 
     const metrics = (await req(s, "GET", "/metrics")).text;
-    expect(metrics).toMatch(/apiserver_authentication_config_controller_automatic_reloads_total\{status="success",apiserver_id_hash="sha256:[0-9a-f]{64}"\} 1/);
-    expect(metrics).toMatch(/apiserver_authentication_config_controller_automatic_reloads_total\{status="failure",apiserver_id_hash="sha256:[0-9a-f]{64}"\} 2/);
-    expect(metrics).toMatch(/apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds\{status="success",apiserver_id_hash="sha256:[0-9a-f]{64}"\} \d+/);
+    expect(metrics).toMatch(/apiserver_authentication_config_controller_automatic_reloads_total\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="success"\} 1/);
+    expect(metrics).toMatch(/apiserver_authentication_config_controller_automatic_reloads_total\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="failure"\} 2/);
+    expect(metrics).toMatch(/apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds\{apiserver_id_hash="sha256:[0-9a-f]{64}",status="success"\} \d/);
     expect(metrics).toMatch(/apiserver_authentication_config_controller_last_config_info\{apiserver_id_hash="sha256:[0-9a-f]{64}",hash="sha256:[0-9a-f]{64}"\} 1/);
   });
 });

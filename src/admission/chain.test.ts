@@ -4,6 +4,7 @@ import type { ResourceType } from "../registry/resource-type.js";
 import { admissionChain } from "./chain.js";
 import type { AdmissionAttributes, AdmissionPlugin } from "../registry/admission.js";
 import { admissionAttributes } from "./attributes.testkit.js";
+import { AdmissionMetrics } from "../observability/admission-metrics.js";
 
 const type = { group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true, gr: { group: "", resource: "configmaps" } } as ResourceType;
 const attrs = (operation: AdmissionAttributes["operation"]): AdmissionAttributes =>
@@ -88,5 +89,32 @@ describe("admissionChain", () => {
     calls.length = 0;
     await chain.admit(attrs("UPDATE"));
     expect(calls).toEqual(["webhooks", "builtin", "webhooks again"]);
+  });
+
+  it("times each pass and each plugin, rejected or not (the step and controller metrics)", async () => {
+    const m = new AdmissionMetrics();
+    const chain = admissionChain(
+      [
+        { name: "Labeller", admit: () => undefined },
+        { name: "Refuser", operations: ["UPDATE"], validate: () => Promise.reject(new ApiError(403, "Forbidden", "no")) },
+      ],
+      m,
+    );
+    await chain.admit(attrs("CREATE"));
+    await chain.validate(attrs("CREATE"));
+    await chain.admit(attrs("UPDATE"));
+    await expect(chain.validate(attrs("UPDATE"))).rejects.toMatchObject({ code: 403 });
+    const counts = (f: { render(): string }) => f.render().split("\n").filter((l) => l.includes("_count"));
+    expect(counts(m.step)).toEqual([
+      'apiserver_admission_step_admission_duration_seconds_count{operation="CREATE",rejected="false",type="admit"} 1',
+      'apiserver_admission_step_admission_duration_seconds_count{operation="CREATE",rejected="false",type="validate"} 1',
+      'apiserver_admission_step_admission_duration_seconds_count{operation="UPDATE",rejected="false",type="admit"} 1',
+      'apiserver_admission_step_admission_duration_seconds_count{operation="UPDATE",rejected="true",type="validate"} 1',
+    ]);
+    expect(counts(m.controller)).toEqual([
+      'apiserver_admission_controller_admission_duration_seconds_count{name="Labeller",operation="CREATE",rejected="false",type="admit"} 1',
+      'apiserver_admission_controller_admission_duration_seconds_count{name="Labeller",operation="UPDATE",rejected="false",type="admit"} 1',
+      'apiserver_admission_controller_admission_duration_seconds_count{name="Refuser",operation="UPDATE",rejected="true",type="validate"} 1',
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import type { Attributes, Authorizer } from "../../authz/authorizer.js";
 import { recordingContext } from "../../http/recording-exchange.testkit.js";
+import { AuthorizationFilterMetrics } from "../../observability/authz-metrics.js";
 import { authorizationFilter } from "./authorization.js";
 
 const user = { name: "jane", groups: ["system:authenticated"] };
@@ -67,5 +68,23 @@ describe("authorization filter", () => {
     await authorizationFilter(allowing)(c2, next);
     expect(next).toHaveBeenCalledOnce();
     expect(c2.audit.annotations).toEqual({ "authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": "ok" });
+  });
+
+  it("counts attempts by result as upstream: allowed, denied, no-opinion (nobody had one), error", async () => {
+    const m = new AuthorizationFilterMetrics();
+    const results = [
+      { decision: "allow" as const, reason: "" },
+      { decision: "allow" as const, reason: "", error: "a webhook failed, RBAC allowed" },
+      { decision: "deny" as const, reason: "" },
+      { decision: "deny" as const, reason: "", defaultDeny: true },
+      { decision: "deny" as const, reason: "", error: "webhook failed" },
+    ];
+    for (const r of results) {
+      const { ctx } = recordingContext({ method: "GET", path: "/api/v1/pods", user });
+      await authorizationFilter({ authorize: () => r }, m)(ctx, async () => undefined).catch(() => undefined);
+    }
+    const samples = m.attempts.render().split("\n").filter((l) => l && !l.startsWith("#"));
+    expect(samples).toEqual(['authorization_attempts_total{result="allowed"} 2', 'authorization_attempts_total{result="denied"} 1', 'authorization_attempts_total{result="error"} 1', 'authorization_attempts_total{result="no-opinion"} 1']);
+    expect(m.duration.render()).toContain('authorization_duration_seconds_bucket{result="allowed",le="0.001"}');
   });
 });
