@@ -24,13 +24,14 @@ export class StorageMetrics {
     help: "[DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
     stability: "STABLE",
     labels: ["resource"],
-    collect: () => this.count(),
+    collect: () => this.countOnce(),
   });
   readonly resourceObjects = new GaugeFamily({
     name: "apiserver_resource_objects",
     help: "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
     stability: "ALPHA",
     labels: ["group", "resource"],
+    collect: () => this.countOnce(),
   });
   readonly sizeBytes = new GaugeFamily({
     name: "apiserver_storage_size_bytes",
@@ -54,6 +55,8 @@ export class StorageMetrics {
 
   private readonly listSeries = new Map<string, [CounterCell, CounterCell, CounterCell, CounterCell]>();
   private readonly knownResources = new Set<string>();
+  /** The count under way: both object families read one count per scrape (either may be disabled). */
+  private counting: Promise<void> | undefined;
 
   constructor(private readonly probe: StorageProbe) {}
 
@@ -66,6 +69,10 @@ export class StorageMetrics {
     s[1].inc(c.fetched);
     s[2].inc(c.evaluated);
     s[3].inc(c.returned);
+  }
+
+  private countOnce(): Promise<void> {
+    return (this.counting ??= this.count().finally(() => (this.counting = undefined)));
   }
 
   private async count(): Promise<void> {
