@@ -38,8 +38,7 @@ export class ServerMetrics {
 
   // prom-client is loaded after start-up (it costs tens of milliseconds to import): for the
   // process families, and for parts that register prom-client collectors of their own.
-  private loadedClient?: PromClient;
-  private promRegistry?: Registry;
+  private prom?: { pc: PromClient; registry: Registry; process: Registry };
   private loading?: Promise<void>;
   private collectors: ((pc: PromClient, registry: Registry) => void)[] = [];
   /** Metrics other modules render themselves (Prometheus text), appended to the page. */
@@ -58,16 +57,16 @@ export class ServerMetrics {
 
   load(): Promise<void> {
     return (this.loading ??= import("prom-client").then((pc) => {
-      this.loadedClient = pc;
-      this.promRegistry = new pc.Registry();
-      for (const c of this.collectors) c(pc, this.promRegistry);
+      // The process families now rather than at the first scrape: event-loop delay is observed from here on.
+      this.prom = { pc, registry: new pc.Registry(), process: processMetrics(pc) };
+      for (const c of this.collectors) c(pc, this.prom.registry);
       this.collectors = [];
     }));
   }
 
   /** Registers prom-client metrics of a server part on this server's own prom-client registry, once loaded. */
   addCollector(register: (pc: PromClient, registry: Registry) => void): void {
-    if (this.promRegistry) register(this.loadedClient!, this.promRegistry);
+    if (this.prom) register(this.prom.pc, this.prom.registry);
     else this.collectors.push(register);
   }
 
@@ -77,7 +76,7 @@ export class ServerMetrics {
 
   async text(): Promise<{ body: string; contentType: string }> {
     await this.load();
-    const parts = await Promise.all([this.registry.render(), this.promRegistry!.metrics(), processMetrics(this.loadedClient!).metrics()]);
+    const parts = await Promise.all([this.registry.render(), this.prom!.registry.metrics(), this.prom!.process.metrics()]);
     const extra = this.extraSources.map((f) => f()).join("");
     return { body: parts.map((p) => (p && !p.endsWith("\n") ? p + "\n" : p)).join("") + extra, contentType: "text/plain; version=0.0.4; charset=utf-8" };
   }
