@@ -14,6 +14,7 @@ import { startServer, type AdmissionPlugin, type KapiServer } from "../src/index
 import { allow, deny, patch, startAdmissionWebhookServer, type AdmissionWebhookServer, type ReviewRequest } from "../src/admission/webhook/server.testkit.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { req, withCredentials, type TestServer } from "./support/client.js";
+import { parseMetricsPage } from "./support/prometheus-text.js";
 import { sleep } from "./support/list-watch.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
@@ -403,6 +404,7 @@ describe("failurePolicy", () => {
     await configure("mutating", `mal-fail-${ns}`, [hook("mal-fail.example.com", path, ns, { objectSelector: { matchLabels: { policy: "fail" } } })]);
     await configure("mutating", `mal-ignore-${ns}`, [hook("mal-ignore.example.com", path, ns, { failurePolicy: "Ignore", objectSelector: { matchLabels: { policy: "ignore" } } })]);
     await server.settle(); // the configurations reach the dispatcher through an informer
+    const before = parseMetricsPage((await req(s, "GET", "/metrics")).text);
     const fail = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: cm("f", { policy: "fail" }) });
     expect(fail.status).toBe(500);
     expect(fail.json.message).toBe(`Internal error occurred: failed calling webhook "mal-fail.example.com": ${reason(last!)}`);
@@ -411,6 +413,13 @@ describe("failurePolicy", () => {
     // Recorded for the audit log under upstream's key (the index is the webhook's place among all mutating ones).
     const failedOpen = Object.entries(auditSeen.get(`${ns}/i`) ?? {}).filter(([k]) => /^failed-open\.mutation\.webhook\.admission\.k8s\.io\/round_0_index_\d+$/.test(k));
     expect(failedOpen.map(([, v]) => v)).toEqual(["mal-ignore.example.com"]);
+    // On /metrics as upstream counts them: the webhook's own status when it answered one, else 503.
+    const after = parseMetricsPage((await req(s, "GET", "/metrics")).text);
+    const added = (name: string, labels: Record<string, string>) => (after.find(name, labels)[0]?.value ?? 0) - (before.find(name, labels)[0]?.value ?? 0);
+    const code = what === "a 500" ? "500" : "503";
+    expect(added("apiserver_admission_webhook_rejection_count", { name: "mal-fail.example.com", type: "admit", operation: "CREATE", error_type: "calling_webhook_error", rejection_code: code })).toBe(1);
+    expect(added("apiserver_admission_webhook_request_total", { name: "mal-ignore.example.com", type: "admit", code, rejected: "false" })).toBe(1);
+    expect(added("apiserver_admission_webhook_fail_open_count", { name: "mal-ignore.example.com", type: "admit" })).toBe(1);
   });
 
   it("a webhook that cannot be reached: connection refused", async () => {
