@@ -95,7 +95,7 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
     expect(page.find("etcd_request_duration_seconds_count", { ...cm, operation: "create" })[0]?.value).toBeGreaterThan(0);
     expect(page.find("etcd_requests_total", { ...cm, operation: "update" })[0]?.value).toBeGreaterThan(0);
     expect(page.families.get("etcd_request_duration_seconds")?.buckets?.slice(0, 2)).toEqual(["0.005", "0.025"]);
-    expect(page.families.get("etcd_requests_total")?.help).toBe("[ALPHA] Etcd request counts for each operation and object type.");
+    expect(page.families.get("etcd_requests_total")?.help).toBe("[ALPHA] Etcd requests, by operation and the group and resource of the key.");
     expect(page.find("apiserver_storage_size_bytes", { storage_cluster_id: "etcd-0" })[0]?.value).toBeGreaterThan(0);
     expect(page.families.has("sqlite_requests_total")).toBe(false);
   });

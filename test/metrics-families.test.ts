@@ -212,7 +212,7 @@ describe("hidden metrics", () => {
     try {
       await req(t, "GET", "/api/v1/namespaces");
       const p = parseMetricsPage((await req(t, "GET", "/metrics")).text);
-      expect(p.families.get("apiserver_request_slo_duration_seconds")?.help).toMatch(/^\[ALPHA\] \(Deprecated since 1\.27\.0\) Response latency distribution/);
+      expect(p.families.get("apiserver_request_slo_duration_seconds")?.help).toMatch(/^\[ALPHA\] \(Deprecated since 1\.27\.0\) How long requests took to answer/);
       expect(p.families.get("apiserver_request_slo_duration_seconds")?.buckets).toEqual(sliBuckets);
       expect(p.find("hidden_metrics_total")[0]?.value).toBe(0);
     } finally {

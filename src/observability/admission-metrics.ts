@@ -16,46 +16,46 @@ const boundedCode = (code: number) => String(Math.min(code, 600));
 export class AdmissionMetrics {
   readonly step = new HistogramFamily({
     name: "apiserver_admission_step_admission_duration_seconds",
-    help: "Admission sub-step latency histogram in seconds, broken out for each operation and API resource and step type (validate or admit).",
+    help: "How long each admission phase (admit or validate) took, in seconds, by operation and whether it rejected the request.",
     stability: "STABLE",
     labels: ["type", "operation", "rejected"],
     buckets: stepBuckets,
   });
   readonly stepSummary = new SummaryFamily({
     name: "apiserver_admission_step_admission_duration_seconds_summary",
-    help: "Admission sub-step latency summary in seconds, broken out for each operation and API resource and step type (validate or admit).",
+    help: "Total and count of the durations of admission phases, in seconds, by phase, operation and whether it rejected the request.",
     stability: "ALPHA",
     labels: ["type", "operation", "rejected"],
   });
   readonly controller = new HistogramFamily({
     name: "apiserver_admission_controller_admission_duration_seconds",
-    help: "Admission controller latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
+    help: "How long each admission plugin took, in seconds, by plugin name, phase (admit or validate), operation and whether it rejected the request.",
     stability: "STABLE",
     labels: ["name", "type", "operation", "rejected"],
     buckets: stepBuckets,
   });
   readonly webhook = new HistogramFamily({
     name: "apiserver_admission_webhook_admission_duration_seconds",
-    help: "Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
+    help: "How long each admission webhook call took, in seconds, by webhook name, type (admit or validating), operation and whether it rejected the request.",
     stability: "STABLE",
     labels: ["name", "type", "operation", "rejected"],
     buckets: [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25],
   });
   readonly webhookRejections = new CounterFamily({
     name: "apiserver_admission_webhook_rejection_count",
-    help: "Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.",
+    help: "Requests rejected through an admission webhook, by webhook name, type, operation, error type (no_error: the webhook said no; calling_webhook_error: it could not be called; apiserver_internal_error: the server failed around it) and status code (0 when there was none, 600 for any above 600).",
     stability: "ALPHA",
     labels: ["name", "type", "operation", "error_type", "rejection_code"],
   });
   readonly webhookFailOpen = new CounterFamily({
     name: "apiserver_admission_webhook_fail_open_count",
-    help: "Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit).",
+    help: "Admission webhook calls that failed and were let through (failurePolicy Ignore), by webhook name and type.",
     stability: "ALPHA",
     labels: ["name", "type"],
   });
   readonly webhookRequests = new CounterFamily({
     name: "apiserver_admission_webhook_request_total",
-    help: "Admission webhook request total, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify whether the request was rejected or not and an HTTP status code. Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.",
+    help: "Admission webhook calls, by webhook name, type, operation, status code (600 for any above 600) and whether the call rejected the request.",
     stability: "ALPHA",
     labels: ["name", "type", "operation", "code", "rejected"],
   });

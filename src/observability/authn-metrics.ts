@@ -13,9 +13,9 @@ export function usernameCategory(name: string): string {
 }
 
 export class AuthenticationMetrics {
-  readonly users = new CounterFamily({ name: "authenticated_user_requests", help: "Counter of authenticated requests broken out by username.", stability: "ALPHA", labels: ["username"] });
-  readonly attempts = new CounterFamily({ name: "authentication_attempts", help: "Counter of authenticated attempts.", stability: "ALPHA", labels: ["result"] });
-  readonly duration = new HistogramFamily({ name: "authentication_duration_seconds", help: "Authentication duration in seconds broken out by result.", stability: "ALPHA", labels: ["result"], buckets: exponentialBuckets(0.001, 2, 15) });
+  readonly users = new CounterFamily({ name: "authenticated_user_requests", help: "Authenticated requests, by a category of the user name (a few well-known names, email_id, other).", stability: "ALPHA", labels: ["username"] });
+  readonly attempts = new CounterFamily({ name: "authentication_attempts", help: "Authentication attempts, by result: success, failure (nothing recognised) or error (a credential refused).", stability: "ALPHA", labels: ["result"] });
+  readonly duration = new HistogramFamily({ name: "authentication_duration_seconds", help: "How long authentication took, in seconds, by result.", stability: "ALPHA", labels: ["result"], buckets: exponentialBuckets(0.001, 2, 15) });
   readonly families = [this.users, this.attempts, this.duration];
   private readonly byResult = new Map<AuthenticationResult, [CounterCell, HistogramCell]>();
 

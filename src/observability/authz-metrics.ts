@@ -7,11 +7,11 @@ export type AuthorizationResult = "allowed" | "denied" | "no-opinion" | "error";
 export class AuthorizationFilterMetrics {
   readonly attempts = new CounterFamily({
     name: "authorization_attempts_total",
-    help: "Counter of authorization attempts broken down by result. It can be either 'allowed', 'denied', 'no-opinion' or 'error'.",
+    help: "Authorization decisions of the request path, by result: allowed, denied, no-opinion or error.",
     stability: "ALPHA",
     labels: ["result"],
   });
-  readonly duration = new HistogramFamily({ name: "authorization_duration_seconds", help: "Authorization duration in seconds broken out by result.", stability: "ALPHA", labels: ["result"], buckets: exponentialBuckets(0.001, 2, 15) });
+  readonly duration = new HistogramFamily({ name: "authorization_duration_seconds", help: "How long authorization took, in seconds, by result.", stability: "ALPHA", labels: ["result"], buckets: exponentialBuckets(0.001, 2, 15) });
   readonly families = [this.attempts, this.duration];
   private readonly byResult = new Map<AuthorizationResult, [CounterCell, HistogramCell]>();
 

@@ -34,9 +34,9 @@ export class MetricRegistry {
   private readonly current: [number, number];
   private readonly showHidden: boolean;
   private readonly disabled: ReadonlySet<string>;
-  private readonly registered = new CounterFamily({ name: "registered_metrics_total", help: "The count of registered metrics broken by stability level and deprecation version.", stability: "BETA", labels: ["stability_level", "deprecated_version"] });
-  private readonly disabledTotal = new CounterFamily({ name: "disabled_metrics_total", help: "The count of disabled metrics.", stability: "BETA" });
-  private readonly hiddenTotal = new CounterFamily({ name: "hidden_metrics_total", help: "The count of hidden metrics.", stability: "BETA" });
+  private readonly registered = new CounterFamily({ name: "registered_metrics_total", help: "Metrics registered, by stability level and the release that deprecated them.", stability: "BETA", labels: ["stability_level", "deprecated_version"] });
+  private readonly disabledTotal = new CounterFamily({ name: "disabled_metrics_total", help: "Metrics named by --disabled-metrics.", stability: "BETA" });
+  private readonly hiddenTotal = new CounterFamily({ name: "hidden_metrics_total", help: "Metrics not exported: deprecated before this release, or disabled.", stability: "BETA" });
 
   constructor(o: MetricRegistryOptions) {
     this.current = majorMinor(o.version);

@@ -6,7 +6,7 @@ import { CounterFamily, GaugeFamily, HistogramFamily, exponentialBuckets, type C
 const requestLabels = ["verb", "group", "version", "resource", "subresource", "scope", "component"] as const;
 const latencyBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 const sliBuckets = [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
-const sliHelp = "Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.";
+const sliHelp = "How long requests took to answer, in seconds, leaving out the time spent in admission webhooks and priority-and-fairness queues; by verb, group, version, resource, subresource, scope and component.";
 
 /** A request's labels as upstream reports them (verb already normalised: LIST, WATCH, APPLY, CONNECT, ...). */
 export interface RequestLabels {
@@ -44,13 +44,13 @@ const readOnlyVerbs = new Set(["GET", "LIST", "WATCH"]);
 export class RequestMetrics {
   readonly total = new CounterFamily({
     name: "apiserver_request_total",
-    help: "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+    help: "Requests answered, by verb, dry-run value, group, version, resource, subresource, scope, component and HTTP status code.",
     stability: "STABLE",
     labels: ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"],
   });
   readonly duration = new HistogramFamily({
     name: "apiserver_request_duration_seconds",
-    help: "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+    help: "How long requests took to answer, in seconds, by verb, dry-run value, group, version, resource, subresource, scope and component.",
     stability: "STABLE",
     labels: ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"],
     buckets: latencyBuckets,
@@ -59,20 +59,20 @@ export class RequestMetrics {
   readonly slo = new HistogramFamily({ name: "apiserver_request_slo_duration_seconds", help: sliHelp, stability: "ALPHA", deprecatedVersion: "1.27.0", labels: requestLabels, buckets: sliBuckets });
   readonly responseSizes = new HistogramFamily({
     name: "apiserver_response_sizes",
-    help: "Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.",
+    help: "Size in bytes of the bodies of read responses, by verb, group, version, resource, subresource, scope and component.",
     stability: "STABLE",
     labels: requestLabels,
     buckets: exponentialBuckets(1000, 10, 7),
   });
   readonly longRunning = new GaugeFamily({
     name: "apiserver_longrunning_requests",
-    help: "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.",
+    help: "Long-running requests (watches, connections) open now, by verb, group, version, resource, subresource, scope and component.",
     stability: "STABLE",
     labels: requestLabels,
   });
   readonly inflight = new GaugeFamily({
     name: "apiserver_current_inflight_requests",
-    help: "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
+    help: "The most requests in flight at once during the last second, per kind of request (readOnly or mutating).",
     stability: "STABLE",
     labels: ["request_kind"],
     collect: () => this.publishInflight(),

@@ -32,7 +32,7 @@ describe("storage metrics", () => {
     r.register(...m.families);
     const text = await r.render();
     expect(text).toContain('apiserver_storage_size_bytes{storage_cluster_id="sqlite-0"} 4096\n');
-    expect(text).toContain("# HELP apiserver_storage_size_bytes [STABLE] Size of the storage database file physically allocated in bytes.\n");
+    expect(text).toContain("# HELP apiserver_storage_size_bytes [STABLE] Bytes the storage database takes on disk.\n");
     expect(text).not.toContain("apiserver_storage_db_total_size_in_bytes");
     expect(text).toContain('apiserver_storage_list_returned_objects_total{group="",resource="pods"} 3\n');
     expect(text).toContain('apiserver_storage_list_fetched_objects_total{group="",resource="pods"} 10\n');

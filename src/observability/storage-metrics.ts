@@ -21,36 +21,36 @@ export interface StorageListCounts {
 export class StorageMetrics {
   readonly objects = new GaugeFamily({
     name: "apiserver_storage_objects",
-    help: "[DEPRECATED, consider using apiserver_resource_objects instead] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+    help: "Objects stored per resource when last counted, -1 when counting failed. Deprecated in favour of apiserver_resource_objects.",
     stability: "STABLE",
     labels: ["resource"],
     collect: () => this.countOnce(),
   });
   readonly resourceObjects = new GaugeFamily({
     name: "apiserver_resource_objects",
-    help: "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+    help: "Objects stored per group and resource when last counted, -1 when counting failed.",
     stability: "ALPHA",
     labels: ["group", "resource"],
     collect: () => this.countOnce(),
   });
   readonly sizeBytes = new GaugeFamily({
     name: "apiserver_storage_size_bytes",
-    help: "Size of the storage database file physically allocated in bytes.",
+    help: "Bytes the storage database takes on disk.",
     stability: "STABLE",
     labels: ["storage_cluster_id"],
     collect: () => this.measure(),
   });
   readonly dbTotalSize = new GaugeFamily({
     name: "apiserver_storage_db_total_size_in_bytes",
-    help: "Total size of the storage database file physically allocated in bytes.",
+    help: "Bytes the storage database takes on disk, per endpoint.",
     stability: "ALPHA",
     deprecatedVersion: "1.28.0",
     labels: ["endpoint"],
   });
-  readonly lists = new CounterFamily({ name: "apiserver_storage_list_total", help: "Number of LIST requests served from storage", stability: "ALPHA", labels: ["group", "resource"] });
-  readonly fetched = new CounterFamily({ name: "apiserver_storage_list_fetched_objects_total", help: "Number of objects read from storage in the course of serving a LIST request", stability: "ALPHA", labels: ["group", "resource"] });
-  readonly evaluated = new CounterFamily({ name: "apiserver_storage_list_evaluated_objects_total", help: "Number of objects tested in the course of serving a LIST request from storage", stability: "ALPHA", labels: ["group", "resource"] });
-  readonly returned = new CounterFamily({ name: "apiserver_storage_list_returned_objects_total", help: "Number of objects returned for a LIST request from storage", stability: "ALPHA", labels: ["group", "resource"] });
+  readonly lists = new CounterFamily({ name: "apiserver_storage_list_total", help: "LIST requests answered from storage rather than from the watch cache, by group and resource.", stability: "ALPHA", labels: ["group", "resource"] });
+  readonly fetched = new CounterFamily({ name: "apiserver_storage_list_fetched_objects_total", help: "Objects read from storage to answer LIST requests, by group and resource.", stability: "ALPHA", labels: ["group", "resource"] });
+  readonly evaluated = new CounterFamily({ name: "apiserver_storage_list_evaluated_objects_total", help: "Objects tested against the selectors of LIST requests answered from storage, by group and resource.", stability: "ALPHA", labels: ["group", "resource"] });
+  readonly returned = new CounterFamily({ name: "apiserver_storage_list_returned_objects_total", help: "Objects returned by LIST requests answered from storage, by group and resource.", stability: "ALPHA", labels: ["group", "resource"] });
   readonly families = [this.objects, this.resourceObjects, this.sizeBytes, this.dbTotalSize, this.lists, this.fetched, this.evaluated, this.returned];
 
   private readonly listSeries = new Map<string, [CounterCell, CounterCell, CounterCell, CounterCell]>();

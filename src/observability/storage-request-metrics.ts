@@ -24,9 +24,9 @@ export class StorageRequestMetrics {
   /** `backend` names the families: "etcd" (upstream's) or "sqlite" (kapi's own, the same shape). */
   constructor(backend: "etcd" | "sqlite") {
     const what = backend === "etcd" ? "Etcd" : "SQLite";
-    this.latency = new HistogramFamily({ name: `${backend}_request_duration_seconds`, help: `${what} request latency in seconds for each operation and object type.`, stability: "ALPHA", labels, buckets: latencyBuckets });
-    this.total = new CounterFamily({ name: `${backend}_requests_total`, help: `${what} request counts for each operation and object type.`, stability: "ALPHA", labels });
-    this.errors = new CounterFamily({ name: `${backend}_request_errors_total`, help: `${what} failed request counts for each operation and object type.`, stability: "ALPHA", labels });
+    this.latency = new HistogramFamily({ name: `${backend}_request_duration_seconds`, help: `How long ${what} requests took, in seconds, by operation and the group and resource of the key.`, stability: "ALPHA", labels, buckets: latencyBuckets });
+    this.total = new CounterFamily({ name: `${backend}_requests_total`, help: `${what} requests, by operation and the group and resource of the key.`, stability: "ALPHA", labels });
+    this.errors = new CounterFamily({ name: `${backend}_request_errors_total`, help: `${what} requests that failed, by operation and the group and resource of the key.`, stability: "ALPHA", labels });
     this.families = [this.latency, this.total, this.errors];
   }
 

@@ -6,9 +6,9 @@ import { CounterFamily } from "./metric-family.js";
 export class ValidationMetrics {
   readonly mismatches = new CounterFamily({
     name: "apiserver_validation_declarative_validation_mismatch_total",
-    help: "Number of times declarative validation results differed from handwritten validation results for core types.",
+    help: "Times declarative and hand-written validation of a core type came to different results.",
     stability: "BETA",
   });
-  readonly panics = new CounterFamily({ name: "apiserver_validation_declarative_validation_panic_total", help: "Number of times declarative validation has panicked during validation.", stability: "BETA" });
+  readonly panics = new CounterFamily({ name: "apiserver_validation_declarative_validation_panic_total", help: "Times declarative validation panicked.", stability: "BETA" });
   readonly families = [this.mismatches, this.panics];
 }

@@ -9,8 +9,8 @@ export interface WatchEventSeries {
 }
 
 export class WatchMetrics {
-  readonly events = new CounterFamily({ name: "apiserver_watch_events_total", help: "Number of events sent in watch clients", stability: "ALPHA", labels: ["group", "version", "resource"] });
-  readonly sizes = new HistogramFamily({ name: "apiserver_watch_events_sizes", help: "Watch event size distribution in bytes", stability: "ALPHA", labels: ["group", "version", "resource"], buckets: exponentialBuckets(1024, 2, 8) });
+  readonly events = new CounterFamily({ name: "apiserver_watch_events_total", help: "Watch events sent to clients, by group, version and resource.", stability: "ALPHA", labels: ["group", "version", "resource"] });
+  readonly sizes = new HistogramFamily({ name: "apiserver_watch_events_sizes", help: "Size in bytes of the watch events sent to clients, by group, version and resource.", stability: "ALPHA", labels: ["group", "version", "resource"], buckets: exponentialBuckets(1024, 2, 8) });
   readonly families = [this.events, this.sizes];
 
   seriesOf(group: string, version: string, resource: string): WatchEventSeries {

@@ -93,9 +93,9 @@ const hash = (s: string) => (s.length === 0 ? "" : `sha256:${createHash("sha256"
 
 class ReloadMetrics {
   private readonly idHash: string;
-  readonly reloads = new CounterFamily({ name: "apiserver_authentication_config_controller_automatic_reloads_total", help: "Total number of automatic reloads of authentication configuration split by status and apiserver identity.", stability: "BETA", labels: ["status", "apiserver_id_hash"] });
-  readonly lastReload = new GaugeFamily({ name: "apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds", help: "Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.", stability: "BETA", labels: ["status", "apiserver_id_hash"] });
-  readonly lastConfig = new GaugeFamily({ name: "apiserver_authentication_config_controller_last_config_info", help: "Information about the last applied authentication configuration with hash as label, split by apiserver identity.", stability: "ALPHA", labels: ["apiserver_id_hash", "hash"] });
+  readonly reloads = new CounterFamily({ name: "apiserver_authentication_config_controller_automatic_reloads_total", help: "Automatic reloads of the authentication configuration file, by status and API server identity.", stability: "BETA", labels: ["status", "apiserver_id_hash"] });
+  readonly lastReload = new GaugeFamily({ name: "apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds", help: "When the authentication configuration file was last reloaded (Unix seconds), by status and API server identity.", stability: "BETA", labels: ["status", "apiserver_id_hash"] });
+  readonly lastConfig = new GaugeFamily({ name: "apiserver_authentication_config_controller_last_config_info", help: "The authentication configuration in effect, named by its hash, by API server identity.", stability: "ALPHA", labels: ["apiserver_id_hash", "hash"] });
   readonly families = [this.reloads, this.lastReload, this.lastConfig];
 
   constructor(apiServerID: string, data: string) {
