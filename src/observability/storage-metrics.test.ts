@@ -26,7 +26,7 @@ describe("storage metrics", () => {
   });
 
   it("reports the database's size by cluster, and lists from storage by group and resource", async () => {
-    const m = new StorageMetrics({ countObjects: async () => new Map(), size: async () => ({ clusterId: "sqlite-0", endpoint: "/data/kapi.db", bytes: 4096 }) });
+    const m = new StorageMetrics({ countObjects: async () => new Map(), sizes: async () => [{ clusterId: "sqlite-0", endpoint: "/data/kapi.db", bytes: 4096 }] });
     m.listed("", "pods", { fetched: 10, evaluated: 10, returned: 3 });
     const r = new MetricRegistry({ version: "v1.34.0" });
     r.register(...m.families);
