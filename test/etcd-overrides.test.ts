@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EtcdClient } from "../src/storage/etcd3/client.js";
 import { asTestServer, runKapi, serveKapi, stopKapi } from "./support/cli.js";
+import { parseMetricsPage } from "./support/prometheus-text.js";
 import { req, watchEvents, type HttpServer } from "./support/client.js";
 import { etcdSkipReason, startEtcd, type EtcdProcess } from "./support/etcd.js";
 
@@ -115,8 +116,10 @@ describeEtcd("kapi serve --etcd-servers-overrides=/events#<second etcd>", () => 
     const rest = await req(server, "GET", `/api/v1/namespaces/default/events?limit=1&continue=${encodeURIComponent(paged.json.metadata.continue)}`);
     expect([...paged.json.items, ...rest.json.items].map((e: any) => e.metadata.name)).toEqual(["core-ev", "core-ev2"]);
     expect((await req(server, "GET", "/apis/events.k8s.io/v1/namespaces/default/events/group-ev")).status).toBe(200);
-    const metrics = (await req(server, "GET", "/metrics")).text;
-    expect(metrics).toMatch(/etcd_request_total\{operation="create",group="",resource="events"\} [1-9]/);
+    const metrics = parseMetricsPage((await req(server, "GET", "/metrics")).text);
+    expect(metrics.find("etcd_requests_total", { operation: "create", group: "", resource: "events" })[0]?.value).toBeGreaterThan(0);
+    // Each cluster's database: the main one's and the override's.
+    expect(metrics.find("apiserver_storage_size_bytes").map((x) => x.labels.storage_cluster_id).sort()).toEqual(["etcd-0", "etcd-1"]);
   });
 
   it("a namespace holding events is emptied and finalized", async () => {
