@@ -184,7 +184,11 @@ describe("/metrics families (kube-apiserver 1.34's)", () => {
     expect(value("apiserver_validation_declarative_validation_mismatch_total", {})).toBe(0);
     expectFamily("registered_metrics_total", "COUNTER", "BETA", ["stability_level", "deprecated_version"]);
     expectFamily("hidden_metrics_total", "COUNTER", "BETA", []);
-    expect(value("hidden_metrics_total", {})).toBe(2);
+    // apiserver_request_slo_duration_seconds, apiserver_storage_db_total_size_in_bytes and the two
+    // apiserver_flowcontrol_request_concurrency_* families, deprecated in 1.27, 1.28, 1.30 and 1.31
+    expect(value("hidden_metrics_total", {})).toBe(4);
+    for (const hidden of ["apiserver_flowcontrol_request_concurrency_limit", "apiserver_flowcontrol_request_concurrency_in_use"]) expect(page.families.has(hidden), hidden).toBe(false);
+    expectFamily("apiserver_flowcontrol_dispatched_requests_total", "COUNTER", "BETA", ["priority_level", "flow_schema"]);
     for (const [name, type] of [
       ["process_resident_memory_bytes", "GAUGE"],
       ["process_cpu_seconds_total", "COUNTER"],
@@ -215,6 +219,7 @@ describe("hidden metrics", () => {
       expect(p.families.get("apiserver_request_slo_duration_seconds")?.help).toMatch(/^\[ALPHA\] \(Deprecated since 1\.27\.0\) How long requests took to answer/);
       expect(p.families.get("apiserver_request_slo_duration_seconds")?.buckets).toEqual(sliBuckets);
       expect(p.find("hidden_metrics_total")[0]?.value).toBe(0);
+      expect(p.families.get("apiserver_flowcontrol_request_concurrency_limit")?.help).toMatch(/^\[ALPHA\] \(Deprecated since 1\.30\.0\) /);
     } finally {
       await t.stop();
     }

@@ -227,9 +227,9 @@ export class QueueSet {
       this.totRequestsExecuting++;
       this.totSeatsInUse += req.maxSeats;
       this.executingSansQueue.add(req);
-      series.executing.add(1);
-      series.executingSeats.add(req.maxSeats);
-      series.concurrencyInUse.add(req.maxSeats);
+      series.executing.inc(1);
+      series.executingSeats.inc(req.maxSeats);
+      series.concurrencyInUse.inc(req.maxSeats);
       this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
       return { request: req };
     }
@@ -320,8 +320,8 @@ export class QueueSet {
     this.activity(queue, wasActive);
     this.totRequestsWaiting++;
     this.totSeatsWaiting += req.maxSeats;
-    req.series.inQueue.add(1);
-    req.series.inQueueSeats.add(req.maxSeats);
+    req.series.inQueue.inc(1);
+    req.series.inQueueSeats.inc(req.maxSeats);
     req.queueNote?.(true);
     this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
   }
@@ -337,8 +337,8 @@ export class QueueSet {
     this.totRequestsRejected++;
     this.totRequestsCancelled++;
     this.metrics.reject(req.fsName, "time-out");
-    req.series.inQueue.add(-1);
-    req.series.inQueueSeats.add(-req.maxSeats);
+    req.series.inQueue.inc(-1);
+    req.series.inQueueSeats.inc(-req.maxSeats);
     req.queueNote?.(false);
     this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
     this.boundNextDispatch(queue);
@@ -354,8 +354,8 @@ export class QueueSet {
     const [queue, req] = found;
     this.totRequestsWaiting--;
     this.totSeatsWaiting -= req.maxSeats;
-    req.series.inQueue.add(-1);
-    req.series.inQueueSeats.add(-req.maxSeats);
+    req.series.inQueue.inc(-1);
+    req.series.inQueueSeats.inc(-req.maxSeats);
     req.queueNote?.(false);
     if (!req.decide("execute")) {
       this.activity(queue, true);
@@ -370,9 +370,9 @@ export class QueueSet {
     this.activity(queue, true);
     queue.seatsInUse += req.maxSeats;
     this.queuedSeatsInUse += req.maxSeats;
-    req.series.executing.add(1);
-    req.series.executingSeats.add(req.maxSeats);
-    req.series.concurrencyInUse.add(req.maxSeats);
+    req.series.executing.inc(1);
+    req.series.executingSeats.inc(req.maxSeats);
+    req.series.concurrencyInUse.inc(req.maxSeats);
     this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
     queue.nextDispatchR += req.totalWork;
     this.boundNextDispatch(queue);
@@ -440,12 +440,12 @@ export class QueueSet {
     this.syncTime();
     const now = this.clock.now();
     this.totRequestsExecuting--;
-    r.series.executing.add(-1);
+    r.series.executing.inc(-1);
     const actualMs = now - r.startTime;
     const release = () => {
       this.totSeatsInUse -= r.maxSeats;
-      r.series.executingSeats.add(-r.maxSeats);
-      r.series.concurrencyInUse.add(-r.maxSeats);
+      r.series.executingSeats.inc(-r.maxSeats);
+      r.series.concurrencyInUse.inc(-r.maxSeats);
       this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
       if (r.queue) {
         r.queue.seatsInUse -= r.maxSeats;

@@ -64,7 +64,7 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
       return;
     }
     req.qs.noteDispatched();
-    series.dispatched.add(1);
+    series.dispatched.inc();
     const started = dispatcher.clock.now();
     const executionDone = () => (isWatch ? series.executionWatch : series.executionRegular).observe((dispatcher.clock.now() - started) / 1000);
     if (!isWatch) {
