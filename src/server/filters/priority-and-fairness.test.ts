@@ -67,6 +67,9 @@ describe("priority and fairness filter", () => {
     second.release();
     await second.done;
     expect(metrics.text()).toContain('apiserver_flowcontrol_rejected_requests_total{flow_schema="janes",priority_level="tiny",reason="queue-full"} 1');
+    // Only the one that queued has time its latency SLI leaves out.
+    expect(first.ctx.latency).toBeUndefined();
+    expect(second.ctx.latency?.apfQueueWaitSeconds).toBeGreaterThan(0);
   });
 
   it("refuses a queued request whose wait passes a quarter of its deadline", async () => {

@@ -6,7 +6,7 @@
 // classified (X-Kubernetes-PF-FlowSchema-UID, X-Kubernetes-PF-PriorityLevel-UID). A watch holds
 // its seat only until its initial events are sent; other long-running requests (exec, proxy,
 // logs) are not counted.
-import { requestInfoOf, userOf, type RequestContext } from "../../http/context.js";
+import { latencyTrackers, requestInfoOf, userOf, type RequestContext } from "../../http/context.js";
 import type { Dispatcher } from "../../controllers/flowcontrol/dispatcher.js";
 import type { DroppedRequestsTracker } from "../../controllers/flowcontrol/dropped-requests.js";
 import type { Request } from "../../controllers/flowcontrol/queueset.js";
@@ -55,9 +55,15 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     ctx.ex.setResponseHeader(flowSchemaUIDHeader, c.fs.metadata.uid ?? "");
     const waitStart = dispatcher.clock.now();
     const req = dispatcher.start(c, we, series, { user, info });
-    const executed = req ? req.decision === "execute" || (await waitTurn(ctx, req, o.requestTimeoutMs)) : false;
+    const queued = req !== undefined && req.decision !== "execute";
+    const executed = req ? !queued || (await waitTurn(ctx, req, o.requestTimeoutMs)) : false;
     // Every request of a limited level is counted as having waited, if only for no time at all.
-    if (c.pl.spec.type !== "Exempt") (executed ? series.waitExecuted : series.waitRejected).observe((dispatcher.clock.now() - waitStart) / 1000);
+    if (c.pl.spec.type !== "Exempt") {
+      const waited = (dispatcher.clock.now() - waitStart) / 1000;
+      (executed ? series.waitExecuted : series.waitRejected).observe(waited);
+      // Time queued is left out of the request's latency SLI (upstream's APF queue-wait tracker).
+      if (queued) latencyTrackers(ctx).apfQueueWaitSeconds += waited;
+    }
     if (!req || !executed) {
       o.dropped.recordDropped(plName);
       if (!ctx.ex.closed) tooManyRequests(ctx.ex, o.dropped.retryAfter(plName));
