@@ -104,9 +104,9 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
   // resourceVersion one read of etcd (the watch cache serves GETs with a resourceVersion only).
   it("a create costs one etcd transaction and a GET one etcd read", async () => {
     const calls = async () => {
-      const text = (await req(server, "GET", "/metrics")).text;
+      const page = parseMetricsPage((await req(server, "GET", "/metrics")).text);
       const counts: Record<string, number> = {};
-      for (const m of text.matchAll(/^etcd_request_total\{operation="(\w+)",group="",resource="podtemplates"\} (\d+)$/gm)) counts[m[1]!] = Number(m[2]);
+      for (const m of page.find("etcd_requests_total", { group: "", resource: "podtemplates" })) counts[m.labels.operation!] = m.value;
       // The object-count poll reads every resource on its own schedule.
       delete counts.listWithCount;
       return counts;

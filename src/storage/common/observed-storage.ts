@@ -29,14 +29,14 @@ export function observedStorage(backend: Storage, observe: StorageRequestObserve
     );
   };
   return {
-    currentRevision: () => backend.currentRevision(),
-    compactedRevision: () => backend.compactedRevision(),
+    currentRevision: (key) => backend.currentRevision(key),
+    compactedRevision: (key) => backend.compactedRevision(key),
     get: (key, opts) => timed("get", key, () => backend.get(key, opts)),
     range: (prefix, opts) => timed("list", prefix, () => backend.range(prefix, opts)),
     count: (prefix) => timed("listWithCount", prefix, () => backend.count(prefix)),
     watch: (prefix, opts, onEvent, onError) => backend.watch(prefix, opts, onEvent, onError),
-    create: (key, value) => timed("create", key, () => backend.create(key, value)),
-    update: (key, value, expected) => timed("update", key, () => backend.update(key, value, expected)),
+    create: (key, value, opts) => timed("create", key, () => backend.create(key, value, opts)),
+    update: (key, value, expected, opts) => timed("update", key, () => backend.update(key, value, expected, opts)),
     delete: (key, expected) => timed("delete", key, () => backend.delete(key, expected)),
     transaction: (ops) => timed("txn", ops[0]?.key ?? "", () => backend.transaction(ops)),
     compact: (revision) => timed("compact", "", () => backend.compact(revision)),
