@@ -6,8 +6,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type AdmissionAttributes, type AdmissionPlugin, type KapiServer } from "../src/index.js";
+import { startServer, type KapiServer } from "../src/index.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { auditLog } from "./support/audit-log.js";
 import { req, withCredentials, type TestServer } from "./support/client.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
@@ -17,20 +18,14 @@ let apps: k8s.AppsV1Api;
 let core: k8s.CoreV1Api;
 let custom: k8s.CustomObjectsApi;
 
-/** What the validating stage held after the policies ran (audit annotations), per object name. */
-const seenAnnotations = new Map<string, Record<string, string>>();
-const recorder: AdmissionPlugin = {
-  name: "AnnotationRecorder",
-  validate(a: AdmissionAttributes) {
-    if (a.object?.metadata.name) seenAnnotations.set(a.object.metadata.name, { ...a.auditAnnotations });
-  },
-};
+/** The server's audit log, where the policies' annotations are read from each created object's event. */
+const audit = auditLog();
 
 const VAP = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
 const VAPB = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings";
 
 beforeAll(async () => {
-  server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-vap-")), admissionPlugins: [recorder], authorizationMode: ["RBAC"] });
+  server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-vap-")), authorizationMode: ["RBAC"], options: audit.options });
   s = withCredentials(server);
   const kc = new k8s.KubeConfig();
   kc.loadFromString(server.kubeconfig);
@@ -207,7 +202,8 @@ describe("ValidatingAdmissionPolicy", () => {
     const r = await createSettled("vap-warn", deployment("w1", 4), (r) => r.headers.warning !== undefined);
     expect(r.status).toBe(201);
     expect(r.headers.warning).toBe(`299 - "Validation failed for ValidatingAdmissionPolicy 'warn-replicas' with binding 'warn-replicas-binding': too many replicas"`);
-    expect(seenAnnotations.get("w1")).toEqual({
+    const { "authorization.k8s.io/decision": _d, "authorization.k8s.io/reason": _r, ...fromPolicies } = audit.completed("create", "deployments", "vap-warn", "w1").annotations;
+    expect(fromPolicies).toEqual({
       "validation.policy.admission.k8s.io/validation_failure": JSON.stringify([{ message: "too many replicas", policy: "warn-replicas", binding: "warn-replicas-binding", expressionIndex: 0, validationActions: ["Warn", "Audit"] }]),
       "warn-replicas/replicas": "replicas=4",
     });

@@ -10,9 +10,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type AdmissionPlugin, type KapiServer } from "../src/index.js";
+import { startServer, type KapiServer } from "../src/index.js";
 import { allow, deny, patch, startAdmissionWebhookServer, type AdmissionWebhookServer, type ReviewRequest } from "../src/admission/webhook/server.testkit.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { auditLog } from "./support/audit-log.js";
 import { req, withCredentials, type TestServer } from "./support/client.js";
 import { parseMetricsPage } from "./support/prometheus-text.js";
 import { sleep } from "./support/list-watch.js";
@@ -24,17 +25,12 @@ let hooks: AdmissionWebhookServer;
 let core: k8s.CoreV1Api;
 let nsCount = 0;
 
-/** What the validating stage saw of the request's audit annotations (recorded by a plugin after the webhooks). */
-const auditSeen = new Map<string, Record<string, string>>();
-const auditRecorder: AdmissionPlugin = {
-  name: "AuditRecorder",
-  validate(a) {
-    if (a.type.resource === "configmaps") auditSeen.set(`${a.namespace}/${a.name}`, { ...a.auditAnnotations });
-  },
-};
+/** The server's audit log: the annotations webhooks add are read from the created object's event. */
+const audit = auditLog();
+const auditSeen = { get: (key: string): Record<string, string> | undefined => audit.completed("create", "configmaps", key.split("/")[0]!, key.split("/")[1]!)?.annotations };
 
 beforeAll(async () => {
-  server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-webhooks-")), admissionPlugins: [auditRecorder] });
+  server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-webhooks-")), options: audit.options });
   s = withCredentials(server);
   hooks = await startAdmissionWebhookServer({ dnsNames: ["hooksvc.webhook-system.svc"] });
   const kc = new k8s.KubeConfig();

@@ -14,5 +14,6 @@ import { createEtcd, getEtcd } from "./etcd.js";
 import { watchReplicasEtcd } from "./etcd-replicas.js";
 import { create, update } from "./writes.js";
 import { createWebhook } from "./webhook.js";
+import { createAudit, getAudit } from "./operating.js";
 
-export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, createWebhook, createVap, createVapSequential, createEtcd, getEtcd, watchReplicasEtcd, list, watch, startupFirst, startupEmpty, startup10k, memory, p99];
+export const allCases: BenchCase[] = [getH2, getH1, getAuthz, create, update, createCrCel, createWebhook, createVap, createVapSequential, createEtcd, getEtcd, watchReplicasEtcd, getAudit, createAudit, list, watch, startupFirst, startupEmpty, startup10k, memory, p99];

@@ -252,7 +252,8 @@ export function customResourceTypes(crd: CustomResourceDefinition, hooks: Versio
       strategicMergePatch: false,
       keyPrefix: `/registry/${group}/${crd.spec.names.plural}/`,
       conversion,
-      deprecationWarning: deprecationWarning(crd as unknown as CRDLike, v.name),
+      // Upstream's custom resource handler signals a deprecated version on every subresource, with no removal release.
+      deprecation: v.deprecated === true ? { warning: deprecationWarning(crd as unknown as CRDLike, v.name) || undefined, removedRelease: "", allSubresources: true } : undefined,
       onDecode,
       cacheIdentity,
       createRefused: () => (state.terminating ? terminatingCreateError(group, names.plural) : undefined),

@@ -16,6 +16,8 @@ function isAscii(s: string): boolean {
 }
 
 const htmlUnsafe = /[<>&\u2028\u2029]/g;
+/** Anything JSON or Go escapes, and surrogates (a lone one is replaced). */
+const needsEscaping = /[\u0000-\u001f"\\<>&\u2028\u2029\ud800-\udfff]/;
 const loneSurrogate = /\p{Cs}/u;
 
 function escapeValid(s: string): string {
@@ -29,6 +31,8 @@ function escapeValid(s: string): string {
  * characters and < > & U+2028 U+2029 as \u00XX, a lone surrogate (invalid UTF-8 to Go) as \ufffd.
  */
 export function goJSONString(s: string): string {
+  // Most strings (names, paths, timestamps) need no escaping at all: quoted as they are.
+  if (!needsEscaping.test(s)) return `"${s}"`;
   const body = loneSurrogate.test(s) ? s.split(/\p{Cs}/u).map(escapeValid).join("\\ufffd") : escapeValid(s);
   return `"${body}"`;
 }

@@ -31,6 +31,7 @@ export async function readObject(r: ResourceRequest, accepts: { apiVersion: stri
   const { unknown, mismatch, unstructured } = decodeAgainstSchema(body, decodeTarget(r.type.schema, expected));
   if (mismatch) throw typeMismatchError(versionedKind(expected), mismatch);
   r.warnings.push(...fieldValidationOutcome(mode, versionedKind(expected), unknown, duplicates, unstructured));
+  r.ctx.audit?.requestObject(body);
   return body as KObject;
 }
 

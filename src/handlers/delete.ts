@@ -33,6 +33,7 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
     const decoded = codec.decode(raw);
     if (decoded !== null && !isPlainObject(decoded)) throw new DecodeError("DeleteOptions must be an object");
     body = (decoded as Record<string, any>) ?? {};
+    r.ctx.audit?.requestObject(body);
   }
   const dryRun = parseDryRun(q, "DeleteOptions") || (Array.isArray(body.dryRun) && body.dryRun.includes("All"));
   const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
@@ -70,7 +71,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
   const opts = await deleteOptions(r);
   if (opts.ignoreStoreReadErrorWithClusterBreakingPotential) {
     // The audit log shows the option was asked for, whatever the outcome (upstream's annotation).
-    if (r.ctx.audit) r.ctx.audit.annotations["apiserver.k8s.io/unsafe-delete-ignore-read-error"] = "";
+    r.ctx.annotate("apiserver.k8s.io/unsafe-delete-ignore-read-error", "");
     await authorizeUnsafeDelete(r);
   }
   const { object: obj, deleted, unread } = await r.store.delete(r.info.namespace, r.info.name, writeOptions(r, opts));

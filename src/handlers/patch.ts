@@ -37,6 +37,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const mode = parseFieldValidation(q, "PatchOptions");
   const raw = await r.ex.body(maxBodyBytes);
   const patch = decodePatch(format, raw);
+  r.ctx.audit?.requestPatch(patch);
   // Duplicate keys are found in JSON and YAML text; the CBOR decoder refuses them outright.
   const duplicates = mode === "Ignore" ? [] : duplicateKeys(type === "apply" ? format.mediaType : "application/json", raw);
   const schema = decodeTarget(r.type.schema, r.type);

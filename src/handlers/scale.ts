@@ -84,6 +84,7 @@ export const scaleStorage: Getter & Updater & Patcher & RestStorage = {
   async patch(r) {
     const { format, type, force, dryRun, manager } = readPatchRequest(r);
     const patch = decodePatch(format, await r.ex.body(maxBodyBytes));
+    r.ctx.audit?.requestPatch(patch);
     if (type === "apply") {
       if (!isPlainObject(patch)) throw badRequest("the apply configuration must be an object");
       checkTypeMeta(patch, scaleTypeMeta);

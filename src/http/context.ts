@@ -3,18 +3,11 @@
 // signal), and what the response will carry besides its body (warnings, the audit event).
 import { internalError } from "../apimachinery/errors.js";
 import type { UserInfo } from "../apimachinery/user.js";
+import type { AuditRecorder } from "../observability/audit/request-audit.js";
+import type { Level } from "../observability/audit/types.js";
 import type { Exchange } from "./exchange.js";
 import type { RequestInfo } from "./request-info.js";
 import type { WatchTap } from "./watch-tap.js";
-
-/**
- * The audit slot. Audit itself is its own issue; until then the audit filter leaves it empty and
- * later stages may annotate it when present.
- */
-export interface AuditEvent {
-  auditID: string;
-  annotations: Record<string, string>;
-}
 
 /**
  * Time a request spent waiting on what its latency SLI leaves out (upstream's LatencyTrackers):
@@ -58,7 +51,18 @@ export interface RequestContext {
   readonly cancelReason: unknown;
   /** Absolute deadline (ms since the epoch); undefined for long-running requests (watch). */
   deadline: number | undefined;
-  audit: AuditEvent | undefined;
+  /**
+   * The request's audit event, when the server audits (set as the request arrives; the policy
+   * decides its level at the audit stage). Stages record on it: the impersonated user, the
+   * decoded request body. Annotations go through annotate().
+   */
+  audit: AuditRecorder | undefined;
+  /**
+   * Adds an audit annotation (authorization's decision, admission plugins', deprecation's),
+   * recorded when the request is audited at `level` (Metadata by default) or above; the first
+   * value of a key stays. Nothing happens when the request is not audited.
+   */
+  annotate(key: string, value: string, level?: Level): void;
   /** Warning header entries collected while handling; written with the response, error or not. */
   readonly warnings: string[];
   /** What the latency SLI leaves out, once some stage waited on it (latencyTrackers()). */
@@ -97,7 +101,7 @@ class Context implements RequestContext {
   info: RequestInfo | undefined = undefined;
   user: UserInfo | undefined = undefined;
   deadline: number | undefined = undefined;
-  audit: AuditEvent | undefined = undefined;
+  audit: AuditRecorder | undefined = undefined;
   readonly warnings: string[] = [];
   latency: LatencyTrackers | undefined = undefined;
   watchTap: WatchTap | undefined = undefined;
@@ -129,6 +133,10 @@ class Context implements RequestContext {
   get cancelReason(): unknown {
     if (this.cancelled) return this.reason;
     return this.stream.closed ? streamClosed : undefined;
+  }
+
+  annotate(key: string, value: string, level?: Level): void {
+    this.audit?.annotate(key, value, level);
   }
 
   cancel(reason: unknown): void {

@@ -2,6 +2,7 @@
 // front of the one that arrived, for the stages after it (one that can go quiet). A class rather
 // than a proxy object: one is made for nearly every request.
 import type { TLSSocket } from "node:tls";
+import type { ResponseBody } from "../observability/audit/event-bodies.js";
 import type { Exchange, Headers } from "./exchange.js";
 
 export class DelegatingExchange implements Exchange {
@@ -15,6 +16,9 @@ export class DelegatingExchange implements Exchange {
   }
   get query(): URLSearchParams {
     return this.inner.query;
+  }
+  get url(): string | undefined {
+    return this.inner.url;
   }
   get headers(): Headers {
     return this.inner.headers;
@@ -48,6 +52,9 @@ export class DelegatingExchange implements Exchange {
   }
   body(limit: number): Promise<Buffer> {
     return this.inner.body(limit);
+  }
+  observeResponse(body: ResponseBody): void {
+    this.inner.observeResponse?.(body);
   }
   head(status: number, headers: Record<string, string | number | string[]>): void {
     this.inner.head(status, headers);

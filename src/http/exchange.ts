@@ -5,6 +5,7 @@ import { constants as h2constants, type ServerHttp2Stream, type IncomingHttpHead
 import type { TLSSocket } from "node:tls";
 import { tooLarge } from "../apimachinery/errors.js";
 import { negotiateContentEncoding } from "../encoding/gzip.js";
+import type { ResponseBody } from "../observability/audit/event-bodies.js";
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -12,6 +13,8 @@ export interface Exchange {
   method: string;
   path: string;
   query: URLSearchParams;
+  /** The request target as it arrived (path and raw query; the audit log's requestURI). */
+  url?: string;
   headers: Headers;
   /** The headers as received, name/value alternating; repeated headers stay apart (authentication reads them). */
   rawHeaders?: string[];
@@ -32,6 +35,12 @@ export interface Exchange {
   readonly responseEncoding?: "gzip";
   /** Reads the whole body, refusing more than `limit` bytes with 413. */
   body(limit: number): Promise<Buffer>;
+  /**
+   * Shown a whole response's body before it is encoded and written (the response writers call
+   * it): the audit log keeps error Statuses and, at RequestResponse level, the body. Absent when
+   * nothing observes.
+   */
+  observeResponse?(body: ResponseBody): void;
   /** Sends status + headers; call once. */
   head(status: number, headers: Record<string, string | number | string[]>): void;
   /**
@@ -104,6 +113,7 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
     method: String(headers[":method"] ?? "GET"),
     path,
     query,
+    url: String(headers[":path"] ?? "/"),
     headers: headers as Headers,
     rawHeaders,
     socket: stream.session?.socket as TLSSocket,
@@ -169,6 +179,7 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: Exchang
     method: req.method ?? "GET",
     path,
     query,
+    url: req.url ?? "/",
     headers: req.headers as IncomingHttpHeaders as Headers,
     rawHeaders: req.rawHeaders,
     socket: req.socket as TLSSocket,

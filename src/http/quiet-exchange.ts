@@ -2,6 +2,7 @@
 // handler may still be running (it cannot be stopped from outside, only asked to via the
 // signal). Its later writes must not reach the client's already-finished response — on
 // HTTP/1.1 a write after end is an 'error' event nobody listens for.
+import type { ResponseBody } from "../observability/audit/event-bodies.js";
 import { DelegatingExchange } from "./delegating-exchange.js";
 
 export class QuietableExchange extends DelegatingExchange {
@@ -17,6 +18,9 @@ export class QuietableExchange extends DelegatingExchange {
   }
   override get closed(): boolean {
     return this.isQuiet || this.inner.closed;
+  }
+  override observeResponse(body: ResponseBody): void {
+    if (!this.isQuiet) this.inner.observeResponse?.(body);
   }
   override head(status: number, headers: Record<string, string | number | string[]>): void {
     if (!this.isQuiet) this.inner.head(status, headers);

@@ -19,7 +19,13 @@ export function warningHeader(warnings: string[]): string[] {
   return warnings.map((w) => `299 - ${JSON.stringify(w)}`);
 }
 
+/** Encoded bytes; JSON ones are shown to the exchange's observer (the audit log) as they are. */
 export function writeBytes(ex: Exchange, status: number, body: Buffer, contentType: string, opts: WriteOptions = {}): void {
+  if (ex.observeResponse && contentType.startsWith("application/json")) ex.observeResponse({ json: body });
+  sendBytes(ex, status, body, contentType, opts);
+}
+
+function sendBytes(ex: Exchange, status: number, body: Buffer, contentType: string, opts: WriteOptions): void {
   const h: Record<string, string | number | string[]> = { "content-type": contentType, "cache-control": "no-cache, private", ...(opts.headers ?? {}) };
   if (opts.warnings && opts.warnings.length > 0) h["warning"] = warningHeader(opts.warnings);
   const payload = encodeBody(ex, body, h);
@@ -40,6 +46,7 @@ export function encodeBody(ex: Exchange, body: Buffer, h: Record<string, string 
 }
 
 export function writeObject(ex: Exchange, status: number, obj: unknown, codec: Codec, opts: WriteOptions = {}): void {
+  ex.observeResponse?.({ object: obj });
   let body: Buffer;
   try {
     body = codec.encode(obj, opts.pretty);
@@ -50,7 +57,7 @@ export function writeObject(ex: Exchange, status: number, obj: unknown, codec: C
     codec = jsonCodec;
     body = codec.encode(obj, opts.pretty);
   }
-  writeBytes(ex, status, body, opts.contentType ?? codec.mediaType, opts);
+  sendBytes(ex, status, body, opts.contentType ?? codec.mediaType, opts);
 }
 
 /**
@@ -75,5 +82,5 @@ function retryAfter(e: ApiError): Record<string, string> {
 }
 
 export function writeText(ex: Exchange, status: number, text: string, headers: Record<string, string> = {}): void {
-  writeBytes(ex, status, Buffer.from(text), "text/plain; charset=utf-8", { headers: { "x-content-type-options": "nosniff", ...headers } });
+  sendBytes(ex, status, Buffer.from(text), "text/plain; charset=utf-8", { headers: { "x-content-type-options": "nosniff", ...headers } });
 }

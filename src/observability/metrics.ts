@@ -5,7 +5,7 @@ import type { Registry } from "prom-client";
 import { AdmissionMetrics } from "./admission-metrics.js";
 import { AuthenticationMetrics } from "./authn-metrics.js";
 import { AuthorizationFilterMetrics } from "./authz-metrics.js";
-import type { Family } from "./metric-family.js";
+import { GaugeFamily, type Family } from "./metric-family.js";
 import { MetricRegistry } from "./metric-registry.js";
 import { processMetrics } from "./process-metrics.js";
 import { RequestMetrics } from "./request-metrics.js";
@@ -80,4 +80,28 @@ export class ServerMetrics {
     const extra = this.extraSources.map((f) => f()).join("");
     return { body: parts.map((p) => (p && !p.endsWith("\n") ? p + "\n" : p)).join("") + extra, contentType: "text/plain; version=0.0.4; charset=utf-8" };
   }
+}
+
+/** The labels of apiserver_requested_deprecated_apis, in its label order. */
+export interface DeprecatedApiLabels {
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  removed_release: string;
+}
+
+/**
+ * apiserver_requested_deprecated_apis: 1 for each deprecated API requested since the server
+ * started (upstream's stable gauge, set by its request monitor). Returns what records one request.
+ */
+export function deprecatedApiGauge(metrics: ServerMetrics): (labels: DeprecatedApiLabels) => void {
+  const gauge = new GaugeFamily({
+    name: "apiserver_requested_deprecated_apis",
+    help: "Deprecated APIs requested since the server started, by group, version, resource, subresource and the release that removes them.",
+    stability: "STABLE",
+    labels: ["group", "version", "resource", "subresource", "removed_release"],
+  });
+  metrics.register(gauge);
+  return (l) => gauge.with(l.group, l.version, l.resource, l.subresource, l.removed_release).set(1);
 }

@@ -4,6 +4,7 @@
 import type { LatencyTrackers } from "../http/context.js";
 import type { UserInfo } from "../apimachinery/user.js";
 import type { KObject } from "../apimachinery/object.js";
+import type { Level } from "../observability/audit/types.js";
 import type { ResourceType } from "./resource-type.js";
 
 export type AdmissionOperation = "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
@@ -46,8 +47,12 @@ export interface AdmissionAttributes {
   readonly options: KObject;
   /** The request's Warning header entries: plugins append (webhook and policy warnings). */
   readonly warnings: string[];
-  /** Audit annotations (key → value) plugins add; the audit log records them. */
-  readonly auditAnnotations: Record<string, string>;
+  /**
+   * Adds an annotation to the request's audit event (upstream: Attributes.AddAnnotationWithLevel),
+   * recorded when the request is audited at `level` (Metadata by default) or above; a key keeps
+   * its first value.
+   */
+  annotate(key: string, value: string, level?: Level): void;
   /** The mutating stage's reinvocation state (shared by both passes). */
   readonly reinvocation: ReinvocationContext;
   /** Where webhook time is added up for the request's latency SLI (absent for the server's own writes). */

@@ -106,8 +106,8 @@ export interface ResourceType {
   strategicMergePatch: boolean;
   /** Storage-version conversion (custom resources). */
   conversion?: VersionConversion;
-  /** The Warning every request to this version gets (deprecated custom resource versions). */
-  deprecationWarning?: string;
+  /** This version is deprecated: every request to it is signalled (see Deprecation). */
+  deprecation?: Deprecation;
   /**
    * Applied in place to every object decoded from storage (custom resources: the structural
    * defaults of the stored version, so an object stored before a `default` was added is read
@@ -126,6 +126,22 @@ export interface ResourceType {
    * keeps it keeps the cache and its open watches; absent (built-ins): every update drops it.
    */
   cacheIdentity?: string;
+}
+
+/**
+ * A deprecated API version (upstream's deprecation signals): each request to it gets the Warning
+ * header `warning` (when there is one), the audit annotations k8s.io/deprecated and
+ * k8s.io/removed-release, and raises the apiserver_requested_deprecated_apis gauge.
+ */
+export interface Deprecation {
+  warning?: string;
+  /** "<major>.<minor>" it stops being served in; "" when none is planned (custom resources). */
+  removedRelease: string;
+  /**
+   * Every subresource shares it (custom resources); otherwise only those served with the type's
+   * own kind (status), not those with a kind of their own (scale, eviction).
+   */
+  allSubresources?: boolean;
 }
 
 /** What a type module (built-ins) or a definition (custom resources) says; the rest is derived. */
@@ -166,7 +182,7 @@ export interface ResourceTypeDeclaration {
   /** Default: /registry/<group>/<resource>/ (core: /registry/<resource>/). */
   keyPrefix?: string;
   conversion?: VersionConversion;
-  deprecationWarning?: string;
+  deprecation?: Deprecation;
   /** See ResourceType.cacheIdentity. */
   cacheIdentity?: string;
 }
@@ -206,7 +222,7 @@ export function defineResourceType(d: ResourceTypeDeclaration): ResourceType {
     protobuf: d.protobuf ?? false,
     strategicMergePatch: d.strategicMergePatch ?? false,
     ...(d.conversion ? { conversion: d.conversion } : {}),
-    ...(d.deprecationWarning ? { deprecationWarning: d.deprecationWarning } : {}),
+    ...(d.deprecation ? { deprecation: d.deprecation } : {}),
     ...(d.onDecode ? { onDecode: d.onDecode } : {}),
     ...(d.createRefused ? { createRefused: d.createRefused } : {}),
     ...(d.cacheIdentity !== undefined ? { cacheIdentity: d.cacheIdentity } : {}),

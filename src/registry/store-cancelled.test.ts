@@ -15,7 +15,7 @@ const timedOut = new ApiError(504, "Timeout", "Timeout: request did not complete
 /** A request that ends (its deadline passes) while validating admission runs, as a slow webhook would. */
 function endingDuringAdmission() {
   let reason: unknown;
-  const request: WriteRequest = { warnings: [], auditAnnotations: {}, cancelReason: () => reason };
+  const request: WriteRequest = { warnings: [], annotate: () => undefined, cancelReason: () => reason };
   const admission: Admission = {
     admit: async () => undefined,
     validate: async () => {
@@ -47,7 +47,7 @@ describe("a write whose request ended before it was stored", () => {
 
   it("is made when the request is still wanted", async () => {
     const storage = new MemoryStorage();
-    const request: WriteRequest = { warnings: [], auditAnnotations: {}, cancelReason: () => undefined };
+    const request: WriteRequest = { warnings: [], annotate: () => undefined, cancelReason: () => undefined };
     const store = new Stores(storage, { admit: async () => undefined, validate: async () => undefined }).for(configmaps);
     const made = await store.create("default", { metadata: { name: "made" } }, { dryRun: false, request });
     expect(made.object.metadata.name).toBe("made");

@@ -620,7 +620,7 @@ export class GenericStore {
         return (options ??= admissionOptions(operation, opts));
       },
       warnings: request.warnings,
-      auditAnnotations: request.auditAnnotations,
+      annotate: request.annotate,
       ...(request.latency ? { latency: request.latency } : {}),
       // Each mutating stage starts afresh (an update retried after a lost race runs it again).
       reinvocation: { isReinvoke: false, shouldReinvoke: false, values: new Map() },
@@ -642,7 +642,7 @@ export class GenericStore {
  * audit slots nobody reads, fresh for each admission call.
  */
 function ownWrite(): WriteRequest {
-  return { warnings: [], auditAnnotations: {} };
+  return { warnings: [], annotate: () => undefined };
 }
 
 /** The write's options as the AdmissionReview carries them (upstream: CreateOptions, UpdateOptions, DeleteOptions). */

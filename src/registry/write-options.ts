@@ -4,6 +4,7 @@
 import type { LatencyTrackers } from "../http/context.js";
 import type { UserInfo } from "../apimachinery/user.js";
 import type { KObject } from "../apimachinery/object.js";
+import type { Level } from "../observability/audit/types.js";
 
 /**
  * The request a write is made for (upstream: the request context a store's methods receive):
@@ -24,8 +25,8 @@ export interface WriteRequest {
   cancelReason?(): unknown;
   /** The request's Warning header entries. */
   readonly warnings: string[];
-  /** The request's audit annotations (key → value). */
-  readonly auditAnnotations: Record<string, string>;
+  /** Adds an audit annotation to the request's event (RequestContext.annotate). */
+  annotate(key: string, value: string, level?: Level): void;
   /** Where the request adds up time its latency SLI leaves out (webhook calls). */
   readonly latency?: LatencyTrackers;
 }

@@ -5,6 +5,7 @@ import type { Authorizer } from "../authz/authorizer.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
 import { recordingExchange } from "../http/recording-exchange.testkit.js";
+import { memoryAuditing } from "../observability/audit/memory-backend.testkit.js";
 import { buildHandlerChain, type ChainConfig } from "./chain.js";
 import type { Filter } from "./filters/filter.js";
 import { isLongRunning } from "./long-running.js";
@@ -25,7 +26,7 @@ function chain(over: Partial<ChainConfig> = {}) {
     requestTimeoutMs: 60_000,
     isLongRunning,
     authenticate: async (req) => (log.push("authenticate"), req.headers["authorization"] === "Bearer good" ? { user: { name: "alice", groups: [] } } : { error: "bad" }),
-    audit: seam("audit"),
+    audit: memoryAuditing("Metadata", (r) => log.push(`audit ${r.stage}`)),
     authorizer,
     flowControl: seam("flow control"),
     router: async (ctx) => {
@@ -46,16 +47,16 @@ describe("the handler chain", () => {
     const rec = recordingExchange({ path: "/api/v1/namespaces/a/pods", headers: { ...good, "impersonate-user": "bob" } });
     await handle(rec.ex);
     expect(rec.status).toBe(200);
-    expect(log).toEqual(["authenticate", "audit", "authorize impersonate alice", "flow control", "authorize list bob", "router bob"]);
+    expect(log).toEqual(["authenticate", "audit RequestReceived", "authorize impersonate alice", "flow control", "authorize list bob", "router bob", "audit ResponseComplete"]);
   });
 
-  it("stops at authentication with 401, before audit, flow control and authorization", async () => {
+  it("stops at authentication with 401, before audit's stage, flow control and authorization; audit records the refusal as it starts", async () => {
     const { log, handle } = chain();
     const rec = recordingExchange({ path: "/api/v1/pods" });
     await handle(rec.ex);
     expect(rec.status).toBe(401);
     expect(rec.json()).toMatchObject({ kind: "Status", reason: "Unauthorized", code: 401 });
-    expect(log).toEqual(["authenticate"]);
+    expect(log).toEqual(["authenticate", "audit ResponseStarted"]);
   });
 
   it("refuses requests while draining before anyone is authenticated, health probes excepted", async () => {

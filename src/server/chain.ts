@@ -7,7 +7,8 @@ import type { CodecSet } from "../encoding/negotiate.js";
 import { newRequestContext } from "../http/context.js";
 import type { Exchange } from "../http/exchange.js";
 import type { ServerMetrics } from "../observability/metrics.js";
-import { auditFilter } from "./filters/audit.js";
+import type { Auditing } from "../observability/audit/auditing.js";
+import { auditFilter, auditInitFilter } from "./filters/audit.js";
 import { authenticationFilter, type Authenticate } from "./filters/authentication.js";
 import { authorizationFilter } from "./filters/authorization.js";
 import { deadlineFilter } from "./filters/deadline.js";
@@ -34,8 +35,8 @@ export interface ChainConfig {
   goawayChance?: number;
   isLongRunning: LongRunningCheck;
   authenticate: Authenticate;
-  /** The audit stage; a no-op until audit is built. */
-  audit?: Filter;
+  /** The audit policy and backends (--audit-policy-file with a backend); absent: nothing is audited, every response still carries its Audit-Id. */
+  audit?: Auditing;
   authorizer: Authorizer;
   /** AuthorizeWithSelectors: list/watch/deletecollection selectors reach the authorizers. */
   authorizeWithSelectors?: boolean;
@@ -55,6 +56,7 @@ export function buildHandlerChain(c: ChainConfig): (ex: Exchange) => Promise<voi
   const handle = compose(
     [
       ...(c.harness?.observe ? [c.harness.observe] : []), //           the call journal (tests)
+      auditInitFilter(c.audit), //                                       Audit-Id; the response as audit sees it
       recoveryFilter({ toApiError: c.toApiError, codecs: c.codecs }), // any throw → Status, never a crash
       requestInfoFilter({ authorizeWithSelectors: c.authorizeWithSelectors ?? false }), // verb, resource, namespace, name
       c.metrics ? metricsFilter(c.metrics.requests, c.isLongRunning) : passThrough, // counted with the status sent
@@ -62,7 +64,7 @@ export function buildHandlerChain(c: ChainConfig): (ex: Exchange) => Promise<voi
       ...(c.goawayChance ? [goawayFilter(c.goawayChance)] : []), //        HTTP/2 rebalancing
       deadlineFilter({ requestTimeoutMs: c.requestTimeoutMs, isLongRunning: c.isLongRunning }), // 504
       authenticationFilter(c.authenticate, c.metrics?.authentication), //  who: 401 when no one
-      c.audit ?? auditFilter(), //                                       what was asked, by whom
+      c.audit ? auditFilter(c.audit, { isLongRunning: c.isLongRunning, toApiError: c.toApiError }) : passThrough, // what was asked, by whom
       impersonationFilter(c.authorizer), //                              as whom
       c.flowControl, //                                                  how many at once: 429
       authorizationFilter(c.authorizer, c.metrics?.authorization), //     allowed? 403 when not

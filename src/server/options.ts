@@ -7,6 +7,7 @@ import type { ServiceAccountFlags } from "../authn/serviceaccount/config.js";
 import type { AuthorizationFlags } from "../authz/config.js";
 import type { AdmissionFlags } from "../admission/flags.js";
 import type { EncryptionFlags } from "./encryption-at-rest.js";
+import type { AuditFlags } from "./features/audit-flags.js";
 import { defaultElectionTimings, type ElectionTimings } from "../controller-runtime/leader-election.js";
 
 export interface LeaderElectionFlags extends ElectionTimings {
@@ -83,6 +84,8 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   leaderElect?: boolean;
   /** --leader-elect-lease-duration, -renew-deadline, -retry-period (ms); -resource-lock, -resource-name, -resource-namespace. */
   leaderElection: LeaderElectionFlags;
+  /** The --audit-* flags given (server/features/audit-flags.ts); the others keep upstream's defaults. */
+  audit?: Partial<AuditFlags>;
   /** Write <dataDir>/admin.kubeconfig (the CLI does; memory-only library servers need no file). */
   writeKubeconfig: boolean;
   /** Print a line per start-up step. */

@@ -12,6 +12,8 @@ import { requestInfoOf, userOf, type NonResourceHandler, type RequestContext } f
 import type { ResourceType } from "../registry/resource-type.js";
 import type { Handler } from "./filters/filter.js";
 import { servedAtPathScope } from "./path-scope.js";
+import { deprecationOf, signalDeprecation } from "./deprecation.js";
+import type { DeprecatedApiLabels } from "../observability/metrics.js";
 
 export interface RouterConfig {
   parts: ServerParts;
@@ -19,6 +21,8 @@ export interface RouterConfig {
   nonResource: NonResourceHandler[];
   /** The REST storage of each resource and resource/subresource. */
   storages: RestStorageTable;
+  /** Records a request to a deprecated API in apiserver_requested_deprecated_apis. */
+  deprecatedRequest?: (labels: DeprecatedApiLabels) => void;
 }
 
 export function createRouter(cfg: RouterConfig): Handler {
@@ -53,8 +57,8 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
       return ctx.signal;
     },
   };
-  // A deprecated custom resource version warns on every request to it.
-  if (type.deprecationWarning) ctx.warnings.push(type.deprecationWarning);
+  const deprecation = deprecationOf(type, info.subresource);
+  if (deprecation) signalDeprecation(ctx, info, deprecation, cfg.deprecatedRequest);
   const storage = cfg.storages.storageFor(type, info.subresource);
   if (!storage) {
     if (info.subresource) throw notFoundPath();

@@ -48,6 +48,8 @@ export interface GracefulStopParts {
   /** Open watch streams, ended when the drain begins. */
   streams: OpenStreams;
   stopBackground(): void;
+  /** Writes or sends the audit events still buffered, once the requests they record are done. */
+  drainAudit?(): Promise<void> | undefined;
   closeStorage(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export function gracefulStop(p: GracefulStopParts): () => Promise<void> {
       p.listener.closeConnections();
       await atMost(closed, 1000);
       p.stopBackground();
+      await p.drainAudit?.();
       await p.closeStorage();
     })());
 }

@@ -24,7 +24,7 @@ import { isLongRunning } from "./long-running.js";
 import { createRouter } from "./router.js";
 import { createListener } from "./listener.js";
 import type { ServerOptions } from "./options.js";
-import { ServerMetrics } from "../observability/metrics.js";
+import { deprecatedApiGauge, ServerMetrics } from "../observability/metrics.js";
 import { setupTls } from "./tls-setup.js";
 import { builtinStorages } from "../handlers/rest/builtin-storages.js";
 import { toApiError } from "../handlers/errors.js";
@@ -185,11 +185,12 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     authenticate,
     authorizer,
     authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"),
+    audit: features.audit,
     flowControl: features.flowControl(core) ?? maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning),
     shutdown: { draining: () => draining, sendRetryAfter: o.shutdownSendRetryAfter },
     goawayChance: o.goawayChance,
     harness: o.harness,
-    router: createRouter({ parts, nonResource: features.nonResource(serving), storages: builtinStorages(features.storages(serving)) }),
+    router: createRouter({ parts, nonResource: features.nonResource(serving), storages: builtinStorages(features.storages(serving)), deprecatedRequest: deprecatedApiGauge(metrics) }),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: features.tlsClientCA ?? tls.clientCA }, handle, {
     compressResponses: gates.enabled("APIResponseCompression"),
@@ -197,6 +198,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   trace.mark("handler chain, router, listener");
   const { url, port } = await listen(listener, o, async () => {
     stopBackground();
+    await features.audit?.shutdown();
     await core.storage.close();
   });
   trace.mark("listen");
@@ -215,6 +217,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     markDraining: () => (draining = true),
     streams,
     stopBackground,
+    drainAudit: () => features.audit?.shutdown(),
     closeStorage: () => core.storage.close(),
   });
   const running: RunningServer = { url, port, kubeconfig, kubeconfigPath, parts, storage: core.storage, stop, ...activity, controllers: () => features.controllers(), startDelayedControllers: () => manager.startNow(), ...(manager.election ? { election: manager.election } : {}) };

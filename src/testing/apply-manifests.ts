@@ -57,7 +57,7 @@ async function createOne(t: ManifestTarget, m: ManifestObject): Promise<void> {
   if (!type) throw new ManifestError(`manifests: ${whereOf(m)}: ${kind} ${name}: no resource of kind ${JSON.stringify(kind)} is served in ${apiVersion}`);
   const namespace = type.namespaced ? (typeof metadata.namespace === "string" && metadata.namespace !== "" ? metadata.namespace : "default") : "";
   try {
-    await t.stores.for(type).create(namespace, structuredClone(m.object) as unknown as KObject, { dryRun: false, fieldManager: manifestsFieldManager, request: { user: admin, warnings: [], auditAnnotations: {} } });
+    await t.stores.for(type).create(namespace, structuredClone(m.object) as unknown as KObject, { dryRun: false, fieldManager: manifestsFieldManager, request: { user: admin, warnings: [], annotate: () => undefined } });
   } catch (e) {
     throw new ManifestError(`manifests: ${whereOf(m)}: ${kind} ${namespace ? `${namespace}/` : ""}${name}: ${(e as Error).message}`);
   }

@@ -3,6 +3,7 @@
 // registers them at start.
 import { defineResourceType, type ResourceType, type ResourceTypeDeclaration, type ScaleDeclaration } from "../registry/resource-type.js";
 import { eventsV1Conversion } from "./event-conversion.js";
+import { builtinDeprecation } from "./deprecations.js";
 import type { TypeSchema } from "../registry/type-schema.js";
 import { TypeRegistry } from "../registry/type-registry.js";
 import { printerFor } from "../printers/index.js";
@@ -68,6 +69,7 @@ export function builtinResourceType(f: ResourceFacts, contributed: StrategyContr
     virtual: virtualResources.has(f.resource) && !f.verbs.includes("get"),
     gracePeriod: gracePeriodPolicyFor(f.group, f.resource),
     ...storedAsAnother[`${f.group}/${f.resource}`],
+    deprecation: builtinDeprecation(f.group, f.version, f.kind),
   });
 }
 

@@ -13,7 +13,7 @@ import { html } from "../../bench/report/html.js";
 import { markdown } from "../../bench/report/markdown.js";
 
 /** Requests to a running server: GET, LIST, watch fan-out (p99 reuses get-h2's rate: both here). */
-export const servingCaseNames = ["get-h2", "get-h1", "list", "watch", "p99"];
+export const servingCaseNames = ["get-h2", "get-h1", "get-audit", "list", "watch", "p99"];
 /** The cases that start an etcd (left out, as the etcd tests skip, where no etcd is installed). */
 export const etcdCaseNames = ["create-etcd", "get-etcd", "watch-replicas-etcd"];
 /** Durable writes, start-up with stored pods, memory per pod (update's goal is relative to create's). */

@@ -71,34 +71,34 @@ describe("PodSecurity on pods", () => {
     const a = attrs({});
     const e = await failure(() => plugin.validate!(a));
     expect(e).toMatchObject({ code: 403, reason: "Forbidden", message: fullRestrictedMessage, details: { name: "x", kind: "pods" } });
-    expect(a.auditAnnotations).toEqual({ "pod-security.kubernetes.io/enforce-policy": "restricted:latest" });
+    expect(a.annotations).toEqual({ "pod-security.kubernetes.io/enforce-policy": "restricted:latest" });
     expect(a.warnings).toEqual([]);
   });
 
   it("admits a compliant pod", async () => {
     const a = attrs({ object: restrictedPod() });
     await expect(plugin.validate!(a)).resolves.toBeUndefined();
-    expect(a.auditAnnotations).toEqual({ "pod-security.kubernetes.io/enforce-policy": "restricted:latest" });
+    expect(a.annotations).toEqual({ "pod-security.kubernetes.io/enforce-policy": "restricted:latest" });
   });
 
   it("warns and audits at their own levels and versions", async () => {
     const a = attrs({ namespace: "warned", object: privilegedPod("x", { hostPID: true }) });
     await plugin.validate!(a);
     expect(a.warnings).toEqual(['would violate PodSecurity "baseline:v1.33": host namespaces (hostPID), privileged (container "c" must not set securityContext.privileged=true)']);
-    expect(a.auditAnnotations["pod-security.kubernetes.io/enforce-policy"]).toBe("privileged:latest");
-    expect(a.auditAnnotations["pod-security.kubernetes.io/audit-violations"]).toMatch(/^would violate PodSecurity "restricted:latest": host namespaces \(hostPID\), privileged /);
+    expect(a.annotations["pod-security.kubernetes.io/enforce-policy"]).toBe("privileged:latest");
+    expect(a.annotations["pod-security.kubernetes.io/audit-violations"]).toMatch(/^would violate PodSecurity "restricted:latest": host namespaces \(hostPID\), privileged /);
   });
 
   it("short-circuits a fully privileged namespace", async () => {
     const a = attrs({ namespace: "open" });
     await plugin.validate!(a);
-    expect(a.auditAnnotations).toEqual({ "pod-security.kubernetes.io/enforce-policy": "privileged:latest" });
+    expect(a.annotations).toEqual({ "pod-security.kubernetes.io/enforce-policy": "privileged:latest" });
   });
 
   it("enforces restricted when the enforce label is invalid, recording the parse error", async () => {
     const a = attrs({ namespace: "broken" });
     await expect(plugin.validate!(a)).rejects.toMatchObject({ code: 403 });
-    expect(a.auditAnnotations["pod-security.kubernetes.io/error"]).toBe(
+    expect(a.annotations["pod-security.kubernetes.io/error"]).toBe(
       'Failed to parse policy: metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "bogus": must be one of privileged, baseline, restricted',
     );
   });
@@ -106,13 +106,13 @@ describe("PodSecurity on pods", () => {
   it("exempts configured namespaces, users and runtime classes", async () => {
     const ns = attrs({ namespace: "kube-system" });
     await plugin.validate!(ns);
-    expect(ns.auditAnnotations).toEqual({ "pod-security.kubernetes.io/exempt": "namespace" });
+    expect(ns.annotations).toEqual({ "pod-security.kubernetes.io/exempt": "namespace" });
     const user = attrs({ user: { name: "system:serviceaccount:ci:deployer", groups: [] } });
     await plugin.validate!(user);
-    expect(user.auditAnnotations).toEqual({ "pod-security.kubernetes.io/exempt": "user" });
+    expect(user.annotations).toEqual({ "pod-security.kubernetes.io/exempt": "user" });
     const rc = attrs({ object: privilegedPod("x", { runtimeClassName: "kata" }) });
     await plugin.validate!(rc);
-    expect(rc.auditAnnotations).toEqual({ "pod-security.kubernetes.io/exempt": "runtimeClass" });
+    expect(rc.annotations).toEqual({ "pod-security.kubernetes.io/exempt": "runtimeClass" });
   });
 
   it("ignores status and other subresources that cannot change the checked fields", async () => {
@@ -159,8 +159,8 @@ describe("PodSecurity on workloads", () => {
     const w = attrs({ type: deployments, name: "web", namespace: "warned", object: deployment("warned") });
     await plugin.validate!(w);
     expect(w.warnings).toEqual(['would violate PodSecurity "baseline:v1.33": privileged (container "c" must not set securityContext.privileged=true)']);
-    expect(w.auditAnnotations["pod-security.kubernetes.io/enforce-policy"]).toBeUndefined();
-    expect(w.auditAnnotations["pod-security.kubernetes.io/audit-violations"]).toContain('would violate PodSecurity "restricted:latest": privileged');
+    expect(w.annotations["pod-security.kubernetes.io/enforce-policy"]).toBeUndefined();
+    expect(w.annotations["pod-security.kubernetes.io/audit-violations"]).toContain('would violate PodSecurity "restricted:latest": privileged');
   });
 
   it("finds CronJob templates and skips ReplicationControllers without one", async () => {
@@ -171,7 +171,7 @@ describe("PodSecurity on workloads", () => {
     const rc = attrs({ type: rcs, name: "rc", namespace: "warned", object: { metadata: { name: "rc" }, spec: {} } as unknown as KObject });
     await plugin.validate!(rc);
     expect(rc.warnings).toEqual([]);
-    expect(rc.auditAnnotations).toEqual({});
+    expect(rc.annotations).toEqual({});
   });
 });
 

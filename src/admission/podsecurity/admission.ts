@@ -207,7 +207,7 @@ export function podSecurity(deps: PodSecurityDeps): AdmissionPlugin {
       const r = await respond(a);
       if (!r) return;
       for (const w of r.warnings ?? []) a.warnings.push(w);
-      for (const [k, v] of Object.entries(r.auditAnnotations ?? {})) a.auditAnnotations[labelPrefix + k] = v;
+      for (const [k, v] of Object.entries(r.auditAnnotations ?? {})) a.annotate(labelPrefix + k, v);
       if (!r.allowed) throw r.error ?? forbidden(a.type.gr, a.name, "Not allowed by PodSecurity");
     },
   };

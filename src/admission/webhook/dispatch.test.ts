@@ -52,10 +52,23 @@ describe("mutating dispatch", () => {
     const a = attrs();
     await dispatchMutating(list, a, deps);
     expect(a.object!.metadata.labels).toEqual({ a: "0", b: "1" });
-    expect(a.auditAnnotations["mutation.webhook.admission.k8s.io/round_0_index_1"]).toBe('{"configuration":"cfg-2","webhook":"b.example.com","mutated":true}');
-    expect(a.auditAnnotations["mutation.webhook.admission.k8s.io/round_0_index_0"]).toBe('{"configuration":"cfg-1","webhook":"a.example.com","mutated":true}');
+    expect(a.annotations["mutation.webhook.admission.k8s.io/round_0_index_1"]).toBe('{"configuration":"cfg-2","webhook":"b.example.com","mutated":true}');
+    expect(a.annotations["mutation.webhook.admission.k8s.io/round_0_index_0"]).toBe('{"configuration":"cfg-1","webhook":"a.example.com","mutated":true}');
     // b changed the object after a ran, but a is not IfNeeded: no second pass.
     expect(a.reinvocation.shouldReinvoke).toBe(true);
+  });
+
+  it("records each applied patch from audit level Request on, as upstream's patch annotation", async () => {
+    hooks.on("/m-p", addLabel("p"));
+    const list = [compileHook("cfg-p", 0, spec("p.example.com", "/m-p"))];
+    const key = "patch.webhook.admission.k8s.io/round_0_index_0";
+    const atRequest = admissionAttributes(attrs(), "Request");
+    await dispatchMutating(list, atRequest, deps);
+    expect(atRequest.annotations[key]).toBe('{"configuration":"cfg-p","webhook":"p.example.com","patch":[{"op":"add","path":"/metadata/labels","value":{"p":"0"}}],"patchType":"JSONPatch"}');
+    const atMetadata = admissionAttributes(attrs(), "Metadata");
+    await dispatchMutating(list, atMetadata, deps);
+    expect(atMetadata.annotations[key]).toBeUndefined();
+    expect(atMetadata.annotations["mutation.webhook.admission.k8s.io/round_0_index_0"]).toContain('"mutated":true');
   });
 
   it("IfNeeded: a webhook runs again in the second pass when an in-tree plugin changed the object in between", async () => {
@@ -109,7 +122,7 @@ describe("validating dispatch", () => {
     const e = await failure(dispatchValidating([compileHook("c1", 0, spec("ok.example.com", "/v-ok")), compileHook("c2", 0, spec("no.example.com", "/v-no"))], a, deps));
     expect(e).toEqual({ code: 409, message: 'admission webhook "no.example.com" denied the request: taken' });
     expect(a.warnings).toEqual(["careful"]);
-    expect(a.auditAnnotations["ok.example.com/seen"]).toBe("yes");
+    expect(a.annotations["ok.example.com/seen"]).toBe("yes");
   });
 
   it("match conditions see object, request and the authorizer; an error with Fail forbids", async () => {

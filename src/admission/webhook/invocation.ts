@@ -95,11 +95,8 @@ export async function callHook(hook: Hook, inv: Invocation, a: AdmissionAttribut
     if (e instanceof ReviewAnswerError) throw new CallingWebhookError(hook.name, e.message);
     throw e;
   }
-  for (const [k, v] of Object.entries(answer.auditAnnotations)) {
-    const key = `${hook.name}/${k}`;
-    // As upstream: an annotation already set to another value is kept (and the new one dropped).
-    if (!(key in a.auditAnnotations)) a.auditAnnotations[key] = v;
-  }
+  // As upstream: an annotation already set to another value is kept (and the new one dropped).
+  for (const [k, v] of Object.entries(answer.auditAnnotations)) a.annotate(`${hook.name}/${k}`, v);
   for (const w of answer.warnings) a.warnings.push(w);
   return answer;
 }

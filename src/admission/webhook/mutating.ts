@@ -7,7 +7,7 @@
 import { deepClone, deepEqual, isPlainObject } from "../../apimachinery/json-value.js";
 import { setValueAt } from "../../registry/scale-paths.js";
 import { ApiError, internalError } from "../../apimachinery/errors.js";
-import { goJSONSyntaxError } from "../../apimachinery/go-json.js";
+import { goJSON, goJSONString, goJSONSyntaxError } from "../../apimachinery/go-json.js";
 import { applyJsonPatch } from "../../patch/json-patch.js";
 import { decodeAgainstSchema, decodeTarget } from "../../registry/field-validation.js";
 import type { KObject } from "../../apimachinery/object.js";
@@ -34,9 +34,8 @@ function reinvokePrevious(st: ReinvokeState): void {
 }
 
 const annotationPrefix = "mutation.webhook.admission.k8s.io/";
-// Upstream also records each patch (patch.webhook.admission.k8s.io/…), but only for audit levels
-// Request and above; the attributes carry no level, so the patch is left out rather than logged
-// where upstream would not.
+/** Each applied patch, recorded from audit level Request on. */
+const patchPrefix = "patch.webhook.admission.k8s.io/";
 const failedOpenPrefix = "failed-open." + annotationPrefix;
 
 /** 504 when the request's own deadline passed while a webhook failed open (upstream: NewTimeoutError). */
@@ -67,14 +66,14 @@ export async function dispatchMutating(hooks: readonly Hook[], a: AdmissionAttri
       let err: unknown;
       const t0 = performance.now();
       try {
-        changed = await mutateOnce(hook, inv, a, deps);
+        changed = await mutateOnce(hook, inv, a, deps, at);
       } catch (e) {
         err = e;
       }
       const seconds = (performance.now() - t0) / 1000;
       observeCall(deps, hook, a, "admit", err, seconds);
       if (a.latency) a.latency.mutatingWebhookSeconds += seconds;
-      a.auditAnnotations[annotationPrefix + at] = JSON.stringify({ configuration: hook.configuration, webhook: hook.name, mutated: changed });
+      a.annotate(annotationPrefix + at, JSON.stringify({ configuration: hook.configuration, webhook: hook.name, mutated: changed }));
       if (changed) {
         reinvokePrevious(st);
         a.reinvocation.shouldReinvoke = true;
@@ -85,7 +84,7 @@ export async function dispatchMutating(hooks: readonly Hook[], a: AdmissionAttri
         if (hook.failurePolicy === "Ignore") {
           deps.log?.(`Failed calling webhook, failing open ${hook.name}: ${err.message}`);
           observeFailOpen(deps, hook, a, "admit");
-          a.auditAnnotations[failedOpenPrefix + at] = hook.name;
+          a.annotate(failedOpenPrefix + at, hook.name);
           if (a.signal?.aborted) throw requestTimedOut();
           continue;
         }
@@ -101,7 +100,7 @@ export async function dispatchMutating(hooks: readonly Hook[], a: AdmissionAttri
 }
 
 /** One call; applies its patch to `a.object`. Whether the object changed. */
-async function mutateOnce(hook: Hook, inv: Invocation, a: AdmissionAttributes, deps: WebhookDeps): Promise<boolean> {
+async function mutateOnce(hook: Hook, inv: Invocation, a: AdmissionAttributes, deps: WebhookDeps, at: string): Promise<boolean> {
   const answer = await callHook(hook, inv, a, true, deps);
   if (!answer.allowed) throw deniedError(hook.name, answer.result);
   if (answer.patch === undefined) return false;
@@ -123,6 +122,7 @@ async function mutateOnce(hook: Hook, inv: Invocation, a: AdmissionAttributes, d
     throw internalError(e);
   }
   if (!isPlainObject(patched)) throw internalError(`admission webhook "${hook.name}" returned a patch that does not leave an object`);
+  a.annotate(patchPrefix + at, `{"configuration":${goJSONString(hook.configuration)},"webhook":${goJSONString(hook.name)},"patch":${goJSON(ops)},"patchType":"JSONPatch"}`, "Request");
   // A patched Scale (/scale) changes the object's replicas only, as the Scale handler writes them.
   if (a.subresource === "scale" && a.type.scale) {
     const replicas = (patched as { spec?: { replicas?: unknown } }).spec?.replicas ?? 0;

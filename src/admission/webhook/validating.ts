@@ -31,7 +31,7 @@ export async function dispatchValidating(hooks: readonly Hook[], a: AdmissionAtt
         if (e instanceof CallingWebhookError && hook.failurePolicy === "Ignore") {
           deps.log?.(`Failed calling webhook, failing open ${hook.name}: ${e.message}`);
           observeFailOpen(deps, hook, a, "validating");
-          a.auditAnnotations[`${failedOpenPrefix}round_0_index_${index}`] = hook.name;
+          a.annotate(`${failedOpenPrefix}round_0_index_${index}`, hook.name);
           return;
         }
         errors.push(e instanceof CallingWebhookError ? failedClosed(e) : e);

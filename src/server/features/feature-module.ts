@@ -43,6 +43,7 @@ import type { ServerParts } from "../../handlers/context.js";
 import { registrationKey, type StorageRegistration } from "../../handlers/rest/storage-table.js";
 import type { NonResourceHandler } from "../../http/context.js";
 import type { ServerMetrics } from "../../observability/metrics.js";
+import type { Auditing } from "../../observability/audit/auditing.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
@@ -143,6 +144,8 @@ export interface FeatureContribution {
   readonly tlsClientCA?: string;
   /** The anonymous fallback after every authenticator, when anonymous requests are allowed (at most one module says). */
   readonly anonymous?: Authenticator;
+  /** What the request path audits with (at most one module says; none: nothing is audited). */
+  readonly audit?: Auditing;
   /** Encodings served besides JSON and YAML, in the order they are offered. */
   readonly codecs?: readonly Codec[];
   authorizationModes?(core: CoreParts): ModeFactories;
@@ -227,7 +230,7 @@ export function setUpFeatures(modules: readonly FeatureModule[], ctx: SetupConte
 }
 
 /** The one value several modules may not both give. */
-function single<K extends "apiAudiences" | "tlsClientCA" | "anonymous">(all: readonly { name: string; c: FeatureContribution }[], key: K): FeatureContribution[K] {
+function single<K extends "apiAudiences" | "tlsClientCA" | "anonymous" | "audit">(all: readonly { name: string; c: FeatureContribution }[], key: K): FeatureContribution[K] {
   const givers = all.filter((x) => x.c[key] !== undefined);
   if (givers.length > 1) throw new Error(`features ${givers.map((g) => g.name).join(" and ")} both contribute ${key}`);
   return givers[0]?.c[key];
@@ -238,6 +241,7 @@ export class AssembledFeatures {
   readonly apiAudiences: readonly string[];
   readonly tlsClientCA: string | undefined;
   readonly anonymous: Authenticator | undefined;
+  readonly audit: Auditing | undefined;
   /** Encodings besides JSON and YAML, in module order. */
   readonly codecs: readonly Codec[];
   /** Every replica's controllers. */
@@ -249,6 +253,7 @@ export class AssembledFeatures {
     this.apiAudiences = single(all, "apiAudiences") ?? [];
     this.tlsClientCA = single(all, "tlsClientCA");
     this.anonymous = single(all, "anonymous");
+    this.audit = single(all, "audit");
     this.codecs = all.flatMap(({ c }) => c.codecs ?? []);
     const chains = all.filter((x) => x.c.authorizer);
     if (chains.length > 1) throw new Error(`features ${chains.map((g) => g.name).join(" and ")} both build the authorizer chain`);

@@ -6,6 +6,7 @@
 // encodings offered (protobuf before CBOR). The authentication union has its own order
 // (feature-module.ts).
 import { admissionPluginsFeature } from "./admission.js";
+import { auditFeature } from "./audit.js";
 import { authenticationConfigFeature, authenticationMethodsFeature, bootstrapTokensFeature, serviceAccountsFeature, tokenFileFeature } from "./authentication.js";
 import { authorizationChainFeature, nodeAuthorizerFeature, rbacFeature } from "./authorization.js";
 import {
@@ -40,6 +41,7 @@ export function serverFeatures(): FeatureModule[] {
   return [
     authorizationChainFeature(),
     observabilityFeature(),
+    auditFeature(),
     etcdStorageFeature(),
     systemNamespacesFeature(),
     kubernetesServiceFeature(),

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { Attributes, Authorizer } from "../../authz/authorizer.js";
 import { recordingContext } from "../../http/recording-exchange.testkit.js";
 import { AuthorizationFilterMetrics } from "../../observability/authz-metrics.js";
+import { recordingAudit } from "../../observability/audit/recorder.testkit.js";
 import { authorizationFilter } from "./authorization.js";
 
 const user = { name: "jane", groups: ["system:authenticated"] };
@@ -58,16 +59,18 @@ describe("authorization filter", () => {
   it("not allowed because an authorizer failed → 500 with the error (upstream); allowed despite an error → served", async () => {
     const failing: Authorizer = { authorize: () => ({ decision: "deny", reason: "", error: "webhook unreachable" }) };
     const { ctx } = recordingContext({ method: "GET", path: "/api/v1/pods", user });
-    ctx.audit = { auditID: "x", annotations: {} };
+    const audit = recordingAudit();
+    ctx.audit = audit;
     await expect(authorizationFilter(failing)(ctx, async () => undefined)).rejects.toMatchObject({ code: 500, reason: "InternalError", message: "Internal error occurred: webhook unreachable" });
-    expect(ctx.audit.annotations).toEqual({ "authorization.k8s.io/reason": "internal error" });
+    expect(audit.annotations).toEqual({ "authorization.k8s.io/reason": "internal error" });
     const allowing: Authorizer = { authorize: () => ({ decision: "allow", reason: "ok", error: "one of them failed" }) };
     const next = vi.fn(async () => undefined);
     const c2 = recordingContext({ method: "GET", path: "/api/v1/pods", user }).ctx;
-    c2.audit = { auditID: "y", annotations: {} };
+    const audit2 = recordingAudit();
+    c2.audit = audit2;
     await authorizationFilter(allowing)(c2, next);
     expect(next).toHaveBeenCalledOnce();
-    expect(c2.audit.annotations).toEqual({ "authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": "ok" });
+    expect(audit2.annotations).toEqual({ "authorization.k8s.io/decision": "allow", "authorization.k8s.io/reason": "ok" });
   });
 
   it("counts attempts by result as upstream: allowed, denied, no-opinion (nobody had one), error", async () => {

@@ -42,10 +42,8 @@ function resultOf(d: AuthzResult): AuthorizationResult {
 
 /** The audit annotations upstream's filter adds (authorization.k8s.io/decision and /reason). */
 function annotate(ctx: RequestContext, decision: "allow" | "forbid" | undefined, reason: string): void {
-  const a = ctx.audit?.annotations;
-  if (!a) return;
-  if (decision) a["authorization.k8s.io/decision"] = decision;
-  a["authorization.k8s.io/reason"] = reason;
+  if (decision) ctx.annotate("authorization.k8s.io/decision", decision);
+  ctx.annotate("authorization.k8s.io/reason", reason);
 }
 
 /** Upstream's 403: the message names resource/subresource; the Status details name the resource. */

@@ -5,6 +5,7 @@ import { badRequest, forbidden } from "../../apimachinery/errors.js";
 import type { Attributes, Authorizer } from "../../authz/authorizer.js";
 import { anonymousUser, authenticatedGroup, unauthenticatedGroup, type UserInfo } from "../../apimachinery/user.js";
 import { userOf } from "../../http/context.js";
+import { eventUser } from "./audit.js";
 import type { Filter } from "./filter.js";
 import { goQuote } from "../../apimachinery/go-quote.js";
 
@@ -21,7 +22,9 @@ const serviceAccountPrefix = "system:serviceaccount:";
 /** Serves the rest of the chain as the impersonated user, when the request asks for one. */
 export function impersonationFilter(authorizer: Authorizer): Filter {
   const impersonating: Filter = async (ctx, next) => {
-    ctx.user = await impersonate(userOf(ctx), ctx.ex.headers, authorizer);
+    const caller = userOf(ctx);
+    ctx.user = await impersonate(caller, ctx.ex.headers, authorizer);
+    if (ctx.user !== caller) ctx.audit?.impersonated(eventUser(ctx.user));
     return next();
   };
   // Most requests impersonate no one: they pass on without waiting for anything.

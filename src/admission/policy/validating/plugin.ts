@@ -135,7 +135,7 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
               else if (action === "Warn") a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${binding.metadata.name}': ${d.message}`);
               else if (action === "Audit") {
                 const value = JSON.stringify([{ message: d.message, policy: binding.spec?.policyName ?? "", binding: binding.metadata.name, expressionIndex: i, validationActions: actions }]);
-                if (!(validationFailureAnnotation in a.auditAnnotations)) a.auditAnnotations[validationFailureAnnotation] = value;
+                a.annotate(validationFailureAnnotation, value);
               }
             }
           });
@@ -153,7 +153,7 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
       }
       for (const [key, values] of annotations) {
         const k = `${policyName}/${key}`;
-        if (!(k in a.auditAnnotations)) a.auditAnnotations[k] = values.join(", ");
+        a.annotate(k, values.join(", "));
       }
     }
     if (denials.length > 0) {

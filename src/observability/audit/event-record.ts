@@ -1,0 +1,157 @@
+// One stage's audit event, encoded once when the stage is processed (the request's event keeps
+// changing after): the audit.k8s.io/v1 Event's JSON in upstream's field order, with Go's escaping
+// of <, > and & (upstream's encoder escapes them), and the legacy one-line text.
+import { compareStrings, goJSON, goJSONString } from "../../apimachinery/go-json.js";
+import { goQuote } from "../../apimachinery/go-quote.js";
+import { formatMicroTime, formatRFC3339Nano, parseMicroTime } from "./micro-time.js";
+import type { EventUser, Level, ObjectReference, ResponseStatus, Stage } from "./types.js";
+
+/** The event's state at one stage; object bodies are JSON text already. */
+export interface EventFields {
+  level: Level;
+  auditID: string;
+  stage: Stage;
+  requestURI: string;
+  verb: string;
+  user: EventUser;
+  impersonatedUser?: EventUser;
+  sourceIPs: readonly string[];
+  userAgent: string;
+  objectRef?: ObjectReference;
+  responseStatus?: ResponseStatus;
+  requestObject?: string;
+  responseObject?: string;
+  /** Microseconds since the epoch. */
+  requestReceived: number;
+  stageTime: number;
+  annotations?: Readonly<Record<string, string>>;
+}
+
+export const eventApiVersion = "audit.k8s.io/v1";
+
+/** One stage's event, encoded (the request's event keeps changing after). */
+export class AuditEventRecord {
+  constructor(
+    readonly stage: Stage,
+    /** The Event without kind and apiVersion (an EventList's item); the log line adds them. */
+    readonly json: string,
+  ) {}
+
+  /** One line of the json log format. */
+  jsonLine(): string {
+    return `{"kind":"Event","apiVersion":"${eventApiVersion}",${this.json.slice(1)}\n`;
+  }
+
+  /** upstream's EventString: the legacy log format's line (without the newline), read back from the event. */
+  legacy(): string {
+    const f = JSON.parse(this.json) as { auditID: string; stage: string; requestURI: string; verb: string; user: EventUser; impersonatedUser?: EventUser; sourceIPs?: string[]; userAgent?: string; objectRef?: ObjectReference; responseStatus?: ResponseStatus; requestReceivedTimestamp: string };
+    const username = f.user.username || "<none>";
+    const groups = f.user.username && f.user.groups?.length ? quotedList(f.user.groups) : "<none>";
+    const as = f.impersonatedUser ? (f.impersonatedUser.username ?? "") : "<self>";
+    const asgroups = f.impersonatedUser?.groups ? quotedList(f.impersonatedUser.groups) : "<lookup>";
+    const namespace = f.objectRef?.namespace || "<none>";
+    const response = f.responseStatus ? String(f.responseStatus.code) : "<deferred>";
+    const ip = f.sourceIPs?.[0] ?? "<unknown>";
+    const q = goQuote;
+    return `${formatRFC3339Nano(parseMicroTime(f.requestReceivedTimestamp))} AUDIT: id=${q(f.auditID)} stage=${q(f.stage)} ip=${q(ip)} method=${q(f.verb)} user=${q(username)} groups=${q(groups)} as=${q(as)} asgroups=${q(asgroups)} user-agent=${q(f.userAgent ?? "")} namespace=${q(namespace)} uri=${q(f.requestURI)} response="${response}"`;
+  }
+}
+
+/** An event from all its fields (the request path encodes the parts that do not change once: see RequestAudit). */
+export function eventRecord(f: EventFields): AuditEventRecord {
+  return new AuditEventRecord(f.stage, encodeEvent(f, encodeRequestPart(f, f.impersonatedUser)));
+}
+
+function quotedList(list: readonly string[]): string {
+  return list.map(goQuote).join(",");
+}
+
+const s = goJSONString;
+
+/** What a request's events share over its stages, from requestURI to objectRef, as JSON members. */
+export type RequestPartFields = Pick<EventFields, "requestURI" | "verb" | "user" | "impersonatedUser" | "sourceIPs" | "userAgent" | "objectRef">;
+
+export function encodeRequestPart(f: Omit<RequestPartFields, "user" | "impersonatedUser"> & { user?: EventUser }, impersonatedUser?: EventUser): string {
+  let out = `"requestURI":${s(f.requestURI)},"verb":${s(f.verb)},"user":${f.user ? user(f.user) : "{}"}`;
+  if (impersonatedUser) out += `,"impersonatedUser":${user(impersonatedUser)}`;
+  if (f.sourceIPs.length > 0) out += `,"sourceIPs":${strings(f.sourceIPs)}`;
+  if (f.userAgent) out += `,"userAgent":${s(f.userAgent)}`;
+  if (f.objectRef) out += `,"objectRef":${objectRef(f.objectRef)}`;
+  return out;
+}
+
+/** The event's JSON, around the request's shared part. */
+export function encodeEvent(f: Omit<EventFields, keyof RequestPartFields>, requestPart: string): string {
+  let out = `{"level":"${f.level}","auditID":${s(f.auditID)},"stage":"${f.stage}",${requestPart}`;
+  if (f.responseStatus) out += `,"responseStatus":${status(f.responseStatus)}`;
+  if (f.requestObject !== undefined) out += `,"requestObject":${f.requestObject}`;
+  if (f.responseObject !== undefined) out += `,"responseObject":${f.responseObject}`;
+  out += `,"requestReceivedTimestamp":"${formatMicroTime(f.requestReceived)}","stageTimestamp":"${formatMicroTime(f.stageTime)}"`;
+  if (f.annotations && Object.keys(f.annotations).length > 0) out += `,"annotations":${stringMap(f.annotations)}`;
+  return out + "}";
+}
+
+function user(u: EventUser): string {
+  let out = "";
+  if (u.username) out += `"username":${s(u.username)}`;
+  if (u.uid) out += `${out ? "," : ""}"uid":${s(u.uid)}`;
+  if (u.groups?.length) out += `${out ? "," : ""}"groups":${strings(u.groups)}`;
+  if (u.extra && Object.keys(u.extra).length > 0) out += `${out ? "," : ""}"extra":${goJSON(u.extra)}`;
+  return `{${out}}`;
+}
+
+function strings(list: readonly string[]): string {
+  let out = "";
+  for (let i = 0; i < list.length; i++) out += (i > 0 ? "," : "") + s(list[i]!);
+  return `[${out}]`;
+}
+
+/** `{"k":"v",...}` of `keys` in that order, empty strings left out (omitempty). */
+function members(keys: readonly string[], o: Record<string, unknown>): string {
+  let out = "";
+  for (const k of keys) {
+    const v = o[k];
+    if (typeof v === "string" && v !== "") out += `${out ? "," : ""}"${k}":${s(v)}`;
+  }
+  return out;
+}
+
+const refFields = ["resource", "namespace", "name", "uid", "apiGroup", "apiVersion", "resourceVersion", "subresource"] as const;
+
+function objectRef(r: ObjectReference): string {
+  return `{${members(refFields, r as Record<string, unknown>)}}`;
+}
+
+/** A map of strings as Go writes it: keys in byte order. */
+function stringMap(m: Readonly<Record<string, string>>): string {
+  const keys = Object.keys(m).sort(compareStrings);
+  let out = "";
+  for (let i = 0; i < keys.length; i++) out += `${i > 0 ? "," : ""}${s(keys[i]!)}:${s(m[keys[i]!]!)}`;
+  return `{${out}}`;
+}
+
+function status(st: ResponseStatus): string {
+  let out = `{"metadata":{}`;
+  if (st.status) out += `,"status":${s(st.status)}`;
+  if (st.message) out += `,"message":${s(st.message)}`;
+  if (st.reason) out += `,"reason":${s(st.reason)}`;
+  if (st.details !== undefined && st.details !== null) out += `,"details":${details(st.details as Obj)}`;
+  return out + `,"code":${st.code}}`;
+}
+
+type Obj = Record<string, unknown>;
+
+/** metav1.StatusDetails in its struct's field order (name, group, kind, uid, causes, retryAfterSeconds). */
+function details(d: Obj): string {
+  let out = members(["name", "group", "kind", "uid"], d);
+  if (Array.isArray(d.causes) && d.causes.length > 0) out += `${out ? "," : ""}"causes":[${(d.causes as Obj[]).map((c) => `{${members(["reason", "message", "field"], c)}}`).join(",")}]`;
+  if (typeof d.retryAfterSeconds === "number" && d.retryAfterSeconds !== 0) out += `${out ? "," : ""}"retryAfterSeconds":${d.retryAfterSeconds}`;
+  return `{${out}}`;
+}
+
+const htmlUnsafe = /[<>&\u2028\u2029]/g;
+
+/** JSON text with <, >, & and the line separators escaped as Go's encoder writes them. */
+export function goEscapeJSON(json: string): string {
+  return json.replace(htmlUnsafe, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+}
