@@ -143,7 +143,7 @@ describe("the audit stage", () => {
     expect(served).toBe(false);
     expect(rec.status).toBe(500);
     expect(rec.json()).toMatchObject({ reason: "InternalError", message: "Internal error occurred: failed to store audit event" });
-    expect((metrics as unknown as { rejected: number }).rejected).toBe(1);
+    expect((metrics as unknown as { rejected: { with(): { value: number } } }).rejected.with().value).toBe(1);
   });
 
   it("audits a request refused before the audit stage with one ResponseStarted event", async () => {
