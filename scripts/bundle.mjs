@@ -13,7 +13,7 @@
 // are copied beside the declarations, to dist/types/generated/.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -73,3 +73,8 @@ writeFileSync(
     "",
   ].join("\n"),
 );
+
+// dist/cli/main.js, where the command line lived when tsc compiled the tree, runs the bundle's CLI:
+// scripts and habits that start kapi by that path get the bundled start, not a missing file.
+mkdirSync(`${root}dist/cli`, { recursive: true });
+writeFileSync(`${root}dist/cli/main.js`, '#!/usr/bin/env node\n// Written by scripts/bundle.mjs: the command line is dist/bundle/kapi.js.\nimport "../bundle/kapi.js";\n', { mode: 0o755 });
