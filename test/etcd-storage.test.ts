@@ -149,6 +149,35 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
     expect([cont.status, cont.json.reason]).toEqual([410, "Expired"]);
   }, 60_000);
 
+  // kube-apiserver hands its etcd client's error on untouched (storeerr knows none of them): the
+  // Status writer answers 500 with no reason and the error's text. A write is never retried on
+  // another member, as it may have been applied.
+  it("a write whose etcd dies under it: 500, no reason, the etcd client's error; then recovery", async () => {
+    const inflightWrites = async () => {
+      const page = (await req(server, "GET", "/metrics")).text;
+      return Number(/^apiserver_current_inflight_requests\{request_kind="mutating"\} (\d+)/m.exec(page)?.[1] ?? 0);
+    };
+    etcd.pause();
+    try {
+      const write = req(server, "POST", "/api/v1/namespaces/default/configmaps", { body: cm("dying") });
+      // The write is in its handler, and its etcd call on the connection the stopped etcd holds.
+      await expect.poll(inflightWrites, { timeout: 3000, interval: 50 }).toBe(1);
+      await new Promise((r) => setTimeout(r, 300));
+      process.kill(etcd.pid(), "SIGKILL");
+      const r = await write;
+      expect(r.status).toBe(500);
+      expect(r.json).toMatchObject({ kind: "Status", status: "Failure", code: 500 });
+      expect(r.json.reason).toBeUndefined();
+      const address = etcd.url.replace(/^http:\/\//, "");
+      expect(r.json.message).toBe(`rpc error: code = Unavailable desc = error reading from server: read tcp ${address}: read: connection reset by peer`);
+    } finally {
+      await etcd.exited();
+      await etcd.restart();
+    }
+    await expect.poll(async () => (await req(server, "GET", "/readyz")).status, { timeout: 20_000, interval: 250 }).toBe(200);
+    await expect.poll(async () => (await req(server, "POST", "/api/v1/namespaces/default/configmaps", { body: cm("after-death") })).status, { timeout: 20_000, interval: 250 }).toBe(201);
+  }, 60_000);
+
   it("losing etcd: /readyz names the failing etcd check, requests answer 504, watches end; all recover when etcd returns", async () => {
     expect((await req(server, "GET", "/readyz")).status).toBe(200);
     const watch = watchEvents(server, "/api/v1/namespaces/default/configmaps?watch=1", () => false, 30_000);

@@ -128,6 +128,23 @@ describe("toApiError", () => {
       expect(api.reason).toBe(reason);
     });
 
+    it("an etcd call that failed is kube-apiserver's 500 with no reason and its etcd client's text; one that outlived the request, 504", () => {
+      const lost = "rpc error: code = Unavailable desc = error reading from server: EOF";
+      expect(toApiError(new StorageError("Unavailable", "/registry/pods/default/web", lost)).toStatus()).toEqual({
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: lost,
+        code: 500,
+      });
+      expect(statusOf(new StorageError("Timeout", "/registry/pods/default/web", "context deadline exceeded"))).toEqual({
+        code: 504,
+        reason: "Timeout",
+        message: "Timeout: request did not complete within the allotted timeout",
+      });
+    });
+
     it("names the object by the key's last segment", () => {
       expect(toApiError(new StorageError("KeyNotFound", "/registry/pods/default/web")).details).toEqual({ name: "web" });
     });

@@ -70,6 +70,10 @@ function storageApiError(e: StorageError): ApiError {
     case "Corrupt":
       return internalError(e.message);
     case "Unavailable":
+      // kube-apiserver's etcd3 store returns its etcd client's error as it is, which no storage
+      // error interpretation knows: the Status writer's 500, no reason, the error's text.
+      return new ApiError(500, "", e.message);
+    case "Timeout":
       // kube-apiserver waits on an unreachable etcd until the request's deadline: its 504.
       return new ApiError(504, "Timeout", "Timeout: request did not complete within the allotted timeout");
   }

@@ -74,7 +74,8 @@ export type StorageErrorCode =
   | "FutureRevision" // revision newer than the store has
   | "Closed" // store is closed
   | "Corrupt" // a stored value cannot be read back (no configured key decrypts it)
-  | "Unavailable"; // a remote store (etcd) could not be reached or did not answer in time
+  | "Unavailable" // a remote store (etcd) could not be reached, lost the call, or refused it for now (the message is its client's)
+  | "Timeout"; // a remote store's call outlived its deadline (the request's)
 
 export class StorageError extends Error {
   constructor(

@@ -9,6 +9,7 @@
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { etcdApiDescriptor } from "./api-descriptor.js";
+import { EtcdCallError } from "./call-error.js";
 
 export interface EtcdTls {
   /** PEM CA bundle that signs the etcd servers' certificates (--etcd-cafile). */
@@ -81,6 +82,8 @@ export type WatchStream = grpc.ClientDuplexStream<object, RawWatchResponse>;
 type Unary = (req: object, meta: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => grpc.ClientUnaryCall;
 interface Endpoint {
   url: string;
+  /** host:port, as the Go client's errors name the member. */
+  address: string;
   channel: grpc.Channel;
   kv: grpc.Client & Record<"Range" | "Txn" | "Compact", Unary>;
   watch: grpc.Client & { Watch(meta: grpc.Metadata, opts: grpc.CallOptions): WatchStream };
@@ -97,12 +100,6 @@ export interface OpenWatchStream {
 const loadOptions: protoLoader.Options = { longs: Number, enums: String, defaults: true, oneofs: true };
 /** etcd's Go client waits this long between retries of a read on another member. */
 const retryBackoffMs = 25;
-
-/** The gRPC status codes that say the endpoint, not the request, failed. */
-export function isUnavailable(err: unknown): boolean {
-  const code = (err as grpc.ServiceError)?.code;
-  return code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED;
-}
 
 /** Whether a read that failed so may be tried again on another member (etcd's Go client: Unavailable only). */
 const retryableRead = (err: unknown) => (err as grpc.ServiceError)?.code === grpc.status.UNAVAILABLE;
@@ -134,7 +131,7 @@ export class EtcdClient {
       const lease = new leasePkg.etcdserverpb.Lease(address, creds, { channelOverride: channel }) as unknown as Endpoint["lease"];
       // Connect every member now: the one a call fails over to is then already up.
       channel.getConnectivityState(true);
-      return { url, channel, kv, watch, maintenance, lease };
+      return { url, address, channel, kv, watch, maintenance, lease };
     });
   }
 
@@ -218,7 +215,7 @@ export class EtcdClient {
     // at once while a restarting etcd is still coming back.
     const meta = new grpc.Metadata();
     meta.setOptions({ waitForReady: true });
-    return new Promise((resolve, reject) => method(e)(req, meta, { deadline }, (err, res) => (err ? reject(err) : resolve(res))));
+    return new Promise((resolve, reject) => method(e)(req, meta, { deadline }, (err, res) => (err ? reject(new EtcdCallError(err, e.address)) : resolve(res))));
   }
 
   private async read(method: (e: Endpoint) => Unary, req: object, timeoutMs = this.opts.callTimeoutMs): Promise<unknown> {

@@ -18,7 +18,8 @@ import {
   type WriteOp,
 } from "../interface.js";
 import { checkWatchRevision, compactedError } from "../common/revisions.js";
-import { EtcdClient, isUnavailable, type EtcdClientOptions, type RawKeyValue, type RawTxnResponse } from "./client.js";
+import { EtcdCallError } from "./call-error.js";
+import { EtcdClient, type EtcdClientOptions, type RawKeyValue, type RawTxnResponse } from "./client.js";
 import { EtcdWatch } from "./etcd-watch.js";
 import { rangeCount } from "./checked-progress.js";
 import { KeyMap, keyAfter } from "./key-map.js";
@@ -402,7 +403,10 @@ export class Etcd3Storage implements Storage {
     const msg = (e as Error)?.message ?? String(e);
     if (msg.includes(compactedMessage)) return compactedError(key, 0, this.compacted);
     if (msg.includes(futureMessage)) return new StorageError("FutureRevision", key, msg);
-    if (isUnavailable(e)) return new StorageError("Unavailable", key, `etcd unavailable: ${(e as { details?: string }).details || msg}`);
+    if (e instanceof EtcdCallError) {
+      if (e.timedOut) return new StorageError("Timeout", key, e.message);
+      if (e.unavailable) return new StorageError("Unavailable", key, e.message);
+    }
     return e instanceof Error ? e : new Error(msg);
   }
 
