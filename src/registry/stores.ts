@@ -29,20 +29,46 @@ export class Stores {
 
   /**
    * The server's own creates (bootstrap objects) in one storage transaction: each object passes
-   * every stage a create() passes, then all are written in one commit, each with its own revision
-   * and watch event, so informers and controllers see them as any other creates. All or nothing:
-   * when one exists already (KeyExists) or fails a stage, nothing is written and that error is thrown.
+   * every stage a create() passes, then all are written together, each with its own revision
+   * and watch event, so informers and controllers see them as any other creates. On a store that
+   * commits the whole transaction at once (memory, sqlite) it is all or nothing. etcd commits at
+   * most --max-txn-ops (128) writes at once, so a longer batch is several commits, and a commit
+   * whose answer was lost with its member may have been applied or not: when the transaction
+   * fails, each object is read back, and one that is stored keeps what it claimed (a Service's
+   * cluster IP) as a create that succeeded does, the others give theirs back. The error is thrown
+   * (KeyExists when one existed already, or a stage's); callers go on object by object, creating
+   * what is still missing (upstream writes each of these objects alone).
    */
   async createAll(items: readonly { type: ResourceType; namespace: string; object: KObject }[], opts: WriteOptions): Promise<void> {
     const prepared: PreparedCreate[] = [];
-    let written = false;
+    let stored: (p: PreparedCreate) => Promise<boolean> = async () => false;
     try {
       for (const i of items) prepared.push(await this.for(i.type).prepareCreate(i.namespace, i.object, opts));
-      if (!opts.dryRun && prepared.length > 0) await this.parts.storage.transaction(prepared.map((p) => p.op));
-      written = !opts.dryRun;
+      if (opts.dryRun || prepared.length === 0) return;
+      try {
+        await this.parts.storage.transaction(prepared.map((p) => p.op));
+        stored = async () => true;
+      } catch (e) {
+        stored = (p) => this.holdsOwn(p);
+        throw e;
+      }
     } finally {
-      await Promise.all(prepared.map((p) => p.release(written)));
+      await Promise.all(prepared.map(async (p) => p.release(await stored(p))));
     }
+  }
+
+  /**
+   * Whether a batched create of ours is stored: its key holds exactly its value (uid and creation
+   * time make it ours). Unknown when etcd does not answer: then it keeps its claims, as a value
+   * held by no object is found and given back by the claims' repair, and one given back while
+   * its object is stored could be handed out twice.
+   */
+  private async holdsOwn(p: PreparedCreate): Promise<boolean> {
+    const { op } = p;
+    return this.parts.storage.get(op.key).then(
+      (kv) => kv?.value === op.value,
+      () => true,
+    );
   }
 
   /** Claims in storage of values from a shared pool, outside any write (a repair of the claims). */

@@ -107,7 +107,8 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
       if (!t) return;
       const present = await Promise.all(objs.map((o) => storage.get(storageKey(t, ns, o.metadata.name!))));
       const missing = objs.filter((_, i) => !present[i]);
-      // Written together; should one appear meanwhile (another writer), each is ensured alone.
+      // Written together; should one appear meanwhile (another writer), each is ensured alone
+      // (those an earlier etcd commit of the batch wrote are found and left as they are).
       await stores.createAll(missing.map((object) => ({ type: t, namespace: ns, object })), { dryRun: false, ...(fieldManager ? { fieldManager } : {}) }).catch(async (e) => {
         if (!(e instanceof StorageError && e.code === "KeyExists")) throw e;
         await Promise.all(missing.map((o) => ensure(t, ns, o, fieldManager)));

@@ -160,9 +160,15 @@ export interface StorageWriter {
   /** Delete, optionally guarded by modRevision. Returns the deleted value with modRevision = the delete revision. */
   delete(key: string, expectedModRevision?: number): Promise<KeyValue>;
   /**
-   * All or nothing: the writes in order, each its own revision (so watchers see ordinary events,
-   * one per write), in one commit. When any check fails nothing is written and that write's
-   * StorageError is thrown. Resolves with each write's result once durable.
+   * The writes in order, each its own revision (so watchers see ordinary events, one per write).
+   * memory and sqlite commit them all at once: when any check fails nothing is written and that
+   * write's StorageError is thrown. etcd commits at most --max-txn-ops (128) writes at once, and
+   * storage split among etcd clusters (--etcd-servers-overrides) commits each cluster's writes
+   * apart: a longer or split list is several commits, each all or nothing, and one failing leaves
+   * the earlier ones written; and a commit whose answer was lost with its etcd member may have
+   * been applied or not. A caller therefore never relies on more than one commit: it reads back
+   * what it needs to know, or retries in a way that finds its own writes (kapi's callers:
+   * Stores.createAll, restoreSnapshot). Resolves with each write's result once durable.
    */
   transaction(ops: readonly WriteOp[]): Promise<KeyValue[]>;
 

@@ -29,7 +29,10 @@ export async function takeSnapshot(t: SnapshotTarget): Promise<Snapshot> {
 /**
  * Makes the stored state the snapshot's in one storage transaction (checked in full first: a
  * snapshot that does not fit this server changes nothing), then waits until the watch caches have
- * it and the snapshot's established CustomResourceDefinitions are served.
+ * it and the snapshot's established CustomResourceDefinitions are served. On etcd a transaction
+ * of more than 128 writes is several commits: an attempt that loses a race part way leaves its
+ * earlier commits written, and the next attempt plans from the state read again, so it writes
+ * only what is still different (a restore that failed may be run again to the same end).
  */
 export async function restoreSnapshot(t: SnapshotTarget, snapshot: Snapshot): Promise<{ writes: number }> {
   checkTypes(snapshot, builtinStoredTypes(t.types));

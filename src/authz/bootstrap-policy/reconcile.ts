@@ -173,7 +173,8 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
       stores.createAll(creates.map(({ type, namespace, object }) => ({ type, namespace, object: structuredClone(object) })), opts).then(
         () => void (summary.created += creates.length),
         // A replica starting at the same time created some of them first: one by one then, each
-        // one another replica made reconciled as it is.
+        // one another replica made reconciled as it is. (A first start's objects are more than
+        // one etcd commit takes: those of a commit that went through are found as made.)
         () =>
           Promise.all(
             creates.map((c) =>
