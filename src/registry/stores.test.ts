@@ -1,11 +1,14 @@
 // Stores hands out one store per type declaration, all over one backend.
 import { describe, expect, it } from "vitest";
 import { noAdmission } from "../admission/chain.js";
+import { RoutedStorage } from "../storage/common/routed-storage.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
+import { ipAddressKey } from "../types/allocation/service-claims.js";
 import { builtinTypeRegistry } from "../types/register.js";
 import { Stores } from "./stores.js";
 
-const types = builtinTypeRegistry((f) => f.group === "" && (f.resource === "configmaps" || f.resource === "secrets"));
+const types = builtinTypeRegistry((f) => f.group === "" && (f.resource === "configmaps" || f.resource === "secrets" || f.resource === "services"));
+const services = types.get("", "v1", "services")!;
 const configmaps = types.get("", "v1", "configmaps")!;
 const secrets = types.get("", "v1", "secrets")!;
 
@@ -66,5 +69,29 @@ describe("Stores", () => {
     expect(await storage.currentRevision()).toBe(rev);
     await expect(stores.for(configmaps).get("default", "c")).rejects.toMatchObject({ code: 404 });
     w.stop();
+  });
+
+  // --etcd-servers-overrides: each etcd cluster commits its own writes, so a batch over two is two
+  // commits and the first stays written when the second fails (the same holds for one etcd's
+  // batches longer than 128 writes, stores-etcd.test.ts).
+  it("a batch over two storage clusters that fails in the second: what the first wrote keeps its claims, the rest give theirs back", async () => {
+    const main = new MemoryStorage();
+    const other = new MemoryStorage();
+    const storage = new RoutedStorage(main, [{ prefix: configmaps.keyPrefix, storage: other }]);
+    const stores = new Stores(storage, noAdmission, { serviceClusterIPRange: "10.96.0.0/24" });
+    await stores.for(configmaps).create("default", { metadata: { name: "taken" } }, { dryRun: false });
+    const svc = (name: string) => ({ type: services, namespace: "default", object: { metadata: { name }, spec: { ports: [{ port: 80 }] } } });
+    // The main cluster's writes (web) commit first; the other's (fresh, taken) are refused.
+    const batch = [svc("web"), { type: configmaps, namespace: "default", object: { metadata: { name: "fresh" } } }, { type: configmaps, namespace: "default", object: { metadata: { name: "taken" } } }];
+    await expect(stores.createAll(batch, { dryRun: false })).rejects.toMatchObject({ code: "KeyExists" });
+    const web = await stores.for(services).get("default", "web");
+    await expect(stores.for(configmaps).get("default", "fresh")).rejects.toMatchObject({ code: 404 });
+    const claimed = (await main.range("/registry/networking.k8s.io/ipaddresses/")).items.map((kv) => kv.key);
+    expect(claimed).toEqual([ipAddressKey((web.spec as { clusterIP: string }).clusterIP)]);
+
+    // A batch whose second cluster refuses it before the first commits changes nothing, and gives every claim back.
+    await expect(stores.createAll([{ type: configmaps, namespace: "default", object: { metadata: { name: "taken" } } }, svc("api")], { dryRun: false })).rejects.toMatchObject({ code: "KeyExists" });
+    await expect(stores.for(services).get("default", "api")).rejects.toMatchObject({ code: 404 });
+    expect((await main.range("/registry/networking.k8s.io/ipaddresses/")).items.map((kv) => kv.key)).toEqual(claimed);
   });
 });

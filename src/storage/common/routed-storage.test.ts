@@ -76,6 +76,27 @@ describe("RoutedStorage", () => {
     expect(heard.map((ev) => ev.kv.key).sort()).toEqual(["/registry/configmaps/ns/c", "/registry/events/ns/e", "/registry/namespaces/last"]);
   });
 
+  it("a transaction over both stores is one commit per store: one refused leaves the earlier store's writes, and writes nothing of its own", async () => {
+    const { main, events, s } = split();
+    await s.create("/registry/events/ns/taken", "t");
+    const rejected = s.transaction([
+      { kind: "create", key: "/registry/configmaps/ns/first", value: "1" },
+      { kind: "create", key: "/registry/events/ns/new", value: "n" },
+      { kind: "create", key: "/registry/events/ns/taken", value: "again" },
+    ]);
+    await expect(rejected).rejects.toMatchObject({ code: "KeyExists", key: "/registry/events/ns/taken" });
+    expect(await main.get("/registry/configmaps/ns/first")).toMatchObject({ value: "1" });
+    expect(await events.get("/registry/events/ns/new")).toBeUndefined();
+    // Refused in the first store to commit: nothing anywhere.
+    await expect(
+      s.transaction([
+        { kind: "create", key: "/registry/events/ns/taken", value: "again" },
+        { kind: "create", key: "/registry/configmaps/ns/second", value: "2" },
+      ]),
+    ).rejects.toMatchObject({ code: "KeyExists" });
+    expect(await main.get("/registry/configmaps/ns/second")).toBeUndefined();
+  });
+
   it("closes every store", async () => {
     const { main, events, s } = split();
     await s.close();

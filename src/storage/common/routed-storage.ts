@@ -9,7 +9,9 @@
 // a range merges the stores' keys (at their current revisions only), a count adds them up, and a
 // watch follows every store, the main one from the given revision, the others from their
 // current revision when the watch starts. A transaction whose keys are in several stores is
-// written as one transaction per store, in order (each all or nothing, not all together).
+// written as one transaction per store, in the order the stores first appear in it: each all or
+// nothing, not all together, so one refused leaves the earlier stores' writes in place (as the
+// storage contract allows; kapi's callers read a failed batch back, see Stores.createAll).
 import {
   StorageError,
   type KeyValue,
