@@ -2,6 +2,10 @@
 // directory, waited on until it answers /health, stopped (and restartable on the same data) by
 // its pid; or a cluster of several such members (static --initial-cluster), each stopped or
 // killed by its own pid. Tests that need it skip, saying so, only when no etcd binary is installed.
+// On a loaded machine shared by many test files: a port taken between being found free and etcd
+// binding it is found again (the start is retried on new ports), a member that does not come up
+// is killed and its data removed, and any member still running when the test process exits is
+// killed with it.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { get as httpsGet } from "node:https";
@@ -78,20 +82,47 @@ interface MemberSpec {
   clusterToken: string;
 }
 
+/** How long a member may take to answer /health (a cluster's: to elect its first leader). */
+const healthyWithinMs = 30_000;
+/** Starts on ports found taken again are tried anew this many times. */
+const portAttempts = 3;
+
+/** Runs `start` again (on new ports) when etcd could not bind a port found free a moment before. */
+async function onFreePorts<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (e) {
+      if (attempt >= portAttempts || !/address already in use/.test((e as Error).message)) throw e;
+    }
+  }
+}
+
 export async function startEtcd(opts: { tls?: EtcdTlsFiles; extraArgs?: string[] } = {}): Promise<EtcdProcess> {
-  const [clientPort, peerPort] = [await freePort(), await freePort()];
-  const name = "kapi-test";
-  return startMember({ name, clientPort, peerPort, initialCluster: `${name}=http://127.0.0.1:${peerPort}`, clusterToken: "etcd-cluster" }, opts);
+  return onFreePorts(async () => {
+    const [clientPort, peerPort] = [await freePort(), await freePort()];
+    const name = "kapi-test";
+    return startMember({ name, clientPort, peerPort, initialCluster: `${name}=http://127.0.0.1:${peerPort}`, clusterToken: "etcd-cluster" }, opts);
+  });
 }
 
 /** `size` members on loopback forming one cluster; resolves once every member answers /health. */
 export async function startEtcdCluster(size = 3): Promise<EtcdCluster> {
-  const specs: MemberSpec[] = [];
-  const clusterToken = `kapi-${process.pid}-${Date.now()}`;
-  for (let i = 0; i < size; i++) specs.push({ name: `m${i}`, clientPort: await freePort(), peerPort: await freePort(), initialCluster: "", clusterToken });
-  const initialCluster = specs.map((m) => `${m.name}=http://127.0.0.1:${m.peerPort}`).join(",");
-  // Started together: each member's /health answers only once the cluster has a leader.
-  const members = await Promise.all(specs.map((m) => startMember({ ...m, initialCluster })));
+  const members = await onFreePorts(async () => {
+    const specs: MemberSpec[] = [];
+    const clusterToken = `kapi-${process.pid}-${Date.now()}`;
+    for (let i = 0; i < size; i++) specs.push({ name: `m${i}`, clientPort: await freePort(), peerPort: await freePort(), initialCluster: "", clusterToken });
+    const initialCluster = specs.map((m) => `${m.name}=http://127.0.0.1:${m.peerPort}`).join(",");
+    // Started together: each member's /health answers only once the cluster has a leader.
+    const started = await Promise.allSettled(specs.map((m) => startMember({ ...m, initialCluster })));
+    const failed = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    const up = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    if (failed) {
+      await Promise.all(up.map((m) => m.cleanup()));
+      throw failed.reason;
+    }
+    return up;
+  });
   return {
     members,
     servers: members.map((m) => m.url).join(","),
@@ -144,10 +175,12 @@ async function startMember(m: MemberSpec, opts: { tls?: EtcdTlsFiles; extraArgs?
   let output = "";
   const launch = async () => {
     output = "";
-    child = spawn(etcdBinary!, args, { stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout!.on("data", (d) => (output += d));
-    child.stderr!.on("data", (d) => (output += d));
-    await waitHealthy(url, opts.tls, () => (child!.exitCode !== null ? output : undefined)).catch((e: Error) => {
+    const c = (child = spawn(etcdBinary!, args, { stdio: ["ignore", "pipe", "pipe"] }));
+    live.add(c);
+    c.once("exit", () => live.delete(c));
+    c.stdout!.on("data", (d) => (output += d));
+    c.stderr!.on("data", (d) => (output += d));
+    await waitHealthy(url, opts.tls, () => (running(c) ? undefined : output)).catch((e: Error) => {
       throw new Error(`${e.message}; its output: ${output.slice(-2000)}`);
     });
   };
@@ -166,7 +199,23 @@ async function startMember(m: MemberSpec, opts: { tls?: EtcdTlsFiles; extraArgs?
     await gone;
     clearTimeout(t);
   };
-  await launch();
+  // The data goes with it: no need to let it shut down in order (a cluster's members stopping
+  // together wait seconds on each other to hand over leadership).
+  const cleanup = async () => {
+    const c = child;
+    if (running(c)) {
+      const gone = exited();
+      c.kill("SIGKILL");
+      await gone;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await launch();
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
   return {
     url,
     dataDir,
@@ -176,15 +225,18 @@ async function startMember(m: MemberSpec, opts: { tls?: EtcdTlsFiles; extraArgs?
     resume: () => child!.kill("SIGCONT"),
     stop,
     restart: launch,
-    cleanup: async () => {
-      await stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    cleanup,
   };
 }
 
+/** Members still running; killed when the test process exits, however it exits. */
+const live = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const c of live) c.kill("SIGKILL");
+});
+
 async function waitHealthy(url: string, tls: EtcdTlsFiles | undefined, exited: () => string | undefined): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + healthyWithinMs;
   for (;;) {
     const out = exited();
     if (out !== undefined) throw new Error(`etcd exited during start-up: ${out}`);
@@ -201,7 +253,7 @@ async function waitHealthy(url: string, tls: EtcdTlsFiles | undefined, exited: (
       req.setTimeout(1000, () => req.destroy());
     });
     if (ok) return;
-    if (Date.now() > deadline) throw new Error(`etcd at ${url} not healthy within 20s`);
+    if (Date.now() > deadline) throw new Error(`etcd at ${url} not healthy within ${healthyWithinMs / 1000}s`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
