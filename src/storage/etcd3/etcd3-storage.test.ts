@@ -24,7 +24,7 @@ if (etcdSkipReason) {
 } else {
   beforeAll(async () => {
     etcd = await startEtcd();
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await etcd?.cleanup();
   });
