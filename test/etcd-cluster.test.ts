@@ -72,14 +72,14 @@ describeEtcd("kapi serve on a three-member etcd cluster", () => {
     // the earlier attempt applied.
     const created = new Map<string, Outcome>();
     const deleted = new Map<string, Outcome>();
-    const failures: { what: string; status: number | string; at: number }[] = [];
+    const failures: { what: string; status: number | string; message?: string; at: number }[] = [];
     let writing = true;
     const attempt = async (what: string, send: () => Promise<{ status: number; json?: any }>, ok: number, landed: number, into: Map<string, Outcome>, name: string) => {
       for (let tries = 0; ; tries++) {
         const r = await send().catch((e: Error) => ({ status: e.message, json: undefined }) as unknown as { status: number; json?: any });
         if (r.status === ok) return void into.set(name, { rv: r.json?.metadata?.resourceVersion, at: Date.now() });
         if (tries > 0 && r.status === landed) return void into.set(name, { rv: "landed", at: Date.now() });
-        failures.push({ what: `${what} ${name}`, status: r.status, at: Date.now() });
+        failures.push({ what: `${what} ${name}`, status: r.status, message: r.json?.message, at: Date.now() });
         if (tries > 200) throw new Error(`${what} ${name} kept failing: ${JSON.stringify(failures.slice(-3))}`);
         await sleep(100);
       }
@@ -153,10 +153,14 @@ describeEtcd("kapi serve on a three-member etcd cluster", () => {
     const notReady = readyz.filter((r) => r.at > killedAt && r.status !== 200);
     const notReadyMs = notReady.length ? notReady.at(-1)!.at - notReady[0]!.at + 100 : 0;
     console.log(
-      `etcd leader killed: longest wait for an acknowledged write ${stall} ms; ${failures.length} failed attempts (${[...new Set(failures.map((f) => f.status))].join(", ") || "none"}); ` +
+      `etcd leader killed: longest wait for an acknowledged write ${stall} ms; ${failures.length} failed attempts (${[...new Set(failures.map((f) => `${f.status} ${f.message}`))].join("; ") || "none"}); ` +
         `/readyz not 200 in ${notReady.length} of ${readyz.filter((r) => r.at > killedAt).length} probes after the kill (${notReadyMs} ms); ` +
         `${streamsOnLeader} watch streams on the leader, ${resumed.length} resumed (configmaps among them: ${/etcd watch of \/registry\/configmaps\/ resumed/.test(stderr())})`,
     );
+    // A write that failed did as on kube-apiserver: its etcd client's error as a 500 with no reason
+    // (etcd's own, e.g. "etcdserver: request timed out, possibly due to previous leader failure",
+    // or grpc-go's for the connection lost with the member), never a timeout.
+    for (const f of failures) expect([f.status, f.message], f.what).toEqual([500, expect.stringMatching(/^(etcdserver: |rpc error: code = Unavailable desc = )/)]);
     expect(stall).toBeLessThan(10_000);
     expect(notReadyMs).toBeLessThan(5_000);
     expect(readyz.at(-1)!.status).toBe(200);
