@@ -2,7 +2,7 @@
 // the graceful stop (readyz fails, the shutdown delay, new requests refused and watches ended,
 // in-flight requests finish, no new connections, then the background work and the storage).
 import { writeFileSync } from "node:fs";
-import { isIPv6, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { renderKubeconfig } from "./kubeconfig.js";
 import type { Listener } from "./listener.js";
@@ -24,7 +24,8 @@ export async function listen(listener: Listener, o: ServerOptions, abort: () => 
   }
   const port = (listener.server.address() as AddressInfo).port;
   const host = o.bindAddress === "0.0.0.0" || o.bindAddress === "" ? "127.0.0.1" : o.bindAddress === "::" ? "::1" : o.bindAddress;
-  return { url: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`, port };
+  // Only an IPv6 literal holds a colon (node:net's isIPv6 would compile its expression for this).
+  return { url: `https://${host.includes(":") ? `[${host}]` : host}:${port}`, port };
 }
 
 /** The admin kubeconfig, and where it was written when --write-kubeconfig asks for it. */
