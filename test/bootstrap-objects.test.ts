@@ -2,10 +2,13 @@
 // RBAC default policy and its aggregation, namespaces, priority classes, service accounts, CA
 // bundles, ...) stay exactly those of test/testdata/bootstrap-objects.json, dumped from a server
 // before start-up was made faster, field by field except what differs on every start.
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { defaultOptions } from "../src/server/options.js";
-import { startApiServer } from "../src/server/start.js";
+import { defaultOptions, type ServerOptions } from "../src/server/options.js";
+import { preparedBootstrapFile } from "../src/server/prepared-bootstrap.js";
+import { startApiServer, type EmbeddingOptions } from "../src/server/start.js";
 import { settleRunning } from "./support/settle.js";
 
 type Obj = {
@@ -29,19 +32,86 @@ function comparable(o: Obj): Obj {
   return c;
 }
 
+const expected = JSON.parse(readFileSync(new URL("./testdata/bootstrap-objects.json", import.meta.url), "utf8")) as Record<string, Obj>;
+const options = () => ({ ...defaultOptions(), bindAddress: "127.0.0.1", securePort: 0, storageBackend: "memory" as const, dataDir: "", writeKubeconfig: false });
+
+/** Starts a server, lets its start-up controllers write, and returns what it stored (raw, by key). */
+async function storedAfterStart(o: ServerOptions & EmbeddingOptions): Promise<Record<string, Obj>> {
+  const s = await startApiServer(o);
+  try {
+    // The start-up controllers (aggregation, service accounts, CA publisher) write after start.
+    await settleRunning(s);
+    const { items } = await s.storage.range("/registry/");
+    return Object.fromEntries(items.map((kv) => [kv.key, JSON.parse(Buffer.from(kv.value).toString("utf8")) as Obj]));
+  } finally {
+    await s.stop();
+  }
+}
+
+function expectAsBefore(raw: Record<string, Obj>): void {
+  const stored = Object.fromEntries(Object.entries(raw).map(([k, o]) => [k, comparable(o)]));
+  expect(Object.keys(stored).sort()).toEqual(Object.keys(expected).sort());
+  for (const key of Object.keys(expected)) expect(stored[key], key).toEqual(expected[key]);
+}
+
 describe("bootstrap objects", () => {
   it("are stored exactly as before", async () => {
-    const expected = JSON.parse(readFileSync(new URL("./testdata/bootstrap-objects.json", import.meta.url), "utf8")) as Record<string, Obj>;
-    const s = await startApiServer({ ...defaultOptions(), bindAddress: "127.0.0.1", securePort: 0, storageBackend: "memory", dataDir: "", writeKubeconfig: false });
+    expectAsBefore(await storedAfterStart(options()));
+  });
+
+  it("are stored alike from the forms an earlier start kept, each with a uid and time of its own", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-prepared-"));
     try {
-      // The start-up controllers (aggregation, service accounts, CA publisher) write after start.
-      await settleRunning(s);
-      const { items } = await s.storage.range("/registry/");
-      const stored = Object.fromEntries(items.map((kv) => [kv.key, comparable(JSON.parse(Buffer.from(kv.value).toString("utf8")) as Obj)]));
-      expect(Object.keys(stored).sort()).toEqual(Object.keys(expected).sort());
-      for (const key of Object.keys(expected)) expect(stored[key], key).toEqual(expected[key]);
+      const first = await storedAfterStart({ ...options(), preparedBootstrap: preparedBootstrapFile(options(), "test-build", dir) });
+      const files = readdirSync(dir);
+      expect(files).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 1100)); // the next start's times are another second's
+      const second = await storedAfterStart({ ...options(), preparedBootstrap: preparedBootstrapFile(options(), "test-build", dir) });
+      expectAsBefore(second);
+      const role = "/registry/rbac.authorization.k8s.io/clusterroles/cluster-admin";
+      expect(second[role]!.metadata.uid).not.toEqual(first[role]!.metadata.uid);
+      expect(second[role]!.metadata.creationTimestamp).not.toEqual(first[role]!.metadata.creationTimestamp);
+      const schema = second["/registry/flowcontrol.apiserver.k8s.io/flowschemas/catch-all"]!.metadata;
+      expect(schema.managedFields![0]!.time).toEqual(schema.creationTimestamp);
+      expect(schema.creationTimestamp).not.toEqual(first["/registry/flowcontrol.apiserver.k8s.io/flowschemas/catch-all"]!.metadata.creationTimestamp);
+      expect(new Set(Object.values(second).map((o) => o.metadata.uid)).size).toBe(Object.keys(second).length);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("take a kept form only for the same build, configuration and object", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-prepared-"));
+    try {
+      await storedAfterStart({ ...options(), preparedBootstrap: preparedBootstrapFile(options(), "test-build", dir) });
+      // Mark every kept form: a start that writes one shows the mark.
+      const [file] = readdirSync(dir);
+      const plain = '"{\\"kind\\":';
+      const mark = '"{\\"kept\\":\\"form\\",\\"kind\\":';
+      const text = readFileSync(join(dir, file!), "utf8").replaceAll(plain, mark);
+      writeFileSync(join(dir, file!), text);
+      const marked = (raw: Record<string, Obj>) => Object.keys(raw).filter((k) => (raw[k] as { kept?: string }).kept === "form");
+      const same = await storedAfterStart({ ...options(), preparedBootstrap: preparedBootstrapFile(options(), "test-build", dir) });
+      expect(marked(same)).toContain("/registry/rbac.authorization.k8s.io/clusterroles/cluster-admin");
+      expect(marked(same)).toContain("/registry/namespaces/kube-system");
+      // Neither another build's nor another configuration's start takes them.
+      expect(marked(await storedAfterStart({ ...options(), preparedBootstrap: preparedBootstrapFile(options(), "other-build", dir) }))).toEqual([]);
+      const other = { ...options(), featureGates: "AllowUnsafeMalformedObjectDeletion=true" };
+      expect(marked(await storedAfterStart({ ...other, preparedBootstrap: preparedBootstrapFile(other, "test-build", dir) }))).toEqual([]);
+      // Nor a restart whose store holds objects already (what is stored could act on a create).
+      const sqlite = { ...options(), storageBackend: "sqlite" as const, dataDir: join(dir, "data") };
+      const sqliteForms = () => preparedBootstrapFile(sqlite, "test-build", join(dir, "sqlite-forms"));
+      mkdirSync(join(dir, "sqlite-forms"));
+      const s = await startApiServer({ ...sqlite, preparedBootstrap: sqliteForms() });
+      await s.storage.delete("/registry/rbac.authorization.k8s.io/clusterroles/cluster-admin");
       await s.stop();
+      const [sqliteFile] = readdirSync(join(dir, "sqlite-forms"));
+      writeFileSync(join(dir, "sqlite-forms", sqliteFile!), readFileSync(join(dir, "sqlite-forms", sqliteFile!), "utf8").replaceAll(plain, mark));
+      const restarted = await storedAfterStart({ ...sqlite, preparedBootstrap: sqliteForms() });
+      expect(restarted["/registry/rbac.authorization.k8s.io/clusterroles/cluster-admin"]).toBeDefined();
+      expect(marked(restarted)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

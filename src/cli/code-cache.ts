@@ -10,11 +10,11 @@
 // where Node keeps its own (NODE_COMPILE_CACHE, else the temp directory) in a directory only this
 // user may write, and skipped as Node skips its own under NODE_DISABLE_COMPILE_CACHE. A cache V8
 // refuses (another Node, other flags) is replaced.
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { ownedCacheDir, readOwned, writeOwned } from "../server/owned-cache-dir.js";
 
 /** The cache is written this long after the command starts (a server is serving by then), or at exit if sooner. */
 const writeAfterMs = 1500;
@@ -35,39 +35,21 @@ export interface CachedRun {
 /** What became of the cache: none kept, one used, or one to be written (none yet, or V8 refused it). */
 export type CacheOutcome = { cache: "off" } | { cache: "used" | "writing"; path: string };
 
-/** A directory for the caches that only this user can write, or undefined (no cache then). */
-function cacheDir(): string | undefined {
-  if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
-  const uid = process.getuid?.() ?? 0;
-  const dir = join(process.env.NODE_COMPILE_CACHE || join(tmpdir(), "node-compile-cache"), `kapi-${uid}`);
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = statSync(dir);
-    // Bytecode from a file someone else could have written would run as this user.
-    if (st.uid !== uid || (st.mode & 0o022) !== 0) return undefined;
-    return dir;
-  } catch {
-    return undefined;
-  }
-}
+const buildSlot = Symbol.for("kapi.bundle-build");
 
-function readOwned(path: string): Buffer | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, "r");
-    const st = fstatSync(fd);
-    if (st.uid !== (process.getuid?.() ?? 0)) return undefined;
-    return readFileSync(fd);
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+/**
+ * The build of the bundle this process runs (what the prepared bootstrap objects are kept per:
+ * src/server/prepared-bootstrap.ts), or undefined from the source tree. A global: the bundle
+ * holds its own copy of this module.
+ */
+export function runningBuild(): string | undefined {
+  const b = (globalThis as Record<symbol, unknown>)[buildSlot];
+  return typeof b === "string" ? b : undefined;
 }
 
 /** Runs `run.file` as a CommonJS module, through the code cache when there is one: its exports, and what became of the cache. */
 export function runCommonJs(run: CachedRun): { exports: unknown; cache: CacheOutcome } {
-  const dir = cacheDir();
+  const dir = ownedCacheDir();
   const command = /^[a-z][a-z-]{0,31}$/.test(run.command) ? run.command : "other";
   const cachePath = dir ? join(dir, `${run.build}-${process.version}-${process.arch}-${command}.cache`) : undefined;
   const cachedData = cachePath ? readOwned(cachePath) : undefined;
@@ -79,18 +61,13 @@ export function runCommonJs(run: CachedRun): { exports: unknown; cache: CacheOut
     const write = () => {
       if (written) return;
       written = true;
-      try {
-        // Worker threads share the pid: a name of its own per writer.
-        const tmp = `${cachePath}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-        writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
-        renameSync(tmp, cachePath);
-      } catch {
-        // No cache this time: the next start makes one.
-      }
+      // When it cannot be written, the next start makes one.
+      writeOwned(cachePath, script.createCachedData());
     };
     setTimeout(write, run.writeAfterMs ?? writeAfterMs).unref();
     process.once("exit", write);
   }
+  (globalThis as Record<symbol, unknown>)[buildSlot] = run.build;
   const mod = new Module(run.file);
   mod.filename = run.file;
   const require = createRequire(run.file);

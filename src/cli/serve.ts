@@ -1,5 +1,7 @@
 // `kapi serve [flags]`: run the server until SIGTERM/SIGINT, then shut down gracefully.
 import { startApiServer } from "../server/start.js";
+import { preparedBootstrapFile } from "../server/prepared-bootstrap.js";
+import { runningBuild } from "./code-cache.js";
 import { parseServeFlags, type ServeFlags } from "./flags.js";
 import { exposureOf, exposureWarnings } from "./exposure-warning.js";
 import { chooseStorage } from "./envtest/storage-choice.js";
@@ -26,6 +28,7 @@ export async function runServe(args: string[]): Promise<number> {
     const snapshot = load ? readSnapshotFile(load) : undefined;
     server = await startApiServer({
       ...options,
+      preparedBootstrap: preparedBootstrapFile(options, runningBuild()),
       ...(snapshot && {
         async whenStarted(s) {
           const { writes } = await restoreSnapshot({ storage: s.storage, types: s.parts.types, kapiVersion }, snapshot);

@@ -7,7 +7,8 @@ import { decodeFromStorage } from "./codec.js";
 import type { ObjectCacher } from "./list.js";
 import { Reservations } from "./reservations.js";
 import { WriteClaims } from "./claims.js";
-import type { ResourceType } from "./resource-type.js";
+import { storageKey, type ResourceType } from "./resource-type.js";
+import type { PreparedCreates } from "./prepared-creates.js";
 import { GenericStore, type PreparedCreate, type StorageListObserver, type StoreConfig, type StoreParts, type WriteOptions } from "./store.js";
 
 export class Stores {
@@ -15,6 +16,11 @@ export class Stores {
   // declaration and gets a fresh store, and a removed one's store goes with it.
   private readonly byType = new WeakMap<ResourceType, GenericStore>();
   private readonly parts: StoreParts;
+  /**
+   * While set (the server's bootstrap into an empty store), createAll writes the stored form an
+   * earlier start kept for a create asked alike, and records the forms it computes.
+   */
+  preparedForms: PreparedCreates | undefined;
 
   constructor(storage: Storage, admission: Admission, config: StoreConfig = {}, cacher?: ObjectCacher, onStorageList?: StorageListObserver) {
     this.parts = { storage, admission, config, cacher, reservations: new Reservations(storage, (t) => storedObjects(storage, t)), ...(onStorageList ? { onStorageList } : {}) };
@@ -41,9 +47,23 @@ export class Stores {
    */
   async createAll(items: readonly { type: ResourceType; namespace: string; object: KObject }[], opts: WriteOptions): Promise<void> {
     const prepared: PreparedCreate[] = [];
+    const forms = opts.dryRun ? undefined : this.preparedForms;
+    const toRecord: { input: string; op: PreparedCreate["op"] }[] = [];
     let stored: (p: PreparedCreate) => Promise<boolean> = async () => false;
     try {
-      for (const i of items) prepared.push(await this.for(i.type).prepareCreate(i.namespace, i.object, opts));
+      for (const i of items) {
+        // A type that takes values from a shared pool claims them in its stages: never skipped.
+        const input = forms && !i.type.strategy.allocate ? forms.inputOf(i.type, i.namespace, i.object, opts) : undefined;
+        const value = input === undefined ? undefined : forms!.take(input);
+        if (value !== undefined) {
+          prepared.push({ op: { kind: "create", key: storageKey(i.type, i.namespace, i.object.metadata.name!), value }, release: async () => undefined });
+          continue;
+        }
+        const p = await this.for(i.type).prepareCreate(i.namespace, i.object, opts);
+        prepared.push(p);
+        // A put with options (an Event's TTL) is not a plain value: not kept.
+        if (input !== undefined && Object.keys(p.op).length === 3) toRecord.push({ input, op: p.op });
+      }
       if (opts.dryRun || prepared.length === 0) return;
       try {
         await this.parts.storage.transaction(prepared.map((p) => p.op));
@@ -55,6 +75,7 @@ export class Stores {
     } finally {
       await Promise.all(prepared.map(async (p) => p.release(await stored(p))));
     }
+    for (const { input, op } of toRecord) forms!.record(input, op.value);
   }
 
   /**

@@ -38,6 +38,7 @@ import { adminKubeconfig, gracefulStop, listen } from "./serve.js";
 import { OpenStreams } from "./open-streams.js";
 import { serverFeatures } from "./features/index.js";
 import { startupTrace } from "../observability/startup-trace.js";
+import type { PreparedBootstrap } from "./prepared-bootstrap.js";
 import type { Controller } from "../controller-runtime/controller.js";
 
 /**
@@ -90,6 +91,8 @@ export interface EmbeddingOptions extends CacheTuning {
    * copy of the state its first one reached; see src/testing/initial-state.ts).
    */
   initialState?: readonly { key: string; value: string }[];
+  /** Bootstrap objects' stored forms kept from an earlier start, used when the store is empty (./prepared-bootstrap.ts). */
+  preparedBootstrap?: PreparedBootstrap;
   /**
    * Runs once the server listens and its controllers run, before /readyz reports ready and before
    * the start resolves (a snapshot to load, fixtures to create); a failure stops the server and
@@ -140,8 +143,18 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   // Bootstrap objects, created only when missing; the writes of a batch share one commit.
   let bootstrapped = false;
   let startHooksDone = !o.whenStarted;
-  if (o.initialState && (await core.storage.currentRevision()) === 0) {
+  const emptyStore = (await core.storage.currentRevision()) === 0;
+  if (o.initialState && emptyStore) {
     await core.storage.transaction(o.initialState.map(({ key, value }) => ({ kind: "create", key, value })));
+  } else if (o.preparedBootstrap && emptyStore) {
+    // Nothing stored can act on a bootstrap object yet: an earlier start's stored forms hold.
+    const forms = (core.stores.preparedForms = o.preparedBootstrap.load());
+    try {
+      await features.bootstrap(core, nsType);
+    } finally {
+      core.stores.preparedForms = undefined;
+    }
+    o.preparedBootstrap.save(forms);
   } else await features.bootstrap(core, nsType);
   bootstrapped = true;
   trace.mark("bootstrap objects");

@@ -1,0 +1,50 @@
+// The bootstrap objects' stored forms kept across starts (src/registry/prepared-creates.ts): a
+// start into an empty store writes the forms an earlier start of the same build and configuration
+// kept, and keeps the ones it had to compute. Kept per build of the bundle (the code that computed
+// them) and per configuration: every option except where the server keeps its files and listens
+// (which no bootstrap object's stored form depends on; an object built from them, such as the
+// kubernetes Service, differs as an input and is prepared anew), plus the content of the
+// admission configuration file. Etcd is left out: its store is shared and may be written by others.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PreparedCreates, type PreparedCreatesData } from "../registry/prepared-creates.js";
+import type { ServerOptions } from "./options.js";
+import { ownedCacheDir, readOwned, writeOwned } from "./owned-cache-dir.js";
+
+export interface PreparedBootstrap {
+  /** The forms kept so far (none when there is no file, or it cannot be read). */
+  load(): PreparedCreates;
+  /** Keeps the forms when this start added some. */
+  save(forms: PreparedCreates): void;
+}
+
+/** Options that say where the server keeps files and listens, not what it stores at start. */
+const placeOptions = new Set(["dataDir", "certDir", "securePort", "bindAddress", "writeKubeconfig", "load", "tlsCertFile", "tlsPrivateKeyFile"]);
+
+/** The store of `build`'s forms for these options, or undefined when none is kept. */
+export function preparedBootstrapFile(o: ServerOptions & { admissionControlConfigFile?: string }, build: string | undefined, dir = ownedCacheDir()): PreparedBootstrap | undefined {
+  if (!build || !dir || (o.storageBackend !== "memory" && o.storageBackend !== "sqlite")) return undefined;
+  let configuration: string;
+  try {
+    const options = JSON.stringify(o, (k, v: unknown) => (typeof v === "function" || placeOptions.has(k) ? undefined : v));
+    const admission = o.admissionControlConfigFile ? readFileSync(o.admissionControlConfigFile, "utf8") : "";
+    configuration = createHash("sha256").update(`${options}\u0000${admission}`).digest("hex").slice(0, 16);
+  } catch {
+    return undefined;
+  }
+  const path = join(dir, `${build}-bootstrap-${configuration}.json`);
+  return {
+    load() {
+      const text = readOwned(path);
+      try {
+        return new PreparedCreates(text ? (JSON.parse(text.toString("utf8")) as PreparedCreatesData) : undefined);
+      } catch {
+        return new PreparedCreates();
+      }
+    },
+    save(forms) {
+      if (forms.changed) writeOwned(path, JSON.stringify(forms));
+    },
+  };
+}
