@@ -1,4 +1,4 @@
-// `npx tsx bench/startup-readyz.ts [--storage memory|sqlite] [--runs N] [--entry dist/bundle/kapi.js] [--node PATH] [--trace]`
+// `npx tsx bench/startup-readyz.ts [--storage memory|sqlite] [--runs N] [--entry dist/bundle/kapi.cjs] [--node PATH] [--trace]`
 // The start-up figure of issue 22 on its own: spawn `node <entry> serve` on a data dir that does
 // not exist yet (certificates generated, every bootstrap object written), poll https /readyz every
 // 2 ms (unverified, anonymous), and time spawn → first 200. Prints each run and the median; with
@@ -15,7 +15,7 @@ import { freePort } from "./core/free-port.js";
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
 function args(argv: string[]) {
-  const o = { storage: "memory", runs: 7, entry: "dist/bundle/kapi.js", node: process.execPath, trace: false };
+  const o = { storage: "memory", runs: 7, entry: "dist/bundle/kapi.cjs", node: process.execPath, trace: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const value = () => inline ?? argv[++i];

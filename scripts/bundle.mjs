@@ -4,7 +4,8 @@
 // test runner that depends on kapi transform every one of them; a handful of files costs little.
 // Each is also built as one CommonJS file (everything in it, the parts a run does not need
 // initialised lazily within it), run through a V8 code cache (src/cli/code-cache.ts) whose name
-// is the file's content hash: `kapi` runs kapi-cli.cjs, and the package entry is index-cached.js
+// is the file's content hash: `kapi` (kapi.cjs, a CommonJS entry: Node starts one sooner) runs
+// kapi-cli.cjs, and the package entry is index-cached.js
 // (a module that loads kapi-lib.cjs) where Node can require ES modules (package.json's
 // "module-sync" condition; the CommonJS files require jose, an ES module), index.js elsewhere.
 // Dependencies stay packages of their own (installed by npm, several loaded only on first use).
@@ -13,7 +14,7 @@
 // are copied beside the declarations, to dist/types/generated/.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -59,6 +60,17 @@ const esm = await build({
   define: { KAPI_CLI_BUILD: JSON.stringify(cliBuild) },
 });
 
+// The package's bin: the command line's entry as CommonJS (src/cli/kapi-bin.ts), beside kapi.js.
+await build({
+  ...common,
+  entryPoints: ["src/cli/kapi-bin.ts"],
+  outfile: `${outdir}/kapi.cjs`,
+  format: "cjs",
+  banner: { js: "#!/usr/bin/env node" },
+  define: { KAPI_CLI_BUILD: JSON.stringify(cliBuild) },
+});
+chmodSync(`${outdir}/kapi.cjs`, 0o755);
+
 // The package entry over kapi-lib.cjs: the library's exports, named as index.js names them.
 const names = Object.values(esm.metafile.outputs).find((o) => o.entryPoint === "src/index.ts").exports;
 writeFileSync(
@@ -77,4 +89,4 @@ writeFileSync(
 // dist/cli/main.js, where the command line lived when tsc compiled the tree, runs the bundle's CLI:
 // scripts and habits that start kapi by that path get the bundled start, not a missing file.
 mkdirSync(`${root}dist/cli`, { recursive: true });
-writeFileSync(`${root}dist/cli/main.js`, '#!/usr/bin/env node\n// Written by scripts/bundle.mjs: the command line is dist/bundle/kapi.js.\nimport "../bundle/kapi.js";\n', { mode: 0o755 });
+writeFileSync(`${root}dist/cli/main.js`, '#!/usr/bin/env node\n// Written by scripts/bundle.mjs: the command line is dist/bundle/kapi.cjs.\nimport "../bundle/kapi.cjs";\n', { mode: 0o755 });

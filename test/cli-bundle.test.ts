@@ -1,4 +1,4 @@
-// The built `kapi` command (the package's bin, dist/bundle/kapi.js), as an installed package runs
+// The built `kapi` command (the package's bin, dist/bundle/kapi.cjs), as an installed package runs
 // it: the CommonJS bundle through its V8 code cache. The first run writes the cache, the next one
 // uses it; both answer the same. Needs `npm run build` (npm ci runs it).
 import { spawn } from "node:child_process";
@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const bin = join(root, "dist/bundle/kapi.js");
+const bin = join(root, "dist/bundle/kapi.cjs");
 let dir: string;
 
 beforeAll(() => {
@@ -21,9 +21,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const env = () => ({ ...process.env, NODE_COMPILE_CACHE: join(dir, "cache") });
 const caches = () => (existsSync(join(dir, "cache")) ? readdirSync(join(dir, "cache"), { recursive: true }).map(String).filter((f) => f.endsWith(".cache")) : []);
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(args: string[], nodeFlags: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [bin, ...args], { cwd: root, env: env() });
+    const p = spawn(process.execPath, [...nodeFlags, bin, ...args], { cwd: root, env: env() });
     let stdout = "";
     let stderr = "";
     p.stdout.on("data", (c) => (stdout += c));
@@ -66,13 +66,15 @@ async function serveOnce(dataDir: string): Promise<{ ready: number; code: number
 
 describe("the built kapi command", () => {
   it("answers --version the same with and without its code cache, writing one for the command", async () => {
-    expect(existsSync(bin), "dist/bundle/kapi.js is missing: run npm run build").toBe(true);
+    expect(existsSync(bin), "dist/bundle/kapi.cjs is missing: run npm run build").toBe(true);
     const first = await run(["--version"]);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^kapi \S+\nKubernetes v1\.\d+\.\d+\n$/);
     expect(caches().some((f) => f.endsWith("-other.cache"))).toBe(true);
     const second = await run(["--version"]);
     expect(second).toEqual(first);
+    // A Node that cannot require ES modules (before 20.19) runs the ES module build instead.
+    expect(await run(["--version"], ["--no-experimental-require-module"])).toEqual(first);
   });
 
   it("serves /readyz from a first start (cache written at exit) and from a start that uses the cache", async () => {

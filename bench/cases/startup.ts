@@ -25,10 +25,10 @@ function newestMtime(dir: string): number {
 
 /** The built CLI when there is one; otherwise the source through tsx (slower: a note says so). */
 function kapiCommand(root: string): { args: string[]; note: string } {
-  const dist = join(root, "dist/bundle/kapi.js");
+  const dist = join(root, "dist/bundle/kapi.cjs");
   if (existsSync(dist)) {
     const stale = newestMtime(join(root, "src")) > statSync(dist).mtimeMs;
-    return { args: [dist], note: `kapi: node dist/bundle/kapi.js${stale ? " (dist/ is older than src/: run npm run build first)" : ""}` };
+    return { args: [dist], note: `kapi: node dist/bundle/kapi.cjs${stale ? " (dist/ is older than src/: run npm run build first)" : ""}` };
   }
   return { args: ["--import", "tsx", join(root, "src/cli/main.ts")], note: "kapi: src/cli/main.ts via tsx (no dist/: figures include TypeScript loading; run npm run build)" };
 }
