@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultOptions, type ServerOptions } from "./server/options.js";
 import { startApiServer } from "./server/start.js";
+import { preparedBootstrapFile } from "./server/prepared-bootstrap.js";
+import { runningBuild } from "./cli/code-cache.js";
 import type { AdmissionPlugin } from "./registry/admission.js";
 import { TestHarness } from "./testing/harness.js";
 import type { FaultInjector } from "./testing/faults.js";
@@ -102,7 +104,9 @@ export async function startServer(opts: StartOptions = {}): Promise<KapiServer> 
       ...o,
       admissionPlugins: opts.admissionPlugins,
       harness: harness.filters(),
-      ...(initialState ? { initialState } : {}),
+      // The first one writes the bootstrap objects from the forms an earlier process of this build
+      // kept (a configuration whose in-process plugins could act on them keeps none).
+      ...(initialState ? { initialState } : opts.admissionPlugins?.length ? {} : { preparedBootstrap: preparedBootstrapFile(o, runningBuild()) }),
       async whenStarted(running) {
         harness.attach(running);
         kit = await startTestKit(running, content, stateKey === undefined || initialState ? undefined : (s) => keepInitialState(stateKey, s));

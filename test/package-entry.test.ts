@@ -2,7 +2,9 @@
 // name): an admission plugin refuses writes by throwing the exported ApiError helpers, and the
 // client gets their Status. Needs `npm run build` (npm ci runs it).
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 // The types a plugin author writes against, from the same entry (checked by tsc in npm test).
@@ -41,9 +43,9 @@ await s.stop();
 process.stdout.write(JSON.stringify(out));
 `;
 
-function runNode(code: string): Promise<{ stdout: string; stderr: string }> {
+function runNode(code: string, env: NodeJS.ProcessEnv = process.env): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["--input-type=module", "-e", code], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ stdout, stderr })));
+    execFile(process.execPath, ["--input-type=module", "-e", code], { cwd: root, timeout: 60_000, env }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ stdout, stderr })));
   });
 }
 
@@ -71,6 +73,27 @@ process.stdout.write(JSON.stringify({ resolved: import.meta.resolve("kapi"), esm
     expect(out.cached).toEqual(out.esm);
     expect(out.esm).toContain("startServer");
     expect(out.sameTypes).toBe(true);
+  });
+
+  it("keeps the bootstrap objects' stored forms of a first server for the next process, and none when in-process plugins could act on them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-entry-cache-"));
+    try {
+      const env = { ...process.env, NODE_COMPILE_CACHE: dir };
+      const start = (plugins: boolean) => `
+import { startServer } from "kapi";
+const s = await startServer({ storage: "memory"${plugins ? ', admissionPlugins: [{ name: "Noop", validate() {} }]' : ""} });
+await s.stop();
+`;
+      const forms = () => readdirSync(dir, { recursive: true }).map(String).filter((f) => f.includes("-bootstrap-"));
+      await runNode(start(true), env);
+      expect(forms()).toEqual([]);
+      await runNode(start(false), env);
+      const requireModule = (process.features as { require_module?: boolean }).require_module === true;
+      // Only the code-cached entry knows its build (the ES module entry keeps none).
+      expect(forms()).toHaveLength(requireModule ? 1 : 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("types a plugin against the exported types", () => {
