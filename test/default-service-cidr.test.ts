@@ -69,6 +69,16 @@ describe.each(kinds)("the default ServiceCIDR on %s", (kind) => {
     expect(again.json.status.conditions.map((c: any) => `${c.type}=${c.status}`)).toEqual(["Ready=True"]);
   });
 
+  it.runIf(kind === "memory")("a later server of the same options, started from the process's copied initial state, runs its controller too", async () => {
+    const second = await start(base, "10.96.0.0/16");
+    cleanups.push(() => second.stop());
+    expect((await req(second, "DELETE", path)).status).toBe(200);
+    await second.settle();
+    const again = await req(second, "GET", path);
+    expect(again.status).toBe(200);
+    expect(again.json.status.conditions.map((c: any) => `${c.type}=${c.status}`)).toEqual(["Ready=True"]);
+  });
+
   it.runIf(kind !== "memory")("a server restarted with another range leaves the stored one as it is", async () => {
     const stored = (await req(s, "GET", path)).json;
     await s.stop();

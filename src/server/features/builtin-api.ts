@@ -18,7 +18,7 @@ import { cborCodec } from "../../encoding/cbor.js";
 import { protobufCodec } from "../../encoding/protobuf/index.js";
 import type { NonResourceHandler } from "../../http/context.js";
 import { builtinSchema } from "../../types/register.js";
-import type { FeatureModule } from "./feature-module.js";
+import type { CoreParts, FeatureModule } from "./feature-module.js";
 
 /** The scale subresource, for every type that declares it. */
 export function scaleFeature(): FeatureModule {
@@ -122,18 +122,26 @@ export function kubernetesServiceFeature(): FeatureModule {
  * kubernetes-service-cidr-controller runs in every kube-apiserver), where ServiceCIDRs are served.
  */
 export function defaultServiceCIDRFeature(): FeatureModule {
-  let cidr: DefaultServiceCIDR | undefined;
   return {
     name: "default-service-cidr",
-    setup: ({ options }) => ({
-      bootstrap: async (core) => {
+    setup: ({ options }) => {
+      let cidr: DefaultServiceCIDR | undefined;
+      // Made on first need: a start from a copied initial state skips bootstrap but still runs the controller.
+      const cidrOf = (core: CoreParts) => {
         const t = serviceCIDRType(core.types);
-        if (!t) return;
-        cidr = new DefaultServiceCIDR(t, { ...core, cidrs: [serviceRanges(options.serviceClusterIPRange, options.serviceNodePortRange).ip.cidr] });
-        await cidr.sync();
-      },
-      replicaControllers: (core) => (cidr ? [startDefaultServiceCIDR(cidr, serviceCIDRType(core.types)!, core.informers)] : []),
-    }),
+        if (t && !cidr) cidr = new DefaultServiceCIDR(t, { ...core, cidrs: [serviceRanges(options.serviceClusterIPRange, options.serviceNodePortRange).ip.cidr] });
+        return cidr;
+      };
+      return {
+        bootstrap: async (core) => {
+          await cidrOf(core)?.sync();
+        },
+        replicaControllers: (core) => {
+          const c = cidrOf(core);
+          return c ? [startDefaultServiceCIDR(c, serviceCIDRType(core.types)!, core.informers)] : [];
+        },
+      };
+    },
   };
 }
 
