@@ -1,4 +1,4 @@
-// `npm run bench [-- name...] [--pairs N] [--duration MS] [--storage sqlite|memory] [--out DIR] [--kapi-root DIR] [--kapi-options JSON]`
+// `npm run bench [-- name...] [--pairs N] [--duration MS] [--storage sqlite|memory] [--out DIR] [--kapi-root DIR] [--kapi-options JSON] [--profile DIR]`
 // Runs the benchmarks (all, or the named ones), prints every pair and the summary, and writes
 // the JSON and HTML reports; a full run also refreshes bench/results/LATEST.md and LATEST.svg.
 // Never fails on a number: the exit code is non-zero only when a benchmark could not run.
@@ -26,8 +26,9 @@ function parseArgs(argv: string[]): { names: string[]; opts: BenchOptions; out: 
     else if (flag === "--out") out = value();
     else if (flag === "--kapi-root") opts.kapiRoot = resolve(value());
     else if (flag === "--kapi-options") opts.kapiOptions = JSON.parse(value()!) as BenchOptions["kapiOptions"];
+    else if (flag === "--profile") opts.profileDir = resolve(value()!);
     else if (flag === "--help" || flag === "-h") {
-      process.stdout.write(`usage: npm run bench -- [name...] [--quick] [--pairs N] [--duration MS] [--storage sqlite|memory] [--out DIR] [--kapi-root DIR] [--kapi-options JSON]\nbenchmarks: ${allCases.map((c) => c.name).join(", ")}\n`);
+      process.stdout.write(`usage: npm run bench -- [name...] [--quick] [--pairs N] [--duration MS] [--storage sqlite|memory] [--out DIR] [--kapi-root DIR] [--kapi-options JSON] [--profile DIR]\nbenchmarks: ${allCases.map((c) => c.name).join(", ")}\n`);
       process.exit(0);
     } else if (a.startsWith("-")) throw new Error(`unknown flag ${a}`);
     else names.push(a);

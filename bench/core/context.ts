@@ -28,6 +28,8 @@ export interface BenchOptions {
   startsPerRun: number;
   /** More ServerOptions for every kapi started (`--kapi-options JSON`), e.g. `{"enablePriorityAndFairness":false}`. */
   kapiOptions?: KapiStart["options"];
+  /** Every kapi started writes a V8 CPU profile (node --cpu-prof) into this directory when it stops. */
+  profileDir?: string;
   log: (line: string) => void;
 }
 
@@ -104,7 +106,8 @@ export class BenchContext {
    * ServerOptions fields (plain data: they cross IPC), e.g. `{ authorizationMode: ["Node", "RBAC"] }`.
    */
   async startKapi(storage: KapiStart["storage"] = this.opts.storage, dataDir = this.dir("kapi"), options?: KapiStart["options"]): Promise<ServerHandle> {
-    const child = Child.start("servers/kapi.ts", [], ["--expose-gc"]);
+    const profile = this.opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${this.opts.profileDir}`] : [];
+    const child = Child.start("servers/kapi.ts", [], ["--expose-gc", ...profile]);
     const merged = this.opts.kapiOptions || options ? { ...this.opts.kapiOptions, ...options } : undefined;
     const start: KapiStart = { kapiRoot: this.opts.kapiRoot, storage, dataDir, certDir: this.certDir, ...(merged ? { options: merged } : {}) };
     const info = await child.call<{ url: string; kubeconfig: string }>("start", start);
