@@ -69,8 +69,14 @@ function jsonKindOf(v: unknown): string {
 }
 
 /** Kinds whose JSON form is not what their schema type says (they decode themselves). */
+const selfDecoding = /\.(RawExtension|JSON|JSONSchemaPropsOrArray|JSONSchemaPropsOrBool|JSONSchemaPropsOrStringArray|FieldsV1)$/;
+/** The answer per reference: every write asks it of every referencing node it walks. */
+const selfDecodingRefs = new Map<string, boolean>();
 function acceptsAnything(ref: string | undefined): boolean {
-  return ref !== undefined && /\.(RawExtension|JSON|JSONSchemaPropsOrArray|JSONSchemaPropsOrBool|JSONSchemaPropsOrStringArray|FieldsV1)$/.test(ref);
+  if (ref === undefined) return false;
+  let yes = selfDecodingRefs.get(ref);
+  if (yes === undefined) selfDecodingRefs.set(ref, (yes = selfDecoding.test(ref)));
+  return yes;
 }
 
 /** What a body is decoded against: its kind's definition (none: keep every field) and how to follow references. */
@@ -95,61 +101,98 @@ export function decodeTarget(schema: TypeSchema, tm: { apiVersion: string; kind:
 export function decodeAgainstSchema(value: unknown, target: DecodeTarget): DecodeFindings {
   if (target.prune) return { unknown: target.prune(value), unstructured: true };
   const found: DecodeFindings = { unknown: [] };
-  walk(value, target.node, "", "", found, target.lookup);
+  new SchemaWalk(found, target.lookup).walk(value, target.node, "");
   return found;
 }
 
-function walk(value: unknown, node: SchemaNode | undefined, path: string, struct: string, found: DecodeFindings, lookup: DefinitionLookup): void {
-  if (found.mismatch || !node || value === null || value === undefined) return;
-  const ref = node.$ref;
-  if (acceptsAnything(ref)) return;
-  const s = ref ? resolveNode(lookup, node) : node;
-  if (s["x-kubernetes-preserve-unknown-fields"]) return;
-  const mismatch = () => {
-    found.mismatch = { value: jsonKindOf(value) === "number" && !Number.isInteger(value) && (s.type === "integer") ? `number ${value}` : jsonKindOf(value), struct, field: path, type: goTypeOf(node) };
-  };
-  if (s["x-kubernetes-int-or-string"] || (ref && ref.endsWith(".Quantity"))) {
-    if (typeof value !== "string" && typeof value !== "number") mismatch();
-    return;
-  }
-  switch (s.type) {
-    case "string":
-      if (typeof value !== "string") mismatch();
+/**
+ * One decode's walk. It runs over every field of every write, so the path is a stack of
+ * segments rendered only for a finding, and no closure is made per node.
+ */
+class SchemaWalk {
+  private readonly path: (string | number)[] = [];
+
+  constructor(
+    private readonly found: DecodeFindings,
+    private readonly lookup: DefinitionLookup,
+  ) {}
+
+  /** `structRef`: the $ref of the struct holding the value ("" at the top), named only in a finding. */
+  walk(value: unknown, node: SchemaNode | undefined, structRef: string): void {
+    if (this.found.mismatch || !node || value === null || value === undefined) return;
+    const ref = node.$ref;
+    if (acceptsAnything(ref)) return;
+    const s = ref ? resolveNode(this.lookup, node) : node;
+    if (s["x-kubernetes-preserve-unknown-fields"]) return;
+    if (s["x-kubernetes-int-or-string"] || (ref && ref.endsWith(".Quantity"))) {
+      if (typeof value !== "string" && typeof value !== "number") this.mismatch(value, node, s, structRef);
       return;
-    case "integer":
-      if (typeof value !== "number" || !Number.isInteger(value)) mismatch();
+    }
+    switch (s.type) {
+      case "string":
+        if (typeof value !== "string") this.mismatch(value, node, s, structRef);
+        return;
+      case "integer":
+        if (typeof value !== "number" || !Number.isInteger(value)) this.mismatch(value, node, s, structRef);
+        return;
+      case "number":
+        if (typeof value !== "number") this.mismatch(value, node, s, structRef);
+        return;
+      case "boolean":
+        if (typeof value !== "boolean") this.mismatch(value, node, s, structRef);
+        return;
+      case "array":
+        if (!Array.isArray(value)) return this.mismatch(value, node, s, structRef);
+        for (let i = 0; i < value.length; i++) {
+          this.path.push(i);
+          this.walk(value[i], s.items, structRef);
+          this.path.pop();
+        }
+        return;
+    }
+    if (typeof value !== "object" || Array.isArray(value)) {
+      if (s.type === "object" || s.properties) this.mismatch(value, node, s, structRef);
       return;
-    case "number":
-      if (typeof value !== "number") mismatch();
+    }
+    const obj = value as Record<string, unknown>;
+    if (s.properties) {
+      const here = ref ? ref : structRef;
+      for (const key of Object.keys(obj)) {
+        const prop = s.properties[key];
+        this.path.push(key);
+        if (prop) this.walk(obj[key], prop, here);
+        else {
+          this.found.unknown.push(this.rendered());
+          delete obj[key];
+        }
+        this.path.pop();
+      }
       return;
-    case "boolean":
-      if (typeof value !== "boolean") mismatch();
-      return;
-    case "array":
-      if (!Array.isArray(value)) return mismatch();
-      value.forEach((v, i) => walk(v, s.items, `${path}[${i}]`, struct, found, lookup));
-      return;
-  }
-  if (typeof value !== "object" || Array.isArray(value)) {
-    if (s.type === "object" || s.properties) mismatch();
-    return;
-  }
-  const obj = value as Record<string, unknown>;
-  if (s.properties) {
-    const here = ref ? shortName(ref) : struct;
-    for (const key of Object.keys(obj)) {
-      const child = path ? `${path}.${key}` : key;
-      const prop = s.properties[key];
-      if (prop) walk(obj[key], prop, child, here, found, lookup);
-      else {
-        found.unknown.push(child);
-        delete obj[key];
+    }
+    if (s.additionalProperties && typeof s.additionalProperties === "object") {
+      for (const key of Object.keys(obj)) {
+        this.path.push(key);
+        this.walk(obj[key], s.additionalProperties, structRef);
+        this.path.pop();
       }
     }
-    return;
   }
-  if (s.additionalProperties && typeof s.additionalProperties === "object") {
-    for (const key of Object.keys(obj)) walk(obj[key], s.additionalProperties, path ? `${path}.${key}` : key, struct, found, lookup);
+
+  private mismatch(value: unknown, node: SchemaNode, s: SchemaNode, structRef: string): void {
+    const kind = jsonKindOf(value);
+    this.found.mismatch = {
+      value: kind === "number" && !Number.isInteger(value) && s.type === "integer" ? `number ${String(value)}` : kind,
+      struct: structRef ? shortName(structRef) : "",
+      field: this.rendered(),
+      type: goTypeOf(node),
+    };
+  }
+
+  /** The current path as upstream prints it: `spec.containers[0].name`. */
+  private rendered(): string {
+    let out = "";
+    for (const seg of this.path) out += typeof seg === "number" ? `[${seg}]` : out ? `.${seg}` : seg;
+    return out;
   }
 }
 
