@@ -38,6 +38,16 @@ describe("compareStrings (Go's strings.Compare)", () => {
     expect(compareStrings("x", "x")).toBe(0);
     expect(compareStrings("\ue000", "😀")).toBe(-1); // UTF-16 would put the surrogate pair first
   });
+
+  it("orders prefixes first and decides at the first difference, whatever comes after it", () => {
+    expect(compareStrings("ab", "abc")).toBe(-1);
+    expect(compareStrings("abc", "ab")).toBe(1);
+    expect(compareStrings("a😀", "a\uffff")).toBe(1);
+    expect(compareStrings("aé😀", "aé\ue000")).toBe(1);
+    expect(compareStrings("a😀", "b")).toBe(-1);
+    expect(compareStrings("é", "z")).toBe(1);
+    expect(compareStrings("😀", "😁")).toBe(-1);
+  });
 });
 
 describe("json.Unmarshal errors", () => {

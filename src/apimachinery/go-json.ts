@@ -5,14 +5,16 @@ import { goQuoteRune } from "./go-quote.js";
 /** Byte-wise (UTF-8) string comparison, like Go's strings.Compare. */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
-  // For ASCII-only strings, UTF-16 order equals byte order.
-  if (isAscii(a) && isAscii(b)) return a < b ? -1 : 1;
+  // UTF-16 code units order as UTF-8 bytes (code points) unless both are at or above the
+  // surrogates (U+D800): only then does a supplementary character sort apart from U+E000–U+FFFF.
+  const n = a.length < b.length ? a.length : b.length;
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length < b.length ? -1 : 1;
+  const ca = a.charCodeAt(i);
+  const cb = b.charCodeAt(i);
+  if (ca < 0xd800 || cb < 0xd800) return ca < cb ? -1 : 1;
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
-}
-
-function isAscii(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
 }
 
 const htmlUnsafe = /[<>&\u2028\u2029]/g;

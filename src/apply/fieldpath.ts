@@ -183,17 +183,21 @@ interface ChildNode {
   readonly set: FieldSet;
 }
 
-function search<T>(arr: readonly T[], pe: PathElement, get: (t: T) => PathElement): { found: boolean; index: number } {
+/**
+ * Binary search of a sorted level: the index of `pe` when present, else -(insertion point) - 1.
+ * A number rather than an object: every insert and lookup of every write's field sets calls it.
+ */
+function search<T>(arr: readonly T[], pe: PathElement, get: (t: T) => PathElement): number {
   let lo = 0;
   let hi = arr.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const c = comparePathElements(get(arr[mid]!), pe);
-    if (c === 0) return { found: true, index: mid };
+    if (c === 0) return mid;
     if (c < 0) lo = mid + 1;
     else hi = mid;
   }
-  return { found: false, index: lo };
+  return -lo - 1;
 }
 
 const idPe = (pe: PathElement): PathElement => pe;
@@ -228,14 +232,14 @@ export class FieldSet {
 
   private insertMember(pe: PathElement): void {
     const r = search(this.members, pe, idPe);
-    if (!r.found) this.members.splice(r.index, 0, pe);
+    if (r < 0) this.members.splice(-r - 1, 0, pe);
   }
 
   private descend(pe: PathElement): FieldSet {
     const r = search(this.children, pe, nodePe);
-    if (r.found) return this.children[r.index]!.set;
+    if (r >= 0) return this.children[r]!.set;
     const set = new FieldSet();
-    this.children.splice(r.index, 0, { pe, set });
+    this.children.splice(-r - 1, 0, { pe, set });
     return set;
   }
 
@@ -245,30 +249,30 @@ export class FieldSet {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     let s: FieldSet | undefined = this;
     for (let i = 0; i < path.length - 1 && s !== undefined; i++) s = s.child(path[i]!);
-    return s !== undefined && search(s.members, path[path.length - 1]!, idPe).found;
+    return s !== undefined && search(s.members, path[path.length - 1]!, idPe) >= 0;
   }
 
   /** Whether the element is a member at this level. */
   hasMember(pe: PathElement): boolean {
-    return search(this.members, pe, idPe).found;
+    return search(this.members, pe, idPe) >= 0;
   }
 
   /** Whether there is a sub-tree below the element. */
   hasChild(pe: PathElement): boolean {
-    return search(this.children, pe, nodePe).found;
+    return search(this.children, pe, nodePe) >= 0;
   }
 
   /** Adds every path of `sub`, prefixed with `pe`. */
   insertSubset(pe: PathElement, sub: FieldSet): this {
     const r = search(this.children, pe, nodePe);
-    if (r.found) this.children[r.index] = { pe, set: this.children[r.index]!.set.union(sub) };
-    else this.children.splice(r.index, 0, { pe, set: sub });
+    if (r >= 0) this.children[r] = { pe, set: this.children[r]!.set.union(sub) };
+    else this.children.splice(-r - 1, 0, { pe, set: sub });
     return this;
   }
 
   private child(pe: PathElement): FieldSet | undefined {
     const r = search(this.children, pe, nodePe);
-    return r.found ? this.children[r.index]!.set : undefined;
+    return r >= 0 ? this.children[r]!.set : undefined;
   }
 
   /** The sub-set below an element (paths relative to it); empty if none. */

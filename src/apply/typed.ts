@@ -57,20 +57,25 @@ function itemPE(ctx: SchemaContext, list: ListAtom, item: unknown, path: Path, i
   return pe;
 }
 
+/** A path element as a string, equal for equal elements (the key of maps of elements). */
+function elementKey(pe: PathElement): string {
+  switch (pe.kind) {
+    case "field":
+      return "f" + pe.name;
+    case "index":
+      return "i" + pe.index;
+    case "value":
+      return "v" + canonical(pe.value);
+    case "key":
+      return "k" + pe.fields.map(([k, v]) => JSON.stringify(k) + ":" + canonical(v)).join(",");
+  }
+}
+
 /** Key/value bucket keyed by path element. */
 class PEMap<V> {
   private readonly m = new Map<string, { pe: PathElement; v: V }>();
   private static key(pe: PathElement): string {
-    switch (pe.kind) {
-      case "field":
-        return "f" + pe.name;
-      case "index":
-        return "i" + pe.index;
-      case "value":
-        return "v" + canonical(pe.value);
-      case "key":
-        return "k" + pe.fields.map(([k, v]) => JSON.stringify(k) + ":" + canonical(v)).join(",");
-    }
+    return elementKey(pe);
   }
   get(pe: PathElement): V | undefined {
     return this.m.get(PEMap.key(pe))?.v;
@@ -82,6 +87,8 @@ class PEMap<V> {
     this.m.set(PEMap.key(pe), { pe, v });
   }
 }
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 
 function canonical(v: unknown): string {
   if (isObject(v)) {
@@ -195,41 +202,57 @@ export function compare(ctx: SchemaContext, lhs: unknown, rhs: unknown, type: Ty
     }
   };
 
+  // The keys of l, then those only r has (the order of a Set of both, without building one).
   const compareMap = (a: MapAtom, l: JsonObject, r: JsonObject): void => {
-    const keys = new Set([...Object.keys(l), ...Object.keys(r)]);
-    for (const k of keys) {
+    for (const k in l) {
+      if (!hasOwn(l, k)) continue;
       path.push(fieldElement(k));
-      cmp(Object.prototype.hasOwnProperty.call(l, k) ? l[k] : undefined, Object.prototype.hasOwnProperty.call(r, k) ? r[k] : undefined, fieldType(a, k).type);
+      cmp(l[k], hasOwn(r, k) ? r[k] : undefined, fieldType(a, k).type);
+      path.pop();
+    }
+    for (const k in r) {
+      if (!hasOwn(r, k) || hasOwn(l, k)) continue;
+      path.push(fieldElement(k));
+      cmp(undefined, r[k], fieldType(a, k).type);
       path.pop();
     }
   };
 
+  // Items grouped by element, each element rendered to its key once (a list of containers is
+  // compared on every write of a pod).
   const compareList = (a: ListAtom, l: unknown[], r: unknown[]): void => {
-    const order: PathElement[] = [];
-    const lv = new PEMap<unknown[]>();
-    const rv = new PEMap<unknown[]>();
-    l.forEach((item, i) => {
-      const pe = itemPE(ctx, a, item, path, i);
-      const prev = lv.get(pe);
-      if (prev) prev.push(item);
+    const order: string[] = [];
+    const elements = new Map<string, PathElement>();
+    const lv = new Map<string, unknown[]>();
+    const rv = new Map<string, unknown[]>();
+    for (let i = 0; i < l.length; i++) {
+      const pe = itemPE(ctx, a, l[i], path, i);
+      const k = elementKey(pe);
+      const prev = lv.get(k);
+      if (prev) prev.push(l[i]);
       else {
-        lv.set(pe, [item]);
-        order.push(pe);
+        lv.set(k, [l[i]]);
+        elements.set(k, pe);
+        order.push(k);
       }
-    });
-    r.forEach((item, i) => {
-      const pe = itemPE(ctx, a, item, path, i);
-      const prev = rv.get(pe);
-      if (prev) prev.push(item);
+    }
+    for (let i = 0; i < r.length; i++) {
+      const pe = itemPE(ctx, a, r[i], path, i);
+      const k = elementKey(pe);
+      const prev = rv.get(k);
+      if (prev) prev.push(r[i]);
       else {
-        rv.set(pe, [item]);
-        if (!lv.has(pe)) order.push(pe);
+        rv.set(k, [r[i]]);
+        if (!lv.has(k)) {
+          elements.set(k, pe);
+          order.push(k);
+        }
       }
-    });
-    for (const pe of order) {
-      const ll = lv.get(pe) ?? [];
-      const rl = rv.get(pe) ?? [];
-      path.push(pe);
+    }
+    for (const k of order) {
+      const ll = lv.get(k) ?? [];
+      const rl = rv.get(k) ?? [];
+      path.push(elements.get(k)!);
       if (ll.length <= 1 && rl.length <= 1) cmp(ll[0], rl[0], a.elem);
       else if (ll.length >= 2 && rl.length >= 2) {
         if (!deepEqual(ll, rl)) modified.insert(path);
@@ -437,52 +460,60 @@ export function ensureNamedFieldsAreMembers(ctx: SchemaContext, set: FieldSet, t
  * ReconcileFieldSetWithSchema). Returns undefined when nothing changes.
  */
 export function reconcileFieldSetWithSchema(ctx: SchemaContext, set: FieldSet, type: TypeRef): FieldSet | undefined {
-  let toRemove: FieldSet | undefined;
-  let toAdd: FieldSet | undefined;
-  const path: PathElement[] = [];
-  const replace = (): void => {
-    toRemove = (toRemove ?? new FieldSet()).union(FieldSet.of([...path]));
-    toAdd = (toAdd ?? new FieldSet()).union(FieldSet.of([...path]));
-  };
-  const visit = (s: FieldSet | undefined, t: TypeRef, isAtomic: boolean, root: boolean): void => {
-    const a = ctx.atom(t);
+  const r = new Reconciler(ctx);
+  r.visit(set, type, false, true);
+  if (r.toRemove === undefined && r.toAdd === undefined) return undefined;
+  let out = set;
+  if (r.toRemove !== undefined) out = out.recursiveDifference(r.toRemove);
+  if (r.toAdd !== undefined) out = out.union(r.toAdd);
+  return out;
+}
+
+// The walk of reconcileFieldSetWithSchema. It runs over every manager's set on every write, so
+// it is a class: no closure is made per node of the set.
+class Reconciler {
+  toRemove: FieldSet | undefined;
+  toAdd: FieldSet | undefined;
+  private readonly path: PathElement[] = [];
+
+  constructor(private readonly ctx: SchemaContext) {}
+
+  private replace(): void {
+    this.toRemove = (this.toRemove ?? new FieldSet()).union(FieldSet.of([...this.path]));
+    this.toAdd = (this.toAdd ?? new FieldSet()).union(FieldSet.of([...this.path]));
+  }
+
+  visit(s: FieldSet | undefined, t: TypeRef, isAtomic: boolean, root: boolean): void {
+    const a = this.ctx.atom(t);
     if (a === undefined || a.kind === "scalar") return;
     if (a.kind === "list") {
       if (!root && !isAtomic && a.atomic) {
-        replace();
+        this.replace();
         return;
       }
-      if (s !== undefined) visitItems(s, () => a.elem);
+      if (s !== undefined) this.visitItems(s, undefined, a.elem);
       return;
     }
     if (a.deduced) return;
     if (!root && !isAtomic && a.atomic) {
-      if (s !== undefined && s.size() > 0) replace();
+      if (s !== undefined && s.size() > 0) this.replace();
       return;
     }
-    if (s !== undefined) {
-      visitItems(s, (pe) => {
-        if (pe.kind === "field") return fieldType(a, pe.name).type ?? null;
-        return a.elem ?? null;
-      });
-    }
-  };
-  const visitItems = (s: FieldSet, typeOf: (pe: PathElement) => TypeRef | null): void => {
-    const handle = (pe: PathElement, isMember: boolean): void => {
-      const t = typeOf(pe);
-      if (t === null || t === undefined) return;
-      const sub = s.hasChild(pe) ? s.withPrefix(pe) : undefined;
-      path.push(pe);
-      visit(sub, t, isMember && sub === undefined, false);
-      path.pop();
-    };
-    for (const c of s.childEntries()) if (!s.hasMember(c.pe)) handle(c.pe, false);
-    for (const m of s.memberElements()) handle(m, true);
-  };
-  visit(set, type, false, true);
-  if (toRemove === undefined && toAdd === undefined) return undefined;
-  let out = set;
-  if (toRemove !== undefined) out = out.recursiveDifference(toRemove);
-  if (toAdd !== undefined) out = out.union(toAdd);
-  return out;
+    if (s !== undefined) this.visitItems(s, a, a.elem);
+  }
+
+  /** The items below `s`: typed by the map's fields (`map`), else by `elem`. */
+  private visitItems(s: FieldSet, map: MapAtom | undefined, elem: TypeRef): void {
+    for (const c of s.childEntries()) if (!s.hasMember(c.pe)) this.handle(s, c.pe, false, map, elem);
+    for (const m of s.memberElements()) this.handle(s, m, true, map, elem);
+  }
+
+  private handle(s: FieldSet, pe: PathElement, isMember: boolean, map: MapAtom | undefined, elem: TypeRef): void {
+    const t = map !== undefined && pe.kind === "field" ? fieldType(map, pe.name).type : elem;
+    if (t === undefined) return;
+    const sub = s.hasChild(pe) ? s.withPrefix(pe) : undefined;
+    this.path.push(pe);
+    this.visit(sub, t, isMember && sub === undefined, false);
+    this.path.pop();
+  }
 }
