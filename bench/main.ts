@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { benchDir } from "./core/child.js";
 import { defaultOptions, quickSizes, type BenchOptions } from "./core/context.js";
 import { runBenchmarks, selectCases, fmt } from "./core/run.js";
-import { mark } from "./core/stats.js";
+import { judgedText, mark } from "./core/stats.js";
 import { allCases } from "./cases/index.js";
 import { machineLine } from "./report/machine.js";
 import { writeReports } from "./report/write.js";
@@ -43,10 +43,7 @@ async function main(): Promise<number> {
   const command = ["npm run bench", ...(argv.length ? ["--", ...argv] : [])].join(" ");
   const rep = await runBenchmarks(names, opts, command);
   process.stdout.write(`\n${machineLine(rep.machine)}\n`);
-  for (const r of rep.results) {
-    const ratio = r.ratio ? `${fmt(r.ratio.median)} (${fmt(r.ratio.min)}–${fmt(r.ratio.max)})` : "failed";
-    process.stdout.write(`  ${mark(r.pass)} ${r.name.padEnd(14)} ratio ${ratio.padEnd(24)} goal ${r.goal.text}\n`);
-  }
+  for (const r of rep.results) process.stdout.write(`  ${mark(r.pass)} ${r.name.padEnd(14)} ${judgedText(r, fmt)}\n`);
   const full = names.length === 0;
   const files = writeReports(rep, out, full);
   process.stdout.write(`\nwrote ${files.join(", ")}${full ? "" : "\n(LATEST.md is refreshed by full runs only)"}\n`);

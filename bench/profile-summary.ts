@@ -1,8 +1,9 @@
-// `npx tsx bench/profile-summary.ts FILE.cpuprofile [--top N] [--match TEXT]`
+// `npx tsx bench/profile-summary.ts FILE.cpuprofile [--top N] [--match TEXT] [--skip-ms MS]`
 // What a V8 CPU profile (from `npm run bench -- ... --profile DIR`) says a process spent its time
 // on: self time per function, and inclusive time per function (each sample counted once per
 // function however deep the recursion) and self time per file, as shares of the busy (non-idle) time. --match keeps the
-// functions whose name or file contains TEXT, to follow one suspect.
+// functions whose name or file contains TEXT, to follow one suspect; --skip-ms leaves out the
+// first MS of the profile (start-up, before the measured load).
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { repoRoot } from "./core/child.js";
@@ -28,12 +29,16 @@ function label(n: ProfileNode): string {
   return `${functionName || "(anonymous)"}${file ? ` ${file}:${lineNumber + 1}` : ""}`;
 }
 
-export function summarize(p: Profile): { busyUs: number; self: Map<string, number>; total: Map<string, number>; files: Map<string, number> } {
+export function summarize(p: Profile, skipUs = 0): { busyUs: number; self: Map<string, number>; total: Map<string, number>; files: Map<string, number> } {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const selfUs = new Map<number, number>();
-  p.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+  let at = 0;
+  p.samples.forEach((id, i) => {
+    at += p.timeDeltas[i] ?? 0;
+    if (at >= skipUs) selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
+  });
   const self = new Map<string, number>();
   const total = new Map<string, number>();
   const files = new Map<string, number>();
@@ -58,11 +63,13 @@ export function summarize(p: Profile): { busyUs: number; self: Map<string, numbe
 
 function main(): void {
   const args = process.argv.slice(2);
-  const file = args.find((a) => !a.startsWith("--") && args[args.indexOf(a) - 1] !== "--top" && args[args.indexOf(a) - 1] !== "--match");
-  if (!file) throw new Error("usage: profile-summary.ts FILE.cpuprofile [--top N] [--match TEXT]");
+  const valued = ["--top", "--match", "--skip-ms"];
+  const file = args.find((a, i) => !a.startsWith("--") && !valued.includes(args[i - 1]!));
+  if (!file) throw new Error("usage: profile-summary.ts FILE.cpuprofile [--top N] [--match TEXT] [--skip-ms MS]");
   const top = Number(args[args.indexOf("--top") + 1]) || 30;
   const match = args.includes("--match") ? args[args.indexOf("--match") + 1]! : undefined;
-  const { busyUs, self, total, files } = summarize(JSON.parse(readFileSync(file, "utf8")) as Profile);
+  const skipMs = args.includes("--skip-ms") ? Number(args[args.indexOf("--skip-ms") + 1]) : 0;
+  const { busyUs, self, total, files } = summarize(JSON.parse(readFileSync(file, "utf8")) as Profile, skipMs * 1000);
   const print = (title: string, m: Map<string, number>) => {
     process.stdout.write(`\n${title}\n`);
     const rows = [...m].filter(([l]) => !match || l.includes(match)).sort((a, b) => b[1] - a[1]).slice(0, top);

@@ -10,6 +10,8 @@ export interface Measurement {
   clientCpuPct?: number;
   /** The measured server's CPU as % of one core. */
   serverCpuPct?: number;
+  /** Throughput cases: the server's CPU µs per operation over the measured window (cpu-per-op.ts). */
+  serverCpuUsPerOp?: number;
   /** Anything else worth keeping: error counts, latencies, sizes. */
   detail?: Record<string, number | string>;
 }
@@ -48,6 +50,8 @@ export interface Pair {
   api: Measurement;
   anchor: Measurement;
   ratio: number;
+  /** kapi's server CPU per operation over the anchor's (lower is better); throughput cases. */
+  cpuRatio?: number;
 }
 
 export interface Stats {
@@ -63,12 +67,19 @@ export interface BenchResult {
   unit: string;
   better: "higher" | "lower";
   goal: Goal;
-  /** The goal's value after resolving relativeTo; undefined when it could not be resolved. */
+  /** The goal's value after resolving relativeTo (of the CPU ratio when judgedBy "cpu"); undefined when it could not be resolved. */
   goalValue?: number;
   pairs: Pair[];
   api?: Stats;
   anchor?: Stats;
   ratio?: Stats;
+  /** Over the pairs: kapi's server CPU per operation over the anchor's (throughput cases). */
+  cpuRatio?: Stats;
+  /**
+   * What the goal is checked on: the figure's ratio, or (the load client past 90% of a core on a
+   * throughput case) the CPU-per-operation ratio against the goal said of CPU (cpu-per-op.ts).
+   */
+  judgedBy?: "ratio" | "cpu";
   pass?: boolean;
   clientCpuPctMax?: number;
   notes: string[];

@@ -9,7 +9,8 @@ import { machineLine } from "./machine.js";
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 function cell(m: Measurement, unit: string): string {
-  const cpu = [m.clientCpuPct ? `client ${Math.round(m.clientCpuPct)}%` : "", m.serverCpuPct ? `server ${Math.round(m.serverCpuPct)}%` : ""].filter(Boolean).join(", ");
+  const server = m.serverCpuPct ? `server ${Math.round(m.serverCpuPct)}%${m.serverCpuUsPerOp ? ` = ${fmt(m.serverCpuUsPerOp)} µs/op` : ""}` : "";
+  const cpu = [m.clientCpuPct ? `client ${Math.round(m.clientCpuPct)}%` : "", server].filter(Boolean).join(", ");
   const detail = Object.entries(m.detail ?? {}).map(([k, v]) => `${k} ${typeof v === "number" ? fmt(v) : v}`).join(", ");
   return `<td>${fmt(m.value)} ${esc(unit)}<br><small>${esc([cpu && `CPU ${cpu}`, detail].filter(Boolean).join(" · "))}</small></td>`;
 }
@@ -19,8 +20,8 @@ export function html(rep: RunReport): string {
   const summary = rep.results
     .map((r) =>
       r.ratio && r.api && r.anchor
-        ? `<tr><td>${esc(r.title)}</td><td>${fmt(r.api.median)} ${esc(r.unit)}</td><td>${fmt(r.anchor.median)} ${esc(r.unit)}</td><td><b>${fmt(r.ratio.median)}</b> (${fmt(r.ratio.min)}–${fmt(r.ratio.max)})</td><td>${esc(r.goal.text)}${r.goalValue !== undefined && r.goal.relativeTo ? ` (${r.goal.op} ${fmt(r.goalValue)})` : ""}</td><td>${mark(r.pass)}</td></tr>`
-        : `<tr><td>${esc(r.title)}</td><td colspan="5">failed: ${esc((r.error ?? "").split("\n")[0])}</td></tr>`,
+        ? `<tr><td>${esc(r.title)}</td><td>${fmt(r.api.median)} ${esc(r.unit)}</td><td>${fmt(r.anchor.median)} ${esc(r.unit)}</td><td><b>${fmt(r.ratio.median)}</b> (${fmt(r.ratio.min)}–${fmt(r.ratio.max)})</td><td>${r.cpuRatio ? fmt(r.cpuRatio.median) : "–"}</td><td>${r.judgedBy === "cpu" ? `server CPU/op ≤ ${r.goalValue === undefined ? "?" : fmt(r.goalValue)} (client saturated; figure: ${esc(r.goal.text)})` : `${esc(r.goal.text)}${r.goalValue !== undefined && r.goal.relativeTo ? ` (${r.goal.op} ${fmt(r.goalValue)})` : ""}`}</td><td>${mark(r.pass)}</td></tr>`
+        : `<tr><td>${esc(r.title)}</td><td colspan="6">failed: ${esc((r.error ?? "").split("\n")[0])}</td></tr>`,
     )
     .join("\n");
   const details = rep.results
@@ -28,8 +29,8 @@ export function html(rep: RunReport): string {
       (r) => `<h3>${esc(r.name)}: ${esc(r.title)}</h3><p>anchor: ${esc(r.anchorTitle)}</p>
 <ul>${r.notes.map((n) => `<li>${esc(n)}</li>`).join("")}</ul>
 ${r.error ? `<pre>${esc(r.error)}</pre>` : ""}
-<table><tr><th>pair</th><th>kapi</th><th>anchor</th><th>ratio</th></tr>
-${r.pairs.map((p, i) => `<tr><td>${i + 1}</td>${cell(p.api, r.unit)}${cell(p.anchor, r.unit)}<td>${fmt(p.ratio)}</td></tr>`).join("\n")}</table>`,
+<table><tr><th>pair</th><th>kapi</th><th>anchor</th><th>ratio</th><th>server CPU/op ratio</th></tr>
+${r.pairs.map((p, i) => `<tr><td>${i + 1}</td>${cell(p.api, r.unit)}${cell(p.anchor, r.unit)}<td>${fmt(p.ratio)}</td><td>${p.cpuRatio ? fmt(p.cpuRatio) : "–"}</td></tr>`).join("\n")}</table>`,
     )
     .join("\n");
   return `<!doctype html>
@@ -41,7 +42,7 @@ ${r.pairs.map((p, i) => `<tr><td>${i + 1}</td>${cell(p.api, r.unit)}${cell(p.anc
 <p>Each chart: the ratio kapi/anchor of every pair (dots), its median (grey) and the goal (dashed; green when the median meets it, red when not).</p>
 ${charts}
 <h2>Summary</h2>
-<table><tr><th>benchmark</th><th>kapi (median)</th><th>anchor (median)</th><th>ratio median (min–max)</th><th>goal</th><th></th></tr>
+<table><tr><th>benchmark</th><th>kapi (median)</th><th>anchor (median)</th><th>ratio median (min–max)</th><th>server CPU/op ratio</th><th>goal</th><th></th></tr>
 ${summary}</table>
 <h2>Pairs</h2>
 ${details}

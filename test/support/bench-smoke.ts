@@ -10,6 +10,7 @@ import { runBenchmarks, type RunReport } from "../../bench/core/run.js";
 import type { BenchCase } from "../../bench/core/types.js";
 import { etcdSkipReason } from "./etcd.js";
 import { html } from "../../bench/report/html.js";
+import { isThroughput } from "../../bench/core/cpu-per-op.js";
 import { markdown } from "../../bench/report/markdown.js";
 
 /** Requests to a running server: GET, LIST, watch fan-out (p99 reuses get-h2's rate: both here). */
@@ -69,6 +70,12 @@ export function benchSmoke(names: readonly string[]): void {
         }
         expect(typeof r.pass === "boolean" || r.goal.relativeTo).toBeTruthy();
         if (p.api.clientCpuPct !== undefined) expect(Number.isFinite(p.api.clientCpuPct)).toBe(true);
+        // Throughput cases whose sides both report server CPU carry it per operation, and its ratio.
+        if (isThroughput(c) && p.api.serverCpuPct && p.anchor.serverCpuPct) {
+          expect(positive(p.api.serverCpuUsPerOp) && positive(p.anchor.serverCpuUsPerOp) && positive(p.cpuRatio)).toBe(true);
+          expect(r.cpuRatio?.median).toBe(p.cpuRatio);
+        }
+        expect(r.judgedBy).toBe(r.cpuRatio && (r.clientCpuPctMax ?? 0) >= 90 ? "cpu" : "ratio");
       });
     }
 
