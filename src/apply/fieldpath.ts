@@ -230,6 +230,31 @@ export class FieldSet {
     return this;
   }
 
+  /**
+   * An insert for paths that arrive depth-first (a walk of an object): each call descends only
+   * below what it shares with the previous path (elements compared by identity, as a walk keeps
+   * them on its stack). Valid while the set changes through it alone.
+   */
+  sequentialInserter(): (path: Path) => void {
+    const prefix: PathElement[] = [];
+    const nodes: FieldSet[] = [this];
+    return (path) => {
+      if (path.length === 0) return;
+      const last = path.length - 1;
+      let i = 0;
+      while (i < last && i < prefix.length && prefix[i] === path[i]) i++;
+      prefix.length = i;
+      nodes.length = i + 1;
+      let s = nodes[i]!;
+      for (; i < last; i++) {
+        s = s.descend(path[i]!);
+        prefix.push(path[i]!);
+        nodes.push(s);
+      }
+      s.insertMember(path[last]!);
+    };
+  }
+
   private insertMember(pe: PathElement): void {
     const r = search(this.members, pe, idPe);
     if (r < 0) this.members.splice(-r - 1, 0, pe);

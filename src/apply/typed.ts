@@ -6,7 +6,7 @@
 import { FieldSet, fieldElement, keyElement, pathElementString, pathElementsEqual, pathString, valueElement } from "./fieldpath.js";
 import type { Path, PathElement } from "./fieldpath.js";
 import { SchemaContext, fieldType } from "./schema.js";
-import type { ListAtom, MapAtom, TypeRef } from "./schema.js";
+import type { Atom, ListAtom, MapAtom, TypeRef } from "./schema.js";
 import { isObject } from "./value.js";
 import { deepEqual } from "../apimachinery/json-value.js";
 import type { JsonObject, JsonValue } from "./value.js";
@@ -105,15 +105,16 @@ function canonical(v: unknown): string {
 export function toFieldSet(ctx: SchemaContext, value: unknown, type: TypeRef): FieldSet {
   const set = new FieldSet();
   const path: PathElement[] = [];
+  const insert = set.sequentialInserter(); // the walk is depth-first
   const walk = (v: unknown, t: TypeRef): void => {
     const a = ctx.atomFor(t, v);
     if (a.kind === "scalar") {
-      set.insert(path);
+      insert(path);
       return;
     }
     if (a.kind === "list") {
       if (a.atomic) {
-        set.insert(path);
+        insert(path);
         return;
       }
       if (!Array.isArray(v)) return;
@@ -123,7 +124,7 @@ export function toFieldSet(ctx: SchemaContext, value: unknown, type: TypeRef): F
       for (const pe of pes) {
         if (seen.has(pe)) {
           if (!dups.has(pe)) {
-            set.insert([...path, pe]);
+            insert([...path, pe]);
             dups.set(pe, true);
           }
         } else seen.set(pe, true);
@@ -133,13 +134,13 @@ export function toFieldSet(ctx: SchemaContext, value: unknown, type: TypeRef): F
         if (dups.has(pe)) return;
         path.push(pe);
         walk(item, a.elem);
-        set.insert(path);
+        insert(path);
         path.pop();
       });
       return;
     }
     if (a.atomic) {
-      set.insert(path);
+      insert(path);
       return;
     }
     if (!isObject(v)) return;
@@ -147,7 +148,7 @@ export function toFieldSet(ctx: SchemaContext, value: unknown, type: TypeRef): F
       const ft = fieldType(a, k);
       path.push(fieldElement(k));
       walk(child, ft.type);
-      if (child === null || (isObject(child) && Object.keys(child).length === 0) || !ft.declared) set.insert(path);
+      if (child === null || (isObject(child) && Object.keys(child).length === 0) || !ft.declared) insert(path);
       path.pop();
     }
   };
@@ -164,17 +165,26 @@ export function compare(ctx: SchemaContext, lhs: unknown, rhs: unknown, type: Ty
   const modified = new FieldSet();
   const removed = new FieldSet();
   const path: PathElement[] = [];
+  // The walk is depth-first: each set is filled below the previous path, not from its root.
+  const add = added.sequentialInserter();
+  const modify = modified.sequentialInserter();
+  const remove = removed.sequentialInserter();
 
   const leaf = (l: unknown, r: unknown): void => {
-    if (l === undefined) added.insert(path);
-    else if (r === undefined) removed.insert(path);
-    else if (!deepEqual(l, r)) modified.insert(path);
+    if (l === undefined) add(path);
+    else if (r === undefined) remove(path);
+    else if (!deepEqual(l, r)) modify(path);
   };
 
   const cmp = (l: unknown, r: unknown, t: TypeRef): void => {
-    const al = ctx.atomFor(t, l);
-    const ar = ctx.atomFor(t, r);
-    const a = r === undefined ? al : l === undefined ? ar : al.kind === ar.kind ? ar : undefined;
+    let a: Atom | undefined;
+    if (r === undefined) a = ctx.atomFor(t, l);
+    else if (l === undefined) a = ctx.atomFor(t, r);
+    else {
+      const al = ctx.atomFor(t, l);
+      const ar = ctx.atomFor(t, r);
+      a = al.kind === ar.kind ? ar : undefined;
+    }
     let inLeaf = false;
     if (a === undefined || a.kind === "scalar") {
       leaf(l, r);
@@ -197,8 +207,8 @@ export function compare(ctx: SchemaContext, lhs: unknown, rhs: unknown, type: Ty
       } else compareMap(a, lm ?? {}, rm ?? {});
     }
     if (!inLeaf) {
-      if (l === undefined) added.insert(path);
-      else if (r === undefined) removed.insert(path);
+      if (l === undefined) add(path);
+      else if (r === undefined) remove(path);
     }
   };
 
@@ -255,13 +265,13 @@ export function compare(ctx: SchemaContext, lhs: unknown, rhs: unknown, type: Ty
       path.push(elements.get(k)!);
       if (ll.length <= 1 && rl.length <= 1) cmp(ll[0], rl[0], a.elem);
       else if (ll.length >= 2 && rl.length >= 2) {
-        if (!deepEqual(ll, rl)) modified.insert(path);
+        if (!deepEqual(ll, rl)) modify(path);
       } else if (ll.length >= 2) {
         if (rl.length !== 0) cmp(undefined, rl[0], a.elem);
-        removed.insert(path);
+        remove(path);
       } else {
         if (ll.length !== 0) cmp(ll[0], undefined, a.elem);
-        added.insert(path);
+        add(path);
       }
       path.pop();
     }
