@@ -14,6 +14,7 @@ import { startServer } from "../src/index.js";
 import { auditLog } from "./support/audit-log.js";
 import { asTestServer, runKapi, serveKapi } from "./support/cli.js";
 import { req, withCredentials } from "./support/client.js";
+import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { parseMetricsPage } from "./support/prometheus-text.js";
 
 const configMapsAt = (level: string) => ({ rules: [{ level, resources: [{ group: "", resources: ["configmaps"] }] }, { level: "None" }] });
@@ -66,6 +67,47 @@ describe("the log backend", () => {
     }
     const events = out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
     expect(events.map((e) => [e.auditID, e.stage])).toEqual([["to-stdout", "RequestReceived"], ["to-stdout", "ResponseComplete"]]);
+  });
+});
+
+describe("truncating (--audit-log-truncate-*)", () => {
+  it("kubectl's large create keeps its metadata without the objects, marked truncated; a Metadata event still too large is dropped and counted", async () => {
+    const bin = kubectlBinary(33) ?? kubectlBinary(32);
+    const log = auditLog(
+      { rules: [{ level: "RequestResponse", namespaces: ["default"], resources: [{ group: "", resources: ["configmaps"] }] }, { level: "Metadata", resources: [{ group: "", resources: ["secrets"] }] }, { level: "None" }] },
+      { logTruncateEnabled: true, logTruncateMaxEventSize: 4096, logTruncateMaxBatchSize: 8192 },
+    );
+    const server = await startServer({ storage: "sqlite", dataDir: mkdtempSync(join(tmpdir(), "kapi-audit-trunc-")), options: log.options });
+    const s = withCredentials(server);
+    try {
+      const big = "x".repeat(8000);
+      if (bin) {
+        const k = await kubectl(bin, server.kubeconfigPath!, ["create", "configmap", "big", `--from-literal=blob=${big}`]);
+        expect(k.stderr).toBe("");
+      } else expect((await req(s, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "big" }, data: { blob: big } } })).status).toBe(201);
+      expect((await req(s, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "small" }, data: { a: "b" } } })).status).toBe(201);
+      // A Metadata event has no objects to drop: one over the size (a long request URI) is lost, both its stages.
+      const r = await req(s, "GET", `/api/v1/namespaces/default/secrets?labelSelector=${"a".repeat(5000)}`, { headers: { "audit-id": "too-big" } });
+      expect(r.status).toBe(400);
+      const events = log.events();
+      const id = events.find((e) => e.verb === "create" && e.objectRef?.name === "big").auditID;
+      const created = events.filter((e) => e.auditID === id);
+      expect(created.map((e) => e.stage)).toEqual(["RequestReceived", "ResponseComplete"]);
+      // RequestReceived comes before the body is read: small, and as it was.
+      expect(created[0].annotations?.["audit.k8s.io/truncated"]).toBeUndefined();
+      expect(created[1].requestObject).toBeUndefined();
+      expect(created[1].annotations["audit.k8s.io/truncated"]).toBe("true");
+      expect(created[1]).toMatchObject({ level: "RequestResponse", responseStatus: { code: 201 }, objectRef: { resource: "configmaps", namespace: "default", name: "big" } });
+      expect(created[1].responseObject).toBeUndefined();
+      const small = events.find((e) => e.stage === "ResponseComplete" && e.objectRef?.name === "small");
+      expect(small.requestObject.data).toEqual({ a: "b" });
+      expect(small.annotations["audit.k8s.io/truncated"]).toBeUndefined();
+      expect(events.filter((e) => e.auditID === "too-big")).toEqual([]);
+      const page = parseMetricsPage((await req(s, "GET", "/metrics")).text);
+      expect(page.find("apiserver_audit_error_total").map((m) => [m.labels, m.value])).toEqual([[{ plugin: "truncate" }, 2]]);
+    } finally {
+      await server.stop();
+    }
   });
 });
 
@@ -190,6 +232,9 @@ describe("refusing to start", () => {
     expect(await start({ audit: { ...log.options.audit, logMaxAge: -1, logFormat: "xml" } })).toBe(`[invalid audit log format xml, allowed formats are "legacy,json", --audit-log-maxage -1 can't be a negative number]`);
     writeFileSync(join(log.dir, "a-file"), "");
     expect(await start({ audit: { ...log.options.audit, logPath: join(log.dir, "a-file", "audit.log") } })).toMatch(/^ensureLogFile: mkdir \S*a-file\S*: not a directory$/);
+    expect(await start({ audit: { ...log.options.audit, logTruncateMaxEventSize: 0 } })).toBe("invalid audit truncate log max event size 0, must be a positive number");
+    // Checked whether or not truncating is on, as upstream checks them.
+    expect(await start({ audit: { ...log.options.audit, logTruncateMaxBatchSize: 10 } })).toBe("invalid audit truncate log max batch size 10, must be greater than max event size (102400)");
     const cli = await runKapi(["serve", "--storage-backend=memory", "--secure-port=0", "--audit-webhook-config-file=/x", "--audit-webhook-batch-throttle-qps=fast"]);
     expect(cli.code).toBe(2);
     expect(cli.stderr).toContain('invalid argument "fast" for "--audit-webhook-batch-throttle-qps" flag: strconv.ParseFloat: parsing "fast": invalid syntax');

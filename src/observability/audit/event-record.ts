@@ -29,17 +29,46 @@ export interface EventFields {
 
 export const eventApiVersion = "audit.k8s.io/v1";
 
+const jsonLinePrefix = `{"kind":"Event","apiVersion":"${eventApiVersion}",`;
+
+/** The fields of an event besides its shared request part (see encodeEvent). */
+export type StageFields = Omit<EventFields, keyof RequestPartFields>;
+
 /** One stage's event, encoded (the request's event keeps changing after). */
 export class AuditEventRecord {
   constructor(
     readonly stage: Stage,
     /** The Event without kind and apiVersion (an EventList's item); the log line adds them. */
     readonly json: string,
+    /** What it was encoded from, kept (not copied) so the truncating backend can encode it again without its bodies. */
+    private readonly fields?: StageFields,
+    private readonly requestPart?: string,
   ) {}
+
+  get level(): Level | undefined {
+    return this.fields?.level;
+  }
 
   /** One line of the json log format. */
   jsonLine(): string {
-    return `{"kind":"Event","apiVersion":"${eventApiVersion}",${this.json.slice(1)}\n`;
+    return jsonLinePrefix + this.json.slice(1) + "\n";
+  }
+
+  /** The bytes of jsonLine(), without making it: the size upstream's truncating backend measures (the Event as its encoder writes it). */
+  encodedSize(): number {
+    return jsonLinePrefix.length + Buffer.byteLength(this.json) - 1 + 1;
+  }
+
+  /**
+   * The event without its request and response objects and marked with the annotation
+   * audit.k8s.io/truncated: "true" (upstream's truncate); undefined for a record made without its
+   * fields.
+   */
+  withoutBodies(annotationKey: string, annotationValue: string): AuditEventRecord | undefined {
+    const f = this.fields;
+    if (!f || this.requestPart === undefined) return undefined;
+    const cut: StageFields = { ...f, requestObject: undefined, responseObject: undefined, annotations: { ...f.annotations, [annotationKey]: annotationValue } };
+    return new AuditEventRecord(this.stage, encodeEvent(cut, this.requestPart), cut, this.requestPart);
   }
 
   /** upstream's EventString: the legacy log format's line (without the newline), read back from the event. */
@@ -59,7 +88,8 @@ export class AuditEventRecord {
 
 /** An event from all its fields (the request path encodes the parts that do not change once: see RequestAudit). */
 export function eventRecord(f: EventFields): AuditEventRecord {
-  return new AuditEventRecord(f.stage, encodeEvent(f, encodeRequestPart(f, f.impersonatedUser)));
+  const part = encodeRequestPart(f, f.impersonatedUser);
+  return new AuditEventRecord(f.stage, encodeEvent(f, part), f, part);
 }
 
 function quotedList(list: readonly string[]): string {
@@ -81,7 +111,7 @@ export function encodeRequestPart(f: Omit<RequestPartFields, "user" | "impersona
 }
 
 /** The event's JSON, around the request's shared part. */
-export function encodeEvent(f: Omit<EventFields, keyof RequestPartFields>, requestPart: string): string {
+export function encodeEvent(f: StageFields, requestPart: string): string {
   let out = `{"level":"${f.level}","auditID":${s(f.auditID)},"stage":"${f.stage}",${requestPart}`;
   if (f.responseStatus) out += `,"responseStatus":${status(f.responseStatus)}`;
   if (f.requestObject !== undefined) out += `,"requestObject":${f.requestObject}`;

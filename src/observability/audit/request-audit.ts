@@ -2,7 +2,7 @@
 // its level by the policy once the user is known, filled in by the stages the request passes
 // (annotations, the impersonated user, request and response bodies, the status) and handed to
 // the backends at each stage the policy does not omit.
-import { AuditEventRecord, encodeEvent, encodeRequestPart } from "./event-record.js";
+import { AuditEventRecord, encodeEvent, encodeRequestPart, type StageFields } from "./event-record.js";
 import { encodeBody, statusOf, type ResponseBody } from "./event-bodies.js";
 import { microNow } from "./micro-time.js";
 import { atLeast, type EventUser, type Level, type ObjectReference, type RequestAuditConfig, type ResponseStatus, type Stage } from "./types.js";
@@ -195,21 +195,19 @@ export class RequestAudit implements AuditRecorder {
     const m = this.meta!;
     // From requestURI to objectRef an event is the same at every stage, unless a stage filled in more.
     this.requestPart ??= encodeRequestPart(m, this.impersonatedUser);
-    const json = encodeEvent(
-      {
-        level: this.config.level,
-        auditID: this.auditID,
-        stage,
-        responseStatus: this.status,
-        requestObject: this.requestBody,
-        responseObject: this.responseBody,
-        requestReceived: this.receivedAt,
-        stageTime: stage === "RequestReceived" ? this.receivedAt : microNow(),
-        annotations: this.annotations,
-      },
-      this.requestPart,
-    );
-    return this.sink.process(new AuditEventRecord(stage, json));
+    const fields: StageFields = {
+      level: this.config.level,
+      auditID: this.auditID,
+      stage,
+      responseStatus: this.status,
+      requestObject: this.requestBody,
+      responseObject: this.responseBody,
+      requestReceived: this.receivedAt,
+      stageTime: stage === "RequestReceived" ? this.receivedAt : microNow(),
+      // A copy only when a later stage could still add to them (the record keeps its fields).
+      annotations: this.annotations && stage !== "ResponseComplete" && stage !== "Panic" ? { ...this.annotations } : this.annotations,
+    };
+    return this.sink.process(new AuditEventRecord(stage, encodeEvent(fields, this.requestPart), fields, this.requestPart));
   }
 }
 

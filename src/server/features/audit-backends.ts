@@ -7,6 +7,7 @@ import { ignoringErrors, type AuditBackend, type BackendMode, type PluginErrors 
 import { BufferedBackend, type BatchConfig } from "../../observability/audit/buffered.js";
 import { LogBackend, stdoutSink, type LogFormat } from "../../observability/audit/log-backend.js";
 import { RotatingFile } from "../../observability/audit/rotating-file.js";
+import { TruncatingBackend } from "../../observability/audit/truncate.js";
 import { WebhookBackend } from "../../observability/audit/webhook-backend.js";
 import { CallError, genericMessage, post, withBackoff } from "../../webhook/client.js";
 import { loadWebhookKubeconfig } from "../../webhook/kubeconfig.js";
@@ -19,7 +20,7 @@ export function logBackend(f: AuditFlags, errors: PluginErrors, report: (message
   const log = new LogBackend(out, { format: f.logFormat as LogFormat, groupCommit: f.logMode === "blocking", errors });
   // Blocking mode is the log's own (group commit, failures only counted); upstream's batch mode
   // hands the log one event at a time from the batching loop itself.
-  return f.logMode === "blocking" ? log : withMode(log, "log", f, { asyncDelegate: false }, errors);
+  return truncating(f.logMode === "blocking" ? log : withMode(log, "log", f, { asyncDelegate: false }, errors), "log", f, errors);
 }
 
 export function webhookBackend(f: AuditFlags, errors: PluginErrors): AuditBackend {
@@ -41,7 +42,13 @@ export function webhookBackend(f: AuditFlags, errors: PluginErrors): AuditBacken
     if (res.status < 200 || res.status > 299) throw new CallError(genericMessage(res.status, res.body.toString("utf8").slice(0, 1024)), true);
   };
   const webhook = new WebhookBackend((body) => withBackoff(backoff, () => once(body)), errors);
-  return withMode(webhook, "webhook", f, { asyncDelegate: true }, errors);
+  return truncating(withMode(webhook, "webhook", f, { asyncDelegate: true }, errors), "webhook", f, errors);
+}
+
+/** Upstream puts the truncating backend in front of the mode's: events are cut before they are queued. */
+function truncating(b: AuditBackend, p: Plugin, f: AuditFlags, errors: PluginErrors): AuditBackend {
+  if (!f[`${p}TruncateEnabled`]) return b;
+  return new TruncatingBackend(b, { maxEventSize: f[`${p}TruncateMaxEventSize`], maxBatchSize: f[`${p}TruncateMaxBatchSize`] }, errors);
 }
 
 function withMode(b: AuditBackend, p: Plugin, f: AuditFlags, o: Pick<BatchConfig, "asyncDelegate">, errors: PluginErrors): AuditBackend {

@@ -5,6 +5,7 @@
 import { goQuote } from "../../apimachinery/go-quote.js";
 import { backendModes } from "../../observability/audit/backend.js";
 import { logFormats } from "../../observability/audit/log-backend.js";
+import { truncateDefaults } from "../../observability/audit/truncate.js";
 import { boolFlag, durationFlag, floatFlag, intFlag, type FlagSpec } from "../flag-spec.js";
 import type { ServerOptions } from "../options.js";
 
@@ -13,7 +14,8 @@ type Plugin = "log" | "webhook";
 /** Every flag's value; `<plugin>Mode` is batch, blocking or blocking-strict. */
 export type AuditFlags = Record<`${Plugin}Mode`, string> &
   Record<`${Plugin}BatchBufferSize` | `${Plugin}BatchMaxSize` | `${Plugin}BatchMaxWaitMs` | `${Plugin}BatchThrottleQPS` | `${Plugin}BatchThrottleBurst`, number> &
-  Record<`${Plugin}BatchThrottleEnable`, boolean> & {
+  Record<`${Plugin}BatchThrottleEnable` | `${Plugin}TruncateEnabled`, boolean> &
+  Record<`${Plugin}TruncateMaxBatchSize` | `${Plugin}TruncateMaxEventSize`, number> & {
     policyFile: string;
     logPath: string;
     logMaxAge: number;
@@ -46,6 +48,9 @@ export const auditDefaults: AuditFlags = {
   logBatchThrottleEnable: false,
   logBatchThrottleQPS: 0,
   logBatchThrottleBurst: 0,
+  logTruncateEnabled: false,
+  logTruncateMaxBatchSize: truncateDefaults.maxBatchSize,
+  logTruncateMaxEventSize: truncateDefaults.maxEventSize,
   webhookConfigFile: "",
   webhookInitialBackoffMs: 10_000,
   webhookVersion: auditGroupVersion,
@@ -56,6 +61,9 @@ export const auditDefaults: AuditFlags = {
   webhookBatchThrottleEnable: true,
   webhookBatchThrottleQPS: 10,
   webhookBatchThrottleBurst: 15,
+  webhookTruncateEnabled: false,
+  webhookTruncateMaxBatchSize: truncateDefaults.maxBatchSize,
+  webhookTruncateMaxEventSize: truncateDefaults.maxEventSize,
 };
 
 /** The audit flags given, over upstream's defaults. */
@@ -83,6 +91,19 @@ function batchFlags(p: Plugin): FlagSpec[] {
   ];
 }
 
+/** The int64 flags of upstream's truncate options. */
+const int64 = (name: string, v: string) => intFlag(name, v, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+
+function truncateFlags(p: Plugin): FlagSpec[] {
+  const d = auditDefaults;
+  const flag = (suffix: string) => `audit-${p}-truncate-${suffix}`;
+  return [
+    { name: flag("enabled"), kind: "bool", default: String(d[`${p}TruncateEnabled`]), help: `Whether events too large for the ${p} backend lose their request and response objects (or are dropped), and its batches are split by size.`, apply: (o, v) => set(o, `${p}TruncateEnabled`, boolFlag(flag("enabled"), v)) },
+    { name: flag("max-batch-size"), kind: "int", default: String(d[`${p}TruncateMaxBatchSize`]), help: "Bytes of the events handed on together at most; more are split into several batches (the request sent can be a few hundred bytes larger).", apply: (o, v) => set(o, `${p}TruncateMaxBatchSize`, int64(flag("max-batch-size"), v)) },
+    { name: flag("max-event-size"), kind: "int", default: String(d[`${p}TruncateMaxEventSize`]), help: "Bytes of one event at most: a larger one loses its request and response objects, and is dropped if it is still too large.", apply: (o, v) => set(o, `${p}TruncateMaxEventSize`, int64(flag("max-event-size"), v)) },
+  ];
+}
+
 export const auditFlags: readonly FlagSpec[] = [
   { name: "audit-policy-file", kind: "string", default: "", help: "The audit.k8s.io/v1 Policy (YAML or JSON) deciding what is audited at which level. Without it nothing is audited.", apply: (o, v) => set(o, "policyFile", v) },
   { name: "audit-log-path", kind: "string", default: "", help: "Write audit events to this file ('-': standard output).", apply: (o, v) => set(o, "logPath", v) },
@@ -93,11 +114,13 @@ export const auditFlags: readonly FlagSpec[] = [
   { name: "audit-log-compress", kind: "bool", default: "false", help: "Gzip rotated audit log files.", apply: (o, v) => set(o, "logCompress", boolFlag("audit-log-compress", v)) },
   { name: "audit-log-version", kind: "string", default: auditGroupVersion, help: "The API group and version audit events are written to the log in.", apply: (o, v) => set(o, "logVersion", v) },
   ...batchFlags("log"),
+  ...truncateFlags("log"),
   { name: "audit-webhook-config-file", kind: "string", default: "", help: "A kubeconfig naming the service audit events are POSTed to (as audit.k8s.io EventLists).", apply: (o, v) => set(o, "webhookConfigFile", v) },
   { name: "audit-webhook-initial-backoff", kind: "duration", default: ms(auditDefaults.webhookInitialBackoffMs), help: "How long the first retry of a failed webhook call waits.", apply: (o, v) => set(o, "webhookInitialBackoffMs", durationFlag("audit-webhook-initial-backoff", v)) },
   { name: "audit-webhook-batch-initial-backoff", kind: "duration", default: ms(auditDefaults.webhookInitialBackoffMs), help: "Deprecated: use --audit-webhook-initial-backoff.", apply: (o, v) => set(o, "webhookInitialBackoffMs", durationFlag("audit-webhook-batch-initial-backoff", v)) },
   { name: "audit-webhook-version", kind: "string", default: auditGroupVersion, help: "The API group and version audit events are sent to the webhook in.", apply: (o, v) => set(o, "webhookVersion", v) },
   ...batchFlags("webhook"),
+  ...truncateFlags("webhook"),
 ];
 
 /** upstream's AuditOptions.Validate: every problem of the backends that are on, in one error. */
@@ -105,6 +128,7 @@ export function checkAuditFlags(f: AuditFlags): void {
   const errs: string[] = [];
   if (f.logPath !== "") {
     errs.push(...batchErrors("log", f));
+    errs.push(...truncateErrors("log", f));
     errs.push(...groupVersionErrors(f.logVersion));
     if (!logFormats.includes(f.logFormat as never)) errs.push(`invalid audit log format ${f.logFormat}, allowed formats are ${goQuote(logFormats.join(","))}`);
     if (f.logMaxAge < 0) errs.push(`--audit-log-maxage ${f.logMaxAge} can't be a negative number`);
@@ -113,6 +137,7 @@ export function checkAuditFlags(f: AuditFlags): void {
   }
   if (f.webhookConfigFile !== "") {
     errs.push(...batchErrors("webhook", f));
+    errs.push(...truncateErrors("webhook", f));
     errs.push(...groupVersionErrors(f.webhookVersion));
   }
   if (errs.length === 1) throw new Error(errs[0]);
@@ -130,6 +155,15 @@ function batchErrors(p: Plugin, f: AuditFlags): string[] {
     if (f[`${p}BatchThrottleQPS`] <= 0) return [positive("throttle QPS", f[`${p}BatchThrottleQPS`])];
     if (f[`${p}BatchThrottleBurst`] <= 0) return [positive("throttle burst", f[`${p}BatchThrottleBurst`])];
   }
+  return [];
+}
+
+/** Checked whether or not truncating is on, as upstream checks them. */
+function truncateErrors(p: Plugin, f: AuditFlags): string[] {
+  const event = f[`${p}TruncateMaxEventSize`];
+  const batch = f[`${p}TruncateMaxBatchSize`];
+  if (event <= 0) return [`invalid audit truncate ${p} max event size ${event}, must be a positive number`];
+  if (batch < event) return [`invalid audit truncate ${p} max batch size ${batch}, must be greater than max event size (${event})`];
   return [];
 }
 
