@@ -13,8 +13,9 @@ import { makeCert } from "../src/authn/pki.testkit.js";
 import { startServer } from "../src/index.js";
 import { auditLog } from "./support/audit-log.js";
 import { asTestServer, runKapi, serveKapi } from "./support/cli.js";
-import { req, withCredentials } from "./support/client.js";
+import { req, watchEvents, withCredentials } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { until } from "./support/until.js";
 import { parseMetricsPage } from "./support/prometheus-text.js";
 
 const configMapsAt = (level: string) => ({ rules: [{ level, resources: [{ group: "", resources: ["configmaps"] }] }, { level: "None" }] });
@@ -112,7 +113,7 @@ describe("truncating (--audit-log-truncate-*)", () => {
 });
 
 /** A loopback HTTPS receiver of audit EventLists, and the kubeconfig that points at it. */
-async function receiver(answer: (n: number) => number = () => 200) {
+async function receiver(answer: (n: number, body: any) => number | Promise<number> = () => 200) {
   const ca = await makeCert({ commonName: "audit-receiver-ca" });
   const serving = await makeCert({ commonName: "audit-receiver", issuer: ca, usage: "server", ips: ["127.0.0.1"] });
   const lists: any[] = [];
@@ -120,9 +121,10 @@ async function receiver(answer: (n: number) => number = () => 200) {
   const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem }, (r, res) => {
     const chunks: Buffer[] = [];
     r.on("data", (c) => chunks.push(c));
-    r.on("end", () => {
-      const code = answer(++calls);
-      if (code === 200) lists.push({ contentType: r.headers["content-type"], method: r.method, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+    r.on("end", async () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      const code = await answer(++calls, body);
+      if (code === 200) lists.push({ contentType: r.headers["content-type"], method: r.method, body });
       res.writeHead(code, { "content-type": "application/json" });
       res.end("{}");
     });
@@ -172,6 +174,36 @@ describe("the webhook backend", () => {
       expect(mine[1].kind).toBeUndefined();
     } finally {
       await s.stop();
+    }
+  });
+
+  it("blocking: a watch's head waits until the webhook took its ResponseStarted event; the stages arrive in order", async () => {
+    let release!: () => void;
+    const released = new Promise<number>((r) => (release = () => r(200)));
+    const seen: string[] = [];
+    const held = await receiver((_, body) => {
+      for (const e of body.items) if (e.verb === "watch") seen.push(e.stage);
+      return body.items.some((e: any) => e.verb === "watch" && e.stage === "ResponseStarted") ? released : 200;
+    });
+    const log = auditLog(configMapsAt("Metadata"), { webhookConfigFile: held.kubeconfig, webhookMode: "blocking", logPath: "" });
+    const s = withCredentials(await startServer({ options: log.options }));
+    try {
+      let opened = false;
+      const w = watchEvents(s, "/api/v1/namespaces/default/configmaps?watch=1", (evs) => evs.some((e) => e.object.metadata.name === "seen-by-watch"));
+      void w.opened.then(() => (opened = true));
+      await until("the ResponseStarted event at the webhook", () => seen.includes("ResponseStarted"), 5000, 10);
+      // The webhook has the event but has not answered: the client has no head yet.
+      await new Promise((r) => setTimeout(r, 150));
+      expect(opened).toBe(false);
+      release();
+      await w.opened;
+      expect((await req(s, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "seen-by-watch" } } })).status).toBe(201);
+      expect((await w).at(-1)).toMatchObject({ type: "ADDED", object: { metadata: { name: "seen-by-watch" } } });
+      await until("the ResponseComplete event at the webhook", () => seen.includes("ResponseComplete"), 5000, 10);
+      expect(held.items().filter((e) => e.verb === "watch").map((e) => e.stage)).toEqual(["RequestReceived", "ResponseStarted", "ResponseComplete"]);
+    } finally {
+      await s.stop();
+      await held.close();
     }
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AuditedExchange, type ResponseObserver } from "./audited-exchange.js";
 import { recordingExchange } from "./recording-exchange.testkit.js";
 
-function observer(hold: boolean, finishing: () => boolean | Promise<boolean> = () => true): ResponseObserver & { seen: string[] } {
+function observer(hold: boolean | Promise<unknown>, finishing: () => boolean | Promise<boolean> = () => true): ResponseObserver & { seen: string[] } {
   const seen: string[] = [];
   return { seen, started: (s) => (seen.push(`started ${s}`), hold), body: () => void seen.push("body"), finishing: () => (seen.push("finishing"), finishing()) };
 }
@@ -31,5 +31,36 @@ describe("the audited exchange", () => {
     expect(rec.status).toBe(200);
     ex.end();
     expect(rec.ended).toBe(true);
+  });
+
+  it("holds a head the observer gives a promise for, and what is written after it, until the promise settles; then all goes in order", async () => {
+    const rec = recordingExchange();
+    let took!: () => void;
+    const o = observer(new Promise<void>((r) => (took = r)));
+    const ex = new AuditedExchange(rec.ex, o);
+    ex.head(200, {});
+    expect(ex.write("a")).toBe(false);
+    ex.write("b");
+    const drained = ex.drained();
+    ex.end("c");
+    expect([ex.headersSent, rec.status, rec.body(), rec.ended, o.seen]).toEqual([true, 0, "", false, ["started 200"]]);
+    expect(ex.pending()).toBe(3);
+    took();
+    await drained;
+    expect([rec.status, rec.body(), rec.ended]).toEqual([200, "abc", true]);
+    // The end (and its final stage) came only after the head's.
+    expect(o.seen).toEqual(["started 200", "finishing"]);
+  });
+
+  it("sends nothing of a held response aborted before its head's promise settles", async () => {
+    const rec = recordingExchange();
+    let took!: () => void;
+    const ex = new AuditedExchange(rec.ex, observer(new Promise<void>((r) => (took = r))));
+    ex.head(200, {});
+    ex.write("a");
+    ex.abort();
+    took();
+    await new Promise((r) => setImmediate(r));
+    expect([rec.status, rec.body()]).toEqual([0, ""]);
   });
 });

@@ -55,6 +55,8 @@ export class RequestAudit implements AuditRecorder {
   private startedSent = false;
   /** The encoded part every stage's event shares (see process). */
   private requestPart: string | undefined;
+  /** The event a backend is still taking. */
+  private sending: Promise<boolean> | undefined;
   /** Watches and the other long-running requests also get a ResponseStarted event. */
   longRunning = false;
 
@@ -207,7 +209,17 @@ export class RequestAudit implements AuditRecorder {
       // A copy only when a later stage could still add to them (the record keeps its fields).
       annotations: this.annotations && stage !== "ResponseComplete" && stage !== "Panic" ? { ...this.annotations } : this.annotations,
     };
-    return this.sink.process(new AuditEventRecord(stage, encodeEvent(fields, this.requestPart), fields, this.requestPart));
+    const record = new AuditEventRecord(stage, encodeEvent(fields, this.requestPart), fields, this.requestPart);
+    // A stage's event goes after the one still being taken (a watch's ResponseStarted at a
+    // blocking webhook when the watch ends): the backends get a request's stages in order.
+    const r = this.sending ? this.sending.then(() => this.sink.process(record)) : this.sink.process(record);
+    if (typeof r === "boolean") return r;
+    const sending = (this.sending = r);
+    const done = () => {
+      if (this.sending === sending) this.sending = undefined;
+    };
+    r.then(done, done);
+    return r;
   }
 }
 

@@ -47,7 +47,7 @@ class ResponseAudit implements ResponseObserver {
     private readonly a: Auditing,
   ) {}
 
-  started(status: number): boolean {
+  started(status: number): boolean | Promise<unknown> {
     if (this.ra.pending) {
       // Refused before the audit stage. Upstream audits the refusals of authentication (401) and
       // of a bad `timeout` (400), not those of shutdown or rebalancing: the policy decides now.
@@ -59,9 +59,12 @@ class ResponseAudit implements ResponseObserver {
       void this.ra.refusedEarly(status);
       return false;
     }
-    void this.ra.responseStarted(status);
-    // A response that ends soon goes out whole once its ResponseComplete event is written.
-    return this.ra.recording && !this.ra.longRunning;
+    const r = this.ra.responseStarted(status);
+    // A long-running response's head waits for its ResponseStarted event when the backend must be
+    // waited for (upstream processes the stage in WriteHeader, before the head goes out); one that
+    // ends soon goes out whole once its ResponseComplete event is written.
+    if (this.ra.longRunning) return typeof r === "boolean" ? false : r;
+    return this.ra.recording;
   }
 
   body(body: ResponseBody): void {
