@@ -4,7 +4,7 @@
 // authorization's, and the deprecation signals (Warning, audit annotation, gauge) of v1
 // ComponentStatus, v1 Endpoints and a beta version enabled with --runtime-config.
 import * as k8s from "@kubernetes/client-node";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -99,6 +99,38 @@ describe("audit events", () => {
     // The "None" rule records nothing.
     await req(s, "GET", "/api/v1/namespaces/default-none/configmaps", { headers: { "audit-id": "none-list" } });
     expect(eventsOf("none-list")).toEqual([]);
+  });
+
+  it("requestObject is the body as upstream's handlers log it: defaulted, before admission and preparation; patches as sent; DeleteOptions as decoded (kubectl)", async () => {
+    if (!kubectlBin) return;
+    const k = (args: string[], stdin?: string) => kubectl(kubectlBin, server.kubeconfigPath!, ["-n", "at-req", ...args], stdin);
+    const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "p1" }, spec: { containers: [{ name: "c", image: "busybox" }] } };
+    expect((await k(["create", "-f", "-"], JSON.stringify(pod))).stderr).toBe("");
+    const created = audit.completed("create", "pods", "at-req", "p1");
+    const sent = created.requestObject;
+    // kind and apiVersion first, as the encoder writes them.
+    expect(Object.keys(sent).slice(0, 2)).toEqual(["kind", "apiVersion"]);
+    // The type's defaults are there (the decoder applies them)...
+    expect(sent.spec).toMatchObject({ restartPolicy: "Always", dnsPolicy: "ClusterFirst", containers: [{ name: "c", image: "busybox", imagePullPolicy: "Always", terminationMessagePath: "/dev/termination-log" }] });
+    // ...what the server sets when it prepares the object is not, nor what admission adds (the service account's).
+    expect(sent.metadata.uid).toBeUndefined();
+    expect(sent.metadata.creationTimestamp).toBeUndefined();
+    expect(sent.spec.serviceAccountName).toBeUndefined();
+    expect(created.objectRef).toMatchObject({ resource: "pods", namespace: "at-req", name: "p1" });
+
+    // A patch's bytes as sent, compacted: key order and numbers kept (a re-encoded object would move "2" first and write 1.50 as 1.5).
+    expect((await k(["create", "configmap", "cm-patched"])).stderr).toBe("");
+    expect((await k(["patch", "configmap", "cm-patched", "--type=merge", "-p", '{"data": {"a": "1"}}'])).stderr).toBe("");
+    expect(audit.completed("patch", "configmaps", "at-req", "cm-patched").requestObject).toEqual({ data: { a: "1" } });
+    const patch = '{ "metadata": {"annotations": {"b": "1", "2": "x"}},\n "x-number": 1.50 }';
+    const r = await req(s, "PATCH", "/api/v1/namespaces/at-req/configmaps/cm-patched", { body: patch, headers: { "content-type": "application/merge-patch+json", "audit-id": "raw-patch" } });
+    expect(r.status).toBe(200);
+    const line = readFileSync(audit.path, "utf8").split("\n").find((l) => l.includes('"auditID":"raw-patch","stage":"ResponseComplete"'))!;
+    expect(line).toContain(`"requestObject":{"metadata":{"annotations":{"b":"1","2":"x"}},"x-number":1.50}`);
+
+    // kubectl delete sends DeleteOptions: recorded as upstream's meta codec writes the decoded options.
+    expect((await k(["delete", "configmap", "cm-patched"])).stderr).toBe("");
+    expect(audit.completed("delete", "configmaps", "at-req", "cm-patched").requestObject).toEqual({ kind: "DeleteOptions", apiVersion: "meta.k8s.io/__internal", propagationPolicy: "Background" });
   });
 
   it("a watch gets ResponseStarted when it opens and ResponseComplete when it ends (client-node)", async () => {

@@ -8,6 +8,7 @@ import { isPlainObject } from "../apimachinery/json-value.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { ResourceRequest } from "./context.js";
 import { codecsFor } from "./codecs.js";
+import { auditRequestObject } from "./audit-request.js";
 
 /** Upstream's request body limit (3 MiB). */
 export const maxBodyBytes = 3 * 1024 * 1024;
@@ -31,7 +32,7 @@ export async function readObject(r: ResourceRequest, accepts: { apiVersion: stri
   const { unknown, mismatch, unstructured } = decodeAgainstSchema(body, decodeTarget(r.type.schema, expected));
   if (mismatch) throw typeMismatchError(versionedKind(expected), mismatch);
   r.warnings.push(...fieldValidationOutcome(mode, versionedKind(expected), unknown, duplicates, unstructured));
-  r.ctx.audit?.requestObject(body);
+  auditRequestObject(r, body, expected);
   return body as KObject;
 }
 

@@ -13,6 +13,7 @@ import { writeOptions } from "./write-options.js";
 import { DecodeError } from "../encoding/decode-error.js";
 import { negotiateInput } from "../encoding/negotiate.js";
 import { isPlainObject } from "../apimachinery/json-value.js";
+import { auditDeleteOptions } from "./audit-request.js";
 
 interface ParsedDeleteOptions extends DeleteOptions {
   /** orphanDependents=false was given: a pending deletion then answers 202 (upstream quirk). */
@@ -33,7 +34,7 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
     const decoded = codec.decode(raw);
     if (decoded !== null && !isPlainObject(decoded)) throw new DecodeError("DeleteOptions must be an object");
     body = (decoded as Record<string, any>) ?? {};
-    r.ctx.audit?.requestObject(body);
+    auditDeleteOptions(r, body);
   }
   const dryRun = parseDryRun(q, "DeleteOptions") || (Array.isArray(body.dryRun) && body.dryRun.includes("All"));
   const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;

@@ -13,6 +13,7 @@ import { writeOptions } from "./write-options.js";
 import { acceptedPatchMediaTypes, applyPatchDocument, decodePatch, patchFormatOf, validatePatchOptions, type PatchFormat } from "./patch-body.js";
 import { applyConfiguration } from "./apply.js";
 import { resolveFieldManager } from "./field-manager.js";
+import { auditRequestPatch } from "./audit-request.js";
 
 /** The request's patch format among those this server accepts (415 otherwise). */
 export function requestPatchFormat(r: ResourceRequest): PatchFormat {
@@ -37,7 +38,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const mode = parseFieldValidation(q, "PatchOptions");
   const raw = await r.ex.body(maxBodyBytes);
   const patch = decodePatch(format, raw);
-  r.ctx.audit?.requestPatch(patch);
+  auditRequestPatch(r, raw, patch);
   // Duplicate keys are found in JSON and YAML text; the CBOR decoder refuses them outright.
   const duplicates = mode === "Ignore" ? [] : duplicateKeys(type === "apply" ? format.mediaType : "application/json", raw);
   const schema = decodeTarget(r.type.schema, r.type);

@@ -17,6 +17,7 @@ import { readPatchRequest } from "./patch.js";
 import { setValueAt, toScale } from "../registry/scale-paths.js";
 import { replicasPaths, trackScaleChange, type ScaleChange } from "../registry/scale-ownership.js";
 import { resolveFieldManager } from "./field-manager.js";
+import { auditRequestPatch } from "./audit-request.js";
 
 const scaleTypeMeta = { apiVersion: "autoscaling/v1", kind: "Scale" };
 
@@ -83,8 +84,9 @@ export const scaleStorage: Getter & Updater & Patcher & RestStorage = {
   },
   async patch(r) {
     const { format, type, force, dryRun, manager } = readPatchRequest(r);
-    const patch = decodePatch(format, await r.ex.body(maxBodyBytes));
-    r.ctx.audit?.requestPatch(patch);
+    const raw = await r.ex.body(maxBodyBytes);
+    const patch = decodePatch(format, raw);
+    auditRequestPatch(r, raw, patch);
     if (type === "apply") {
       if (!isPlainObject(patch)) throw badRequest("the apply configuration must be an object");
       checkTypeMeta(patch, scaleTypeMeta);

@@ -25,6 +25,7 @@ export function recordingAudit(level: Level = "RequestResponse"): RecordedAudit 
     requestPatch(patch) {
       rec.requestBody = patch;
     },
+    wantsRequestBody: atLeast(level, "Request"),
   };
   return rec;
 }

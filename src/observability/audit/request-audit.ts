@@ -33,8 +33,10 @@ export interface AuditRecorder {
   impersonated(user: EventUser): void;
   /** The decoded request body (create, update, delete options): fills objectRef's uid and resourceVersion; kept from Request level. */
   requestObject(obj: unknown): void;
-  /** A patch body, kept from Request level. */
-  requestPatch(patch: unknown): void;
+  /** A patch body (its JSON text as sent, or the object it decoded to), kept from Request level. */
+  requestPatch(patch: ResponseBody): void;
+  /** Whether the request's body is kept (Request level and above): what is passed to requestObject is encoded then. */
+  readonly wantsRequestBody: boolean;
 }
 
 type State = "pending" | "on" | "off" | "done";
@@ -122,8 +124,12 @@ export class RequestAudit implements AuditRecorder {
     if (atLeast(this.config.level, "Request")) this.requestBody = encodeBody({ object: obj }, this.config.omitManagedFields);
   }
 
-  requestPatch(patch: unknown): void {
-    if (this.state === "on" && atLeast(this.config.level, "Request")) this.requestBody = encodeBody({ object: patch }, false);
+  requestPatch(patch: ResponseBody): void {
+    if (this.wantsRequestBody) this.requestBody = encodeBody(patch, false);
+  }
+
+  get wantsRequestBody(): boolean {
+    return this.state === "on" && atLeast(this.config.level, "Request");
   }
 
   /** The response's body before it is encoded: its Status (errors, deletes), and the object itself at RequestResponse. */
