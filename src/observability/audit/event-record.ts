@@ -38,12 +38,21 @@ export type StageFields = Omit<EventFields, keyof RequestPartFields>;
 export class AuditEventRecord {
   constructor(
     readonly stage: Stage,
-    /** The Event without kind and apiVersion (an EventList's item); the log line adds them. */
-    readonly json: string,
+    /**
+     * The Event's members without kind and apiVersion, and without the braces: the log line puts
+     * kind and apiVersion before them and an EventList's item braces alone, so neither copies the
+     * other's text.
+     */
+    private readonly members: string,
     /** What it was encoded from, kept (not copied) so the truncating backend can encode it again without its bodies. */
     private readonly fields?: StageFields,
     private readonly requestPart?: string,
   ) {}
+
+  /** The Event without kind and apiVersion (an EventList's item). */
+  get json(): string {
+    return "{" + this.members + "}";
+  }
 
   get level(): Level | undefined {
     return this.fields?.level;
@@ -51,12 +60,12 @@ export class AuditEventRecord {
 
   /** One line of the json log format. */
   jsonLine(): string {
-    return jsonLinePrefix + this.json.slice(1) + "\n";
+    return jsonLinePrefix + this.members + "}\n";
   }
 
   /** The bytes of jsonLine(), without making it: the size upstream's truncating backend measures (the Event as its encoder writes it). */
   encodedSize(): number {
-    return jsonLinePrefix.length + Buffer.byteLength(this.json) - 1 + 1;
+    return jsonLinePrefix.length + Buffer.byteLength(this.members) + 2;
   }
 
   /**
@@ -68,7 +77,7 @@ export class AuditEventRecord {
     const f = this.fields;
     if (!f || this.requestPart === undefined) return undefined;
     const cut: StageFields = { ...f, requestObject: undefined, responseObject: undefined, annotations: { ...f.annotations, [annotationKey]: annotationValue } };
-    return new AuditEventRecord(this.stage, encodeEvent(cut, this.requestPart), cut, this.requestPart);
+    return new AuditEventRecord(this.stage, encodeEventMembers(cut, this.requestPart), cut, this.requestPart);
   }
 
   /** upstream's EventString: the legacy log format's line (without the newline), read back from the event. */
@@ -89,7 +98,7 @@ export class AuditEventRecord {
 /** An event from all its fields (the request path encodes the parts that do not change once: see RequestAudit). */
 export function eventRecord(f: EventFields): AuditEventRecord {
   const part = encodeRequestPart(f, f.impersonatedUser);
-  return new AuditEventRecord(f.stage, encodeEvent(f, part), f, part);
+  return new AuditEventRecord(f.stage, encodeEventMembers(f, part), f, part);
 }
 
 function quotedList(list: readonly string[]): string {
@@ -110,15 +119,15 @@ export function encodeRequestPart(f: Omit<RequestPartFields, "user" | "impersona
   return out;
 }
 
-/** The event's JSON, around the request's shared part. */
-export function encodeEvent(f: StageFields, requestPart: string): string {
-  let out = `{"level":"${f.level}","auditID":${s(f.auditID)},"stage":"${f.stage}",${requestPart}`;
+/** The event's JSON members (without the braces), around the request's shared part. */
+export function encodeEventMembers(f: StageFields, requestPart: string): string {
+  let out = `"level":"${f.level}","auditID":${s(f.auditID)},"stage":"${f.stage}",${requestPart}`;
   if (f.responseStatus) out += `,"responseStatus":${status(f.responseStatus)}`;
   if (f.requestObject !== undefined) out += `,"requestObject":${f.requestObject}`;
   if (f.responseObject !== undefined) out += `,"responseObject":${f.responseObject}`;
   out += `,"requestReceivedTimestamp":"${formatMicroTime(f.requestReceived)}","stageTimestamp":"${formatMicroTime(f.stageTime)}"`;
   if (f.annotations && Object.keys(f.annotations).length > 0) out += `,"annotations":${stringMap(f.annotations)}`;
-  return out + "}";
+  return out;
 }
 
 function user(u: EventUser): string {

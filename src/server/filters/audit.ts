@@ -140,10 +140,11 @@ const maxUserAgentLength = 1024;
 
 function requestMetadata(ctx: RequestContext, info: RequestInfo | undefined, user: UserInfo | undefined): RequestMetadata {
   const ex = ctx.ex;
-  const query = ex.query.toString();
   const ua = header(ex.headers, "user-agent") ?? "";
   const meta: RequestMetadata = {
-    requestURI: ex.url ?? (query ? `${ex.path}?${query}` : ex.path),
+    // The target as it arrived; rebuilt only for an exchange that does not keep it (parsing and
+    // printing the query costs more than the rest of the event).
+    requestURI: ex.url ?? pathAndQuery(ex.path, ex.query),
     verb: info?.verb ?? ex.method.toLowerCase(),
     sourceIPs: sourceIPs(ex),
     userAgent: ua.length > maxUserAgentLength ? ua.slice(0, maxUserAgentLength) + "...TRUNCATED" : ua,
@@ -153,6 +154,11 @@ function requestMetadata(ctx: RequestContext, info: RequestInfo | undefined, use
     meta.objectRef = { resource: info.resource, namespace: info.namespace, name: info.name, apiGroup: info.apiGroup, apiVersion: info.apiVersion, subresource: info.subresource };
   }
   return meta;
+}
+
+function pathAndQuery(path: string, query: URLSearchParams): string {
+  const q = query.toString();
+  return q ? `${path}?${q}` : path;
 }
 
 export function eventUser(u: UserInfo): EventUser {
