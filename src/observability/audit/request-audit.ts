@@ -219,12 +219,9 @@ export class RequestAudit implements AuditRecorder {
     // A stage's event goes after the one still being taken (a watch's ResponseStarted at a
     // blocking webhook when the watch ends): the backends get a request's stages in order.
     const r = this.sending ? this.sending.then(() => this.sink.process(record)) : this.sink.process(record);
-    if (typeof r === "boolean") return r;
-    const sending = (this.sending = r);
-    const done = () => {
-      if (this.sending === sending) this.sending = undefined;
-    };
-    r.then(done, done);
+    // Only ResponseStarted can have a stage after it while it is still being taken (RequestReceived
+    // is waited for before the request goes on; ResponseComplete and Panic are last).
+    if (stage === "ResponseStarted" && typeof r !== "boolean") this.sending = r;
     return r;
   }
 }

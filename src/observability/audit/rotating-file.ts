@@ -46,9 +46,7 @@ export class RotatingFile implements LineSink {
 
   /** Writes `text` (whole lines); several lines that would not fit go one by one, as separate writes would. */
   write(text: string): void {
-    // Encoded once: its length decides rotation, and the bytes are what is written.
-    const bytes = Buffer.from(text);
-    const n = bytes.length;
+    const n = Buffer.byteLength(text);
     const firstEnd = text.indexOf("\n");
     if (this.size + n > this.max && firstEnd >= 0 && firstEnd < text.length - 1) {
       for (const line of text.split(/(?<=\n)/)) this.write(line);
@@ -57,7 +55,7 @@ export class RotatingFile implements LineSink {
     if (n > this.max) throw new Error(`write length ${n} exceeds maximum file size ${this.max}`);
     if (this.fd === undefined) this.openExistingOrNew(n);
     else if (this.size + n > this.max) this.rotate();
-    writeSync(this.fd!, bytes);
+    writeSync(this.fd!, text);
     this.size += n;
   }
 
