@@ -31,31 +31,29 @@ export const eventApiVersion = "audit.k8s.io/v1";
 
 const jsonLinePrefix = `{"kind":"Event","apiVersion":"${eventApiVersion}",`;
 
-/** The fields of an event besides its shared request part (see encodeEvent). */
+/** The fields of an event besides its shared request part (see encodeEventRecord). */
 export type StageFields = Omit<EventFields, keyof RequestPartFields>;
 
 /** One stage's event, encoded (the request's event keeps changing after). */
 export class AuditEventRecord {
   constructor(
     readonly stage: Stage,
+    readonly level: Level,
     /**
      * The Event's members without kind and apiVersion, and without the braces: the log line puts
      * kind and apiVersion before them and an EventList's item braces alone, so neither copies the
      * other's text.
      */
     private readonly members: string,
-    /** What it was encoded from, kept (not copied) so the truncating backend can encode it again without its bodies. */
-    private readonly fields?: StageFields,
-    private readonly requestPart?: string,
+    /** Where the request and response objects are in `members` (equal: none), and where the annotations start (-1: none): what the truncating backend cuts out and adds to. */
+    private readonly bodiesAt = -1,
+    private readonly bodiesEnd = -1,
+    private readonly annotationsAt = -1,
   ) {}
 
   /** The Event without kind and apiVersion (an EventList's item). */
   get json(): string {
     return "{" + this.members + "}";
-  }
-
-  get level(): Level | undefined {
-    return this.fields?.level;
   }
 
   /** One line of the json log format. */
@@ -69,15 +67,18 @@ export class AuditEventRecord {
   }
 
   /**
-   * The event without its request and response objects and marked with the annotation
-   * audit.k8s.io/truncated: "true" (upstream's truncate); undefined for a record made without its
-   * fields.
+   * The event without its request and response objects and with one more annotation (upstream's
+   * truncate marks it audit.k8s.io/truncated: "true"): cut from the encoded text, which holds
+   * the annotations last.
    */
-  withoutBodies(annotationKey: string, annotationValue: string): AuditEventRecord | undefined {
-    const f = this.fields;
-    if (!f || this.requestPart === undefined) return undefined;
-    const cut: StageFields = { ...f, requestObject: undefined, responseObject: undefined, annotations: { ...f.annotations, [annotationKey]: annotationValue } };
-    return new AuditEventRecord(this.stage, encodeEventMembers(cut, this.requestPart), cut, this.requestPart);
+  withoutBodies(annotationKey: string, annotationValue: string): AuditEventRecord {
+    const m = this.members;
+    const cut = this.bodiesAt < 0 ? m : m.slice(0, this.bodiesAt) + m.slice(this.bodiesEnd);
+    const removed = this.bodiesAt < 0 ? 0 : this.bodiesEnd - this.bodiesAt;
+    const at = this.annotationsAt < 0 ? cut.length : this.annotationsAt - removed;
+    const annotations = this.annotationsAt < 0 ? {} : (JSON.parse(cut.slice(at + annotationsMember.length)) as Record<string, string>);
+    annotations[annotationKey] = annotationValue;
+    return new AuditEventRecord(this.stage, this.level, cut.slice(0, at) + annotationsMember + stringMap(annotations), -1, -1, at);
   }
 
   /** upstream's EventString: the legacy log format's line (without the newline), read back from the event. */
@@ -97,8 +98,7 @@ export class AuditEventRecord {
 
 /** An event from all its fields (the request path encodes the parts that do not change once: see RequestAudit). */
 export function eventRecord(f: EventFields): AuditEventRecord {
-  const part = encodeRequestPart(f, f.impersonatedUser);
-  return new AuditEventRecord(f.stage, encodeEventMembers(f, part), f, part);
+  return encodeEventRecord(f, encodeRequestPart(f, f.impersonatedUser));
 }
 
 function quotedList(list: readonly string[]): string {
@@ -119,15 +119,23 @@ export function encodeRequestPart(f: Omit<RequestPartFields, "user" | "impersona
   return out;
 }
 
-/** The event's JSON members (without the braces), around the request's shared part. */
-export function encodeEventMembers(f: StageFields, requestPart: string): string {
+const annotationsMember = `,"annotations":`;
+
+/** The event's record: its JSON members (without the braces) around the request's shared part. */
+export function encodeEventRecord(f: StageFields, requestPart: string): AuditEventRecord {
   let out = `"level":"${f.level}","auditID":${s(f.auditID)},"stage":"${f.stage}",${requestPart}`;
   if (f.responseStatus) out += `,"responseStatus":${status(f.responseStatus)}`;
+  const bodiesAt = out.length;
   if (f.requestObject !== undefined) out += `,"requestObject":${f.requestObject}`;
   if (f.responseObject !== undefined) out += `,"responseObject":${f.responseObject}`;
+  const bodiesEnd = out.length;
   out += `,"requestReceivedTimestamp":"${formatMicroTime(f.requestReceived)}","stageTimestamp":"${formatMicroTime(f.stageTime)}"`;
-  if (f.annotations && Object.keys(f.annotations).length > 0) out += `,"annotations":${stringMap(f.annotations)}`;
-  return out;
+  let annotationsAt = -1;
+  if (f.annotations && Object.keys(f.annotations).length > 0) {
+    annotationsAt = out.length;
+    out += annotationsMember + stringMap(f.annotations);
+  }
+  return new AuditEventRecord(f.stage, f.level, out, bodiesAt, bodiesEnd, annotationsAt);
 }
 
 function user(u: EventUser): string {

@@ -2,7 +2,7 @@
 // its level by the policy once the user is known, filled in by the stages the request passes
 // (annotations, the impersonated user, request and response bodies, the status) and handed to
 // the backends at each stage the policy does not omit.
-import { AuditEventRecord, encodeEventMembers, encodeRequestPart, type StageFields } from "./event-record.js";
+import { encodeEventRecord, encodeRequestPart, type AuditEventRecord } from "./event-record.js";
 import { encodeBody, statusOf, type ResponseBody } from "./event-bodies.js";
 import { microNow } from "./micro-time.js";
 import { atLeast, type EventUser, type Level, type ObjectReference, type RequestAuditConfig, type ResponseStatus, type Stage } from "./types.js";
@@ -203,19 +203,20 @@ export class RequestAudit implements AuditRecorder {
     const m = this.meta!;
     // From requestURI to objectRef an event is the same at every stage, unless a stage filled in more.
     this.requestPart ??= encodeRequestPart(m, this.impersonatedUser);
-    const fields: StageFields = {
-      level: this.config.level,
-      auditID: this.auditID,
-      stage,
-      responseStatus: this.status,
-      requestObject: this.requestBody,
-      responseObject: this.responseBody,
-      requestReceived: this.receivedAt,
-      stageTime: stage === "RequestReceived" ? this.receivedAt : microNow(),
-      // A copy only when a later stage could still add to them (the record keeps its fields).
-      annotations: this.annotations && stage !== "ResponseComplete" && stage !== "Panic" ? { ...this.annotations } : this.annotations,
-    };
-    const record = new AuditEventRecord(stage, encodeEventMembers(fields, this.requestPart), fields, this.requestPart);
+    const record = encodeEventRecord(
+      {
+        level: this.config.level,
+        auditID: this.auditID,
+        stage,
+        responseStatus: this.status,
+        requestObject: this.requestBody,
+        responseObject: this.responseBody,
+        requestReceived: this.receivedAt,
+        stageTime: stage === "RequestReceived" ? this.receivedAt : microNow(),
+        annotations: this.annotations,
+      },
+      this.requestPart,
+    );
     // A stage's event goes after the one still being taken (a watch's ResponseStarted at a
     // blocking webhook when the watch ends): the backends get a request's stages in order.
     const r = this.sending ? this.sending.then(() => this.sink.process(record)) : this.sink.process(record);

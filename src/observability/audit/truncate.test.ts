@@ -57,6 +57,16 @@ describe("the truncating backend", () => {
     expect(Object.keys(cut.annotations)).toEqual(["audit.k8s.io/truncated", "authorization.k8s.io/decision"]);
   });
 
+  it("adds the annotation to an event that had none; escapes survive the cut", () => {
+    const plain = eventRecord({ level: "Request", auditID: "p", stage: "ResponseComplete", requestURI: "/x?a=<b>", verb: "create", user: {}, sourceIPs: [], userAgent: "", requestObject: JSON.stringify({ x: "y".repeat(500) }), requestReceived: 1, stageTime: 2 });
+    const { b, batches } = setup(400, 100_000);
+    b.processEvents([plain]);
+    const cut = batches[0]![0]!;
+    expect(cut.json).toContain('"requestURI":"/x?a=\\u003cb\\u003e"');
+    expect(JSON.parse(cut.json)).toMatchObject({ auditID: "p", annotations: { "audit.k8s.io/truncated": "true" } });
+    expect(JSON.parse(cut.json).requestObject).toBeUndefined();
+  });
+
   it("drops an event still too large (and a Metadata one, which has no bodies to cut), reported as the truncate plugin's", () => {
     const meta = ev("meta", "Metadata");
     const { b, batches, lost } = setup(meta.encodedSize() - 1, 100_000);

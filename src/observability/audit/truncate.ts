@@ -40,8 +40,8 @@ export class TruncatingBackend implements AuditBackend {
     let batchSize = 0;
     for (let event of events) {
       let size = event.encodedSize();
-      if (size > this.c.maxEventSize && event.level !== undefined && atLeast(event.level, "Request")) {
-        event = event.withoutBodies(annotationKey, annotationValue) ?? event;
+      if (size > this.c.maxEventSize && atLeast(event.level, "Request")) {
+        event = event.withoutBodies(annotationKey, annotationValue);
         size = event.encodedSize();
       }
       if (size > this.c.maxEventSize) {
