@@ -9,11 +9,12 @@ export async function settleRunning(s: RunningServer, opts?: SettleOptions): Pro
 
 /**
  * What `probe` returns once `s`'s controllers have settled. It is asked once, not retried until it
- * holds: a controller that has not done its part by then fails the test at once.
+ * holds: a controller that has not done its part by then fails the test at once. `undefined` and
+ * `false` mean "not so", so a yes/no question can be asked as well as a value fetched.
  */
-export async function whenSettled<T>(s: { settle(): Promise<void> }, what: string, probe: () => Promise<T | undefined>): Promise<T> {
+export async function whenSettled<T>(s: { settle(): Promise<void> }, what: string, probe: () => Promise<T | undefined | false>): Promise<T> {
   await s.settle();
   const v = await probe();
-  if (v === undefined) throw new Error(`not so once settled: ${what}`);
+  if (v === undefined || v === false) throw new Error(`not so once settled: ${what}`);
   return v;
 }
