@@ -4,7 +4,7 @@
 import { request as httpsRequest } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req, type TestServer } from "./support/client.js";
-import { sleep, startTuned, type PartsServer } from "./support/list-watch.js";
+import { startTuned, type PartsServer } from "./support/list-watch.js";
 import { crontabCRD } from "./support/crd.js";
 
 const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
@@ -20,7 +20,7 @@ beforeAll(async () => {
   // hoisting of identical per-version fields), so this definition has none.
   delete (crd.spec.versions[0] as { selectableFields?: unknown }).selectableFields;
   expect((await req(s, "POST", crdPath, { body: crd })).status).toBe(201);
-  await eventually(async () => {
+  await settled(async () => {
     if ((await req(s, "GET", base("v1"))).status !== 200) throw new Error("not served");
   });
 });
@@ -28,28 +28,50 @@ afterAll(async () => {
   await s?.stop();
 });
 
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-  const t0 = performance.now();
-  for (;;) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (performance.now() - t0 > timeoutMs) throw e;
-      await sleep(10);
-    }
-  }
+/** `fn`'s answer once the CRD controllers have settled: asked once, so a change not in effect by then fails. */
+async function settled<T>(fn: () => Promise<T>): Promise<T> {
+  await s.settle();
+  return fn();
 }
 
 interface OpenWatch {
   events: any[];
   ended: boolean;
+  /** Resolves when the stream ends. */
+  end: Promise<void>;
+  /** Resolves at the first event (received or still to come) that `pred` accepts; rejects if the stream ends first or after 5 s. */
+  event(pred: (e: any) => boolean): Promise<void>;
   close(): void;
 }
 function openWatch(server: TestServer, path: string): Promise<OpenWatch> {
   const url = new URL(path, server.url);
   const creds = server.admin;
   return new Promise((resolve, reject) => {
-    const w: OpenWatch = { events: [], ended: false, close: () => r.destroy() };
+    let ended!: () => void;
+    const end = new Promise<void>((r) => (ended = r));
+    const waiters = new Set<() => void>();
+    const w: OpenWatch = {
+      events: [],
+      ended: false,
+      end,
+      event: (pred) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => fail(new Error("no such watch event within 5 s")), 5000);
+          const fail = (e: Error) => (waiters.delete(look), clearTimeout(timer), reject(e));
+          const look = () => {
+            if (w.events.some(pred)) return void (waiters.delete(look), clearTimeout(timer), resolve());
+            if (w.ended) fail(new Error(`the watch ended without such an event: ${JSON.stringify(w.events)}`));
+          };
+          waiters.add(look);
+          look();
+        }),
+      close: () => r.destroy(),
+    };
+    const changed = () => {
+      if (w.ended) ended();
+      for (const look of [...waiters]) look();
+    };
+    const stop = () => ((w.ended = true), changed());
     let buf = "";
     const r = httpsRequest({ method: "GET", hostname: url.hostname, port: url.port, path: url.pathname + url.search, ca: creds.ca, cert: creds.cert, key: creds.key, agent: false }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`watch ${res.statusCode}`));
@@ -62,11 +84,12 @@ function openWatch(server: TestServer, path: string): Promise<OpenWatch> {
           buf = buf.slice(nl + 1);
           if (line) w.events.push(JSON.parse(line));
         }
+        changed();
       });
-      res.on("end", () => (w.ended = true));
-      res.on("close", () => (w.ended = true));
+      res.on("end", stop);
+      res.on("close", stop);
     });
-    r.on("error", () => (w.ended = true));
+    r.on("error", stop);
     r.end();
   });
 }
@@ -78,7 +101,7 @@ async function updateCRD(mutate: (crd: any) => void): Promise<void> {
   expect(put.status, JSON.stringify(put.json)).toBe(200);
 }
 
-const sawAdded = (w: OpenWatch, name: string) => w.events.some((e) => e.type === "ADDED" && e.object?.metadata?.name === name);
+const added = (name: string) => (e: any) => e.type === "ADDED" && e.object?.metadata?.name === name;
 
 describe("CRD updates and open watches", () => {
   it("a new printer column, a new served version and that version's schema change keep v1 watches open", async () => {
@@ -88,12 +111,12 @@ describe("CRD updates and open watches", () => {
     try {
       // 1. a printer column on v1
       await updateCRD((crd) => crd.spec.versions[0].additionalPrinterColumns.push({ name: "Color", type: "string", jsonPath: ".spec.color" }));
-      await eventually(async () => {
+      await settled(async () => {
         const t = await req(s, "GET", base("v1"), { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } });
         if (!t.json.columnDefinitions?.some((c: any) => c.name === "Color")) throw new Error("no Color column yet");
       });
       expect((await req(s, "POST", base("v1"), { body: ct("after-column") })).status).toBe(201);
-      await eventually(async () => expect(sawAdded(w, "after-column")).toBe(true));
+      await w.event(added("after-column"));
 
       // 2. a new served version v2 (not the storage version)
       await updateCRD((crd) => {
@@ -102,21 +125,21 @@ describe("CRD updates and open watches", () => {
         v2.storage = false;
         crd.spec.versions.push(v2);
       });
-      await eventually(async () => {
+      await settled(async () => {
         if ((await req(s, "GET", base("v2"))).status !== 200) throw new Error("v2 not served");
       });
       expect((await req(s, "POST", base("v2"), { body: ct("via-v2", "v2") })).status).toBe(201);
-      await eventually(async () => expect(sawAdded(w, "via-v2")).toBe(true));
+      await w.event(added("via-v2"));
 
       // 3. v2's schema changes (image limited to 5 characters in v2 only)
       await updateCRD((crd) => (crd.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.image.maxLength = 5));
-      await eventually(async () => {
+      await settled(async () => {
         const r = await req(s, "POST", base("v2"), { body: { ...ct("long-image", "v2"), spec: { cronSpec: "* * * * *", image: "abcdefgh" } } });
         if (r.status !== 422) throw new Error(`status ${r.status}`);
       });
       expect((await req(s, "POST", base("v1"), { body: ct("after-v2-schema") })).status).toBe(201);
-      await eventually(async () => expect(sawAdded(w, "after-v2-schema")).toBe(true));
-      await eventually(async () => expect(sawAdded(wAll, "after-v2-schema")).toBe(true));
+      await w.event(added("after-v2-schema"));
+      await wAll.event(added("after-v2-schema"));
 
       expect(w.ended).toBe(false);
       expect(wAll.ended).toBe(false);
@@ -134,10 +157,10 @@ describe("CRD updates and open watches", () => {
     const w = await openWatch(s, `${base("v2")}?watch=1&resourceVersion=${rv}`);
     try {
       await updateCRD((crd) => (crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.color.default = "red"));
-      await eventually(async () => expect(w.ended).toBe(true));
+      await w.end;
       expect(w.events.filter((e) => e.type === "ERROR")).toEqual([]);
       // The client re-lists: every object is there, read with the new default.
-      const relist = await eventually(async () => {
+      const relist = await settled(async () => {
         const r = await req(s, "GET", base("v2"));
         if (r.json.items[0]?.spec?.color !== "red") throw new Error("default not applied yet");
         return r;
@@ -147,7 +170,7 @@ describe("CRD updates and open watches", () => {
       const w2 = await openWatch(s, `${base("v2")}?watch=1&resourceVersion=${relist.json.metadata.resourceVersion}`);
       try {
         expect((await req(s, "POST", base("v1"), { body: ct("after-default") })).status).toBe(201);
-        await eventually(async () => expect(sawAdded(w2, "after-default")).toBe(true));
+        await w2.event(added("after-default"));
         expect(w2.events.find((e) => e.object?.metadata?.name === "after-default").object.spec.color).toBe("red");
       } finally {
         w2.close();
@@ -192,7 +215,7 @@ describe("CRD updates and CEL rule cost", () => {
     const stored = JSON.parse(kv.value);
     stored.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.l = listOf(1000);
     await s.storage.update(key, JSON.stringify(stored), kv.modRevision);
-    await eventually(async () => {
+    await settled(async () => {
       const r = await req(s, "GET", `${crdPath}/${name}`);
       if (r.json.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.l.maxItems !== 1000) throw new Error("not yet");
     });
