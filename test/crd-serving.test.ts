@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
 import { req } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
-import { sleep, startTuned, type PartsServer } from "./support/list-watch.js";
+import { startTuned, type PartsServer } from "./support/list-watch.js";
 import { crontabCRD } from "./support/crd.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
@@ -38,17 +38,12 @@ function k(args: string[], stdin?: string) {
   return kubectl(kubectlBin!, join(dir, "kubeconfig"), [`--cache-dir=${join(dir, `cache${cacheN++}`)}`, ...args], stdin);
 }
 
-/** Resolves when `fn` stops throwing (polling), with the time it took. */
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 5000): Promise<{ value: T; ms: number }> {
+/** `fn`'s answer once the CRD controllers have settled (asked once), with the time settling took. */
+async function settled<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const t0 = performance.now();
-  for (;;) {
-    try {
-      return { value: await fn(), ms: performance.now() - t0 };
-    } catch (e) {
-      if (performance.now() - t0 > timeoutMs) throw e;
-      await sleep(5);
-    }
-  }
+  await s.settle();
+  const ms = performance.now() - t0;
+  return { value: await fn(), ms };
 }
 
 const ct = (name: string, spec: Record<string, unknown>) => ({ apiVersion: "stable.example.com/v1", kind: "CronTab", metadata: { name, namespace: "default" }, spec });
@@ -58,7 +53,7 @@ describe("a CRD created through the API", () => {
   it("is served within a second: discovery (legacy and aggregated) and its paths", async () => {
     const created = await req(s, "POST", crdPath, { body: crontabCRD() });
     expect(created.status).toBe(201);
-    const { ms } = await eventually(async () => {
+    const { ms } = await settled(async () => {
       const r = await req(s, "GET", base);
       if (r.status !== 200) throw new Error(`status ${r.status}`);
       return r;
@@ -133,7 +128,7 @@ describe("a CRD created through the API", () => {
 
 describe("widening", () => {
   const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-  const served = (path: string) => eventually(async () => {
+  const served = (path: string) => settled(async () => {
     const r = await req(s, "GET", path);
     if (r.status !== 200) throw new Error(`status ${r.status}`);
   });
@@ -192,7 +187,7 @@ describe("widening", () => {
 
   it("deleting the CRD deletes its objects, then its API", async () => {
     expect((await req(s, "DELETE", `${crdPath}/multis.multi.example.com`)).status).toBe(200);
-    await eventually(async () => {
+    await settled(async () => {
       if ((await req(s, "GET", "/apis/multi.example.com/v1/multis")).status !== 404) throw new Error("still served");
     });
     expect((await req(s, "GET", "/apis/multi.example.com")).status).toBe(404);
