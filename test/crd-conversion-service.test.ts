@@ -11,7 +11,7 @@ import { startConversionWebhook, type ConversionWebhook } from "../src/apiextens
 import { patch, startAdmissionWebhookServer, type AdmissionWebhookServer } from "../src/admission/webhook/server.testkit.js";
 import { req } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
-import { sleep, startTuned, type PartsServer } from "./support/list-watch.js";
+import { startTuned, type PartsServer } from "./support/list-watch.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
 const group = "svc.example.com";
@@ -36,16 +36,10 @@ afterAll(async () => {
   await admission?.close();
 });
 
-async function eventually(fn: () => Promise<void>, timeoutMs = 5000): Promise<void> {
-  const t0 = Date.now();
-  for (;;) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (Date.now() - t0 > timeoutMs) throw e;
-      await sleep(20);
-    }
-  }
+/** `fn` passes once the controllers and informers (the service's endpoints, webhook configurations) have settled: asked once. */
+async function settled(fn: () => Promise<void>): Promise<void> {
+  await s.settle();
+  await fn();
 }
 
 const schema = (field: string) => ({ openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { [field]: { type: "string" }, owner: { type: "string" } } } } } });
@@ -83,7 +77,7 @@ describe("conversion webhook by service reference", () => {
     const r = await req(s, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crd });
     expect(r.status, r.text).toBe(201);
     for (const p of [v1, v2]) {
-      await eventually(async () => {
+      await settled(async () => {
         expect((await req(s, "GET", p)).status).toBe(200);
       });
     }
@@ -105,7 +99,7 @@ describe("conversion webhook by service reference", () => {
 
   it("a Service whose endpoints are gone: upstream's 500 naming the dial error", async () => {
     expect((await req(s, "DELETE", "/apis/discovery.k8s.io/v1/namespaces/conversion-system/endpointslices/converter-abc")).status).toBe(200);
-    await eventually(async () => {
+    await settled(async () => {
       const got = await req(s, "GET", `${v2}/one`);
       expect(got.status).toBe(500);
       expect(got.json.message).toBe(`Internal error occurred: conversion webhook for ${group}/v1, Kind=CronTab failed: Post "https://converter.conversion-system.svc:443/convert?timeout=30s": no endpoints available for service "converter"`);
@@ -113,7 +107,7 @@ describe("conversion webhook by service reference", () => {
     // An Endpoints object serves as well when there are no slices.
     const ep = { metadata: { name: "converter" }, subsets: [{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "https", port: conv.port }] }] };
     expect((await req(s, "POST", "/api/v1/namespaces/conversion-system/endpoints", { body: ep })).status).toBe(201);
-    await eventually(async () => {
+    await settled(async () => {
       expect((await req(s, "GET", `${v2}/one`)).status).toBe(200);
     });
   });
@@ -137,7 +131,7 @@ describe("conversion webhook by service reference", () => {
     expect((await req(s, "POST", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", { body: cfg })).status).toBe(201);
     let n = 0;
     let created: any;
-    await eventually(async () => {
+    await settled(async () => {
       created = await req(s, "POST", v2, { body: { apiVersion: `${group}/v2`, kind: "CronTab", metadata: { name: `two-${n++}` }, spec: { schedule: "0 * * * *" } } });
       expect(created.status, created.text).toBe(201);
       expect(created.json.spec.owner).toBeDefined();

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req, watchEvents } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
-import { sleep, startTuned, type PartsServer } from "./support/list-watch.js";
+import { startTuned, type PartsServer } from "./support/list-watch.js";
+import { servedOnceSettled } from "./support/settle.js";
 import { startConversionWebhook, type ConversionWebhook } from "../src/apiextensions/conversion.testkit.js";
 import { storageKey } from "../src/registry/resource-type.js";
 
@@ -35,18 +36,6 @@ function k(args: string[], stdin?: string) {
   return kubectl(kubectlBin!, join(dir, "kubeconfig"), [`--cache-dir=${join(dir, `cache${cacheN++}`)}`, ...args], stdin);
 }
 
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-  const t0 = performance.now();
-  for (;;) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (performance.now() - t0 > timeoutMs) throw e;
-      await sleep(10);
-    }
-  }
-}
-
 const specSchema = (field: string) => ({
   openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { [field]: { type: "string" }, image: { type: "string" } } } } },
 });
@@ -70,13 +59,6 @@ function twoVersionCRD(group: string, conversion: Record<string, unknown>, v1Ext
   };
 }
 
-async function served(path: string): Promise<void> {
-  await eventually(async () => {
-    const r = await req(s, "GET", path);
-    if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
-  });
-}
-
 /** The stored bytes of an object, straight from storage. */
 async function stored(group: string, name: string): Promise<any> {
   const t = s.parts.types.get(group, "v1", "crontabs")!;
@@ -96,8 +78,8 @@ describe("conversion strategy Webhook (loopback HTTPS webhook with caBundle)", (
     });
     const created = await req(s, "POST", crdPath, { body: crd });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
-    await served(v1);
-    await served(v2);
+    await servedOnceSettled(s, v1);
+    await servedOnceSettled(s, v2);
   });
 
   it("kubectl creates in v1, reads back in v2 with the renamed field; stored in v1", async () => {
@@ -203,7 +185,7 @@ describe("conversion strategy None, deprecated versions", () => {
     const crd = twoVersionCRD(group, { strategy: "None" }, { deprecated: true });
     crd.spec.versions[1]!.schema = specSchema("cronSpec");
     expect((await req(s, "POST", crdPath, { body: crd })).status).toBe(201);
-    await served(n2);
+    await servedOnceSettled(s, n2);
     const r = await req(s, "POST", n2, { body: { apiVersion: `${group}/v2`, kind: "CronTab", metadata: { name: "n" }, spec: { cronSpec: "2 * * * *" } } });
     expect(r.status, JSON.stringify(r.json)).toBe(201);
     expect(r.json.apiVersion).toBe(`${group}/v2`);
