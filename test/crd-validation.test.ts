@@ -1,8 +1,9 @@
 // CustomResourceDefinitions: validation (422 with every cause, also through kubectl apply) and the
 // naming / establishing / finalizer controllers, end to end.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { whenSettled } from "./support/settle.js";
 
 const base = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const crd = (plural: string, kind: string, extra: (c: any) => void = () => {}) => {
@@ -21,19 +22,10 @@ const crd = (plural: string, kind: string, extra: (c: any) => void = () => {}) =
   return c;
 };
 
-async function eventually<T>(f: () => Promise<T | undefined>, ms = 1000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error("not reached in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 const cond = (o: any, type: string) => o?.status?.conditions?.find((c: any) => c.type === type);
 
 describe("CustomResourceDefinitions", () => {
-  let s: TestServer;
+  let s: EmbeddedTestServer;
   beforeAll(async () => {
     s = await startTestServer();
   });
@@ -64,10 +56,12 @@ describe("CustomResourceDefinitions", () => {
     expect(r.json.spec.names).toEqual({ plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" });
     expect(r.json.spec.conversion).toEqual({ strategy: "None" });
     expect(r.json.status.storedVersions).toEqual(["v1"]);
-    const got = await eventually(async () => {
+    const t0 = performance.now();
+    const got = await whenSettled(s, "the CRD established", async () => {
       const o = (await req(s, "GET", `${base}/widgets.example.com`)).json;
       return cond(o, "Established")?.status === "True" ? o : undefined;
     });
+    expect(performance.now() - t0).toBeLessThan(1000);
     expect(cond(got, "NamesAccepted")).toMatchObject({ status: "True", reason: "NoConflicts", message: "no conflicts found" });
     expect(cond(got, "Established")).toMatchObject({ reason: "InitialNamesAccepted", message: "the initial names have been accepted" });
     expect(got.status.acceptedNames).toEqual({ plural: "widgets", singular: "widget", kind: "Widget", listKind: "WidgetList" });
@@ -75,7 +69,7 @@ describe("CustomResourceDefinitions", () => {
 
   it("reports a name conflict with another CRD of the group", async () => {
     expect((await req(s, "POST", base, { body: crd("gadgets", "Widget") })).status).toBe(201);
-    const got = await eventually(async () => {
+    const got = await whenSettled(s, "the name conflict reported", async () => {
       const o = (await req(s, "GET", `${base}/gadgets.example.com`)).json;
       return cond(o, "NamesAccepted")?.status === "False" ? o : undefined;
     });
@@ -90,7 +84,7 @@ describe("CustomResourceDefinitions", () => {
     expect(d.status).toBe(200);
     expect(d.json.metadata.finalizers).toEqual(["customresourcecleanup.apiextensions.k8s.io"]);
     expect(cond(d.json, "Terminating")).toMatchObject({ status: "True", reason: "InstanceDeletionPending" });
-    await eventually(async () => ((await req(s, "GET", `${base}/gadgets.example.com`)).status === 404 ? true : undefined), 3000);
+    await whenSettled(s, "the CRD gone", async () => (await req(s, "GET", `${base}/gadgets.example.com`)).status === 404);
   });
 
   it("kubectl apply of an invalid CRD shows the causes", async () => {
