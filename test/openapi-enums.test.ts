@@ -7,13 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Reader } from "../src/encoding/protobuf/wire.js";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer } from "./support/client.js";
 import { crontabCRD } from "./support/crd.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
-import { sleep } from "./support/list-watch.js";
+import { whenSettled } from "./support/settle.js";
 
 const kubectlBin = kubectlBinary(33);
-let s: TestServer;
+let s: EmbeddedTestServer;
 let dir: string;
 let cacheN = 0;
 const k = (args: string[]) => kubectl(kubectlBin!, join(dir, "kubeconfig"), [`--cache-dir=${join(dir, `cache${cacheN++}`)}`, ...args]);
@@ -113,13 +113,10 @@ describe("enums in OpenAPI", () => {
 
   it.skipIf(!kubectlBin)("custom resources keep their schema's enums", async () => {
     expect((await req(s, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crontabCRD("enums.example.com") })).status).toBe(201);
-    let color: any;
-    for (let i = 0; i < 50 && !color; i++) {
-      const index = await req(s, "GET", "/openapi/v3");
-      const entry = index.json.paths["apis/enums.example.com/v1"];
-      if (entry) color = (await req(s, "GET", entry.serverRelativeURL)).json.components.schemas["com.example.enums.v1.CronTab"]?.properties.spec.properties.color;
-      if (!color) await sleep(100);
-    }
+    const color = await whenSettled(s, "the CRD's schema published", async () => {
+      const entry = (await req(s, "GET", "/openapi/v3")).json.paths["apis/enums.example.com/v1"];
+      return entry && (await req(s, "GET", entry.serverRelativeURL)).json.components.schemas["com.example.enums.v1.CronTab"]?.properties.spec.properties.color;
+    });
     expect(color).toMatchObject({ type: "string", enum: ["red", "blue"] });
     const explained = await k(["explain", "crontab.spec.color", "--api-version=enums.example.com/v1"]);
     expect(explained.stderr).toBe("");

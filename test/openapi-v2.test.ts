@@ -5,13 +5,13 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer } from "./support/client.js";
 import { crontabCRD } from "./support/crd.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
-import { sleep } from "./support/list-watch.js";
+import { whenSettled } from "./support/settle.js";
 
 const kubectlBin = kubectlBinary(33);
-let s: TestServer;
+let s: EmbeddedTestServer;
 let dir: string;
 let cacheN = 0;
 const k = (args: string[], stdin?: string) => kubectl(kubectlBin!, join(dir, "kubeconfig"), [`--cache-dir=${join(dir, `cache${cacheN++}`)}`, ...args], stdin);
@@ -75,12 +75,7 @@ describe("/openapi/v2", () => {
 
   it.skipIf(!kubectlBin)("follows custom resources: a List of custom objects applies once the CRD is served", async () => {
     expect((await req(s, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crontabCRD("v2.example.com") })).status).toBe(201);
-    let defined = false;
-    for (let i = 0; i < 50 && !defined; i++) {
-      defined = !!(await req(s, "GET", "/openapi/v2")).json.definitions["com.example.v2.v1.CronTab"];
-      if (!defined) await sleep(100);
-    }
-    expect(defined).toBe(true);
+    await whenSettled(s, "the CRD's definition published", async () => !!(await req(s, "GET", "/openapi/v2")).json.definitions["com.example.v2.v1.CronTab"]);
     const ct = (name: string) => ({ apiVersion: "v2.example.com/v1", kind: "CronTab", metadata: { name, namespace: "default" }, spec: { cronSpec: "* * * * *", image: "x" } });
     const r = await k(["apply", "-f", "-"], list([ct("listed-ct"), cm("listed-d")]));
     expect(r.stderr).toBe("");

@@ -7,27 +7,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { crontabCRD } from "./support/crd.js";
-import { sleep } from "./support/list-watch.js";
+import { servedOnceSettled } from "./support/settle.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
 const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const notFound = { kind: "Status", reason: "NotFound", code: 404, message: "the server could not find the requested resource" };
 
-let s: TestServer;
+let s: EmbeddedTestServer;
 let kubeconfigPath: string;
 let custom: CustomObjectsApi;
 let core: CoreV1Api;
-
-async function served(path: string): Promise<void> {
-  for (let i = 0; ; i++) {
-    if ((await req(s, "GET", path)).status === 200) return;
-    if (i > 200) throw new Error(`${path} is not served`);
-    await sleep(10);
-  }
-}
 
 beforeAll(async () => {
   s = await startTestServer({ storage: "memory" });
@@ -39,8 +31,8 @@ beforeAll(async () => {
   core = kc.makeApiClient(CoreV1Api);
   expect((await req(s, "POST", crdPath, { body: crontabCRD("scope.example.com", "gizmos", "Gizmo", { scope: "Cluster" }) })).status).toBe(201);
   expect((await req(s, "POST", crdPath, { body: crontabCRD("scope.example.com", "widgets", "Widget") })).status).toBe(201);
-  await served("/apis/scope.example.com/v1/gizmos");
-  await served("/apis/scope.example.com/v1/namespaces/default/widgets");
+  await servedOnceSettled(s, "/apis/scope.example.com/v1/gizmos");
+  await servedOnceSettled(s, "/apis/scope.example.com/v1/namespaces/default/widgets");
 });
 afterAll(async () => s?.stop());
 

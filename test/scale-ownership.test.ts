@@ -9,16 +9,16 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppsV1Api, KubeConfig } from "@kubernetes/client-node";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { crontabCRD } from "./support/crd.js";
-import { sleep } from "./support/list-watch.js";
+import { servedOnceSettled } from "./support/settle.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
 // kubectl names itself after its binary in its User-Agent, which is its manager name.
 const kubectlManager = kubectlBin ? basename(kubectlBin) : "kubectl";
 
-let s: TestServer;
+let s: EmbeddedTestServer;
 let kubeconfigPath: string;
 let apps: AppsV1Api;
 
@@ -125,10 +125,7 @@ describe("a custom resource with a scale subresource", () => {
   it.skipIf(!kubectlBin)("kubectl scale owns its replicas path; another manager's apply conflicts, then forces", async () => {
     expect((await req(s, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crontabCRD() })).status).toBe(201);
     const path = "/apis/stable.example.com/v1/namespaces/default/crontabs/nightly";
-    for (let i = 0; (await req(s, "GET", "/apis/stable.example.com/v1/namespaces/default/crontabs")).status !== 200; i++) {
-      if (i > 200) throw new Error("the CRD is not served");
-      await sleep(10);
-    }
+    await servedOnceSettled(s, "/apis/stable.example.com/v1/namespaces/default/crontabs");
     const crontab = (replicas: number) => `apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: nightly\nspec:\n  cronSpec: "0 0 * * *"\n  replicas: ${replicas}\n`;
     expect((await k(["apply", "--server-side", "--field-manager=helm", "-f", "-"], crontab(2))).code).toBe(0);
     expect((await k(["scale", "crontab/nightly", "--replicas=4"])).code).toBe(0);
