@@ -39,15 +39,12 @@ const run = (args: string[], stdin?: string) => kubectl(kubectlBin!, server.kube
 const container = (name = "c", resources?: k8s.V1ResourceRequirements): k8s.V1Container => ({ name, image: "nginx", ...(resources ? { resources } : {}) });
 const podBody = (name: string, spec: Partial<k8s.V1PodSpec> = {}): k8s.V1Pod => ({ metadata: { name }, spec: { containers: [container()], ...spec } });
 
-/** Polls a dry-run create until the admitted object satisfies `ok` (the plugins read informers, which may lag a write). */
-async function untilAdmitted(path: string, body: unknown, ok: (o: any) => boolean): Promise<any> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const r = await req(s, "POST", `${path}?dryRun=All`, { body });
-    if (r.status === 201 && ok(r.json)) return r.json;
-    if (Date.now() > deadline) throw new Error(`never admitted as expected: ${r.status} ${r.text}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** A dry-run create once the informers the plugins read have the last write (settle()), whose admitted object must satisfy `ok`. */
+async function whenAdmitted(path: string, body: unknown, ok: (o: any) => boolean): Promise<any> {
+  await server.settle();
+  const r = await req(s, "POST", `${path}?dryRun=All`, { body });
+  if (r.status !== 201 || !ok(r.json)) throw new Error(`not admitted as expected once settled: ${r.status} ${r.text}`);
+  return r.json;
 }
 
 describe("ServiceAccount, Priority and DefaultTolerationSeconds on every pod", () => {
@@ -198,7 +195,7 @@ describe("Priority classes", () => {
     expect(second.code).toBe(403);
     expect(JSON.parse(second.body).message).toBe('priorityclasses.scheduling.k8s.io "everyone-else" is forbidden: PriorityClass everyone is already marked as default. Only one default can exist');
     // Pods without a class now get the global default.
-    const defaulted = await untilAdmitted("/api/v1/namespaces/default/pods", podBody("plain"), (o) => o.spec.priorityClassName === "everyone");
+    const defaulted = await whenAdmitted("/api/v1/namespaces/default/pods", podBody("plain"), (o) => o.spec.priorityClassName === "everyone");
     expect(defaulted.spec.priority).toBe(10);
     await scheduling.deletePriorityClass({ name: "everyone" });
   });
@@ -224,7 +221,7 @@ allowVolumeExpansion: true
 `;
     expect((await run(["apply", "-f", "-"], sc)).stderr).toBe("");
     const claim = { metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } };
-    await untilAdmitted("/api/v1/namespaces/default/persistentvolumeclaims", claim, (o) => o.spec.storageClassName === "fast");
+    await whenAdmitted("/api/v1/namespaces/default/persistentvolumeclaims", claim, (o) => o.spec.storageClassName === "fast");
     const created = await core.createNamespacedPersistentVolumeClaim({ namespace: "default", body: claim });
     expect(created.spec?.storageClassName).toBe("fast");
     expect(created.metadata?.finalizers).toEqual(["kubernetes.io/pvc-protection"]);
@@ -258,13 +255,10 @@ allowVolumeExpansion: true
 });
 
 describe("storage protection", () => {
+  /** Whether the object is gone once the protection controllers have settled. */
   const gone = async (path: string) => {
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      if ((await req(s, "GET", path)).status === 404) return true;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return false;
+    await server.settle();
+    return (await req(s, "GET", path)).status === 404;
   };
   it("a deleted claim stays while a scheduled pod uses it, and goes once the pod is gone", async () => {
     const claim = { metadata: { name: "held" }, spec: { accessModes: ["ReadWriteOnce"], storageClassName: "", resources: { requests: { storage: "1Gi" } } } };
@@ -306,7 +300,7 @@ describe("DefaultIngressClass", () => {
   it("an Ingress without a class gets the default IngressClass", async () => {
     await networking.createIngressClass({ body: { metadata: { name: "nginx", annotations: { "ingressclass.kubernetes.io/is-default-class": "true" } }, spec: { controller: "k8s.io/ingress-nginx" } } });
     const body = { metadata: { name: "site" }, spec: { defaultBackend: { service: { name: "web", port: { number: 80 } } } } };
-    await untilAdmitted("/apis/networking.k8s.io/v1/namespaces/default/ingresses", body, (o) => o.spec.ingressClassName === "nginx");
+    await whenAdmitted("/apis/networking.k8s.io/v1/namespaces/default/ingresses", body, (o) => o.spec.ingressClassName === "nginx");
     const ing = await networking.createNamespacedIngress({ namespace: "default", body });
     expect(ing.spec?.ingressClassName).toBe("nginx");
   });
