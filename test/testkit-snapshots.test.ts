@@ -11,6 +11,7 @@ import { SnapshotError, type KapiServer, type Snapshot } from "../src/index.js";
 import { startTestServer, req, type TestServer } from "./support/client.js";
 import { crontabCRD } from "./support/crd.js";
 import { asTestServer, serveKapi } from "./support/cli.js";
+import { until } from "./support/until.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "kapi-testkit-"));
 const group = "snap.example.com";
@@ -88,17 +89,25 @@ describe("reset()", () => {
     await s.reset();
     const informer = makeInformer<V1ConfigMap>(c.kc, "/api/v1/namespaces/default/configmaps", () => c.core.listNamespacedConfigMap({ namespace: "default" }));
     const events: string[] = [];
-    informer.on("add", (o) => events.push(`add ${o.metadata!.name}`));
-    informer.on("update", (o) => events.push(`update ${o.metadata!.name}`));
-    informer.on("delete", (o) => events.push(`delete ${o.metadata!.name}`));
+    // The informer runs in this process, beyond settle()'s reach: its events are awaited as they come.
+    const waiting = new Set<() => void>();
+    const heard = (cond: () => boolean) => new Promise<void>((resolve) => {
+      const look = () => cond() && (waiting.delete(look), resolve());
+      waiting.add(look);
+      look();
+    });
+    const hear = (e: string) => (events.push(e), [...waiting].forEach((look) => look()));
+    informer.on("add", (o) => hear(`add ${o.metadata!.name}`));
+    informer.on("update", (o) => hear(`update ${o.metadata!.name}`));
+    informer.on("delete", (o) => hear(`delete ${o.metadata!.name}`));
     await informer.start();
     try {
       await c.core.createNamespacedConfigMap({ namespace: "default", body: { metadata: { name: "a" } } });
       await c.core.createNamespacedConfigMap({ namespace: "default", body: { metadata: { name: "b" } } });
       await mergePatch(s, "/api/v1/namespaces/default/configmaps/kube-root-ca.crt", { metadata: { labels: { x: "y" } } });
-      await until(() => events.includes("add b") && events.includes("update kube-root-ca.crt"));
+      await heard(() => events.includes("add b") && events.includes("update kube-root-ca.crt"));
       await s.reset();
-      await until(() => events.includes("delete a") && events.includes("delete b") && events.filter((e) => e === "update kube-root-ca.crt").length === 2);
+      await heard(() => events.includes("delete a") && events.includes("delete b") && events.filter((e) => e === "update kube-root-ca.crt").length === 2);
       const list = await c.core.listNamespacedConfigMap({ namespace: "default" });
       expect(names(informer.list())).toEqual(names(list.items));
       expect(informer.list().map((o) => o.metadata!.resourceVersion).sort()).toEqual(list.items.map((o) => o.metadata!.resourceVersion).sort());
@@ -166,7 +175,8 @@ describe("snapshot() and restore()", () => {
     const child = await serveKapi(["--bind-address=127.0.0.1", "--secure-port=0", "--storage-backend=memory", `--data-dir=${dataDir}`, `--load=${file}`]);
     try {
       const t = asTestServer(child.url, dataDir);
-      await until(async () => (await req(t, "GET", "/readyz")).status === 200);
+      // A child process: nothing announces its readiness to this one, so its /readyz is polled.
+      await until("the child's /readyz", async () => (await req(t, "GET", "/readyz")).status === 200, 10_000, 10);
       const got = await req(t, "GET", `/apis/${group}/v1/namespaces/fixture/crontabs/nightly`);
       expect(got.status).toBe(200);
       expect(got.json.spec.cronSpec).toBe("0 3 * * *");
@@ -212,12 +222,4 @@ describe("bad snapshots are refused with the problem named, and the server is le
 async function mergePatch(t: TestServer, path: string, body: unknown): Promise<void> {
   const r = await req(t, "PATCH", path, { body, headers: { "content-type": "application/merge-patch+json" } });
   expect(r.status).toBe(200);
-}
-
-async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
