@@ -4,6 +4,7 @@
 import { request as httpsRequest } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req, type TestServer } from "./support/client.js";
+import { Heard } from "./support/heard.js";
 import { startTuned, type PartsServer } from "./support/list-watch.js";
 import { crontabCRD } from "./support/crd.js";
 
@@ -35,43 +36,26 @@ async function settled<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 interface OpenWatch {
+  /** The events received, waited on as they arrive. */
+  heard: Heard<any>;
   events: any[];
   ended: boolean;
   /** Resolves when the stream ends. */
   end: Promise<void>;
-  /** Resolves at the first event (received or still to come) that `pred` accepts; rejects if the stream ends first or after 5 s. */
-  event(pred: (e: any) => boolean): Promise<void>;
   close(): void;
 }
 function openWatch(server: TestServer, path: string): Promise<OpenWatch> {
   const url = new URL(path, server.url);
   const creds = server.admin;
   return new Promise((resolve, reject) => {
+    const heard = new Heard<any>();
     let ended!: () => void;
-    const end = new Promise<void>((r) => (ended = r));
-    const waiters = new Set<() => void>();
-    const w: OpenWatch = {
-      events: [],
-      ended: false,
-      end,
-      event: (pred) =>
-        new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(() => fail(new Error("no such watch event within 5 s")), 5000);
-          const fail = (e: Error) => (waiters.delete(look), clearTimeout(timer), reject(e));
-          const look = () => {
-            if (w.events.some(pred)) return void (waiters.delete(look), clearTimeout(timer), resolve());
-            if (w.ended) fail(new Error(`the watch ended without such an event: ${JSON.stringify(w.events)}`));
-          };
-          waiters.add(look);
-          look();
-        }),
-      close: () => r.destroy(),
+    const w: OpenWatch = { heard, events: heard.items, ended: false, end: new Promise<void>((r) => (ended = r)), close: () => r.destroy() };
+    const stop = () => {
+      w.ended = true;
+      heard.close();
+      ended();
     };
-    const changed = () => {
-      if (w.ended) ended();
-      for (const look of [...waiters]) look();
-    };
-    const stop = () => ((w.ended = true), changed());
     let buf = "";
     const r = httpsRequest({ method: "GET", hostname: url.hostname, port: url.port, path: url.pathname + url.search, ca: creds.ca, cert: creds.cert, key: creds.key, agent: false }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`watch ${res.statusCode}`));
@@ -82,9 +66,8 @@ function openWatch(server: TestServer, path: string): Promise<OpenWatch> {
         while ((nl = buf.indexOf("\n")) >= 0) {
           const line = buf.slice(0, nl).trim();
           buf = buf.slice(nl + 1);
-          if (line) w.events.push(JSON.parse(line));
+          if (line) heard.push(JSON.parse(line));
         }
-        changed();
       });
       res.on("end", stop);
       res.on("close", stop);
@@ -116,7 +99,7 @@ describe("CRD updates and open watches", () => {
         if (!t.json.columnDefinitions?.some((c: any) => c.name === "Color")) throw new Error("no Color column yet");
       });
       expect((await req(s, "POST", base("v1"), { body: ct("after-column") })).status).toBe(201);
-      await w.event(added("after-column"));
+      await w.heard.some("ADDED after-column", added("after-column"));
 
       // 2. a new served version v2 (not the storage version)
       await updateCRD((crd) => {
@@ -129,7 +112,7 @@ describe("CRD updates and open watches", () => {
         if ((await req(s, "GET", base("v2"))).status !== 200) throw new Error("v2 not served");
       });
       expect((await req(s, "POST", base("v2"), { body: ct("via-v2", "v2") })).status).toBe(201);
-      await w.event(added("via-v2"));
+      await w.heard.some("ADDED via-v2", added("via-v2"));
 
       // 3. v2's schema changes (image limited to 5 characters in v2 only)
       await updateCRD((crd) => (crd.spec.versions[1].schema.openAPIV3Schema.properties.spec.properties.image.maxLength = 5));
@@ -138,8 +121,8 @@ describe("CRD updates and open watches", () => {
         if (r.status !== 422) throw new Error(`status ${r.status}`);
       });
       expect((await req(s, "POST", base("v1"), { body: ct("after-v2-schema") })).status).toBe(201);
-      await w.event(added("after-v2-schema"));
-      await wAll.event(added("after-v2-schema"));
+      await w.heard.some("ADDED after-v2-schema", added("after-v2-schema"));
+      await wAll.heard.some("ADDED after-v2-schema", added("after-v2-schema"));
 
       expect(w.ended).toBe(false);
       expect(wAll.ended).toBe(false);
@@ -170,7 +153,7 @@ describe("CRD updates and open watches", () => {
       const w2 = await openWatch(s, `${base("v2")}?watch=1&resourceVersion=${relist.json.metadata.resourceVersion}`);
       try {
         expect((await req(s, "POST", base("v1"), { body: ct("after-default") })).status).toBe(201);
-        await w2.event(added("after-default"));
+        await w2.heard.some("ADDED after-default", added("after-default"));
         expect(w2.events.find((e) => e.object?.metadata?.name === "after-default").object.spec.color).toBe("red");
       } finally {
         w2.close();

@@ -12,6 +12,7 @@ import { startTestServer, req, type TestServer } from "./support/client.js";
 import { crontabCRD } from "./support/crd.js";
 import { asTestServer, serveKapi } from "./support/cli.js";
 import { until } from "./support/until.js";
+import { Heard } from "./support/heard.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "kapi-testkit-"));
 const group = "snap.example.com";
@@ -88,26 +89,19 @@ describe("reset()", () => {
   it("an informer running across a reset hears ordinary events and ends with the server's state", async () => {
     await s.reset();
     const informer = makeInformer<V1ConfigMap>(c.kc, "/api/v1/namespaces/default/configmaps", () => c.core.listNamespacedConfigMap({ namespace: "default" }));
-    const events: string[] = [];
     // The informer runs in this process, beyond settle()'s reach: its events are awaited as they come.
-    const waiting = new Set<() => void>();
-    const heard = (cond: () => boolean) => new Promise<void>((resolve) => {
-      const look = () => cond() && (waiting.delete(look), resolve());
-      waiting.add(look);
-      look();
-    });
-    const hear = (e: string) => (events.push(e), [...waiting].forEach((look) => look()));
-    informer.on("add", (o) => hear(`add ${o.metadata!.name}`));
-    informer.on("update", (o) => hear(`update ${o.metadata!.name}`));
-    informer.on("delete", (o) => hear(`delete ${o.metadata!.name}`));
+    const heard = new Heard<string>();
+    informer.on("add", (o) => heard.push(`add ${o.metadata!.name}`));
+    informer.on("update", (o) => heard.push(`update ${o.metadata!.name}`));
+    informer.on("delete", (o) => heard.push(`delete ${o.metadata!.name}`));
     await informer.start();
     try {
       await c.core.createNamespacedConfigMap({ namespace: "default", body: { metadata: { name: "a" } } });
       await c.core.createNamespacedConfigMap({ namespace: "default", body: { metadata: { name: "b" } } });
       await mergePatch(s, "/api/v1/namespaces/default/configmaps/kube-root-ca.crt", { metadata: { labels: { x: "y" } } });
-      await heard(() => events.includes("add b") && events.includes("update kube-root-ca.crt"));
+      await heard.until("b added, kube-root-ca.crt updated", (events) => events.includes("add b") && events.includes("update kube-root-ca.crt"));
       await s.reset();
-      await heard(() => events.includes("delete a") && events.includes("delete b") && events.filter((e) => e === "update kube-root-ca.crt").length === 2);
+      await heard.until("the reset heard", (events) => events.includes("delete a") && events.includes("delete b") && events.filter((e) => e === "update kube-root-ca.crt").length === 2);
       const list = await c.core.listNamespacedConfigMap({ namespace: "default" });
       expect(names(informer.list())).toEqual(names(list.items));
       expect(informer.list().map((o) => o.metadata!.resourceVersion).sort()).toEqual(list.items.map((o) => o.metadata!.resourceVersion).sort());
