@@ -13,6 +13,7 @@ import { startApiServer } from "../src/server/start.js";
 import { req, withCredentials, type TestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { runKapi } from "./support/cli.js";
+import { Heard } from "./support/heard.js";
 import { sqliteDriver } from "../src/storage/sqlite/drivers.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
@@ -219,28 +220,22 @@ describe("encryption at rest", () => {
   });
 
   it("reloads a changed configuration file with --encryption-provider-config-automatic-reload, keeping the old one when the new is invalid", async () => {
-    const logs: string[] = [];
-    await restart(aescbc(["r1", key1]), { encryptionProviderConfigAutomaticReload: true, encryptionConfigReloadPollMs: 50, log: (m) => logs.push(m) });
+    // The server's log, heard as it comes: each reload (or its refusal) is announced there once done.
+    const log = new Heard<string>();
+    await restart(aescbc(["r1", key1]), { encryptionProviderConfigAutomaticReload: true, encryptionConfigReloadPollMs: 50, log: log.push });
     await req(s!, "POST", "/api/v1/namespaces/default/secrets", { body: { metadata: { name: "before-reload" }, stringData: { v: "1" } } });
     writeFileSync(configFile, config(aescbc(["bad", secret(7, 1)])));
-    await waitFor(() => logs.some((l) => l.includes("secret is not of the expected length")));
+    await log.some("the refused reload", (l) => l.includes("secret is not of the expected length"));
     await req(s!, "POST", "/api/v1/namespaces/default/secrets", { body: { metadata: { name: "still-r1" }, stringData: { v: "2" } } });
     expect(storedSecrets("default").get("still-r1")!.startsWith("k8s:enc:aescbc:v1:r1:")).toBe(true);
     writeFileSync(configFile, config(secretbox("r2", key2) + aescbc(["r1", key1])));
-    await waitFor(() => logs.some((l) => l.includes("loaded new encryption provider configuration")));
+    await log.some("the reload", (l) => l.includes("loaded new encryption provider configuration"));
     await req(s!, "POST", "/api/v1/namespaces/default/secrets", { body: { metadata: { name: "after-reload" }, stringData: { v: "3" } } });
     expect(storedSecrets("default").get("after-reload")!.startsWith("k8s:enc:secretbox:v1:r2:")).toBe(true);
     expect((await req(s!, "GET", "/api/v1/namespaces/default/secrets/before-reload")).status).toBe(200);
   });
 });
 
-async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not reached");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe("a bad encryption configuration refuses the start", () => {
   let dir: string;

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestIssuer, type TestIssuer } from "../src/authn/jwt-authenticator/issuer.testkit.js";
 import { req, startTestServer, type TestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { Heard } from "./support/heard.js";
 
 const whoami = (s: TestServer, token: string) =>
   req(s, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", { body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" }, creds: s.as(token) });
@@ -69,29 +70,22 @@ current-context: kapi
   return path;
 }
 
-async function until(f: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await f()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("condition not reached in time");
-}
-
 describe("structured authentication configuration with a loopback OIDC issuer", () => {
   let issuer: TestIssuer;
   let s: TestServer;
   let dir: string;
   let file: string;
   let kubeconfigPath: string;
-  const logs: string[] = [];
+  // The server's log, heard as it comes: a reload announces itself there once it took effect.
+  const log = new Heard<string>();
+  const logs = log.items;
 
   beforeAll(async () => {
     issuer = await startTestIssuer();
     dir = mkdtempSync(join(tmpdir(), "kapi-oidc-"));
     file = join(dir, "authn.yaml");
     writeFileSync(file, configFile(issuer, '"oidc:" + claims.sub'));
-    s = await startTestServer({ storage: "memory", options: { authenticationConfig: file, log: (m: string) => logs.push(m), authenticationConfigReloadPollMs: 250 } as never });
+    s = await startTestServer({ storage: "memory", options: { authenticationConfig: file, log: log.push, authenticationConfigReloadPollMs: 250 } as never });
     kubeconfigPath = tokenlessKubeconfig(s, dir);
   });
   afterAll(async () => {
@@ -199,17 +193,17 @@ print(json.dumps({"names": names, "user": data["status"]["userInfo"], "tampered"
     expect((await whoami(s, token)).json.status.userInfo.username).toBe("oidc:re");
 
     writeFileSync(file, configFile(issuer, '"v2:" + claims.sub'));
-    await until(async () => (await whoami(s, token)).json?.status?.userInfo?.username === "v2:re");
-    expect(logs.join("\n")).toMatch(/reloaded authentication config/);
+    await log.some("the reload", (l) => l.includes("reloaded authentication config"), 15_000);
+    expect((await whoami(s, token)).json.status.userInfo.username).toBe("v2:re");
 
     // Invalid (claims.email without claims.email_verified): logged, old mapping kept.
     writeFileSync(file, configFile(issuer, "claims.email"));
-    await until(async () => logs.some((l) => l.includes("failed to validate authentication config") && l.includes("claims.email_verified must be used")));
+    await log.some("the refused reload", (l) => l.includes("failed to validate authentication config") && l.includes("claims.email_verified must be used"), 15_000);
     expect((await whoami(s, token)).json.status.userInfo.username).toBe("v2:re");
 
     // Not even YAML: logged, old mapping kept.
     writeFileSync(file, "jwt: [unclosed");
-    await until(async () => logs.some((l) => l.includes("failed to load authentication config")));
+    await log.some("the failed load", (l) => l.includes("failed to load authentication config"), 15_000);
     expect((await whoami(s, token)).json.status.userInfo.username).toBe("v2:re");
 
     const metrics = (await req(s, "GET", "/metrics")).text;
