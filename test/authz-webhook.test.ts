@@ -9,6 +9,7 @@ import { parse, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req, startTestServer, type TestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { Heard } from "./support/heard.js";
 import { startSarWebhook, type SarRequest, type SarWebhook } from "../src/authz/webhook/server.testkit.js";
 
 const bin = kubectlBinary(33) ?? kubectlBinary(32);
@@ -151,13 +152,10 @@ describe("--authorization-config reloaded while serving", () => {
   const alwaysDeny = "- type: AlwaysDeny\n  name: alwaysdeny\n";
   const alwaysAllow = "- type: AlwaysAllow\n  name: alwaysallow\n";
   const status = async (token: string) => (await req(s, "GET", "/api/v1/namespaces/default/configmaps", { creds: s.as(token) })).status;
-  const waitFor = async (f: () => Promise<boolean>) => {
-    for (let i = 0; i < 100; i++) {
-      if (await f()) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error("timed out waiting");
-  };
+  // The server's log, heard as it comes: each reload of the file, or its refusal, is announced there once done.
+  const log = new Heard<string>();
+  const reloads = (n: number) => log.until(`${n} reloads`, (ls) => ls.filter((l) => l === "kapi: reloaded authorization config").length >= n);
+  const refusals = (n: number) => log.until(`${n} refused reloads`, (ls) => ls.filter((l) => l.startsWith("kapi: reloading authorization config: ")).length >= n);
   const metric = async (re: RegExp) => Number(re.exec((await req(s, "GET", "/metrics")).body.toString())?.[1] ?? 0);
 
   beforeAll(async () => {
@@ -168,7 +166,7 @@ describe("--authorization-config reloaded while serving", () => {
     writeFileSync(tokens, "tok-alice,alice,u1\ntok-bob,bob,u2\n");
     file = join(dir, "authz.yaml");
     writeFileSync(file, doc(hookEntry("NoOpinion"), alwaysDeny));
-    s = await startTestServer({ storage: "memory", options: { tokenAuthFile: tokens, authorizationConfig: file } });
+    s = await startTestServer({ storage: "memory", options: { tokenAuthFile: tokens, authorizationConfig: file, log: log.push } });
   });
   afterAll(async () => {
     await s?.stop();
@@ -182,16 +180,19 @@ describe("--authorization-config reloaded while serving", () => {
     const bad = /apiserver_authorization_config_controller_automatic_reloads_total\{apiserver_id_hash="sha256:[0-9a-f]+",status="failure"\} (\d+)/;
 
     writeFileSync(file, doc(hookEntry("NoOpinion"), alwaysAllow));
-    await waitFor(async () => (await status("tok-bob")) === 200);
+    await reloads(1);
+    expect(await status("tok-bob")).toBe(200);
     expect(await metric(ok)).toBe(1);
     expect((await req(s, "GET", "/metrics")).body.toString()).toMatch(/apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds\{apiserver_id_hash="sha256:[0-9a-f]+",status="success"\} \d/);
 
     writeFileSync(file, doc(hookEntry("NoOpinion").replace("timeout: 2s", "timeout: 90s"), alwaysDeny));
-    await waitFor(async () => (await metric(bad)) >= 1);
+    await refusals(1);
+    expect(await metric(bad)).toBe(1);
     expect(await status("tok-bob")).toBe(200); // previous configuration kept
 
     writeFileSync(file, "not: [valid");
-    await waitFor(async () => (await metric(bad)) >= 2);
+    await refusals(2);
+    expect(await metric(bad)).toBe(2);
     expect(await status("tok-bob")).toBe(200);
   });
 
@@ -199,11 +200,13 @@ describe("--authorization-config reloaded while serving", () => {
     hook.reply = () => ({ status: 400, body: "down" }); // not retried (a 500 would be, with backoff)
     writeFileSync(file, doc(hookEntry("Deny"), alwaysAllow));
     // Deny with the webhook's error: upstream's filter answers 500 with the error.
-    await waitFor(async () => (await status("tok-alice")) === 500);
+    await reloads(2);
+    expect(await status("tok-alice")).toBe(500);
     const r = await req(s, "GET", "/api/v1/namespaces/default/configmaps", { creds: s.as("tok-alice") });
     expect(r.json).toMatchObject({ reason: "InternalError", message: expect.stringMatching(/^Internal error occurred: /) });
     writeFileSync(file, doc(hookEntry("NoOpinion"), alwaysAllow));
-    await waitFor(async () => (await status("tok-alice")) === 200);
+    await reloads(3);
+    expect(await status("tok-alice")).toBe(200);
     expect((await req(s, "GET", "/metrics")).body.toString()).toMatch(/apiserver_authorization_webhook_evaluations_fail_open_total\{name="hook",result="error"\} \d+/);
     hook.reply = policy;
   });
@@ -247,9 +250,13 @@ authorizers:
 - type: RBAC
   name: rbac
 `;
-  const reload = async (text: string, until: () => Promise<boolean>) => {
+  // The server's log, heard as it comes: a reload is announced there once it took effect.
+  const log = new Heard<string>();
+  let reloaded = 0;
+  const reload = async (text: string) => {
     writeFileSync(file, text);
-    for (let i = 0; i < 100 && !(await until()); i++) await new Promise((r) => setTimeout(r, 100));
+    const n = ++reloaded;
+    await log.until(`reload ${n}`, (ls) => ls.filter((l) => l === "kapi: reloaded authorization config").length >= n);
   };
   const get = (path: string) => req(s, "GET", path, { creds: s.as("tok-dana") });
 
@@ -261,7 +268,7 @@ authorizers:
     writeFileSync(tokens, "tok-dana,dana,u4\n");
     file = join(dir, "authz.yaml");
     writeFileSync(file, config("Deny", teamOnly));
-    s = await startTestServer({ storage: "memory", options: { tokenAuthFile: tokens, authorizationConfig: file } });
+    s = await startTestServer({ storage: "memory", options: { tokenAuthFile: tokens, authorizationConfig: file, log: log.push } });
     await req(s, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", {
       body: { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "reader" }, rules: [{ apiGroups: [""], resources: ["nodes", "configmaps"], verbs: ["get", "list"] }] },
     });
@@ -294,7 +301,7 @@ authorizers:
   });
 
   it("a condition that errs: Deny → 500 with the error; NoOpinion → on to RBAC, which allows, or, if nothing allows, 500", async () => {
-    await reload(config("Deny", unguarded), async () => (await get("/apis")).status === 500);
+    await reload(config("Deny", unguarded));
     const denied = await get("/apis");
     expect(denied.status).toBe(500);
     expect(denied.json).toMatchObject({
@@ -306,7 +313,7 @@ authorizers:
     // A resource request still evaluates (to false) and RBAC decides.
     expect((await get("/api/v1/nodes")).status).toBe(200);
 
-    await reload(config("NoOpinion", unguarded), async () => (await get("/apis")).status === 200);
+    await reload(config("NoOpinion", unguarded));
     expect((await get("/apis")).status).toBe(200); // RBAC's system:discovery
     const nobody = await get("/metrics"); // RBAC has no opinion either: the error makes it a 500, not a 403
     expect(nobody.status).toBe(500);
