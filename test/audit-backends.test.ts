@@ -14,6 +14,7 @@ import { startServer } from "../src/index.js";
 import { auditLog } from "./support/audit-log.js";
 import { asTestServer, runKapi, serveKapi } from "./support/cli.js";
 import { req, watchEvents, withCredentials } from "./support/client.js";
+import { Heard } from "./support/heard.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { until } from "./support/until.js";
 import { parseMetricsPage } from "./support/prometheus-text.js";
@@ -57,16 +58,16 @@ describe("the log backend", () => {
     const dir = mkdtempSync(join(tmpdir(), "kapi-audit-stdout-"));
     const log = auditLog(configMapsAt("Metadata"));
     const k = await serveKapi(["--data-dir", dir, "--secure-port=0", "--bind-address=127.0.0.1", `--audit-policy-file=${log.policyFile}`, "--audit-log-path=-"]);
-    let out = "";
-    k.proc.stdout!.on("data", (c) => (out += c));
+    const out = new Heard<string>(); // a child's output, heard as it comes
+    k.proc.stdout!.on("data", (c) => out.push(String(c)));
     try {
       const s = asTestServer(k.url, dir);
       await req(s, "GET", "/api/v1/namespaces/default/configmaps", { headers: { "audit-id": "to-stdout" } });
-      for (let i = 0; i < 100 && !out.includes('"stage":"ResponseComplete"'); i++) await new Promise((r) => setTimeout(r, 20));
+      await out.until("the ResponseComplete event", (chunks) => chunks.join("").includes('"stage":"ResponseComplete"'));
     } finally {
       k.proc.kill("SIGTERM");
     }
-    const events = out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+    const events = out.items.join("").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
     expect(events.map((e) => [e.auditID, e.stage])).toEqual([["to-stdout", "RequestReceived"], ["to-stdout", "ResponseComplete"]]);
   });
 });
@@ -116,7 +117,9 @@ describe("truncating (--audit-log-truncate-*)", () => {
 async function receiver(answer: (n: number, body: any) => number | Promise<number> = () => 200) {
   const ca = await makeCert({ commonName: "audit-receiver-ca" });
   const serving = await makeCert({ commonName: "audit-receiver", issuer: ca, usage: "server", ips: ["127.0.0.1"] });
-  const lists: any[] = [];
+  // What it received, heard as it arrives (the batch backend sends when its wait is over).
+  const heard = new Heard<any>();
+  const lists = heard.items;
   let calls = 0;
   const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem }, (r, res) => {
     const chunks: Buffer[] = [];
@@ -124,7 +127,7 @@ async function receiver(answer: (n: number, body: any) => number | Promise<numbe
     r.on("end", async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
       const code = await answer(++calls, body);
-      if (code === 200) lists.push({ contentType: r.headers["content-type"], method: r.method, body });
+      if (code === 200) heard.push({ contentType: r.headers["content-type"], method: r.method, body });
       res.writeHead(code, { "content-type": "application/json" });
       res.end("{}");
     });
@@ -149,7 +152,7 @@ current-context: sink
 users: []
 `,
   );
-  return { lists, kubeconfig, calls: () => calls, items: () => lists.flatMap((l) => l.body.items), close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+  return { lists, heard, kubeconfig, calls: () => calls, items: () => lists.flatMap((l) => l.body.items), close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
 }
 
 describe("the webhook backend", () => {
@@ -213,7 +216,7 @@ describe("the webhook backend", () => {
     const before = hook.lists.length;
     try {
       for (let i = 0; i < 3; i++) await req(s, "GET", "/api/v1/namespaces/default/configmaps", { headers: { "audit-id": `batched-${i}` } });
-      for (let i = 0; i < 100 && hook.items().filter((e) => String(e.auditID).startsWith("batched-")).length < 6; i++) await new Promise((r) => setTimeout(r, 20));
+      await hook.heard.until("6 batched events", () => hook.items().filter((e) => String(e.auditID).startsWith("batched-")).length >= 6);
     } finally {
       await s.stop();
     }
