@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from "@kubernetes/client-node";
 import { req } from "./support/client.js";
-import { cm, mkns, sleep, startTuned, type PartsServer } from "./support/list-watch.js";
+import { cm, mkns, startTuned, type PartsServer } from "./support/list-watch.js";
+import { Heard } from "./support/heard.js";
 
 let s: PartsServer;
 beforeAll(async () => {
@@ -25,7 +26,8 @@ it("an informer misses and repeats nothing across forced watch restarts", async 
   const informer = makeInformer<V1ConfigMap>(kc, "/api/v1/namespaces/inf/configmaps", () => api.listNamespacedConfigMap({ namespace: "inf" }));
   const log = new Map<string, string[]>();
   const seenRVs = new Set<string>();
-  let total = 0;
+  // Every event the informer hands over, heard as it comes (the informer runs in this process).
+  const heard = new Heard<string>();
   let connects = 0;
   let errors = 0;
   const record = (verb: string) => (o: V1ConfigMap) => {
@@ -33,7 +35,7 @@ it("an informer misses and repeats nothing across forced watch restarts", async 
     if (!log.has(name)) log.set(name, []);
     log.get(name)!.push(verb);
     seenRVs.add(`${verb}/${o.metadata!.resourceVersion}`);
-    total++;
+    heard.push(`${verb} ${name}`);
   };
   informer.on("add", record("add"));
   informer.on("update", record("update"));
@@ -54,10 +56,7 @@ it("an informer misses and repeats nothing across forced watch restarts", async 
   await inBatches((name) => req(s, "PATCH", `/api/v1/namespaces/inf/configmaps/${name}`, { body: { data: { k: "2" } }, headers: { "content-type": "application/merge-patch+json" } }));
   await inBatches((name) => req(s, "DELETE", `/api/v1/namespaces/inf/configmaps/${name}`));
 
-  const waitForTotal = async (want: number) => {
-    const deadline = Date.now() + 20_000;
-    while (total < want && Date.now() < deadline) await sleep(50);
-  };
+  const waitForTotal = (want: number) => heard.until(`${want} events`, (evs) => evs.length >= want, 20_000);
   await waitForTotal(3 * n);
   // A sentinel written last arrives after anything repeated late: once it is seen, the count is final.
   await req(s, "POST", "/api/v1/namespaces/inf/configmaps", { body: cm("sentinel") });
@@ -68,7 +67,7 @@ it("an informer misses and repeats nothing across forced watch restarts", async 
   expect(errorsBeforeStop).toBe(0);
   expect(connects).toBeGreaterThanOrEqual(4); // start + three forced restarts
   expect(log.get("sentinel")).toEqual(["add"]);
-  expect(total).toBe(3 * n + 1);
+  expect(heard.items.length).toBe(3 * n + 1);
   expect(seenRVs.size).toBe(3 * n + 1);
   for (const name of names) expect(log.get(name)).toEqual(["add", "update", "delete"]);
 }, 60_000);
