@@ -25,6 +25,12 @@ const patterns = [
   new RegExp(String.raw`\bsleep\(\s*${number}\s*\)`, "g"),
 ];
 
+// A sleep whose length is computed (a helper's interval, "until just past an expiry") is counted apart.
+const computed = [
+  /setTimeout\(\s*(?:r|res|resolve)\s*,(?!\s*\d)[^)]+\)/g,
+  /\bsleep\((?!\s*\d|ms: number)[^)]+\)/g,
+];
+let computedN = 0;
 let oneOff = { n: 0, ms: 0 };
 let poll = { n: 0, ms: 0 };
 const rows = [];
@@ -38,6 +44,13 @@ for (const f of files) {
   const lines = text.split("\n");
   lines.forEach((line, i) => {
     if (/^\s*(\/\/|\*)/.test(line)) return;
+    for (const re of computed) {
+      for (const m of line.matchAll(re)) {
+        if (/=>\s*new Promise|const sleep|function sleep/.test(line)) continue; // a sleep helper's own definition
+        computedN++;
+        rows.push(`${f}:${i + 1}\tcomputed\t${m[0]}`);
+      }
+    }
     for (const re of patterns) {
       for (const m of line.matchAll(re)) {
         const ms = Number(m[1].replaceAll("_", ""));
@@ -52,4 +65,4 @@ for (const f of files) {
 }
 if (list) console.log(rows.join("\n"));
 const s = (b) => `${b.n} (${(b.ms / 1000).toFixed(1)} s)`;
-console.log(`${ref ?? "worktree"}: ${oneOff.n + poll.n} sleeps, ${((oneOff.ms + poll.ms) / 1000).toFixed(1)} s in all; one-off ${s(oneOff)}, poll intervals ${s(poll)}`);
+console.log(`${ref ?? "worktree"}: ${oneOff.n + poll.n} sleeps, ${((oneOff.ms + poll.ms) / 1000).toFixed(1)} s in all; one-off ${s(oneOff)}, poll intervals ${s(poll)}; ${computedN} of a computed length`);
