@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type KapiServer } from "../src/index.js";
+import { startControlEndpoint, type ControlEndpoint } from "../src/testing/control-endpoint.js";
 
 // Debian's interpreter: the python3 first on PATH may be another installation without the module.
 const python = "/usr/bin/python3";
@@ -29,6 +30,8 @@ interface ApiError {
 describe.skipIf(!clientVersion)(`python kubernetes client ${clientVersion ?? "(not installed)"}`, () => {
   let s: KapiServer;
   let dir: string;
+  /** The server's control endpoint (settle() over loopback HTTP, as `kapi testenv` offers it), for the script to call. */
+  let control: ControlEndpoint;
 
   /** Runs one scenario of kapi_client.py in its own namespace and returns its JSON result. */
   const run = (scenario: string, namespace = `py-${scenario}`): Promise<any> =>
@@ -36,7 +39,7 @@ describe.skipIf(!clientVersion)(`python kubernetes client ${clientVersion ?? "(n
       execFile(
         python,
         [script, s.kubeconfigPath!, scenario, namespace],
-        { timeout: 60_000, maxBuffer: 16 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } },
+        { timeout: 60_000, maxBuffer: 16 << 20, env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", KAPI_CONTROL_URL: control.url, KAPI_CONTROL_TOKEN: control.token } },
         (err, stdout, stderr) => {
           if (err) return reject(new Error(`kapi_client.py ${scenario} failed: ${err.message}\n${stderr}`));
           const last = String(stdout).trim().split("\n").pop() ?? "";
@@ -59,8 +62,10 @@ describe.skipIf(!clientVersion)(`python kubernetes client ${clientVersion ?? "(n
     // The scenarios count and watch the ConfigMaps of their namespaces: without the root CA
     // publisher no kube-root-ca.crt joins them at a moment of its own.
     s = await startServer({ dataDir: join(dir, "data"), options: { controllers: ["*", "-root-ca-cert-publisher"] } });
+    control = await startControlEndpoint({ harness: s, controls: s });
   });
   afterAll(async () => {
+    await control?.close();
     await s?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });

@@ -25,8 +25,11 @@ export interface ServerControls {
   settle?(options?: unknown): Promise<unknown>;
 }
 
+/** What the endpoint serves of a harness: `kapi testenv`'s TestHarness, or a KapiServer itself. */
+export type HarnessControls = Pick<TestHarness, "journal" | "faults" | "waitFor">;
+
 export interface ControlEndpointOptions {
-  harness: TestHarness;
+  harness: HarnessControls;
   controls: ServerControls;
   /** 0 (default) picks a free port. */
   port?: number;
@@ -119,7 +122,7 @@ async function settleFromBody(controls: ServerControls, body: unknown): Promise<
   }
 }
 
-async function waitFromBody(harness: TestHarness, body: unknown): Promise<unknown> {
+async function waitFromBody(harness: HarnessControls, body: unknown): Promise<unknown> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HarnessInputError(`the body must be {"match": {...}, "timeout": ms}, got ${JSON.stringify(body)}`);
   const { match, timeout, ...rest } = body as Record<string, unknown>;
   const extra = Object.keys(rest);

@@ -9,6 +9,7 @@ side (test/python-client.test.ts) asserts on that object. Exit code 0 means the 
 end; an unexpected exception prints a traceback on stderr and exits 1.
 """
 import json
+import os
 import sys
 import threading
 import time
@@ -16,6 +17,16 @@ import time
 import kubernetes
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
+
+
+def settle():
+    """POST /settle to the control endpoint named by KAPI_CONTROL_URL and KAPI_CONTROL_TOKEN (what
+    `kapi testenv` prints): returns once the server's in-process controllers have nothing left to do."""
+    import urllib.request
+
+    rq = urllib.request.Request(os.environ["KAPI_CONTROL_URL"] + "/settle", method="POST", headers={"authorization": "Bearer " + os.environ["KAPI_CONTROL_TOKEN"]})
+    with urllib.request.urlopen(rq, timeout=30) as rs:
+        rs.read()
 
 
 def api_error(fn, *args, **kwargs):
@@ -268,7 +279,8 @@ def scenario_watch(api, ns):
     t = threading.Thread(target=watcher, daemon=True)
     t.start()
     ready.wait(5)
-    time.sleep(0.5)
+    # No pause for the watch to be registered: it starts from `rv`, so it is sent everything after
+    # it whenever it arrives.
     v1.create_namespaced_config_map(ns, cm("watched", {"v": "1"}))
     v1.patch_namespaced_config_map("watched", ns, {"data": {"v": "2"}})
     v1.delete_namespaced_config_map("watched", ns)
@@ -338,14 +350,11 @@ def scenario_booleans(api, ns):
     ref = client.V1OwnerReference(api_version="v1", kind="ConfigMap", name="owner", uid=owner.metadata.uid)
     v1.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="dependent", owner_references=[ref])))
     v1.delete_namespaced_config_map("owner", ns, orphan_dependents=True)
-    owner_gone = False
-    for _ in range(100):
-        if api_error(v1.read_namespaced_config_map, "owner", ns)["status"] == 404:
-            owner_gone = True
-            break
-        time.sleep(0.1)
-    # Give the garbage collector time to act on the dependent, as it would had the owner not orphaned it.
-    time.sleep(1)
+    # The garbage collector orphans the dependent, then removes the owner's finalizer: once the
+    # server's controllers have settled both are done, and a dependent still there was kept, not
+    # merely not yet collected.
+    settle()
+    owner_gone = api_error(v1.read_namespaced_config_map, "owner", ns)["status"] == 404
     dependent = api_error(v1.read_namespaced_config_map, "dependent", ns)
     kept = v1.read_namespaced_config_map("dependent", ns) if dependent["status"] is None else None
 
