@@ -65,7 +65,10 @@ describe("bootstrap objects", () => {
       const first = await storedAfterStart({ ...options(), preparedBootstrap: preparedBootstrapFile(options(), "test-build", dir) });
       const files = readdirSync(dir);
       expect(files).toHaveLength(1);
-      await new Promise((r) => setTimeout(r, 1100)); // the next start's times are another second's
+      // Time-based: stored times have whole seconds, so the next start's must fall in the next one.
+      // Waiting until just past that second's start (at most a second) is all it takes.
+      const startedIn = Math.floor(Date.parse(first["/registry/rbac.authorization.k8s.io/clusterroles/cluster-admin"]!.metadata.creationTimestamp as string) / 1000);
+      await new Promise((r) => setTimeout(r, Math.max(0, (startedIn + 1) * 1000 - Date.now() + 20)));
       const second = await storedAfterStart({ ...options(), preparedBootstrap: preparedBootstrapFile(options(), "test-build", dir) });
       expectAsBefore(second);
       const role = "/registry/rbac.authorization.k8s.io/clusterroles/cluster-admin";
