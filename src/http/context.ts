@@ -78,6 +78,11 @@ export interface RequestContext {
    * are sent (or it ended before), which frees the seat the watch held while it initialized.
    */
   watchInitialized: (() => void) | undefined;
+  /**
+   * The status a stage answered when it ended the request to protect the server (the deadline's
+   * 504, flow control's 429): counted in apiserver_request_terminations_total.
+   */
+  terminatedWith: number | undefined;
 }
 
 /**
@@ -107,6 +112,7 @@ class Context implements RequestContext {
   watchTap: WatchTap | undefined = undefined;
   fault: unknown = undefined;
   watchInitialized: (() => void) | undefined = undefined;
+  terminatedWith: number | undefined = undefined;
   private controller: AbortController | undefined;
   private cancelled = false;
   private reason: unknown;

@@ -77,7 +77,13 @@ export class RequestMetrics {
     labels: ["request_kind"],
     collect: () => this.publishInflight(),
   });
-  readonly families = [this.total, this.duration, this.sli, this.slo, this.responseSizes, this.longRunning, this.inflight];
+  readonly terminations = new CounterFamily({
+    name: "apiserver_request_terminations_total",
+    help: "Requests the server ended itself to protect itself (timed out, or refused by flow control), by verb, group, version, resource, subresource, scope, component and HTTP status code.",
+    stability: "ALPHA",
+    labels: ["verb", "group", "version", "resource", "subresource", "scope", "component", "code"],
+  });
+  readonly families = [this.total, this.duration, this.sli, this.slo, this.responseSizes, this.longRunning, this.inflight, this.terminations];
 
   private readonly series = new Map<string, RequestSeries>();
   /** Requests in flight now, and the most seen in this and the previous second (upstream's watermark). */
@@ -137,6 +143,15 @@ export class RequestMetrics {
     s.sli.observe(sli);
     s.slo?.observe(sli);
     s.responseSize?.observe(bytes);
+  }
+
+  /**
+   * A request the server ended in self-defence (upstream's RecordRequestTermination). A
+   * non-resource request is labelled by its path in place of a subresource, and every one with the
+   * component "apiserver", as upstream labels them.
+   */
+  terminated(l: RequestLabels, path: string | undefined, code: number): void {
+    this.terminations.with(l.verb, l.group, l.version, l.resource, path ?? l.subresource, l.scope, "apiserver", String(code)).inc();
   }
 
   private rotate(atMs: number): void {

@@ -20,7 +20,7 @@ describe("deadline filter", () => {
     expect(rec.body()).toBe("ok");
   });
 
-  it("answers 504 Timeout when the handler outlives the deadline, and aborts the signal", async () => {
+  it("answers 504 with upstream's timeout body when the handler outlives the deadline, aborts the signal and notes the termination", async () => {
     const { ctx, rec } = recordingContext({ path: "/api/v1/namespaces/a/pods/p", query: "timeout=30ms" });
     let handlerSignal: AbortSignal | undefined;
     let lateWrite: Promise<void> | undefined;
@@ -33,13 +33,31 @@ describe("deadline filter", () => {
       });
       await lateWrite;
     });
-    await expect(run).rejects.toMatchObject({ code: 504, reason: "Timeout", message: "Timeout: request did not complete within the allotted timeout" });
+    await run;
     expect(handlerSignal!.aborted).toBe(true);
-    expect(handlerSignal!.reason).toBeInstanceOf(ApiError);
-    expect(ctx.ex).toBe(rec.ex); // the real exchange is back for recovery to answer on
+    expect(handlerSignal!.reason).toMatchObject({ code: 504, reason: "Timeout", message: "Timeout: request did not complete within the allotted timeout" });
+    expect(ctx.ex).toBe(rec.ex);
+    expect(ctx.terminatedWith).toBe(504);
+    // json.NewEncoder(w).Encode(&err.ErrStatus): no kind or apiVersion, sniffed as plain text.
+    expect(rec.status).toBe(504);
+    expect(rec.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(rec.body()).toBe('{"metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}\n');
     await lateWrite;
-    expect(rec.status).toBe(0); // the handler's late answer went nowhere
-    expect(rec.body()).toBe("");
+    expect(rec.status).toBe(504); // the handler's late answer went nowhere
+  });
+
+  it("leaves a write's own 34 s bound to be answered as the handler's negotiated error, not a termination", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "Date"] });
+    try {
+      const { ctx } = recordingContext({ method: "POST", path: "/api/v1/namespaces/a/configmaps" });
+      const run = filter(60_000)(ctx, () => new Promise(() => undefined));
+      const caught = expect(run).rejects.toMatchObject({ code: 504, message: "Timeout: request did not complete within requested timeout - context deadline exceeded" });
+      await vi.advanceTimersByTimeAsync(writeUpperBoundMs + 1);
+      await caught;
+      expect(ctx.terminatedWith).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("cuts off a response already under way when the deadline passes", async () => {

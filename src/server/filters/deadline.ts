@@ -9,6 +9,7 @@
 import { ApiError, badRequest } from "../../apimachinery/errors.js";
 import { parseGoDuration } from "../../apimachinery/duration.js";
 import { requestInfoOf } from "../../http/context.js";
+import { writeBytes } from "../../http/respond.js";
 import { QuietableExchange } from "../../http/quiet-exchange.js";
 import type { LongRunningCheck } from "../long-running.js";
 import type { Filter } from "./filter.js";
@@ -23,6 +24,15 @@ export interface DeadlineOptions {
 export function requestTimeoutError(): ApiError {
   return new ApiError(504, "Timeout", "Timeout: request did not complete within the allotted timeout");
 }
+
+/**
+ * The body upstream's timeout filter writes: the Status struct as Go's json.Encoder writes it —
+ * no kind or apiVersion (no serializer sets them), empty details, a newline — whatever encoding
+ * the client asked for. Go sniffs it as plain text, so that is its Content-Type.
+ */
+const timeoutBody = Buffer.from(
+  JSON.stringify({ metadata: {}, status: "Failure", message: "Timeout: request did not complete within the allotted timeout", reason: "Timeout", details: {}, code: 504 }) + "\n",
+);
 
 /** Upstream's requestTimeoutUpperBound: the most a write handler waits for its work. */
 export const writeUpperBoundMs = 34_000;
@@ -70,7 +80,17 @@ export function deadlineFilter(o: DeadlineOptions): Filter {
         ctx.cancel(err);
         // What the handler does from here on reaches no one (upstream logs it as post-timeout activity).
         work.catch(() => undefined);
-        if (!real.headersSent) return reject(err);
+        // A write's own bound is its handler's answer, negotiated as any error; the deadline is
+        // the timeout filter's, which ends the request in self-defence and writes its own body.
+        if (timeoutError === writeTimeoutError) {
+          if (!real.headersSent) return reject(err);
+        } else {
+          ctx.terminatedWith = 504;
+          if (!real.headersSent) {
+            writeBytes(real, 504, timeoutBody, "text/plain; charset=utf-8");
+            return resolve();
+          }
+        }
         // A response already under way cannot become a 504: cut it off so the client sees it failed.
         real.abort();
         resolve();

@@ -30,6 +30,7 @@ export function maxInFlightFilter(limits: InFlightLimits, isLongRunning: LongRun
     if (limit === 0) return next();
     if (inFlight[kind] >= limit) {
       if (ctx.user?.groups.includes(mastersGroup)) return next();
+      ctx.terminatedWith = 429;
       tooManyRequests(ctx.ex);
       return;
     }

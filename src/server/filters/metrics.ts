@@ -20,11 +20,16 @@ export function metricsFilter(metrics: RequestMetrics, isLongRunning: LongRunnin
     } catch (e) {
       return Promise.reject(e);
     }
-    const series = metrics.seriesOf(metricLabels(info, ex), dryRunLabel(ex), info.isResourceRequest ? "apiserver" : "");
+    const labels = metricLabels(info, ex);
+    const component = info.isResourceRequest ? "apiserver" : "";
+    const series = metrics.seriesOf(labels, dryRunLabel(ex), component);
     const longRunning = isLongRunning(info);
     const started = performance.now();
     metrics.started(series, longRunning, started);
-    ex.onClose(() => metrics.finished(series, longRunning, ex.status || clientClosedRequest, (performance.now() - started) / 1000, excludedSeconds(ctx.latency), ex.bytesWritten));
+    ex.onClose(() => {
+      metrics.finished(series, longRunning, ex.status || clientClosedRequest, (performance.now() - started) / 1000, excludedSeconds(ctx.latency), ex.bytesWritten);
+      if (ctx.terminatedWith !== undefined) metrics.terminated(labels, info.isResourceRequest ? undefined : info.path, ctx.terminatedWith);
+    });
     return next();
   };
 }

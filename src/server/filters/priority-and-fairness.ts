@@ -66,6 +66,8 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     }
     if (!req || !executed) {
       o.dropped.recordDropped(plName);
+      // Upstream counts every rejection as a termination, the client gone or not.
+      ctx.terminatedWith = 429;
       if (!ctx.ex.closed) tooManyRequests(ctx.ex, o.dropped.retryAfter(plName));
       return;
     }
