@@ -11,9 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allow, startAdmissionWebhookServer, type AdmissionWebhookServer } from "../src/admission/webhook/server.testkit.js";
 import { req, startTestServer, watchEvents, type EmbeddedTestServer, type RawResponse } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { parseMetricsPage } from "./support/prometheus-text.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
-const timeoutStatus = { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Timeout", code: 504, message: "Timeout: request did not complete within the allotted timeout" };
+// Upstream's timeout filter encodes the Status struct itself: no kind or apiVersion, plain text.
+const timeoutStatus = { status: "Failure", reason: "Timeout", code: 504, message: "Timeout: request did not complete within the allotted timeout" };
 
 function kubeconfigFile(s: EmbeddedTestServer): string {
   const path = join(mkdtempSync(join(tmpdir(), "kapi-limits-")), "kubeconfig");
@@ -68,7 +70,8 @@ describe("--request-timeout on a write held up by a slow admission webhook", () 
     const raw = await req(s, "POST", `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: "late-raw" } } });
     const took = Date.now() - t0;
     expect(raw.status).toBe(504);
-    expect(raw.json).toEqual({ ...timeoutStatus, metadata: {} });
+    expect(raw.json).toEqual({ ...timeoutStatus, metadata: {}, details: {} });
+    expect(raw.headers["content-type"]).toBe("text/plain; charset=utf-8");
     expect(took).toBeGreaterThanOrEqual(1400);
     expect(took).toBeLessThan(4500); // long before the webhook would answer
 
@@ -80,8 +83,14 @@ describe("--request-timeout on a write held up by a slow admission webhook", () 
     if (kubectlBin) {
       const k = await kubectl(kubectlBin, kubeconfig, ["create", "configmap", "late-kubectl", "-n", ns]);
       expect(k.code).not.toBe(0);
-      expect(k.stderr).toContain("Timeout: request did not complete within the allotted timeout");
+      // client-go cannot decode a Status without kind from a text/plain body: kubectl says what it says to kube-apiserver.
+      expect(k.stderr).toContain("the server was unable to return a response in the time allotted, but may still be processing the request (post configmaps)");
     }
+    // Each counted as a termination in self-defence (the probe before them was not).
+    const page = parseMetricsPage((await req(s, "GET", "/metrics")).text);
+    expect(page.families.get("apiserver_request_terminations_total")?.help).toMatch(/^\[ALPHA\] /);
+    const terminated = page.find("apiserver_request_terminations_total", { verb: "POST", group: "", version: "v1", resource: "configmaps", subresource: "", scope: "resource", component: "apiserver", code: "504" });
+    expect(terminated.map((x) => x.value)).toEqual([kubectlBin ? 3 : 2]);
   });
 
   it("leaves none of the timed-out writes made, and the server serving", async () => {
