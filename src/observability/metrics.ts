@@ -10,8 +10,10 @@ import { MetricRegistry } from "./metric-registry.js";
 import { processMetrics } from "./process-metrics.js";
 import { RequestMetrics } from "./request-metrics.js";
 import { StorageMetrics, type StorageProbe } from "./storage-metrics.js";
+import { TransformationMetrics } from "./transformation-metrics.js";
 import { ValidationMetrics } from "./validation-metrics.js";
 import { kubernetesVersion } from "./version.js";
+import { WatchCacheMetrics } from "./watch-cache-metrics.js";
 import { WatchMetrics } from "./watch-metrics.js";
 
 type PromClient = typeof import("prom-client");
@@ -30,6 +32,8 @@ export class ServerMetrics {
   readonly registry: MetricRegistry;
   readonly requests = new RequestMetrics();
   readonly watch = new WatchMetrics();
+  readonly watchCache = new WatchCacheMetrics();
+  readonly transformation = new TransformationMetrics();
   readonly storage: StorageMetrics;
   readonly admission = new AdmissionMetrics();
   readonly authentication = new AuthenticationMetrics();
@@ -47,7 +51,7 @@ export class ServerMetrics {
   constructor(o: ServerMetricsOptions) {
     this.registry = new MetricRegistry({ version: kubernetesVersion, showHiddenMetricsForVersion: o.showHiddenMetricsForVersion, disabledMetrics: o.disabledMetrics });
     this.storage = new StorageMetrics(o.storage);
-    for (const group of [this.requests, this.watch, this.storage, this.admission, this.authentication, this.authorization, this.validation]) this.register(...group.families);
+    for (const group of [this.requests, this.watch, this.watchCache, this.transformation, this.storage, this.admission, this.authentication, this.authorization, this.validation]) this.register(...group.families);
   }
 
   /** Adds families of a server part (named once each; the stability rules apply to them). */

@@ -10,6 +10,7 @@ import { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { Cacher } from "../storage/cacher/cacher.js";
 import type { WatchCacheOptions } from "../storage/cacher/watch-cache.js";
+import type { WatchCacheObserver } from "../storage/cacher/types.js";
 import type { Etcd3Storage } from "../storage/etcd3/etcd3-storage.js";
 import { StorageError, type Storage } from "../storage/interface.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
@@ -23,6 +24,15 @@ import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { encryptionAtRest, type EncryptionAtRest } from "./encryption-at-rest.js";
 import type { CoreParts } from "./features/feature-module.js";
 import type { ServerOptions } from "./options.js";
+
+/** The watch cache metrics of a prefix's cache, by the group and resource stored under it. */
+function watchCacheObserver(types: TypeRegistry, metrics: ServerMetrics): (prefix: string) => WatchCacheObserver | undefined {
+  const resourceOf = resourceOfKey(types);
+  return (prefix) => {
+    const gr = resourceOf(prefix);
+    return gr && metrics.watchCache.seriesOf(gr.group, gr.resource);
+  };
+}
 
 /** Library-only tuning (no kube-apiserver flag): watch cache and storage history windows, for tests. */
 export interface CacheTuning {
@@ -54,12 +64,13 @@ export interface OpenCore extends CoreParts {
 export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegistry, gates: FeatureGates, metrics?: ServerMetrics): Promise<OpenCore> {
   const historyWindowMs = o.storageHistoryWindowMs;
   // The encryption configuration is read first: a bad file refuses the start before storage opens.
-  const encryption = encryptionAtRest(o);
+  const encryption = encryptionAtRest(o, metrics && ((...a) => metrics.transformation.observe(...a)));
   const { storage: backend, clusters, overrides } = o.sharedStorage ? { storage: borrowedStorage(o.sharedStorage), clusters: [], overrides: [] } : await openStorage(o, types);
   const storage = encryption.wrap(metrics ? observeRequests(backend, clusters, o, types, metrics) : backend, types);
   // The watch caches replay no history from before this start (watch-cache.ts, historyFrom).
   const historyFrom = await startRevisions(storage, overrides.length > 0 ? types.stored().map((t) => t.keyPrefix) : []);
-  const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), historyFrom, ...o.watchCache });
+  const observe = metrics ? watchCacheObserver(types, metrics) : undefined;
+  const cacher = new Cacher<KObject>(storage, { ...(historyWindowMs ? { windowMs: historyWindowMs } : {}), historyFrom, ...(observe ? { observe } : {}), ...o.watchCache });
   const informers = new InformerFactory(cacher, types, (e) => o.log(`kapi: an informer handler failed: ${(e as Error)?.stack ?? String(e)}`));
   // Admission plugins read through the store: the store comes first, the chain is bound later.
   const admission = new DeferredAdmission();

@@ -7,7 +7,9 @@ import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { loadEncryptionConfiguration, type EncryptionTransformers } from "../storage/encryption/config.js";
 import { TransformingStorage } from "../storage/encryption/transforming-storage.js";
+import type { TransformationRecorder } from "../storage/encryption/transformer.js";
 import type { Storage } from "../storage/interface.js";
+import type { GroupResource } from "../apimachinery/errors.js";
 import { resourceOfKey } from "../registry/storage-resources.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 
@@ -19,6 +21,9 @@ export interface EncryptionFlags {
   /** Library-only (tests): how often a reloading configuration file is read (default one minute). */
   encryptionConfigReloadPollMs?: number;
 }
+
+/** Hears each transformation of a value of a resource ("resource.group"; "resource" for the core group). */
+export type TransformationObserver = (resource: string, type: string, prefix: string, seconds: number, failed: boolean) => void;
 
 export interface EncryptionAtRest {
   /** The backend as the store sees it: unchanged without a configuration file. */
@@ -49,17 +54,23 @@ function readConfig(file: string): { text: string; hash: string } {
  * Reads and checks the configuration file before any storage opens (a bad one refuses the start,
  * in upstream's words); the backend is wrapped once it is open.
  */
-export function encryptionAtRest(o: EncryptionFlags & { log: (msg: string) => void }): EncryptionAtRest {
+export function encryptionAtRest(o: EncryptionFlags & { log: (msg: string) => void }, observe?: TransformationObserver): EncryptionAtRest {
   const file = o.encryptionProviderConfig;
   if (!file) return { wrap: (backend) => backend, stop: () => undefined };
+  // The keys' resources are known once the types are (wrap); no value is read before.
+  let resourceOf: ((key: string) => GroupResource | undefined) | undefined;
+  const record: TransformationRecorder | undefined = observe && ((type, prefix, key, seconds, error) => {
+    const gr = resourceOf?.(key);
+    observe(gr ? (gr.group ? `${gr.resource}.${gr.group}` : gr.resource) : "", type, prefix, seconds, error !== undefined);
+  });
   const first = readConfig(file);
   let hash = first.hash;
-  let current: EncryptionTransformers = loadEncryptionConfiguration(first.text, file);
+  let current: EncryptionTransformers = loadEncryptionConfiguration(first.text, file, record);
   const reload = () => {
     try {
       const next = readConfig(file);
       if (next.hash === hash) return;
-      current = loadEncryptionConfiguration(next.text, file);
+      current = loadEncryptionConfiguration(next.text, file, record);
       hash = next.hash;
       o.log(`kapi: loaded new encryption provider configuration from ${file}`);
     } catch (e) {
@@ -69,13 +80,14 @@ export function encryptionAtRest(o: EncryptionFlags & { log: (msg: string) => vo
   let timer: NodeJS.Timeout | undefined;
   return {
     wrap(backend, types) {
-      const resourceOf = resourceOfKey(types);
+      const keyResource = resourceOfKey(types);
+      resourceOf = keyResource;
       if (o.encryptionProviderConfigAutomaticReload) {
         timer = setInterval(reload, o.encryptionConfigReloadPollMs ?? defaultPollMs);
         timer.unref();
       }
       return new TransformingStorage(backend, (key) => {
-        const gr = resourceOf(key);
+        const gr = keyResource(key);
         return gr ? current.forResource(gr) : undefined;
       });
     },

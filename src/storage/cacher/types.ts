@@ -81,3 +81,22 @@ export class CacheError extends Error {
     this.name = "CacheError";
   }
 }
+
+/**
+ * What a watch cache reports about itself (upstream's cacher metrics), told as it happens; the
+ * server turns it into metric families. Every method is cheap: some run for every event.
+ */
+export interface WatchCacheObserver {
+  /** The cache loaded its state and follows storage (again, after a broken feed). */
+  initialized(): void;
+  /** The most events its history keeps. */
+  capacity(events: number): void;
+  /** One event arrived from storage and was sent on to the watchers it concerns. */
+  event(): void;
+  /** The revision the cache is at now. */
+  resourceVersion(revision: number): void;
+  /** A read waited this long for the cache to reach its revision. */
+  readWait(seconds: number): void;
+  /** A list served from the cache: entries it looked at, and how many of them it returned. */
+  listed(fetched: number, returned: number): void;
+}

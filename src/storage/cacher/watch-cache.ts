@@ -24,7 +24,7 @@ import { compareKeys, prefixEnd } from "../common/keys.js";
 import { CacheWatcher, type WatchSink, type WatcherStart } from "./cache-watcher.js";
 import { EventRing } from "./event-ring.js";
 import { SortedStore, lowerBound } from "./sorted-store.js";
-import { CacheError, type CacheEvent, type Decoded, type Decoder, type Entry, type Predicate } from "./types.js";
+import { CacheError, type CacheEvent, type Decoded, type Decoder, type Entry, type Predicate, type WatchCacheObserver } from "./types.js";
 import { WatcherIndex } from "./watcher-index.js";
 
 export interface WatchCacheOptions {
@@ -45,6 +45,8 @@ export interface WatchCacheOptions {
    * the server opened it (each etcd cluster of --etcd-servers-overrides has its own).
    */
   historyFrom: (prefix: string) => number;
+  /** Who hears what a prefix's cache does (the server's metrics); none by default. */
+  observe?: (prefix: string) => WatchCacheObserver | undefined;
 }
 
 export const defaultWatchCacheOptions: WatchCacheOptions = {
@@ -109,11 +111,13 @@ export class WatchCache<O> {
   private feedError: Error | undefined;
   /** Resolves once the initial state is loaded. */
   readonly ready: Promise<void>;
+  private readonly observer: WatchCacheObserver | undefined;
 
   constructor(
     private readonly cfg: WatchCacheConfig<O>,
     readonly opts: WatchCacheOptions = defaultWatchCacheOptions,
   ) {
+    this.observer = opts.observe?.(cfg.prefix);
     this.ready = this.init();
     this.ready.catch(() => undefined);
   }
@@ -148,9 +152,14 @@ export class WatchCache<O> {
     // History holding values no longer readable (a key removed after a rotation) is not offered:
     // the cache starts again from the current state, and watches from before it get "too old".
     // The current state itself unreadable fails the cache (upstream: a corrupt object).
-    if (await this.load(false)) return;
+    if (!(await this.load(false))) {
+      if (this.stopped) return;
+      await this.load(true);
+    }
     if (this.stopped) return;
-    await this.load(true);
+    this.observer?.capacity(this.opts.maxEvents);
+    this.observer?.resourceVersion(this.revision);
+    this.observer?.initialized();
   }
 
   /** Loads and follows the prefix; false when the history it replayed could not be read. */
@@ -258,6 +267,10 @@ export class WatchCache<O> {
     this.ring.push(cev);
     const [ns, name] = this.scopeOf(cev.key);
     this.watchers.forCandidates(ns, name, (w) => w.push(cev));
+    if (this.observer) {
+      this.observer.event();
+      this.observer.resourceVersion(ev.revision);
+    }
     this.wake();
   }
 
@@ -282,6 +295,7 @@ export class WatchCache<O> {
       const rev = await this.storageWatcher.progress();
       if (!this.stopped && rev > this.revision) {
         this.revision = rev;
+        this.observer?.resourceVersion(rev);
         this.wake();
       }
       return rev;
@@ -290,6 +304,7 @@ export class WatchCache<O> {
     await new Promise<void>((r) => setImmediate(r));
     if (!this.stopped && current > this.revision) {
       this.revision = current;
+      this.observer?.resourceVersion(current);
       this.wake();
     }
     return current;
@@ -298,6 +313,15 @@ export class WatchCache<O> {
   /** Wait until the cache has reached `rev`, else CacheError TooLarge after the freshness timeout; stops when `signal` aborts. */
   async waitUntilFresh(rev: number, timeoutMs = this.opts.freshnessTimeoutMs, signal?: AbortSignal): Promise<void> {
     await this.ready;
+    const started = performance.now();
+    try {
+      await this.waitFor(rev, timeoutMs, signal);
+    } finally {
+      this.observer?.readWait((performance.now() - started) / 1000);
+    }
+  }
+
+  private async waitFor(rev: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.revision < rev) {
       signal?.throwIfAborted();
@@ -353,6 +377,7 @@ export class WatchCache<O> {
       }
     }
     const more = items.length >= limit && i < end;
+    this.observer?.listed(i - start, items.length);
     return { items, revision: opts.revision ?? this.revision, more, remaining: more ? end - start - items.length : 0, lastKey };
   }
 

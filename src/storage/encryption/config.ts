@@ -6,7 +6,7 @@ import { lazyPackage } from "../../apimachinery/package-files.js";
 import { goQuote } from "../../apimachinery/go-quote.js";
 import { aggregateMessage, GoSyntaxValue, invalid, required, type FieldError } from "../../apimachinery/validation.js";
 import { aesCbcTransformer, aesGcmTransformer, secretboxTransformer } from "./ciphers.js";
-import { identityTransformer, prefixTransformers, type PrefixedTransformer, type ValueTransformer } from "./transformer.js";
+import { identityTransformer, prefixTransformers, type PrefixedTransformer, type TransformationRecorder, type ValueTransformer } from "./transformer.js";
 
 export interface GroupResource {
   group: string;
@@ -40,13 +40,14 @@ export interface EncryptionTransformers {
  * The transformers of a configuration file's text. Throws an Error with upstream's message
  * (`error while parsing file: ...` / `error while building transformers: ...`).
  */
-export function loadEncryptionConfiguration(text: string, file: string): EncryptionTransformers {
+/** `record` hears every transformation the built transformers make (the server's metrics). */
+export function loadEncryptionConfiguration(text: string, file: string, record?: TransformationRecorder): EncryptionTransformers {
   if (text.length === 0) throw new Error(`error while parsing file: error while loading file: encryption provider configuration file ${goQuote(file)} is empty`);
   const resources = decode(text, file);
   const errs = validateEncryptionConfiguration(resources);
   if (errs.length > 0) throw new Error(`error while parsing file: ${aggregateMessage(errs)}`);
   try {
-    return build(resources);
+    return build(resources, record);
   } catch (e) {
     throw new Error(`error while building transformers: ${(e as Error).message}`);
   }
@@ -211,18 +212,19 @@ function strictBase64(s: string): Buffer | undefined {
   return Buffer.from(t, "base64");
 }
 
-function keyedTransformers(keys: readonly Key[], make: (key: Buffer) => ValueTransformer, noMatch: string): ValueTransformer {
+function keyedTransformers(keys: readonly Key[], make: (key: Buffer) => ValueTransformer, noMatch: string, record: TransformationRecorder | undefined): ValueTransformer {
   return prefixTransformers(
     noMatch,
     keys.map((k) => ({ prefix: `${k.name}:`, transformer: make(strictBase64(k.secret)!) })),
+    record,
   );
 }
 
-function providerTransformer(p: Provider): PrefixedTransformer {
-  if (p.aesgcm) return { prefix: "k8s:enc:aesgcm:v1:", transformer: keyedTransformers(p.aesgcm.keys, aesGcmTransformer, "no matching key was found for the provided AES transformer") };
-  if (p.aescbc) return { prefix: "k8s:enc:aescbc:v1:", transformer: keyedTransformers(p.aescbc.keys, aesCbcTransformer, "no matching key was found for the provided AES transformer") };
+function providerTransformer(p: Provider, record: TransformationRecorder | undefined): PrefixedTransformer {
+  if (p.aesgcm) return { prefix: "k8s:enc:aesgcm:v1:", transformer: keyedTransformers(p.aesgcm.keys, aesGcmTransformer, "no matching key was found for the provided AES transformer", record) };
+  if (p.aescbc) return { prefix: "k8s:enc:aescbc:v1:", transformer: keyedTransformers(p.aescbc.keys, aesCbcTransformer, "no matching key was found for the provided AES transformer", record) };
   if (p.secretbox) {
-    return { prefix: "k8s:enc:secretbox:v1:", transformer: keyedTransformers(p.secretbox.keys, secretboxTransformer, "no matching key was found for the provided Secretbox transformer") };
+    return { prefix: "k8s:enc:secretbox:v1:", transformer: keyedTransformers(p.secretbox.keys, secretboxTransformer, "no matching key was found for the provided Secretbox transformer", record) };
   }
   if (p.identity) return { prefix: "", transformer: identityTransformer };
   throw new Error("the kms provider is not supported by kapi (it has no KMS plugin client); use aescbc, aesgcm or secretbox");
@@ -233,11 +235,11 @@ function grString(gr: GroupResource): string {
   return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
 }
 
-function build(resources: readonly ResourceConfiguration[]): EncryptionTransformers {
+function build(resources: readonly ResourceConfiguration[], record: TransformationRecorder | undefined): EncryptionTransformers {
   const lists = new Map<string, PrefixedTransformer[]>();
   const id = (gr: GroupResource) => `${gr.resource}.${gr.group}`;
   for (const conf of resources) {
-    const providers = conf.providers.map(providerTransformer);
+    const providers = conf.providers.map((p) => providerTransformer(p, record));
     for (const res of conf.resources) {
       const gr = parseGroupResource(res);
       // A rule after `*.group` or `*.*` could never apply: upstream refuses it.
@@ -247,7 +249,7 @@ function build(resources: readonly ResourceConfiguration[]): EncryptionTransform
       lists.set(id(gr), [...(lists.get(id(gr)) ?? []), ...providers]);
     }
   }
-  const transformers = new Map([...lists].map(([k, list]) => [k, prefixTransformers("no matching prefix found", list)]));
+  const transformers = new Map([...lists].map(([k, list]) => [k, prefixTransformers("no matching prefix found", list, record)]));
   const lookup = (gr: GroupResource) => transformers.get(id(gr)) ?? transformers.get(id({ group: gr.group, resource: "*" })) ?? transformers.get(id(anyGroupAnyResource));
   return { forResource: (gr) => lookup(gr) ?? identityTransformer };
 }

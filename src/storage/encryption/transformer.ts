@@ -32,38 +32,61 @@ export interface PrefixedTransformer {
 }
 
 /**
+ * Hears each transformation a prefix transformer makes (upstream's RecordTransformation): its
+ * direction, the prefix of the transformer that made it ("identity" for the empty one, "unknown"
+ * when none matched), the storage key, how long it took and the error, if it failed.
+ */
+export type TransformationRecorder = (type: "from_storage" | "to_storage", prefix: string, key: string, seconds: number, error: unknown) => void;
+
+/**
  * Tries each transformer whose prefix the data starts with, in order (upstream
  * NewPrefixTransformers): the first that reads it wins; several may share a prefix (the same
  * provider twice during a rotation), so a failure moves on to the next. An empty prefix (identity)
  * that refuses is skipped without counting as a failure. Writes use the first.
  */
-export function prefixTransformers(noMatch: string, list: readonly PrefixedTransformer[]): ValueTransformer {
+export function prefixTransformers(noMatch: string, list: readonly PrefixedTransformer[], record?: TransformationRecorder): ValueTransformer {
   return {
     fromStorage(data, key) {
+      const start = record && performance.now();
       const errs: string[] = [];
       for (let i = 0; i < list.length; i++) {
         const { prefix, transformer } = list[i]!;
         if (!data.startsWith(prefix)) continue;
+        let out: FromStorage;
         try {
-          const out = transformer.fromStorage(data.slice(prefix.length), key);
-          return { data: out.data, stale: out.stale || i !== 0 };
+          out = transformer.fromStorage(data.slice(prefix.length), key);
         } catch (e) {
           if (prefix.length === 0) continue;
+          record?.("from_storage", prefix, key, (performance.now() - start!) / 1000, e);
           errs.push((e as Error).message);
+          continue;
         }
+        record?.("from_storage", prefix || "identity", key, (performance.now() - start!) / 1000, undefined);
+        return { data: out.data, stale: out.stale || i !== 0 };
       }
       // Upstream reduces an aggregate of one error to that error, several to "[e1, e2]".
       if (errs.length === 1) throw new TransformError(errs[0]!);
       if (errs.length > 1) throw new TransformError(`[${errs.join(", ")}]`);
-      throw new TransformError(noMatch);
+      const err = new TransformError(noMatch);
+      record?.("from_storage", "unknown", key, (performance.now() - start!) / 1000, err);
+      throw err;
     },
     toStorage(data, key) {
       const first = list[0]!;
-      return first.prefix + first.transformer.toStorage(data, key);
+      if (!record) return first.prefix + first.transformer.toStorage(data, key);
+      const start = performance.now();
+      let out: string;
+      try {
+        out = first.transformer.toStorage(data, key);
+      } catch (e) {
+        record("to_storage", first.prefix, key, (performance.now() - start) / 1000, e);
+        throw e;
+      }
+      record("to_storage", first.prefix, key, (performance.now() - start) / 1000, undefined);
+      return first.prefix + out;
     },
   };
 }
-
 
 /** Plain text, refusing to read what an encrypting provider wrote (upstream NewEncryptCheckTransformer). */
 export const identityTransformer: ValueTransformer = {
