@@ -105,6 +105,20 @@ describe("graceful shutdown without --shutdown-send-retry-after", () => {
   });
 });
 
+describe("graceful shutdown with --shutdown-watch-termination-grace-period", () => {
+  it("ends the open watches within the grace period (at least 200 a second), then stops", async () => {
+    const s = await startTestServer({ options: { shutdownWatchTerminationGraceMs: 20_000 } });
+    const watches = ["configmaps", "secrets", "services"].map((r) => watchEvents(s, `/api/v1/namespaces/default/${r}?watch=true`, () => false, 30_000));
+    await Promise.all(watches.map((w) => w.opened));
+    const t0 = Date.now();
+    await s.stop();
+    await Promise.all(watches);
+    // Three watches at 200 a second: long before the 20 s the grace period allows.
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(await refused(req(s, "GET", "/livez"))).toBe("ECONNREFUSED");
+  });
+});
+
 function h2status(session: ClientHttp2Session, path: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const r = session.request({ ":path": path });

@@ -22,6 +22,12 @@ describe("request limit flags", () => {
     expect(() => parseServeFlags(["--livez-grace-period=-1s"])).toThrow("--livez-grace-period can not be a negative value");
   });
 
+  it("read --shutdown-watch-termination-grace-period (default 0s), refusing a negative one in upstream's words", () => {
+    expect(parseServeFlags([]).shutdownWatchTerminationGraceMs).toBe(0);
+    expect(parseServeFlags(["--shutdown-watch-termination-grace-period=1m5s"]).shutdownWatchTerminationGraceMs).toBe(65_000);
+    expect(() => parseServeFlags(["--shutdown-watch-termination-grace-period=-1s"])).toThrow("shutdown-watch-termination-grace-period, if provided, can not be a negative value");
+  });
+
   it("read --goaway-chance, --shutdown-send-retry-after and --event-ttl, refusing what kube-apiserver refuses", () => {
     const d = parseServeFlags([]);
     expect([d.goawayChance, d.shutdownSendRetryAfter, d.eventTtlSeconds]).toEqual([0, false, 3600]);

@@ -45,6 +45,8 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   livezGracePeriodMs: number;
   /** --shutdown-delay-duration: after a stop is asked, /readyz fails and requests are still served this long. */
   shutdownDelayMs: number;
+  /** --shutdown-watch-termination-grace-period, in ms (0: open watches end at once when the drain begins). */
+  shutdownWatchTerminationGraceMs: number;
   /**
    * --shutdown-send-retry-after: after the shutdown delay, keep listening until requests in flight
    * have finished, answering new ones 429 with Retry-After and Connection: close.
@@ -121,6 +123,7 @@ export function defaultOptions(): ServerOptions {
     featureGates: "",
     livezGracePeriodMs: 0,
     shutdownDelayMs: 0,
+    shutdownWatchTerminationGraceMs: 0,
     shutdownSendRetryAfter: false,
     goawayChance: 0,
     eventTtlSeconds: 3600,

@@ -40,6 +40,8 @@ export function adminKubeconfig(o: ServerOptions, url: string, tls: TlsSetup): {
 export interface GracefulStopParts {
   listener: Listener;
   shutdownDelayMs: number;
+  /** --shutdown-watch-termination-grace-period (0: the open watches end at once). */
+  watchTerminationGraceMs: number;
   /** --shutdown-send-retry-after: keep listening (answering 429) until the requests in flight are done. */
   sendRetryAfter: boolean;
   /** readyz starts failing. */
@@ -73,17 +75,20 @@ export function gracefulStop(p: GracefulStopParts): () => Promise<void> {
       p.markStopping();
       if (p.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, p.shutdownDelayMs));
       p.markDraining();
-      p.streams.closeAll();
+      if (p.watchTerminationGraceMs > 0) void p.streams.closeAllOver(p.watchTerminationGraceMs);
+      else p.streams.closeAll();
+      // The watches are requests in flight too: the drain waits for them as long as they may take to end.
+      const drainMs = Math.max(drainLimitMs, p.watchTerminationGraceMs);
       let closed: Promise<void>;
       if (p.sendRetryAfter) {
-        await atMost(p.listener.idle(), drainLimitMs);
+        await atMost(p.listener.idle(), drainMs);
         closed = stopListening();
       } else {
         closed = stopListening();
         // HTTP/2 clients are told at once to take new requests elsewhere; HTTP/1.1 ones learn it
         // from the 503 answers on their open connections.
         p.listener.goAway();
-        await atMost(p.listener.idle(), drainLimitMs);
+        await atMost(p.listener.idle(), drainMs);
       }
       // Idle HTTP/2 sessions and keep-alive sockets would hold close() open: end them now.
       p.listener.closeConnections();

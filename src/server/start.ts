@@ -225,6 +225,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const stop = gracefulStop({
     listener,
     shutdownDelayMs: o.shutdownDelayMs,
+    watchTerminationGraceMs: o.shutdownWatchTerminationGraceMs,
     sendRetryAfter: o.shutdownSendRetryAfter,
     markStopping: () => (stopping = true),
     markDraining: () => (draining = true),
