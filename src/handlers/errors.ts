@@ -69,9 +69,11 @@ function storageApiError(e: StorageError): ApiError {
       return new ApiError(503, "ServiceUnavailable", e.message);
     case "Corrupt":
       return internalError(e.message);
+    case "TooLarge":
     case "Unavailable":
-      // kube-apiserver's etcd3 store returns its etcd client's error as it is, which no storage
-      // error interpretation knows: the Status writer's 500, no reason, the error's text.
+      // kube-apiserver's etcd3 store returns its etcd client's error as it is (a request too
+      // large included), which no storage error interpretation knows: the Status writer's 500,
+      // no reason, the error's text.
       return new ApiError(500, "", e.message);
     case "Timeout":
       // kube-apiserver waits on an unreachable etcd until the request's deadline: its 504.

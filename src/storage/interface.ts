@@ -75,7 +75,8 @@ export type StorageErrorCode =
   | "Closed" // store is closed
   | "Corrupt" // a stored value cannot be read back (no configured key decrypts it)
   | "Unavailable" // a remote store (etcd) could not be reached, lost the call, or refused it for now (the message is its client's)
-  | "Timeout"; // a remote store's call outlived its deadline (the request's)
+  | "Timeout" // a remote store's call outlived its deadline (the request's)
+  | "TooLarge"; // a write request larger than the store takes (common/request-size.ts)
 
 export class StorageError extends Error {
   constructor(

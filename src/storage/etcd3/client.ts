@@ -10,6 +10,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { etcdApiDescriptor } from "./api-descriptor.js";
 import { EtcdCallError } from "./call-error.js";
+import { requestTooLargeMessage } from "../common/request-size.js";
 
 export interface EtcdTls {
   /** PEM CA bundle that signs the etcd servers' certificates (--etcd-cafile). */
@@ -101,6 +102,21 @@ const loadOptions: protoLoader.Options = { longs: Number, enums: String, default
 /** etcd's Go client waits this long between retries of a read on another member. */
 const retryBackoffMs = 25;
 
+/**
+ * The text kube-apiserver answers with when etcd refused a write for its size (upstream's
+ * isTooLargeError): etcd's own refusal past --max-request-bytes, or the client's past its 2 MiB
+ * send limit, in Go's words for a gRPC status. Undefined for any other failure.
+ */
+export function tooLargeMessage(err: unknown): string | undefined {
+  const e = err as { code?: grpc.status; details?: string; sentBytes?: number };
+  if (e?.code === grpc.status.INVALID_ARGUMENT && e.details === requestTooLargeMessage) return requestTooLargeMessage;
+  if (e?.code !== grpc.status.RESOURCE_EXHAUSTED || e.sentBytes === undefined) return undefined;
+  return `rpc error: code = ResourceExhausted desc = trying to send message larger than max (${e.sentBytes} vs. ${maxCallSendMsgSize})`;
+}
+
+/** etcd's Go client's default MaxCallSendMsgSize, which kube-apiserver keeps. */
+const maxCallSendMsgSize = 2 * 1024 * 1024;
+
 /** Whether a read that failed so may be tried again on another member (etcd's Go client: Unavailable only). */
 const retryableRead = (err: unknown) => (err as grpc.ServiceError)?.code === grpc.status.UNAVAILABLE;
 
@@ -118,13 +134,15 @@ export class EtcdClient {
     const leasePkg = grpc.loadPackageDefinition(protoLoader.fromJSON(etcdApiDescriptor as Parameters<typeof protoLoader.fromJSON>[0], { ...loadOptions, longs: String })) as unknown as {
       etcdserverpb: Record<"Lease", grpc.ServiceClientConstructor>;
     };
+    const txnMethod = (pkg.etcdserverpb.KV.service as grpc.ServiceDefinition).Txn!;
+    this.txnBytes = (req) => txnMethod.requestSerialize(req).length;
     this.endpoints = opts.endpoints.map((url) => {
       const { address, secure } = parseEndpoint(url);
       const creds = secure
         ? grpc.credentials.createSsl(opts.tls?.ca ?? null, opts.tls?.key ?? null, opts.tls?.cert ?? null)
         : grpc.credentials.createInsecure();
       // One channel per endpoint, shared by its four services.
-      const kv = new pkg.etcdserverpb.KV(address, creds) as unknown as Endpoint["kv"];
+      const kv = new pkg.etcdserverpb.KV(address, creds, { "grpc.max_send_message_length": maxCallSendMsgSize }) as unknown as Endpoint["kv"];
       const channel = kv.getChannel() as grpc.Channel;
       const watch = new pkg.etcdserverpb.Watch(address, creds, { channelOverride: channel }) as unknown as Endpoint["watch"];
       const maintenance = new pkg.etcdserverpb.Maintenance(address, creds, { channelOverride: channel }) as unknown as Endpoint["maintenance"];
@@ -135,6 +153,9 @@ export class EtcdClient {
     });
   }
 
+  /** The encoded size of a Txn request. */
+  private readonly txnBytes: (req: object) => number;
+
   get endpointCount(): number {
     return this.endpoints.length;
   }
@@ -144,7 +165,11 @@ export class EtcdClient {
   }
 
   txn(req: object): Promise<RawTxnResponse> {
-    return this.write((e) => e.kv.Txn.bind(e.kv), req) as Promise<RawTxnResponse>;
+    return (this.write((e) => e.kv.Txn.bind(e.kv), req) as Promise<RawTxnResponse>).catch((e: unknown) => {
+      // Over the send limit: the size it had, which grpc-js leaves out and Go's client names.
+      if ((e as grpc.ServiceError)?.code === grpc.status.RESOURCE_EXHAUSTED) Object.assign(e as object, { sentBytes: this.txnBytes(req) });
+      throw e;
+    });
   }
 
   compact(revision: number): Promise<{ header: RawHeader }> {

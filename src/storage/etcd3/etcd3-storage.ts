@@ -19,7 +19,7 @@ import {
 } from "../interface.js";
 import { checkWatchRevision, compactedError } from "../common/revisions.js";
 import { EtcdCallError } from "./call-error.js";
-import { EtcdClient, type EtcdClientOptions, type RawKeyValue, type RawTxnResponse } from "./client.js";
+import { EtcdClient, tooLargeMessage, type EtcdClientOptions, type RawKeyValue, type RawTxnResponse } from "./client.js";
 import { EtcdWatch } from "./etcd-watch.js";
 import { rangeCount } from "./checked-progress.js";
 import { KeyMap, keyAfter } from "./key-map.js";
@@ -403,6 +403,8 @@ export class Etcd3Storage implements Storage {
     const msg = (e as Error)?.message ?? String(e);
     if (msg.includes(compactedMessage)) return compactedError(key, 0, this.compacted);
     if (msg.includes(futureMessage)) return new StorageError("FutureRevision", key, msg);
+    const tooLarge = tooLargeMessage(e);
+    if (tooLarge) return new StorageError("TooLarge", key, tooLarge);
     if (e instanceof EtcdCallError) {
       if (e.timedOut) return new StorageError("Timeout", key, e.message);
       if (e.unavailable) return new StorageError("Unavailable", key, e.message);

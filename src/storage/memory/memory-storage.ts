@@ -28,6 +28,7 @@ import {
 } from "../common/revisions.js";
 import { WatchHub } from "../common/watch-hub.js";
 import { ExpirySweeper, expiryOf, type DueKey } from "../common/expiry.js";
+import { checkPutSize, checkTransactionSize } from "../common/request-size.js";
 
 export interface MemoryStorageOptions {
   /** History older than this is compacted periodically. Default 5 minutes. */
@@ -101,6 +102,7 @@ export class MemoryStorage implements Storage {
 
   async create(key: string, value: string, opts?: PutOptions): Promise<KeyValue> {
     this.checkOpen();
+    checkPutSize(key, value);
     if (this.current(key)) throw new StorageError("KeyExists", key);
     const rev = this.revision + 1;
     const kv: KeyValue = { key, value, createRevision: rev, modRevision: rev };
@@ -110,6 +112,7 @@ export class MemoryStorage implements Storage {
 
   async update(key: string, value: string, expectedModRevision: number, opts?: PutOptions): Promise<KeyValue> {
     this.checkOpen();
+    checkPutSize(key, value);
     const prev = this.checkPrecondition(key, expectedModRevision);
     const rev = this.revision + 1;
     const kv: KeyValue = { key, value, createRevision: prev.createRevision, modRevision: rev };
@@ -129,6 +132,7 @@ export class MemoryStorage implements Storage {
   /** Every check first, against the state the earlier writes of the batch leave; then every write, with no await between. */
   async transaction(ops: readonly WriteOp[]): Promise<KeyValue[]> {
     this.checkOpen();
+    if (ops.length > 0) checkTransactionSize(ops);
     const after = new Map<string, KeyValue | undefined>();
     const writes: { key: string; kv: KeyValue | undefined; ev: WatchEvent; ttlSeconds?: number }[] = [];
     let rev = this.revision;

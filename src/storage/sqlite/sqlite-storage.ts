@@ -32,6 +32,7 @@ import { initialise } from "./schema.js";
 import { Statements, rowToEvent, rowToKv, type KeyBounds } from "./statements.js";
 import { applyWrite, ExpiringKeys, type WriteOp, type WriteOutcome } from "./writes.js";
 import { ExpirySweeper } from "../common/expiry.js";
+import { checkPutSize, checkTransactionSize } from "../common/request-size.js";
 
 // Loaded by the first SQLite store opened: a memory-only server never needs the native module.
 
@@ -174,10 +175,14 @@ export class SqliteStorage implements Storage {
   }
 
   create(key: string, value: string, opts?: PutOptions): Promise<KeyValue> {
+    const refused = sizeRefusal(key, value);
+    if (refused) return refused;
     return this.enqueue({ kind: "create", key, value, ...(opts?.ttlSeconds ? { ttlSeconds: opts.ttlSeconds } : {}) });
   }
 
   update(key: string, value: string, expectedModRevision: number, opts?: PutOptions): Promise<KeyValue> {
+    const refused = sizeRefusal(key, value);
+    if (refused) return refused;
     return this.enqueue({ kind: "update", key, value, expectedModRevision, ...(opts?.ttlSeconds ? { ttlSeconds: opts.ttlSeconds } : {}) });
   }
 
@@ -191,6 +196,7 @@ export class SqliteStorage implements Storage {
    */
   async transaction(ops: readonly WriteOp[]): Promise<KeyValue[]> {
     this.checkOpen();
+    if (ops.length > 0) checkTransactionSize(ops);
     this.flush();
     let outcomes: { kv: KeyValue; event: WatchEvent }[] = [];
     try {
@@ -340,4 +346,14 @@ function keyBounds(prefix: string, startAfter?: string): KeyBounds {
     return { lower: startAfter, lowerExclusive: true, upper };
   }
   return { lower: prefix, lowerExclusive: false, upper };
+}
+
+/** A put over etcd's request limit, refused before it joins the queue (undefined: it fits). */
+function sizeRefusal(key: string, value: string): Promise<never> | undefined {
+  try {
+    checkPutSize(key, value);
+    return undefined;
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
