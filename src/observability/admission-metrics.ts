@@ -1,6 +1,7 @@
 // The admission families of kube-apiserver 1.34 (apiserver/pkg/admission/metrics): the latency
 // of each admission step (the whole mutating or validating pass), of each plugin, and of each
 // webhook call; webhook calls, rejections and fail-opens.
+import { AdmissionPolicyMetrics } from "./admission-policy-metrics.js";
 import { CounterFamily, HistogramFamily, SummaryFamily } from "./metric-family.js";
 
 export type AdmissionStepType = "admit" | "validate";
@@ -59,7 +60,9 @@ export class AdmissionMetrics {
     stability: "ALPHA",
     labels: ["name", "type", "operation", "code", "rejected"],
   });
-  readonly families = [this.step, this.stepSummary, this.controller, this.webhook, this.webhookRejections, this.webhookFailOpen, this.webhookRequests];
+  /** ValidatingAdmissionPolicy and MutatingAdmissionPolicy checks. */
+  readonly policies = new AdmissionPolicyMetrics();
+  readonly families = [this.step, this.stepSummary, this.controller, this.webhook, this.webhookRejections, this.webhookFailOpen, this.webhookRequests, ...this.policies.families];
 
   /** One pass of the chain (upstream: WithStepMetrics). */
   observeStep(type: AdmissionStepType, operation: string, rejected: boolean, seconds: number): void {

@@ -22,6 +22,7 @@ import { aggregate } from "../validating/validator.js";
 import { compileMutatingPolicy, type CompiledMutatingPolicy } from "./compiled.js";
 import { applyConfiguration, applyJsonPatchMutation, MutationError } from "./patch.js";
 import { goQuote } from "../../../apimachinery/go-quote.js";
+import type { PolicyErrorType } from "../../../observability/admission-policy-metrics.js";
 
 export const pluginName = "MutatingAdmissionPolicy";
 
@@ -68,6 +69,7 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
     compile: compileMutatingPolicy,
   });
   const authorizer = celAuthorizer(ctx.authorizer);
+  const checks = ctx.metrics?.policies;
   const deps = () => ({ types: ctx.parts().types, namespaceLabels: (ns: string) => ctx.namespaces.labels(ns) });
   const enabled = ctx.gates.enabled("MutatingAdmissionPolicy");
 
@@ -181,7 +183,11 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
         let mutated = false;
         for (const m of inv.compiled.mutations) {
           if (!current) continue; // nothing to mutate (delete)
+          // Each mutation checked is counted and timed (upstream's dispatcher), by how it ended.
+          const start = performance.now();
+          const check = (errorType: PolicyErrorType) => checks?.mutation(inv.policy.metadata.name, inv.binding.metadata.name, errorType, (performance.now() - start) / 1000);
           if (!m.compiled.program) {
+            check("compile_error");
             fail(m.compiled.error!);
             continue;
           }
@@ -190,10 +196,12 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
             r = await (await evaluation(inv, current)).eval(m.compiled);
           } catch (e) {
             if (!(e instanceof OutOfBudget)) throw e;
+            check("out_of_budget");
             fail(e.message);
             continue;
           }
           if (r.error !== undefined) {
+            check("invalid_error");
             fail(r.error);
             continue;
           }
@@ -205,8 +213,10 @@ export function mutatingAdmissionPolicy(ctx: AdmissionPluginContext): MutatingPo
               current = defaulted;
               mutated = true;
             }
+            check("no_error");
           } catch (e) {
             if (!(e instanceof MutationError)) throw e;
+            check("invalid_error");
             fail(e.message);
           }
         }

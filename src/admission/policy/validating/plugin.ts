@@ -18,7 +18,8 @@ import { celAuthorizer } from "../../../authz/cel-authorizer.js";
 import { convertTo, forbiddenName, policyDenial, requestNamespaceObject } from "../support.js";
 import type { FailurePolicy, PolicyBinding, ValidatingAdmissionPolicy } from "../types.js";
 import { compileValidatingPolicy, type CompiledValidatingPolicy } from "./compiled.js";
-import { validate } from "./validator.js";
+import type { EnforcementAction } from "../../../observability/admission-policy-metrics.js";
+import { decisionErrorType, validate, type PolicyDecision } from "./validator.js";
 
 export const validationFailureAnnotation = "validation.policy.admission.k8s.io/validation_failure";
 const maxAuditAnnotationValueLength = 10 * 1024;
@@ -44,6 +45,7 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
     compile: compileValidatingPolicy,
   });
   const authorizer = celAuthorizer(ctx.authorizer);
+  const checks = ctx.metrics?.policies;
   const deps = () => ({ types: ctx.parts().types, namespaceLabels: (ns: string) => ctx.namespaces.labels(ns) });
 
   async function dispatch(a: AdmissionAttributes): Promise<void> {
@@ -128,14 +130,25 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
             hook.compiled.variables,
           );
           const result = await validate(hook.compiled, failurePolicy, ev);
+          const observe = (d: { evaluation: PolicyDecision["evaluation"]; message: string; seconds: number }, action: EnforcementAction) =>
+            checks?.validation(policyName, binding.metadata.name, decisionErrorType(d), action, d.seconds);
           result.decisions.forEach((d, i) => {
-            if (d.action !== "deny") return;
+            // Upstream counts the evaluation errors let through, not the validations that passed.
+            if (d.action !== "deny") {
+              if (d.evaluation === "error") observe(d, "allow");
+              return;
+            }
             for (const action of actions) {
-              if (action === "Deny") denials.push({ policy: policyName, binding: binding.metadata.name, message: d.message, reason: d.reason });
-              else if (action === "Warn") a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${binding.metadata.name}': ${d.message}`);
-              else if (action === "Audit") {
+              if (action === "Deny") {
+                denials.push({ policy: policyName, binding: binding.metadata.name, message: d.message, reason: d.reason });
+                observe(d, "deny");
+              } else if (action === "Warn") {
+                a.warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policyName}' with binding '${binding.metadata.name}': ${d.message}`);
+                observe(d, "warn");
+              } else if (action === "Audit") {
                 const value = JSON.stringify([{ message: d.message, policy: binding.spec?.policyName ?? "", binding: binding.metadata.name, expressionIndex: i, validationActions: actions }]);
                 a.annotate(validationFailureAnnotation, value);
+                observe(d, "audit");
               }
             }
           });
@@ -147,6 +160,7 @@ export function validatingAdmissionPolicy(ctx: AdmissionPluginContext): Validati
               annotations.set(ann.key, list);
             } else if (ann.action === "error") {
               denials.push({ policy: policyName, binding: binding.metadata.name, message: ann.error! });
+              observe({ evaluation: "error", message: ann.error!, seconds: ann.seconds }, "deny");
             }
           }
         }

@@ -14,6 +14,8 @@ export interface PolicyDecision {
   evaluation: "admit" | "deny" | "error";
   message: string;
   reason?: string;
+  /** How long its expression (and message expression) took to evaluate, in seconds; 0 when none was. */
+  seconds: number;
 }
 
 export interface AuditAnnotationResult {
@@ -21,6 +23,8 @@ export interface AuditAnnotationResult {
   action: "publish" | "exclude" | "error";
   value?: string;
   error?: string;
+  /** How long its expression took to evaluate, in seconds. */
+  seconds: number;
 }
 
 export interface ValidateResult {
@@ -32,7 +36,16 @@ export interface ValidateResult {
 const maxMessageBytes = 5 * 1024;
 
 const onError = (f: FailurePolicy): DecisionAction => (f === "Ignore" ? "admit" : "deny");
-const errorDecision = (f: FailurePolicy, message: string): ValidateResult => ({ decisions: [{ action: onError(f), evaluation: "error", message }], auditAnnotations: [] });
+const errorDecision = (f: FailurePolicy, message: string): ValidateResult => ({ decisions: [{ action: onError(f), evaluation: "error", message, seconds: 0 }], auditAnnotations: [] });
+const since = (start: number) => (performance.now() - start) / 1000;
+
+/** The error type the check metrics give a decision (upstream's ErrorType: a denial is an "invalid_error"). */
+export function decisionErrorType(d: Pick<PolicyDecision, "evaluation" | "message">): "no_error" | "compile_error" | "invalid_error" | "out_of_budget" {
+  if (d.evaluation === "admit") return "no_error";
+  if (d.message.startsWith("compilation")) return "compile_error";
+  if (d.message.startsWith("validation failed due to running out of cost budget")) return "out_of_budget";
+  return "invalid_error";
+}
 
 /** Aggregated errors as Go's utilerrors.NewAggregate prints them. */
 export function aggregate(messages: string[]): string {
@@ -63,13 +76,14 @@ export async function validate(p: CompiledValidatingPolicy, failurePolicy: Failu
     const ev = evaluation();
     const decisions: PolicyDecision[] = [];
     for (const v of p.validations) {
+      const start = performance.now();
       const r = await ev.eval(v.compiled);
       if (r.error !== undefined) {
-        decisions.push({ action: onError(failurePolicy), evaluation: "error", message: r.error });
+        decisions.push({ action: onError(failurePolicy), evaluation: "error", message: r.error, seconds: since(start) });
         continue;
       }
       if (r.value === true) {
-        decisions.push({ action: "admit", evaluation: "admit", message: "" });
+        decisions.push({ action: "admit", evaluation: "admit", message: "", seconds: since(start) });
         continue;
       }
       let message = "";
@@ -79,7 +93,7 @@ export async function validate(p: CompiledValidatingPolicy, failurePolicy: Failu
           m = await ev.eval(v.messageCompiled, false);
         } catch (e) {
           if (!(e instanceof OutOfBudget)) throw e;
-          decisions.push({ action: onError(failurePolicy), evaluation: "error", message: `failed messageExpression: ${e.message}` });
+          decisions.push({ action: onError(failurePolicy), evaluation: "error", message: `failed messageExpression: ${e.message}`, seconds: since(start) });
           continue;
         }
         if (typeof m.value === "string") {
@@ -89,17 +103,19 @@ export async function validate(p: CompiledValidatingPolicy, failurePolicy: Failu
       }
       if (message === "" && v.message) message = v.message.trim();
       if (message === "") message = `failed expression: ${v.expression.trim()}`;
-      decisions.push({ action: "deny", evaluation: "deny", message, reason: v.reason || "Invalid" });
+      decisions.push({ action: "deny", evaluation: "deny", message, reason: v.reason || "Invalid", seconds: since(start) });
     }
     const auditAnnotations: AuditAnnotationResult[] = [];
     for (const a of p.auditAnnotations) {
+      const start = performance.now();
       const r = await ev.eval(a.compiled);
+      const seconds = since(start);
       if (r.error !== undefined) {
-        auditAnnotations.push({ key: a.key, action: failurePolicy === "Ignore" ? "exclude" : "error", error: r.error });
+        auditAnnotations.push({ key: a.key, action: failurePolicy === "Ignore" ? "exclude" : "error", error: r.error, seconds });
       } else if (typeof r.value === "string" && r.value.trim() !== "") {
-        auditAnnotations.push({ key: a.key, action: "publish", value: r.value.trim() });
+        auditAnnotations.push({ key: a.key, action: "publish", value: r.value.trim(), seconds });
       } else {
-        auditAnnotations.push({ key: a.key, action: "exclude" });
+        auditAnnotations.push({ key: a.key, action: "exclude", seconds });
       }
     }
     return { decisions, auditAnnotations };
