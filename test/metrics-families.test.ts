@@ -203,6 +203,33 @@ describe("/metrics families (kube-apiserver 1.34's)", () => {
     }
   });
 
+  it("priority and fairness: the timing ratio histograms, in nanoseconds spent at each ratio", () => {
+    const families: [string, string[], string[]][] = [
+      ["apiserver_flowcontrol_priority_level_seat_utilization", ["phase", "priority_level"], ["0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "0.95", "0.99", "1", "+Inf"]],
+      ["apiserver_flowcontrol_priority_level_request_utilization", ["phase", "priority_level"], ["0", "0.001", "0.003", "0.01", "0.03", "0.1", "0.25", "0.5", "0.75", "1", "+Inf"]],
+      ["apiserver_flowcontrol_read_vs_write_current_requests", ["phase", "request_kind"], ["0", "0.001", "0.01", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "0.95", "0.99", "1", "+Inf"]],
+      ["apiserver_flowcontrol_demand_seats", ["priority_level"], ["0.2", "0.4", "0.6", "0.8", "1", "1.2", "1.4", "1.7", "2", "2.8", "4", "6", "+Inf"]],
+    ];
+    for (const [name, labels, buckets] of families) {
+      const f = page.families.get(name);
+      expect(f?.type, name).toBe("HISTOGRAM");
+      // component-base's timing histograms wrap the annotated HELP so.
+      expect(f!.help, name).toMatch(/^EXPERIMENTAL: \[ALPHA\] Observations, at the end of every nanosecond, of /);
+      expect(f!.buckets, name).toEqual(buckets);
+      for (const x of page.find(`${name}_count`)) expect(Object.keys(x.labels).sort(), name).toEqual([...labels].sort());
+    }
+    // Seat utilization is only ever of the executing phase.
+    expect(new Set(page.find("apiserver_flowcontrol_priority_level_seat_utilization_count").map((x) => x.labels.phase))).toEqual(new Set(["executing"]));
+    // Every request kind and phase has its series, counting the nanoseconds since the server started.
+    const rw = (phase: string, request_kind: string) => value("apiserver_flowcontrol_read_vs_write_current_requests_count", { phase, request_kind });
+    for (const phase of ["waiting", "executing"]) for (const kind of ["readOnly", "mutating"]) expect(rw(phase, kind), `${phase} ${kind}`).toBeGreaterThan(1e6);
+    // Requests executed, so some of that time was spent above zero: the sum (ratio × ns) is positive.
+    expect(value("apiserver_flowcontrol_read_vs_write_current_requests_sum", { phase: "executing", request_kind: "readOnly" })).toBeGreaterThan(0);
+    expect(value("apiserver_flowcontrol_priority_level_request_utilization_sum", { phase: "executing" })).toBeGreaterThan(0);
+    expect(value("apiserver_flowcontrol_priority_level_seat_utilization_sum", {})).toBeGreaterThan(0);
+    expect(value("apiserver_flowcontrol_demand_seats_sum", {})).toBeGreaterThan(0);
+  });
+
   it("is authorised as the non-resource URL /metrics", async () => {
     const nobody = await req(s, "GET", "/metrics", { creds: s.as("nobody-token") });
     expect(nobody.status).toBe(403);

@@ -4,6 +4,7 @@
 // pair — `series()` hands them out, kept — and the text is made only when scraped.
 import { CounterFamily, GaugeFamily, HistogramFamily, type CounterCell, type Family, type GaugeCell, type HistogramCell } from "./metric-family.js";
 import type { ServerMetrics } from "./metrics.js";
+import { TimingRatioHistogramFamily, type TimingRatioCell } from "./timing-ratio-histogram.js";
 
 const queueLengthBuckets = [0, 10, 25, 50, 100, 250, 500, 1000];
 const durationBuckets = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
@@ -58,6 +59,11 @@ export class FlowControlMetrics {
   private readonly latestS = new GaugeFamily({ name: `${prefix}latest_s`, help: "S (virtual start) of the request dispatched last", stability: "ALPHA", labels: p });
   private readonly nextS = new GaugeFamily({ name: `${prefix}next_s_bounds`, help: "Least and greatest S of the oldest waiting request over the queues", stability: "ALPHA", labels: [...p, "bound"] });
   private readonly nextDiscountedS = new GaugeFamily({ name: `${prefix}next_discounted_s_bounds`, help: "Least and greatest S, less the estimated work in progress, over the queues", stability: "ALPHA", labels: [...p, "bound"] });
+  // The timing ratio histograms: each ratio's time spent in each bucket (timing-ratio-histogram.ts).
+  private readonly seatUtilization = new TimingRatioHistogramFamily({ name: `${prefix}priority_level_seat_utilization`, help: "Observations, at the end of every nanosecond, of the share of each priority level's seats occupied by executing requests (a watch: while it initializes)", stability: "ALPHA", labels: ["phase", ...p], buckets: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1] });
+  private readonly requestUtilization = new TimingRatioHistogramFamily({ name: `${prefix}priority_level_request_utilization`, help: "Observations, at the end of every nanosecond, of the requests of each priority level waiting (a share of its queues' room) or executing (a share of its seats; a watch: while it initializes)", stability: "ALPHA", labels: ["phase", ...p], buckets: [0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 1] });
+  private readonly readVsWrite = new TimingRatioHistogramFamily({ name: `${prefix}read_vs_write_current_requests`, help: "Observations, at the end of every nanosecond, of the read-only and mutating requests waiting or executing, as a share of all queues' room or of all seats", stability: "ALPHA", labels: ["phase", "request_kind"], buckets: [0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1] });
+  private readonly seatDemand = new TimingRatioHistogramFamily({ name: `${prefix}demand_seats`, help: "Observations, at the end of every nanosecond, of the seats each priority level could use (executing and waiting) over its seat count", stability: "ALPHA", labels: p, buckets: [0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6] });
   private readonly epochAdvance = new CounterFamily({ name: `${prefix}epoch_advance_total`, help: "Times a queue set's virtual clock was moved back", stability: "ALPHA", labels: [...p, "success"] });
 
   private readonly all: Family<unknown>[] = [
@@ -65,6 +71,7 @@ export class FlowControlMetrics {
     this.queueLength, this.concurrencyLimit, this.concurrencyInUse, this.executingSeats, this.executing, this.wait, this.execution, this.watchCount,
     this.epochAdvance, this.workEstimatedSeats, this.noAccommodation, this.nominal, this.lower, this.upper, this.demandHigh, this.demandAverage,
     this.demandStdev, this.demandSmoothed, this.target, this.fairFrac, this.current,
+    this.seatUtilization, this.requestUtilization, this.readVsWrite, this.seatDemand,
   ];
   private readonly pairs = new Map<string, FlowSeries>();
 
@@ -130,9 +137,32 @@ export class FlowControlMetrics {
     this.fairFrac.with().set(v);
   }
 
+  /**
+   * The server's read-only and mutating requests waiting and executing under flow control, each
+   * a ratio of all queues' room or of all seats (upstream's read_vs_write_current_requests).
+   */
+  readonly requestKinds: Record<"waiting" | "executing", Record<"readOnly" | "mutating", TimingRatioCell>> = {
+    waiting: { readOnly: this.readVsWrite.with("waiting", "readOnly"), mutating: this.readVsWrite.with("waiting", "mutating") },
+    executing: { readOnly: this.readVsWrite.with("executing", "readOnly"), mutating: this.readVsWrite.with("executing", "mutating") },
+  };
+
+  /** The denominators of requestKinds: all queues' room (waiting) and all nominal seats (executing). */
+  setRequestKindLimits(maxWaiting: number, maxExecuting: number): void {
+    for (const kind of ["readOnly", "mutating"] as const) {
+      this.requestKinds.waiting[kind].setDenominator(maxWaiting);
+      this.requestKinds.executing[kind].setDenominator(maxExecuting);
+    }
+  }
+
   /** What one priority level's queue set writes (its gauges found once). */
   level(pl: string) {
     const currentR = this.currentR.with(pl);
+    const utilization = {
+      waiting: this.requestUtilization.with("waiting", pl),
+      executing: this.requestUtilization.with("executing", pl),
+      seats: this.seatUtilization.with("executing", pl),
+      demand: this.seatDemand.with(pl),
+    };
     const cells = [this.dispatchR.with(pl), this.latestS.with(pl), this.nextS.with(pl, "min"), this.nextS.with(pl, "max"), this.nextDiscountedS.with(pl, "min"), this.nextDiscountedS.with(pl, "max")];
     return {
       setCurrentR: (r: number) => currentR.set(r),
@@ -140,6 +170,7 @@ export class FlowControlMetrics {
       epochAdvanced: (success: boolean) => this.epochAdvance.with(pl, String(success)).inc(),
       noAccommodation: (fs: string) => this.noteNoAccommodation(pl, fs),
       reject: (fs: string, reason: "queue-full" | "concurrency-limit" | "time-out") => this.reject(pl, fs, reason),
+      utilization,
     };
   }
 }

@@ -114,6 +114,18 @@ export abstract class Family<S> {
 
   protected abstract renderCell(out: string[], labels: string, cell: S): void;
 
+  /** A histogram's cumulative buckets (from per-bucket counts, +Inf last), sum and count. */
+  protected histogramLines(out: string[], labels: string, leText: readonly string[], counts: Float64Array, sum: number, count: number): void {
+    let cumulative = 0;
+    const sep = labels ? "," : "";
+    for (let i = 0; i < leText.length; i++) {
+      cumulative += counts[i]!;
+      out.push(`${this.name}_bucket{${labels}${sep}le="${leText[i]}"} ${goFloat(cumulative)}`);
+    }
+    this.line(out, "_sum", labels, sum);
+    this.line(out, "_count", labels, count);
+  }
+
   protected line(out: string[], suffix: string, labels: string, value: number): void {
     out.push(`${this.name}${suffix}${labels ? `{${labels}}` : ""} ${goFloat(value)}`);
   }
@@ -185,14 +197,7 @@ export class HistogramFamily extends Family<HistogramCell> {
     this.leText = [...buckets.map(goFloat), "+Inf"];
   }
   protected renderCell(out: string[], labels: string, c: HistogramCell): void {
-    let cumulative = 0;
-    const sep = labels ? "," : "";
-    for (let i = 0; i < this.leText.length; i++) {
-      cumulative += c.counts[i]!;
-      out.push(`${this.name}_bucket{${labels}${sep}le="${this.leText[i]}"} ${goFloat(cumulative)}`);
-    }
-    this.line(out, "_sum", labels, c.sum);
-    this.line(out, "_count", labels, c.count);
+    this.histogramLines(out, labels, this.leText, c.counts, c.sum, c.count);
   }
 }
 

@@ -165,6 +165,7 @@ export class Dispatcher {
   private finishReconfiguration(levels: Map<string, PriorityLevelState>, shareSum: number): void {
     const serverCL = this.o.serverConcurrencyLimit;
     let nominalSum = 0;
+    let queueRoom = 0;
     for (const [name, s] of levels) {
       const { lendablePercent, borrowingLimitPercent } = limitPercents(s.pl);
       const nominal = shareSum > 0 ? Math.ceil((serverCL * nominalShares(s.pl)) / shareSum) : 0;
@@ -175,6 +176,7 @@ export class Dispatcher {
       s.minCL = nominal - lendable;
       s.maxCL = nominal + borrowing;
       nominalSum += nominal;
+      if (s.qCfg.desiredNumQueues > 0) queueRoom += s.qCfg.desiredNumQueues * s.qCfg.queueLengthLimit;
       if (s.qCfg.desiredNumQueues > 0) s.maxSeats = Math.max(1, Math.min(Math.ceil(nominal * maxSeatsPercent), Math.trunc(nominal / s.qCfg.handSize)));
       else s.maxSeats = 0;
       if (!s.queues) {
@@ -183,6 +185,7 @@ export class Dispatcher {
       }
     }
     this.nominalCLSum = nominalSum;
+    this.o.metrics.setRequestKindLimits(queueRoom, nominalSum);
     this.updateBorrowing(levels);
   }
 

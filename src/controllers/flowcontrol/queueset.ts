@@ -48,6 +48,14 @@ export interface LevelMetrics {
   epochAdvanced(success: boolean): void;
   noAccommodation(fsName: string): void;
   reject(fsName: string, reason: "queue-full" | "concurrency-limit" | "time-out"): void;
+  /** The level's timing ratio gauges: requests waiting and executing, seats executing, seat demand. */
+  utilization?: Record<"waiting" | "executing" | "seats" | "demand", RatioGauge>;
+}
+
+/** A gauge observed as a ratio of a numerator to a denominator (upstream's RatioedGauge). */
+export interface RatioGauge {
+  set(numerator: number): void;
+  setDenominator(denominator: number): void;
 }
 
 /** Who asked what (the debug dump shows it): the request's own, never copied. */
@@ -205,7 +213,24 @@ export class QueueSet {
     if (qCfg.dealer !== this.qCfg.dealer) this.hands = new Map();
     this.qCfg = qCfg;
     this.dCfg = dCfg;
+    const u = this.metrics.utilization;
+    if (u) {
+      // Upstream's denominators: all the queues' room (at least 1 each), and the seats.
+      u.waiting.setDenominator(Math.max(1, qCfg.queueLengthLimit) * Math.max(1, qCfg.desiredNumQueues));
+      for (const g of [u.executing, u.seats, u.demand]) g.setDenominator(dCfg.concurrencyDenominator);
+    }
     this.dispatchAsMuchAsPossible();
+  }
+
+  /** The requests or seats waiting or executing changed: the seat demand and the utilization gauges hear it. */
+  private noteChange(): void {
+    this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
+    const u = this.metrics.utilization;
+    if (!u) return;
+    u.waiting.set(this.totRequestsWaiting);
+    u.executing.set(this.totRequestsExecuting);
+    u.seats.set(this.totSeatsInUse);
+    u.demand.set(this.totSeatsInUse + this.totSeatsWaiting);
   }
 
   isIdle(): boolean {
@@ -230,7 +255,7 @@ export class QueueSet {
       series.executing.inc(1);
       series.executingSeats.inc(req.maxSeats);
       series.concurrencyInUse.inc(req.maxSeats);
-      this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
+      this.noteChange();
       return { request: req };
     }
     const queue = this.queues[this.shuffleShard(hash)]!;
@@ -323,7 +348,7 @@ export class QueueSet {
     req.series.inQueue.inc(1);
     req.series.inQueueSeats.inc(req.maxSeats);
     req.queueNote?.(true);
-    this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
+    this.noteChange();
   }
 
   /** A waiting request gives up (its wait limit passed or its client left): out of its queue. */
@@ -340,7 +365,7 @@ export class QueueSet {
     req.series.inQueue.inc(-1);
     req.series.inQueueSeats.inc(-req.maxSeats);
     req.queueNote?.(false);
-    this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
+    this.noteChange();
     this.boundNextDispatch(queue);
   }
 
@@ -359,7 +384,7 @@ export class QueueSet {
     req.queueNote?.(false);
     if (!req.decide("execute")) {
       this.activity(queue, true);
-      this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
+      this.noteChange();
       this.boundNextDispatch(queue);
       return true;
     }
@@ -373,7 +398,7 @@ export class QueueSet {
     req.series.executing.inc(1);
     req.series.executingSeats.inc(req.maxSeats);
     req.series.concurrencyInUse.inc(req.maxSeats);
-    this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
+    this.noteChange();
     queue.nextDispatchR += req.totalWork;
     this.boundNextDispatch(queue);
     return true;
@@ -441,12 +466,13 @@ export class QueueSet {
     const now = this.clock.now();
     this.totRequestsExecuting--;
     r.series.executing.inc(-1);
+    this.metrics.utilization?.executing.set(this.totRequestsExecuting);
     const actualMs = now - r.startTime;
     const release = () => {
       this.totSeatsInUse -= r.maxSeats;
       r.series.executingSeats.inc(-r.maxSeats);
       r.series.concurrencyInUse.inc(-r.maxSeats);
-      this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
+      this.noteChange();
       if (r.queue) {
         r.queue.seatsInUse -= r.maxSeats;
         this.queuedSeatsInUse -= r.maxSeats;

@@ -38,6 +38,12 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
   const { dispatcher, metrics } = o;
   // A FlowSchema object names one priority level: its metrics cells are found once.
   const seriesOf = new WeakMap<object, FlowSeries>();
+  // The server's read-only and mutating requests waiting and executing (read_vs_write_current_requests).
+  const { waiting, executing } = metrics.requestKinds;
+  const queueNotes = {
+    readOnly: (inQueue: boolean) => waiting.readOnly.add(inQueue ? 1 : -1),
+    mutating: (inQueue: boolean) => waiting.mutating.add(inQueue ? 1 : -1),
+  };
   return async (ctx, next) => {
     const info = requestInfoOf(ctx);
     const user = userOf(ctx);
@@ -54,7 +60,9 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     ctx.ex.setResponseHeader(priorityLevelUIDHeader, c.pl.metadata.uid ?? "");
     ctx.ex.setResponseHeader(flowSchemaUIDHeader, c.fs.metadata.uid ?? "");
     const waitStart = dispatcher.clock.now();
-    const req = dispatcher.start(c, we, series, { user, info });
+    // As upstream: what is not get, list or watch is mutating.
+    const kind = info.verb === "get" || info.verb === "list" || isWatch ? "readOnly" : "mutating";
+    const req = dispatcher.start(c, we, series, { user, info }, queueNotes[kind]);
     const queued = req !== undefined && req.decision !== "execute";
     const executed = req ? !queued || (await waitTurn(ctx, req, o.requestTimeoutMs)) : false;
     // Every request of a limited level is counted as having waited, if only for no time at all.
@@ -74,7 +82,11 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     req.qs.noteDispatched();
     series.dispatched.inc();
     const started = dispatcher.clock.now();
-    const executionDone = () => (isWatch ? series.executionWatch : series.executionRegular).observe((dispatcher.clock.now() - started) / 1000);
+    executing[kind].add(1);
+    const executionDone = () => {
+      executing[kind].add(-1);
+      (isWatch ? series.executionWatch : series.executionRegular).observe((dispatcher.clock.now() - started) / 1000);
+    };
     if (!isWatch) {
       try {
         await next();
