@@ -22,6 +22,8 @@ export class TimingRatioCell {
   }
 
   set(numerator: number): void {
+    // Unchanged, the time since is credited to the same ratio later: nothing to do now.
+    if (numerator === this.numerator) return;
     this.advance();
     this.numerator = numerator;
   }
