@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req, startTestServer, watchEvents, type Credentials, type EmbeddedTestServer } from "./support/client.js";
+import { parseMetricsPage } from "./support/prometheus-text.js";
 
 const base = "/apis/flowcontrol.apiserver.k8s.io/v1";
 
@@ -103,6 +104,12 @@ describe("a priority level with one seat and short queues", () => {
     expect(refused.headers["retry-after"]).toMatch(/^\d+$/);
     expect([refused.headers["x-kubernetes-pf-flowschema-uid"], refused.headers["x-kubernetes-pf-prioritylevel-uid"]]).toEqual([uids.fsUID, uids.plUID]);
 
+    // Two read-only requests wait: the in-queue watermark shows them.
+    const waiting = parseMetricsPage((await req(s, "GET", "/metrics")).text);
+    expect(waiting.families.get("apiserver_current_inqueue_requests")?.help).toMatch(/^\[ALPHA\] /);
+    expect(waiting.find("apiserver_current_inqueue_requests", { request_kind: "readOnly" }).map((x) => x.value)).toEqual([2]);
+    expect(waiting.find("apiserver_current_inqueue_requests", { request_kind: "mutating" }).map((x) => x.value)).toEqual([0]);
+
     // What waits and what executes, as the dumps show it.
     const queues = (await req(s, "GET", "/debug/api_priority_and_fairness/dump_queues")).text.split("\n").filter((l) => l.startsWith("tiny,"));
     expect(queues.map((l) => l.split(/,\s*/).slice(0, 5))).toEqual([["tiny", "0", "2", "1", "1"]]);
@@ -124,6 +131,11 @@ describe("a priority level with one seat and short queues", () => {
     expect(metrics).toContain('apiserver_flowcontrol_rejected_requests_total{flow_schema="tiny",priority_level="tiny",reason="queue-full"} 1');
     expect(metrics).toContain('apiserver_flowcontrol_rejected_requests_total{flow_schema="tiny",priority_level="tiny",reason="time-out"} 1');
     expect(metrics).toMatch(/apiserver_flowcontrol_request_wait_duration_seconds_count\{execute="false",flow_schema="tiny",priority_level="tiny"\} 2/);
+    // Both refusals were terminations in self-defence, labelled as the requests were.
+    const page = parseMetricsPage(metrics);
+    const terminated = (labels: Record<string, string>) => page.find("apiserver_request_terminations_total", { code: "429", component: "apiserver", resource: "namespaces", ...labels }).map((x) => x.value);
+    expect(terminated({ verb: "GET", scope: "resource" })).toEqual([1]);
+    expect(terminated({ verb: "LIST", scope: "cluster" })).toEqual([1]);
   });
 
   it("frees a watch's seat once its initial events are sent", async () => {

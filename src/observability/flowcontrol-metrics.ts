@@ -4,6 +4,7 @@
 // pair — `series()` hands them out, kept — and the text is made only when scraped.
 import { CounterFamily, GaugeFamily, HistogramFamily, type CounterCell, type Family, type GaugeCell, type HistogramCell } from "./metric-family.js";
 import type { ServerMetrics } from "./metrics.js";
+import { KindWatermark, type RequestKind } from "./kind-watermark.js";
 import { TimingRatioHistogramFamily, type TimingRatioCell } from "./timing-ratio-histogram.js";
 
 const queueLengthBuckets = [0, 10, 25, 50, 100, 250, 500, 1000];
@@ -64,6 +65,19 @@ export class FlowControlMetrics {
   private readonly requestUtilization = new TimingRatioHistogramFamily({ name: `${prefix}priority_level_request_utilization`, help: "Observations, at the end of every nanosecond, of the requests of each priority level waiting (a share of its queues' room) or executing (a share of its seats; a watch: while it initializes)", stability: "ALPHA", labels: ["phase", ...p], buckets: [0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 1] });
   private readonly readVsWrite = new TimingRatioHistogramFamily({ name: `${prefix}read_vs_write_current_requests`, help: "Observations, at the end of every nanosecond, of the read-only and mutating requests waiting or executing, as a share of all queues' room or of all seats", stability: "ALPHA", labels: ["phase", "request_kind"], buckets: [0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1] });
   private readonly seatDemand = new TimingRatioHistogramFamily({ name: `${prefix}demand_seats`, help: "Observations, at the end of every nanosecond, of the seats each priority level could use (executing and waiting) over its seat count", stability: "ALPHA", labels: p, buckets: [0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6] });
+  /** Requests waiting in the queues now, by kind, for the in-queue gauge's watermark. */
+  private readonly waitingKinds = new KindWatermark();
+  // An endpoints family upstream, fed only by priority and fairness's waiting requests.
+  private readonly inQueueKinds = new GaugeFamily({
+    name: "apiserver_current_inqueue_requests",
+    help: "The most requests waiting in the queues of API Priority and Fairness at once during about the last second, per kind of request (readOnly or mutating).",
+    stability: "ALPHA",
+    labels: ["request_kind"],
+    collect: () => {
+      const at = performance.now();
+      for (const k of ["readOnly", "mutating"] as const) this.inQueueKinds.with(k).set(this.waitingKinds.peak(k, at));
+    },
+  });
   private readonly epochAdvance = new CounterFamily({ name: `${prefix}epoch_advance_total`, help: "Times a queue set's virtual clock was moved back", stability: "ALPHA", labels: [...p, "success"] });
 
   private readonly all: Family<unknown>[] = [
@@ -71,9 +85,13 @@ export class FlowControlMetrics {
     this.queueLength, this.concurrencyLimit, this.concurrencyInUse, this.executingSeats, this.executing, this.wait, this.execution, this.watchCount,
     this.epochAdvance, this.workEstimatedSeats, this.noAccommodation, this.nominal, this.lower, this.upper, this.demandHigh, this.demandAverage,
     this.demandStdev, this.demandSmoothed, this.target, this.fairFrac, this.current,
-    this.seatUtilization, this.requestUtilization, this.readVsWrite, this.seatDemand,
+    this.seatUtilization, this.requestUtilization, this.readVsWrite, this.seatDemand, this.inQueueKinds,
   ];
   private readonly pairs = new Map<string, FlowSeries>();
+
+  constructor() {
+    for (const k of ["readOnly", "mutating"]) this.inQueueKinds.with(k);
+  }
 
   /** Registers these families on the server's /metrics page (the stability rules apply). */
   register(metrics: ServerMetrics): void {
@@ -145,6 +163,13 @@ export class FlowControlMetrics {
     waiting: { readOnly: this.readVsWrite.with("waiting", "readOnly"), mutating: this.readVsWrite.with("waiting", "mutating") },
     executing: { readOnly: this.readVsWrite.with("executing", "readOnly"), mutating: this.readVsWrite.with("executing", "mutating") },
   };
+
+  /** A request of `kind` joined (true) or left (false) a queue. */
+  queued(kind: RequestKind, inQueue: boolean): void {
+    this.requestKinds.waiting[kind].add(inQueue ? 1 : -1);
+    if (inQueue) this.waitingKinds.up(kind, performance.now());
+    else this.waitingKinds.down(kind);
+  }
 
   /** The denominators of requestKinds: all queues' room (waiting) and all nominal seats (executing). */
   setRequestKindLimits(maxWaiting: number, maxExecuting: number): void {

@@ -1,6 +1,7 @@
 // The request families of kube-apiserver 1.34 (apiserver/pkg/endpoints/metrics): requests by
 // verb, resource, scope and code; their latency (all of it, and the part the server answers for:
 // without webhooks and priority-and-fairness queueing); read response sizes; what is in flight.
+import { KindWatermark } from "./kind-watermark.js";
 import { CounterFamily, GaugeFamily, HistogramFamily, exponentialBuckets, type CounterCell, type GaugeCell, type HistogramCell } from "./metric-family.js";
 
 const requestLabels = ["verb", "group", "version", "resource", "subresource", "scope", "component"] as const;
@@ -86,11 +87,8 @@ export class RequestMetrics {
   readonly families = [this.total, this.duration, this.sli, this.slo, this.responseSizes, this.longRunning, this.inflight, this.terminations];
 
   private readonly series = new Map<string, RequestSeries>();
-  /** Requests in flight now, and the most seen in this and the previous second (upstream's watermark). */
-  private readonly now = { readOnly: 0, mutating: 0 };
-  private readonly maxThis = { readOnly: 0, mutating: 0 };
-  private readonly maxPrevious = { readOnly: 0, mutating: 0 };
-  private windowStart = 0;
+  /** Requests in flight, and the most seen at once in about the last second (upstream's watermark). */
+  private readonly inFlight = new KindWatermark();
 
   constructor() {
     for (const kind of ["readOnly", "mutating"]) this.inflight.with(kind);
@@ -124,10 +122,7 @@ export class RequestMetrics {
       s.longRunning.inc();
       return;
     }
-    this.rotate(atMs);
-    const kind = s.readOnly ? "readOnly" : "mutating";
-    const n = ++this.now[kind];
-    if (n > this.maxThis[kind]) this.maxThis[kind] = n;
+    this.inFlight.up(s.readOnly ? "readOnly" : "mutating", atMs);
   }
 
   /**
@@ -136,7 +131,7 @@ export class RequestMetrics {
    */
   finished(s: RequestSeries, longRunning: boolean, code: number, seconds: number, excludedSeconds: number, bytes: number): void {
     if (longRunning) s.longRunning.dec();
-    else this.now[s.readOnly ? "readOnly" : "mutating"]--;
+    else this.inFlight.down(s.readOnly ? "readOnly" : "mutating");
     s.code(code).inc();
     s.duration.observe(seconds);
     const sli = seconds - excludedSeconds;
@@ -154,18 +149,8 @@ export class RequestMetrics {
     this.terminations.with(l.verb, l.group, l.version, l.resource, path ?? l.subresource, l.scope, "apiserver", String(code)).inc();
   }
 
-  private rotate(atMs: number): void {
-    if (atMs - this.windowStart < 1000) return;
-    const idle = atMs - this.windowStart >= 2000;
-    for (const k of ["readOnly", "mutating"] as const) {
-      this.maxPrevious[k] = idle ? this.now[k] : this.maxThis[k];
-      this.maxThis[k] = this.now[k];
-    }
-    this.windowStart = atMs;
-  }
-
   private publishInflight(): void {
-    this.rotate(performance.now());
-    for (const k of ["readOnly", "mutating"] as const) this.inflight.with(k).set(Math.max(this.maxThis[k], this.maxPrevious[k]));
+    const at = performance.now();
+    for (const k of ["readOnly", "mutating"] as const) this.inflight.with(k).set(this.inFlight.peak(k, at));
   }
 }

@@ -39,10 +39,10 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
   // A FlowSchema object names one priority level: its metrics cells are found once.
   const seriesOf = new WeakMap<object, FlowSeries>();
   // The server's read-only and mutating requests waiting and executing (read_vs_write_current_requests).
-  const { waiting, executing } = metrics.requestKinds;
+  const { executing } = metrics.requestKinds;
   const queueNotes = {
-    readOnly: (inQueue: boolean) => waiting.readOnly.add(inQueue ? 1 : -1),
-    mutating: (inQueue: boolean) => waiting.mutating.add(inQueue ? 1 : -1),
+    readOnly: (inQueue: boolean) => metrics.queued("readOnly", inQueue),
+    mutating: (inQueue: boolean) => metrics.queued("mutating", inQueue),
   };
   return async (ctx, next) => {
     const info = requestInfoOf(ctx);
