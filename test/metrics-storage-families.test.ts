@@ -16,6 +16,8 @@ let before: MetricsPage;
 let after: MetricsPage;
 /** Configmaps in the namespace when listed (the three made, and the root CA one when its publisher made it). */
 let listed = 0;
+/** Configmaps in the namespace before the first read of the page. */
+let existing = 0;
 const ns = "stored";
 const cms = `/api/v1/namespaces/${ns}/configmaps`;
 const secrets = `/api/v1/namespaces/${ns}/secrets`;
@@ -42,13 +44,18 @@ beforeAll(async () => {
   s = await startTestServer({ storage: "sqlite", dataDir: join(dir, "data"), options: { encryptionProviderConfig: join(dir, "encryption.yaml") } });
   expect((await req(s, "POST", "/api/v1/namespaces", { body: { metadata: { name: ns } } })).status).toBe(201);
   // The configmaps' cache is made by the first list.
-  expect((await req(s, "GET", cms)).status).toBe(200);
+  const first = await req(s, "GET", cms);
+  expect(first.status).toBe(200);
+  existing = first.json.items.length;
   await s.settle();
   before = await metricsPage();
   const watch = watchEvents(s, `${cms}?watch=1`, (events) => events.some((e) => e.object?.metadata?.name === "c3"));
   await watch.opened;
   for (const name of ["c1", "c2", "c3"]) expect((await req(s, "POST", cms, { body: { metadata: { name } } })).status).toBe(201);
   await watch;
+  // A watch from the first list's revision: the three creates replayed from the cache's history.
+  const replayed = watchEvents(s, `${cms}?watch=1&resourceVersion=${first.json.metadata.resourceVersion}`, (events) => events.length >= 3);
+  expect((await replayed).map((e) => e.object?.metadata?.name)).toEqual(["c1", "c2", "c3"]);
   listed = (await req(s, "GET", cms)).json.items.length;
   expect((await req(s, "GET", `${cms}?labelSelector=none%3Dsuch`)).json.items).toEqual([]);
   expect((await req(s, "POST", secrets, { body: { metadata: { name: "s1" }, stringData: { a: "b" } } })).status).toBe(201);
@@ -88,6 +95,11 @@ describe("/metrics storage families (kube-apiserver 1.34's)", () => {
     expect(moved("apiserver_watch_cache_initializations_total", configmaps)).toBe(0);
     expect(sum(after, "apiserver_watch_cache_resource_version", configmaps)).toBeGreaterThan(sum(before, "apiserver_watch_cache_resource_version", configmaps));
     expect(sum(after, "watch_cache_capacity", configmaps)).toBe(100 * 1024);
+    // The first watch's initial events (what existed), the second's three replayed.
+    expectFamily("apiserver_init_events_total", "COUNTER", "ALPHA", ["group", "resource"]);
+    expect(moved("apiserver_init_events_total", configmaps)).toBe(existing + 3);
+    // Registered; no watcher was too slow.
+    expect(after.families.has("apiserver_terminated_watchers_total")).toBe(false);
     // Each consistent list waits for the cache to reach storage's revision.
     expect(moved("apiserver_watch_cache_read_wait_seconds_count", configmaps)).toBeGreaterThanOrEqual(2);
   });

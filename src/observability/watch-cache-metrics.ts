@@ -18,6 +18,8 @@ export interface WatchCacheSeries {
   resourceVersion(revision: number): void;
   readWait(seconds: number): void;
   listed(fetched: number, returned: number): void;
+  initEvents(count: number): void;
+  terminatedWatcher(): void;
 }
 
 export class WatchCacheMetrics {
@@ -30,7 +32,9 @@ export class WatchCacheMetrics {
   readonly lists = new CounterFamily({ name: "apiserver_cache_list_total", help: "LIST requests served from the watch cache, by group, resource and the index used.", stability: "ALPHA", labels: [...gr, "index"] });
   readonly fetched = new CounterFamily({ name: "apiserver_cache_list_fetched_objects_total", help: "Objects the watch cache read to serve LIST requests, by group, resource and the index used.", stability: "ALPHA", labels: [...gr, "index"] });
   readonly returned = new CounterFamily({ name: "apiserver_cache_list_returned_objects_total", help: "Objects LIST requests served from the watch cache returned, by group and resource.", stability: "ALPHA", labels: gr });
-  readonly families = [this.received, this.dispatched, this.initializations, this.resourceVersion, this.capacity, this.readWait, this.lists, this.fetched, this.returned];
+  readonly initEvents = new CounterFamily({ name: "apiserver_init_events_total", help: "Events the watch cache sent watchers from its state or history as they started, by group and resource.", stability: "ALPHA", labels: gr });
+  readonly terminatedWatchers = new CounterFamily({ name: "apiserver_terminated_watchers_total", help: "Watchers the watch cache ended for not keeping up with their events, by group and resource.", stability: "ALPHA", labels: gr });
+  readonly families = [this.initEvents, this.terminatedWatchers, this.received, this.dispatched, this.initializations, this.resourceVersion, this.capacity, this.readWait, this.lists, this.fetched, this.returned];
 
   private readonly series = new Map<string, WatchCacheSeries>();
 
@@ -54,6 +58,8 @@ export class WatchCacheMetrics {
         (dispatched ??= this.dispatched.with(group, resource)).inc();
       },
       resourceVersion: (rev) => (revision ??= this.resourceVersion.with(group, resource)).set(rev),
+      initEvents: (n) => this.initEvents.with(group, resource).inc(n),
+      terminatedWatcher: () => this.terminatedWatchers.with(group, resource).inc(),
       readWait: (seconds) => this.readWait.with(group, resource).observe(seconds),
       listed: (fetched, returned) => {
         list ??= [this.lists.with(group, resource, noIndex), this.fetched.with(group, resource, noIndex), this.returned.with(group, resource)];

@@ -5,7 +5,7 @@
 // Backpressure: the sink says when its consumer is full; the watcher then holds live events in a
 // queue of at most `maxQueued` references (the events themselves are shared with the history
 // ring). A watcher whose queue overflows is ended — never allowed to buffer without bound.
-import type { CacheEvent, CacheEventType, Delivery, Entry, Predicate } from "./types.js";
+import type { CacheEvent, CacheEventType, Delivery, Entry, Predicate, WatchCacheObserver } from "./types.js";
 
 export interface WatchSink<O> {
   /** Deliver one event. Return false when the consumer cannot take more now; call resume() later. */
@@ -23,6 +23,8 @@ export interface WatcherStart<O> {
   replay?: CacheEvent<O>[];
   /** Live events at or below this revision are skipped (already covered by initial/replay). */
   startRevision: number;
+  /** Told how many initial and replayed events were sent once they all were, and of an end for slowness. */
+  observer?: Pick<WatchCacheObserver, "initEvents" | "terminatedWatcher">;
 }
 
 export class CacheWatcher<O> {
@@ -39,6 +41,9 @@ export class CacheWatcher<O> {
   private readonly startRevision: number;
   private stopped = false;
   private lastBookmark = 0;
+  /** Events sent from the initial state and the replayed history, until both are through; then undefined. */
+  private initSent: number | undefined = 0;
+  private readonly observer: WatcherStart<O>["observer"];
   /** Set by the index: removes this watcher from the cache. */
   detach: () => void = () => undefined;
 
@@ -54,6 +59,7 @@ export class CacheWatcher<O> {
     this.replay = start.replay ?? [];
     this.lastRevision = start.startRevision;
     this.startRevision = start.startRevision;
+    this.observer = start.observer;
   }
 
   get isStopped(): boolean {
@@ -81,6 +87,7 @@ export class CacheWatcher<O> {
       return;
     }
     if (this.queue.length - this.queueIdx >= this.maxQueued) {
+      this.observer?.terminatedWatcher();
       this.end("slow");
       return;
     }
@@ -134,6 +141,7 @@ export class CacheWatcher<O> {
         } else if (this.replayIdx < this.replay.length) {
           this.deliverEvent(this.replay[this.replayIdx++]!);
         } else if (this.queueIdx < this.queue.length) {
+          this.initDone();
           this.deliverEvent(this.queue[this.queueIdx++]!);
           if (this.queueIdx === this.queue.length) {
             this.queue = [];
@@ -141,6 +149,7 @@ export class CacheWatcher<O> {
           }
         } else break;
       }
+      if (this.initialIdx >= this.initial.length && this.replayIdx >= this.replay.length) this.initDone();
       if (this.initialIdx >= this.initial.length && this.initial.length > 0) this.initial = [];
       if (this.replayIdx >= this.replay.length && this.replay.length > 0) {
         this.replay = [];
@@ -151,7 +160,15 @@ export class CacheWatcher<O> {
     }
   }
 
+  /** The initial and replayed events are all sent: their count is told, once. */
+  private initDone(): void {
+    if (this.initSent === undefined) return;
+    if (this.initSent > 0) this.observer?.initEvents(this.initSent);
+    this.initSent = undefined;
+  }
+
   private emit(d: Delivery<O>): void {
+    if (this.initSent !== undefined && d.type !== "BOOKMARK") this.initSent++;
     if (!this.sink.send(d)) this.blocked = true;
   }
 

@@ -99,4 +99,8 @@ export interface WatchCacheObserver {
   readWait(seconds: number): void;
   /** A list served from the cache: entries it looked at, and how many of them it returned. */
   listed(fetched: number, returned: number): void;
+  /** A watcher sent this many events from the initial state or replayed history (when more than none). */
+  initEvents(count: number): void;
+  /** A watcher was ended for not keeping up with its events. */
+  terminatedWatcher(): void;
 }

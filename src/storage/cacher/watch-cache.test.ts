@@ -3,7 +3,7 @@ import { MemoryStorage } from "../memory/memory-storage.js";
 import type { KeyValue } from "../interface.js";
 import { Cacher } from "./cacher.js";
 import type { WatchSink } from "./cache-watcher.js";
-import { CacheError, type Delivery, type Predicate } from "./types.js";
+import { CacheError, type WatchCacheObserver, type Delivery, type Predicate } from "./types.js";
 import type { WatchCacheOptions } from "./watch-cache.js";
 
 type Obj = { name: string; labels?: Record<string, string>; v?: number };
@@ -117,6 +117,49 @@ describe("watch cache", () => {
     expect(slow.events).toHaveLength(1); // the one it took before saying "full"
     expect(fast.events).toHaveLength(10);
     expect(c.watcherCount).toBe(1);
+  });
+
+  it("tells its observer what it does: initialisation, capacity, events, revision, read waits, lists, init events, slow watchers", async () => {
+    const told: string[] = [];
+    let revision = 0;
+    const observer: WatchCacheObserver = {
+      initialized: () => told.push("initialized"),
+      capacity: (n) => told.push(`capacity ${n}`),
+      event: () => told.push("event"),
+      resourceVersion: (rev) => (revision = rev),
+      readWait: (seconds) => told.push(seconds >= 0 ? "readWait" : "negative wait"),
+      listed: (fetched, returned) => told.push(`listed ${fetched}/${returned}`),
+      initEvents: (n) => told.push(`initEvents ${n}`),
+      terminatedWatcher: () => told.push("terminatedWatcher"),
+    };
+    setup({ maxEvents: 50, maxQueuedPerWatcher: 2, observe: (p) => (p === prefix ? observer : undefined) });
+    await put("ns", "a");
+    await put("ns", "b");
+    const c = await cacher.get(spec);
+    // Over a store never compacted the cache replays its history: both writes arrive as events.
+    expect(told).toEqual(["event", "event", "capacity 50", "initialized"]);
+    expect(revision).toBe(c.revision);
+    told.length = 0;
+    // A watch from the state: its two initial events, told once they are sent.
+    const w = new Collect();
+    c.watch(all, w, { from: "state", initialEventsEnd: false }, false);
+    await put("ns", "c");
+    await tick();
+    expect(told).toEqual(["initEvents 2", "event"]);
+    expect(revision).toBe(c.revision);
+    told.length = 0;
+    await c.syncToStorage();
+    expect(c.list({ ...all, matches: (labels) => labels !== undefined }).items).toEqual([]);
+    expect(told).toEqual(["readWait", "listed 3/0"]);
+    told.length = 0;
+    // A watcher that stops draining is ended once its queue is full.
+    const slow = new Collect();
+    slow.accept = false;
+    c.watch(all, slow, { from: "revision", revision: c.revision }, false);
+    for (const n of ["d", "e", "f", "g"]) await put("ns", n);
+    await tick();
+    expect(slow.closedWith).toBe("slow");
+    expect(told.filter((t) => t !== "event")).toEqual(["terminatedWatcher"]);
   });
 
   it("encodes each event once for 100 watchers", async () => {

@@ -458,12 +458,12 @@ export class WatchCache<O> {
       const arr = this.store.snapshot();
       const endKey = prefixEnd(pred.prefix);
       const initial = arr.slice(lowerBound(arr, pred.prefix), endKey === undefined ? arr.length : lowerBound(arr, endKey));
-      ws = { initial, startRevision: this.revision, initialEventsEndAt: start.initialEventsEnd ? this.revision : undefined };
+      ws = { initial, startRevision: this.revision, initialEventsEndAt: start.initialEventsEnd ? this.revision : undefined, observer: this.observer };
     } else {
       if (start.revision < this.ring.horizon) {
         throw new CacheError("TooOld", start.revision, this.ring.horizon, `too old resource version: ${start.revision} (${this.ring.horizon})`);
       }
-      ws = { replay: this.ring.since(start.revision), startRevision: Math.max(this.revision, start.revision) };
+      ws = { replay: this.ring.since(start.revision), startRevision: Math.max(this.revision, start.revision), observer: this.observer };
     }
     const w = new CacheWatcher<O>(pred, sink, allowBookmarks, this.opts.maxQueuedPerWatcher, ws);
     this.watchers.add(w);
