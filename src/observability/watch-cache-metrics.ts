@@ -10,18 +10,6 @@ const readWaitBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25,
 /** kapi's cache has no list indexes (upstream's e.g. "f:spec.nodeName"): every list scans the prefix. */
 const noIndex = "";
 
-/** What one resource's cache records into (its cells found once). */
-export interface WatchCacheSeries {
-  initialized(): void;
-  capacity(events: number): void;
-  event(): void;
-  resourceVersion(revision: number): void;
-  readWait(seconds: number): void;
-  listed(fetched: number, returned: number): void;
-  initEvents(count: number): void;
-  terminatedWatcher(): void;
-}
-
 export class WatchCacheMetrics {
   readonly received = new CounterFamily({ name: "apiserver_watch_cache_events_received_total", help: "Events the watch cache received from storage, by group and resource.", stability: "ALPHA", labels: gr });
   readonly dispatched = new CounterFamily({ name: "apiserver_watch_cache_events_dispatched_total", help: "Events the watch cache dispatched to its watchers, by group and resource.", stability: "ALPHA", labels: gr });
@@ -36,39 +24,42 @@ export class WatchCacheMetrics {
   readonly terminatedWatchers = new CounterFamily({ name: "apiserver_terminated_watchers_total", help: "Watchers the watch cache ended for not keeping up with their events, by group and resource.", stability: "ALPHA", labels: gr });
   readonly families = [this.initEvents, this.terminatedWatchers, this.received, this.dispatched, this.initializations, this.resourceVersion, this.capacity, this.readWait, this.lists, this.fetched, this.returned];
 
-  private readonly series = new Map<string, WatchCacheSeries>();
+  private readonly series = new Map<string, ReturnType<WatchCacheMetrics["makeSeries"]>>();
 
   /**
-   * The recorder of one resource's cache; a cache made again for the resource shares it. Each
-   * series is made when first recorded into, as upstream's vectors make theirs.
+   * The recorder of one resource's cache (the storage layer's WatchCacheObserver, by shape); a
+   * cache made again for the resource shares it.
    */
-  seriesOf(group: string, resource: string): WatchCacheSeries {
+  seriesOf(group: string, resource: string) {
     const key = `${group}/${resource}`;
     let s = this.series.get(key);
-    if (s) return s;
+    if (!s) this.series.set(key, (s = this.makeSeries(group, resource)));
+    return s;
+  }
+
+  /** Each series is made when first recorded into, as upstream's vectors make theirs. */
+  private makeSeries(group: string, resource: string) {
     let received: CounterCell | undefined;
     let dispatched: CounterCell | undefined;
     let revision: GaugeCell | undefined;
     let list: [CounterCell, CounterCell, CounterCell] | undefined;
-    s = {
+    return {
       initialized: () => this.initializations.with(group, resource).inc(),
-      capacity: (events) => this.capacity.with(group, resource).set(events),
+      capacity: (events: number) => this.capacity.with(group, resource).set(events),
       event: () => {
         (received ??= this.received.with(group, resource)).inc();
         (dispatched ??= this.dispatched.with(group, resource)).inc();
       },
-      resourceVersion: (rev) => (revision ??= this.resourceVersion.with(group, resource)).set(rev),
-      initEvents: (n) => this.initEvents.with(group, resource).inc(n),
+      resourceVersion: (rev: number) => (revision ??= this.resourceVersion.with(group, resource)).set(rev),
+      initEvents: (n: number) => this.initEvents.with(group, resource).inc(n),
       terminatedWatcher: () => this.terminatedWatchers.with(group, resource).inc(),
-      readWait: (seconds) => this.readWait.with(group, resource).observe(seconds),
-      listed: (fetched, returned) => {
+      readWait: (seconds: number) => this.readWait.with(group, resource).observe(seconds),
+      listed: (fetched: number, returned: number) => {
         list ??= [this.lists.with(group, resource, noIndex), this.fetched.with(group, resource, noIndex), this.returned.with(group, resource)];
         list[0].inc();
         list[1].inc(fetched);
         list[2].inc(returned);
       },
     };
-    this.series.set(key, s);
-    return s;
   }
 }
