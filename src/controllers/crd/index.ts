@@ -4,36 +4,36 @@
 //                 its previously accepted names; Established starts False (NotAccepted/Installing);
 //   establishing — Established=True once the names are accepted (single server: at once);
 //   finalizer   — for a CRD being deleted with the customresourcecleanup finalizer: Terminating,
-//                 every custom object deleted (all namespaces, every stored version's type), then
-//                 the finalizer removed so that the CRD goes.
+//                 every custom object deleted, then the finalizer removed (./finalizer.ts).
 // status.storedVersions is kept by the strategy (../../apiextensions/crd-strategy.ts), as upstream.
 // All three follow the CRD informer and write through the store's /status.
-import { removeFinalizer } from "../remove-finalizer.js";
 import { deepClone, deepEqual } from "../../apimachinery/json-value.js";
-import { listObjects } from "../../registry/list.js";
-import { parseListOptions } from "../../registry/list-options.js";
 import type { InformerFactory } from "../../registry/informer-factory.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { Stores } from "../../registry/stores.js";
 import type { TypeRegistry } from "../../registry/type-registry.js";
+import type { Storage } from "../../storage/interface.js";
 import { customResourceCleanupFinalizer } from "../../apiextensions/crd-strategy.js";
 import { findCRDCondition, isCRDConditionTrue, setCRDCondition, type CRDCondition } from "../../apiextensions/crd-conditions.js";
 import { controllerEnabled, crdEstablishingController, crdFinalizerController, crdNamingController } from "../../controller-runtime/controllers-flag.js";
-import { runController, type Controller, type ControllerContext } from "../../controller-runtime/controller.js";
+import { runController, type Controller, type ControllerContext, type ReconcileResult } from "../../controller-runtime/controller.js";
 import { goQuote } from "../../apimachinery/go-quote.js";
+import { followChanges } from "../change-follower.js";
+import { crdFinalizer, finalizerWantsUpdate } from "./finalizer.js";
 
 export interface CRDControllerDeps {
   stores: Stores;
   types: TypeRegistry;
   informers: InformerFactory;
+  /** Watched for changes of the custom objects a deleted CRD waits on. */
+  storage: Storage;
   log?: (msg: string) => void;
 }
 
 type Obj = Record<string, any>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
-const everything = parseListOptions(new URLSearchParams());
 const resyncMs = 2000;
 
 interface Names {
@@ -128,7 +128,7 @@ export function startCRDControllers(deps: CRDControllerDeps, list?: readonly str
 }
 
 function startCRDController(
-  { stores, types, informers, log }: CRDControllerDeps,
+  { stores, types, informers, storage, log }: CRDControllerDeps,
   crdType: ResourceType,
   on: { naming: boolean; establishing: boolean; finalizer: boolean },
 ): Controller {
@@ -147,13 +147,13 @@ function startCRDController(
       },
     }, { dryRun: false });
 
-  async function sync(name: string, ctx: ControllerContext): Promise<void> {
+  let finalizer: ReturnType<typeof crdFinalizer> | undefined;
+
+  async function sync(name: string, ctx: ControllerContext): Promise<ReconcileResult | void> {
     const crd = crds.get("", name);
+    if (!crd?.metadata.deletionTimestamp) finalizer?.forget(name);
     if (!crd) return;
-    if (crd.metadata.deletionTimestamp) {
-      if (on.finalizer) await finalize(crd);
-      return;
-    }
+    if (crd.metadata.deletionTimestamp) return finalizer?.finalize(crd);
     if (on.naming) {
       const { names, namesAccepted, established } = calculateNames(crd, crds.list());
       const accepted = (crd.status as Obj)?.acceptedNames;
@@ -187,78 +187,31 @@ function startCRDController(
     }
   }
 
-  /** The resource types of a CRD's custom objects (one per served version; they share storage). */
-  function typesOf(crd: KObject): ResourceType[] {
-    const spec = (crd.spec ?? {}) as Obj;
-    const group = str(spec.group);
-    const plural = str(spec.names?.plural);
-    const seen = new Set<string>();
-    const out: ResourceType[] = [];
-    for (const t of types.stored()) {
-      if (t.group !== group || t.resource !== plural || seen.has(t.keyPrefix)) continue;
-      seen.add(t.keyPrefix);
-      out.push(t);
-    }
-    return out;
-  }
-
-  async function finalize(crd: KObject): Promise<void> {
-    const name = crd.metadata.name!;
-    if (!(crd.metadata.finalizers ?? []).includes(customResourceCleanupFinalizer)) return;
-    await updateStatus(name, (c) =>
-      setCRDCondition(c, { type: "Terminating", status: "True", reason: "InstanceDeletionInProgress", message: "CustomResource deletion is in progress" }),
-    );
-    let failure: CRDCondition | undefined;
-    for (const t of typesOf(crd)) {
-      let items: KObject[];
-      try {
-        items = (await listObjects(stores.for(t), "", everything)).items;
-      } catch (e) {
-        failure = { type: "Terminating", status: "True", reason: "InstanceDeletionFailed", message: `could not list instances: ${(e as Error).message}` };
-        break;
-      }
-      const errors: string[] = [];
-      for (const o of items) {
-        if (o.metadata.deletionTimestamp) continue;
-        await stores.for(t).delete(o.metadata.namespace ?? "", o.metadata.name!, { dryRun: false }).catch((e: Error & { reason?: string }) => {
-          if (e.reason !== "NotFound") errors.push(e.message);
-        });
-      }
-      if (errors.length > 0) {
-        failure = { type: "Terminating", status: "True", reason: "InstanceDeletionFailed", message: `could not issue all deletes: ${errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`}` };
-        break;
-      }
-      const remaining = (await listObjects(stores.for(t), "", everything)).items.length;
-      if (remaining > 0) {
-        failure = { type: "Terminating", status: "True", reason: "InstanceDeletionCheck", message: `could not confirm zero CustomResources remaining: timed out waiting for the condition` };
-        break;
-      }
-    }
-    if (failure) {
-      await updateStatus(name, (c) => setCRDCondition(c, failure!));
-      return; // the resync tries again
-    }
-    await updateStatus(name, (c) => {
-      setCRDCondition(c, { type: "Terminating", status: "False", reason: "InstanceDeletionCompleted", message: "removed all instances" });
-      return true;
-    });
-    // Removing the finalizer (main resource): with none left the store removes the CRD.
-    await removeFinalizer(stores.for(crdType), "", name, customResourceCleanupFinalizer);
-  }
-
   /** Those of the group still waiting for their names (one may be free now). */
   const waitingInGroupOf = (o: KObject) => {
     const group = str((o.spec as Obj)?.group);
     return crds.list().filter((c) => str((c.spec as Obj)?.group) === group && !isCRDConditionTrue(c, "NamesAccepted")).map((c) => c.metadata.name!);
   };
+  /** A CRD being finalized is looked at again only when more than its Terminating condition changed. */
+  const updated = (old: KObject, o: KObject) => {
+    const finalizing = o.metadata.deletionTimestamp && (o.metadata.finalizers ?? []).includes(customResourceCleanupFinalizer);
+    return (!finalizing || finalizerWantsUpdate(old, o)) && o.metadata.name!;
+  };
   const names = [on.naming && crdNamingController, on.establishing && crdEstablishingController, on.finalizer && crdFinalizerController].filter(Boolean);
   return runController({
     name: names.join(","),
-    watches: [{ informer: crds, added: (o) => o.metadata.name!, updated: (_old, o) => o.metadata.name!, deleted: waitingInGroupOf }],
+    watches: [{ informer: crds, added: (o) => o.metadata.name!, updated, deleted: waitingInGroupOf }],
+    setup(ctx) {
+      if (!on.finalizer) return;
+      const follower = followChanges(storage, (name) => ctx.enqueue(name));
+      finalizer = crdFinalizer({ stores, types, storage, follower, updateStatus, crdType });
+      ctx.onStop(() => follower.stop());
+    },
     reconcile: sync,
     resync: { everyMs: resyncMs, keys: () => crds.list().filter((o) => o.metadata.deletionTimestamp || !isCRDConditionTrue(o, "Established")).map((o) => o.metadata.name!) },
     onError: (name, e) => log?.(`customresourcedefinition ${name}: ${(e as Error).message}`),
-    retry: false, // the resync tries again
+    // A failed pass is queued again with client-go's default controller backoff, as upstream's
+    // three queues do (AddRateLimited).
   });
 }
 
