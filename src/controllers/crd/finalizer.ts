@@ -39,6 +39,7 @@ export interface CRDFinalizerDeps {
   /** Writes the CRD's status through /status. */
   updateStatus(name: string, change: (crd: KObject) => boolean): Promise<unknown>;
   crdType: ResourceType;
+  now?: () => number;
 }
 
 export interface CRDFinalizer {
@@ -64,7 +65,7 @@ export function finalizerWantsUpdate(oldCRD: KObject, newCRD: KObject): boolean 
   return !deepEqual(strip(oldCRD), strip(newCRD));
 }
 
-export function crdFinalizer({ stores, types, storage, follower, updateStatus, crdType }: CRDFinalizerDeps): CRDFinalizer {
+export function crdFinalizer({ stores, types, storage, follower, updateStatus, crdType, now: clock = Date.now }: CRDFinalizerDeps): CRDFinalizer {
   /** When each CRD began waiting for objects held by their finalizers. */
   const waitingSince = new Map<string, number>();
 
@@ -124,7 +125,7 @@ export function crdFinalizer({ stores, types, storage, follower, updateStatus, c
       throw new Error(cond.message);
     }
     if (remaining) {
-      const now = Date.now();
+      const now = clock();
       const since = waitingSince.get(name) ?? now;
       if (now - since >= instanceWaitMs) {
         // Upstream's poll timed out: it records so and fails, and the retry starts a new wait.
