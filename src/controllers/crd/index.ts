@@ -20,7 +20,7 @@ import { controllerEnabled, crdEstablishingController, crdFinalizerController, c
 import { runController, type Controller, type ControllerContext, type ReconcileResult } from "../../controller-runtime/controller.js";
 import { goQuote } from "../../apimachinery/go-quote.js";
 import { followChanges } from "../change-follower.js";
-import { crdFinalizer, finalizerWantsUpdate } from "./finalizer.js";
+import { crdFinalizer, finalizerWantsUpdate, type CRDFinalizer } from "./finalizer.js";
 
 export interface CRDControllerDeps {
   stores: Stores;
@@ -147,7 +147,7 @@ function startCRDController(
       },
     }, { dryRun: false });
 
-  let finalizer: ReturnType<typeof crdFinalizer> | undefined;
+  let finalizer: CRDFinalizer | undefined;
 
   async function sync(name: string, ctx: ControllerContext): Promise<ReconcileResult | void> {
     const crd = crds.get("", name);
@@ -200,7 +200,7 @@ function startCRDController(
   const names = [on.naming && crdNamingController, on.establishing && crdEstablishingController, on.finalizer && crdFinalizerController].filter(Boolean);
   return runController({
     name: names.join(","),
-    watches: [{ informer: crds, added: (o) => o.metadata.name!, updated, deleted: waitingInGroupOf }],
+    watches: [{ informer: crds, added: (o) => o.metadata.name!, updated, deleted: (o) => (finalizer?.forget(o.metadata.name!), waitingInGroupOf(o)) }],
     setup(ctx) {
       if (!on.finalizer) return;
       const follower = followChanges(storage, (name) => ctx.enqueue(name));
