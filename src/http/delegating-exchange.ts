@@ -1,9 +1,10 @@
 // An exchange that hands everything to another one: the base of the exchanges a filter puts in
 // front of the one that arrived, for the stages after it (one that can go quiet). A class rather
 // than a proxy object: one is made for nearly every request.
+import type { Readable } from "node:stream";
 import type { TLSSocket } from "node:tls";
 import type { ResponseBody } from "../observability/audit/event-bodies.js";
-import type { Exchange, Headers } from "./exchange.js";
+import type { Exchange, Headers, UpgradeConnection } from "./exchange.js";
 
 export class DelegatingExchange implements Exchange {
   constructor(protected readonly inner: Exchange) {}
@@ -52,6 +53,12 @@ export class DelegatingExchange implements Exchange {
   }
   body(limit: number): Promise<Buffer> {
     return this.inner.body(limit);
+  }
+  get requestStream(): (() => Readable) | undefined {
+    return this.inner.requestStream && (() => this.inner.requestStream!());
+  }
+  get upgrade(): UpgradeConnection | undefined {
+    return this.inner.upgrade;
   }
   observeResponse(body: ResponseBody): void {
     this.inner.observeResponse?.(body);

@@ -1,6 +1,7 @@
 // One request/response pair, the same shape whether it arrived over HTTP/2 (raw stream API,
 // no compatibility layer) or HTTP/1.1. Handlers only see this.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex, Readable } from "node:stream";
 import { constants as h2constants, type ServerHttp2Stream, type IncomingHttpHeaders as H2Headers } from "node:http2";
 import type { TLSSocket } from "node:tls";
 import { tooLarge } from "../apimachinery/errors.js";
@@ -35,6 +36,13 @@ export interface Exchange {
   readonly responseEncoding?: "gzip";
   /** Reads the whole body, refusing more than `limit` bytes with 413. */
   body(limit: number): Promise<Buffer>;
+  /** The body as it arrives, unread and unbounded (a proxy forwards it); absent in test doubles. */
+  requestStream?(): Readable;
+  /**
+   * Present when the request asked to switch protocols over HTTP/1.1 (`Connection: Upgrade`):
+   * the filters ran as for any request, and a handler that agrees takes the connection over.
+   */
+  upgrade?: UpgradeConnection;
   /**
    * Shown a whole response's body before it is encoded and written (the response writers call
    * it): the audit log keeps error Statuses and, at RequestResponse level, the body. Absent when
@@ -63,6 +71,15 @@ export interface Exchange {
   drained(): Promise<void>;
   /** Bytes written but not yet taken by the peer. */
   pending(): number;
+}
+
+/** An HTTP/1.1 connection whose request asked to switch protocols. */
+export interface UpgradeConnection {
+  /**
+   * Hands the raw connection and the bytes the client sent after its request head to the caller,
+   * which writes the 101 and everything after; the exchange's status reads 101 from now on. Once.
+   */
+  takeOver(): { socket: Duplex; head: Buffer };
 }
 
 // Upstream reads at most limit+1 bytes and refuses with "limit is <limit>"; a declared length over
@@ -125,6 +142,7 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
     },
     responseEncoding: responseEncoding(headers as Headers, o),
     body: (limit) => readBody(stream, headers["content-length"] as string | undefined, limit),
+    requestStream: () => stream,
     head(code, h) {
       sent = true;
       status = code;
@@ -170,10 +188,15 @@ export function h2Exchange(stream: ServerHttp2Stream, headers: H2Headers, rawHea
   return ex;
 }
 
-export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: ExchangeOptions): Exchange {
+/**
+ * `upgrade`: the request arrived as the server's 'upgrade' event, `res` writes on its raw socket
+ * (answers that do not switch protocols, then the connection ends, as no parser reads it any more).
+ */
+export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: ExchangeOptions, upgrade?: { socket: Duplex; head: Buffer }): Exchange {
   const { path, query } = splitUrl(req.url ?? "/");
   let closed = false;
   let written = 0;
+  let switched = false;
   res.once("close", () => (closed = true));
   return {
     method: req.method ?? "GET",
@@ -189,6 +212,16 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: Exchang
     },
     responseEncoding: responseEncoding(req.headers as IncomingHttpHeaders as Headers, o),
     body: (limit) => readBody(req, req.headers["content-length"], limit),
+    requestStream: () => req,
+    upgrade: upgrade && {
+      takeOver() {
+        if (switched) throw new Error("the upgraded connection was already taken over");
+        // The response stays attached to the socket only to report its close (the exchange's
+        // onClose); it writes nothing more.
+        switched = true;
+        return upgrade;
+      },
+    },
     head(status, h) {
       res.writeHead(status, h as Record<string, string | number | string[]>);
     },
@@ -196,7 +229,7 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: Exchang
       res.setHeader(name, value);
     },
     get status() {
-      return res.headersSent ? res.statusCode : 0;
+      return switched ? 101 : res.headersSent ? res.statusCode : 0;
     },
     get bytesWritten() {
       return written;
@@ -206,6 +239,7 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: Exchang
       return res.write(chunk);
     },
     end(chunk) {
+      if (switched) return;
       if (chunk !== undefined) {
         written += byteLength(chunk);
         res.end(chunk);
@@ -215,7 +249,7 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: Exchang
       res.destroy();
     },
     get headersSent() {
-      return res.headersSent;
+      return switched || res.headersSent;
     },
     get closed() {
       return closed || res.destroyed;

@@ -2,7 +2,8 @@
 // compatibility layer on the hot path); HTTP/1.1 requests from the `request` event.
 import { createSecureServer, type Http2SecureServer, type Http2Session, type ServerHttp2Stream, type IncomingHttpHeaders } from "node:http2";
 import type { TLSSocket } from "node:tls";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { ServerResponse, type IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
 import { h1Exchange, h2Exchange, type Exchange, type ExchangeOptions } from "../http/exchange.js";
 
 export interface TlsMaterial {
@@ -80,6 +81,18 @@ export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promi
   for (const l of server.listeners("stream")) {
     if (!ownStreamListeners.includes(l)) server.removeListener("stream", l as (...args: unknown[]) => void);
   }
+  // An HTTP/1.1 request asking to switch protocols (WebSocket, SPDY): kube-apiserver runs its
+  // whole filter chain on it before the handler hijacks the connection, and so does kapi — the
+  // exchange answers on the raw socket until a handler takes the connection over.
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => undefined);
+    const res = new ServerResponse(req);
+    res.assignSocket(socket as Parameters<ServerResponse["assignSocket"]>[0]);
+    // No parser reads this connection any more: an answer that does not switch ends it.
+    res.shouldKeepAlive = false;
+    res.once("finish", () => socket.end());
+    track(h1Exchange(req, res, exchange, { socket, head }));
+  });
   // Every connection, until it closes (HTTP/1.1 ones are plain TLS sockets, HTTP/2 ones have a session).
   const sockets = new Set<TLSSocket>();
   const sessions = new Set<Http2Session>();

@@ -1,0 +1,211 @@
+// Forwards one request to a backend over HTTP or TLS and streams the answer back (upstream's
+// UpgradeAwareHandler): bodies flow both ways as they come, with backpressure; a client that goes
+// away aborts the backend request; a backend that cannot be reached is the caller's error, within
+// a dial timeout, never a hang. A request asking to switch protocols (WebSocket, SPDY) is sent on
+// a connection of its own and, once the backend answers 101, the two raw connections are joined.
+// Where the request goes and which headers cross is the caller's choice (./proxy-headers.ts).
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { isIP, type Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import { ApiError, badRequest } from "../apimachinery/errors.js";
+import { BackendError, DialTimeoutError, dialFailure, exchangeFailure } from "./dial-error.js";
+import type { Exchange } from "./exchange.js";
+import {
+  forwardedRequestHeaders,
+  isUpgradeRequest,
+  returnedResponseHeaders,
+  switchingProtocolsHead,
+  type RequestHeaderPolicy,
+} from "./proxy-headers.js";
+
+/** How the backend's TLS is checked and what kapi presents to it. */
+export interface BackendTls {
+  /** PEM CA bundle the backend's certificate must chain to; absent: the system's roots. */
+  ca?: string | Buffer;
+  /** PEM client certificate and key kapi authenticates with. */
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  /** Accept any certificate (upstream's insecureSkipTLSVerify). */
+  insecureSkipVerify?: boolean;
+  /** The name the certificate must carry, when not the location's host. */
+  serverName?: string;
+}
+
+export interface ProxyOptions {
+  /** Where the request goes: scheme, host, port, path and query, already rewritten. */
+  location: URL;
+  /** For an https location. */
+  tls?: BackendTls;
+  /** Which of the client's headers cross, and what is added (the proxy sets upgrade and X-Forwarded-For). */
+  headers: Omit<RequestHeaderPolicy, "upgrade" | "forwardedFor" | "backendHost">;
+  /** The error answered when the backend fails before anything of its answer was sent. */
+  backendError(err: BackendError): ApiError;
+  /** The backend's response headers, after hop-by-hop ones were dropped: the caller may change them. */
+  rewriteResponseHeaders?(headers: Record<string, string | string[]>): void;
+  /** Only an upgrade may go through (exec, attach, portforward): others are 400 as upstream. */
+  upgradeRequired?: boolean;
+  /** How long connecting (and the TLS handshake) may take; 30 s, upstream's dialer, by default. */
+  dialTimeoutMs?: number;
+}
+
+const defaultDialTimeoutMs = 30_000;
+
+// Kept-alive connections to backends, shared: an agent keys its pool by host, port and TLS
+// settings, so requests to different backends or with different credentials never share one.
+// Idle sockets are unreferenced by Node and closed after Go's IdleConnTimeout.
+const httpAgent = new HttpAgent({ keepAlive: true, timeout: 90_000 });
+const httpsAgent = new HttpsAgent({ keepAlive: true, timeout: 90_000 });
+
+/** Forwards the exchange's request to `o.location`; resolves when the answer (or tunnel) is over. */
+export function proxyRequest(ex: Exchange, o: ProxyOptions): Promise<void> {
+  const upgrading = ex.upgrade !== undefined && isUpgradeRequest(ex.headers);
+  if (o.upgradeRequired && !upgrading) return Promise.reject(badRequest("Upgrade request required"));
+  const headers = forwardedRequestHeaders(ex.rawHeaders ?? flatHeaders(ex.headers), {
+    ...o.headers,
+    upgrade: upgrading,
+    forwardedFor: ex.socket?.remoteAddress,
+    backendHost: o.location.host,
+  });
+  const secure = o.location.protocol === "https:";
+  const hostname = o.location.hostname.startsWith("[") ? o.location.hostname.slice(1, -1) : o.location.hostname;
+  const port = Number(o.location.port) || (secure ? 443 : 80);
+  const req = (secure ? httpsRequest : httpRequest)({
+    host: hostname,
+    port,
+    method: ex.method,
+    path: o.location.pathname + o.location.search,
+    headers,
+    // An upgraded connection leaves the pool for good: it gets one of its own.
+    agent: upgrading ? false : secure ? httpsAgent : httpAgent,
+    ...(secure ? tlsOptions(o.tls, hostname) : {}),
+  });
+  return new Promise<void>((resolve, reject) => {
+    let answered = false;
+    const fail = (err: BackendError) => {
+      if (answered) return;
+      answered = true;
+      reject(o.backendError(err));
+    };
+    const dialed = watchDial(req, secure, o.dialTimeoutMs ?? defaultDialTimeoutMs);
+    req.on("error", (err) => {
+      const e = dialed.connected() ? exchangeFailure(err, hostname, port) : dialFailure(err, hostname, port);
+      if (!answered) return fail(e);
+      ex.abort();
+    });
+    // The client went away: nothing waits for the backend any more.
+    ex.onClose(() => {
+      if (!req.destroyed) req.destroy();
+      resolve();
+    });
+    req.on("response", (res) => {
+      dialed.done();
+      if (upgrading && res.statusCode !== 101 && (res.statusCode ?? 0) < 400) {
+        res.resume();
+        return fail(new BackendError(`invalid upgrade response: status code ${res.statusCode}`, false));
+      }
+      answered = true;
+      relayResponse(ex, res, o, resolve);
+    });
+    req.on("upgrade", (res, backend: Socket, head: Buffer) => {
+      dialed.done();
+      answered = true;
+      join(ex, res, backend, head, resolve);
+    });
+    sendBody(ex, req, upgrading);
+  });
+}
+
+/** The request's body goes on as it arrives; a request without one ends at once. */
+function sendBody(ex: Exchange, req: ClientRequest, upgrading: boolean): void {
+  const hasBody = !upgrading && (ex.headers["content-length"] !== undefined || ex.headers["transfer-encoding"] !== undefined || ex.httpVersion === "2");
+  if (!hasBody) {
+    req.end();
+    return;
+  }
+  const body = ex.requestStream?.();
+  if (body) body.pipe(req);
+  else ex.body(Number.MAX_SAFE_INTEGER).then((b) => req.end(b), () => req.destroy());
+}
+
+/** The backend's status, headers and body, streamed to the client as they come. */
+function relayResponse(ex: Exchange, res: IncomingMessage, o: ProxyOptions, done: () => void): void {
+  const headers = returnedResponseHeaders(res.rawHeaders);
+  o.rewriteResponseHeaders?.(headers);
+  ex.head(res.statusCode ?? 502, headers);
+  res.on("data", (chunk: Buffer) => {
+    if (ex.write(chunk)) return;
+    res.pause();
+    ex.drained().then(() => res.resume(), () => res.destroy());
+  });
+  res.once("end", () => {
+    ex.end();
+    done();
+  });
+  // Cut off mid-answer: the client must see it failed, not a short body that looks whole.
+  res.once("aborted", () => ex.abort());
+  res.once("error", () => ex.abort());
+  ex.onClose(() => res.destroy());
+}
+
+/** The backend switched protocols: its 101 goes to the client, then bytes flow both ways untouched. */
+function join(ex: Exchange, res: IncomingMessage, backend: Socket, backendHead: Buffer, done: () => void): void {
+  const { socket: client, head: clientHead } = ex.upgrade!.takeOver();
+  client.write(switchingProtocolsHead(res.statusMessage ?? "", res.rawHeaders));
+  if (backendHead.length > 0) client.write(backendHead);
+  if (clientHead.length > 0) backend.write(clientHead);
+  backend.on("error", () => undefined);
+  client.on("error", () => undefined);
+  client.pipe(backend);
+  backend.pipe(client);
+  // As upstream: once either side is done, both connections close.
+  let closed = false;
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    backend.destroy();
+    client.destroy();
+    done();
+  };
+  for (const s of [client, backend] as Duplex[]) {
+    s.once("close", close);
+    s.once("end", () => setImmediate(close));
+  }
+}
+
+/** Arms the dial timeout: the connection (and its TLS handshake) must come up in time. */
+function watchDial(req: ClientRequest, secure: boolean, timeoutMs: number): { connected(): boolean; done(): void } {
+  let connected = false;
+  const timer = setTimeout(() => req.destroy(new DialTimeoutError()), timeoutMs);
+  const up = () => {
+    connected = true;
+    clearTimeout(timer);
+  };
+  req.once("socket", (socket: Socket) => {
+    // A kept-alive connection from the pool is up already (and past its handshake).
+    if (!socket.connecting && (!secure || "encrypted" in socket)) return up();
+    socket.once(secure ? "secureConnect" : "connect", up);
+  });
+  req.once("close", () => clearTimeout(timer));
+  return { connected: () => connected, done: up };
+}
+
+function tlsOptions(tls: BackendTls | undefined, hostname: string): Record<string, unknown> {
+  const serverName = tls?.serverName ?? (isIP(hostname) ? undefined : hostname);
+  return {
+    ca: tls?.ca,
+    cert: tls?.cert,
+    key: tls?.key,
+    rejectUnauthorized: !tls?.insecureSkipVerify,
+    ...(serverName ? { servername: serverName } : {}),
+  };
+}
+
+function flatHeaders(h: Exchange["headers"]): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(h)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) out.push(name, v);
+  }
+  return out;
+}
