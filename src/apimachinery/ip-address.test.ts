@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAddr, ipv4Number, ipv4OfNumber, maskAddr, parseAddr, parseIPv4, parseIPv4Sloppy, parseIPv6, parsePrefix } from "./ip-address.js";
+import { formatAddr, isGlobalUnicast, ipv4Number, ipv4OfNumber, maskAddr, parseAddr, parseIPv4, parseIPv4Sloppy, parseIPv6, parsePrefix } from "./ip-address.js";
 
 describe("IP addresses as Go's net/netip reads them", () => {
   it("parses and prints IPv4 and IPv6 (RFC 5952) with Go's error texts", () => {
@@ -26,5 +26,14 @@ describe("IP addresses as Go's net/netip reads them", () => {
   it("numbers IPv4 addresses for ranges", () => {
     expect(ipv4Number(parseIPv4("255.255.255.254")!)).toBe(2 ** 32 - 2);
     expect(ipv4OfNumber(2 ** 32 - 2)).toBe("255.255.255.254");
+  });
+});
+
+describe("isGlobalUnicast (Go's IP.IsGlobalUnicast)", () => {
+  it("refuses loopback, link-local, unspecified, multicast and broadcast addresses", () => {
+    for (const ip of ["10.0.0.1", "192.168.1.2", "8.8.8.8", "2001:db8::1", "::ffff:10.1.2.3"]) expect(isGlobalUnicast(parseAddr(ip)), ip).toBe(true);
+    for (const ip of ["127.0.0.1", "127.9.9.9", "169.254.169.254", "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "ff02::1", "::ffff:127.0.0.1"]) {
+      expect(isGlobalUnicast(parseAddr(ip)), ip).toBe(false);
+    }
   });
 });

@@ -265,3 +265,24 @@ export function ipv4Number(a: Addr): number {
 export function ipv4OfNumber(n: number): string {
   return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join(".");
 }
+
+/**
+ * Go's IP.IsGlobalUnicast: neither unspecified, loopback, multicast, link-local unicast nor the
+ * IPv4 broadcast address (IPv4-mapped IPv6 addresses judged as IPv4). Upstream proxies only to
+ * such addresses ("address not allowed" otherwise).
+ */
+export function isGlobalUnicast(a: Addr): boolean {
+  const b = a.bytes;
+  if (b.length === 4 || is4In6(a)) {
+    const [x, y, z, w] = b.length === 4 ? [b[0]!, b[1]!, b[2]!, b[3]!] : [b[12]!, b[13]!, b[14]!, b[15]!];
+    if (x === 255 && y === 255 && z === 255 && w === 255) return false;
+    if (x === 0 && y === 0 && z === 0 && w === 0) return false;
+    if (x === 127) return false;
+    if (x >= 224 && x <= 239) return false;
+    return !(x === 169 && y === 254);
+  }
+  if (b.every((v) => v === 0)) return false;
+  if (b.slice(0, 15).every((v) => v === 0) && b[15] === 1) return false;
+  if (b[0] === 0xff) return false;
+  return !(b[0] === 0xfe && (b[1]! & 0xc0) === 0x80);
+}

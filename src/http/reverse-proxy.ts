@@ -67,19 +67,8 @@ export function proxyRequest(ex: Exchange, o: ProxyOptions): Promise<void> {
     forwardedFor: ex.socket?.remoteAddress,
     backendHost: o.location.host,
   });
-  const secure = o.location.protocol === "https:";
-  const hostname = o.location.hostname.startsWith("[") ? o.location.hostname.slice(1, -1) : o.location.hostname;
-  const port = Number(o.location.port) || (secure ? 443 : 80);
-  const req = (secure ? httpsRequest : httpRequest)({
-    host: hostname,
-    port,
-    method: ex.method,
-    path: o.location.pathname + o.location.search,
-    headers,
-    // An upgraded connection leaves the pool for good: it gets one of its own.
-    agent: upgrading ? false : secure ? httpsAgent : httpAgent,
-    ...(secure ? tlsOptions(o.tls, hostname) : {}),
-  });
+  // An upgraded connection leaves the pool for good: it gets one of its own.
+  const { req, secure, hostname, port } = backendRequest(o.location, o.tls, ex.method, headers, upgrading);
   return new Promise<void>((resolve, reject) => {
     let answered = false;
     const fail = (err: BackendError) => {
@@ -133,19 +122,81 @@ function relayResponse(ex: Exchange, res: IncomingMessage, o: ProxyOptions, done
   const headers = returnedResponseHeaders(res.rawHeaders);
   o.rewriteResponseHeaders?.(headers);
   ex.head(res.statusCode ?? 502, headers);
-  res.on("data", (chunk: Buffer) => {
-    if (ex.write(chunk)) return;
-    res.pause();
-    ex.drained().then(() => res.resume(), () => res.destroy());
+  relayBody(ex, res).then(done, done);
+}
+
+/**
+ * A backend answer's body to the client as it comes, the backend paused while the client is slow;
+ * resolves when it is over. Cut off mid-answer, the client's answer is cut off too: it must see
+ * it failed, not a short body that looks whole.
+ */
+export function relayBody(ex: Exchange, res: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    res.on("data", (chunk: Buffer) => {
+      if (ex.write(chunk)) return;
+      res.pause();
+      ex.drained().then(() => res.resume(), () => res.destroy());
+    });
+    res.once("end", () => {
+      ex.end();
+      resolve();
+    });
+    const cut = () => {
+      ex.abort();
+      resolve();
+    };
+    res.once("aborted", cut);
+    res.once("error", cut);
+    ex.onClose(() => {
+      res.destroy();
+      resolve();
+    });
   });
-  res.once("end", () => {
-    ex.end();
-    done();
+}
+
+export interface StreamRequest {
+  location: URL;
+  tls?: BackendTls;
+  dialTimeoutMs?: number;
+  /** Aborts the backend request (the client went away, the deadline passed). */
+  signal?: AbortSignal;
+}
+
+/**
+ * A GET of `location` made by kapi itself (no client headers), as upstream's LocationStreamer
+ * makes it: resolves with the backend's answer, whatever its status; rejects with a BackendError.
+ */
+export function openStream(o: StreamRequest): Promise<IncomingMessage> {
+  const { req, secure, hostname, port } = backendRequest(o.location, o.tls, "GET", ["Host", o.location.host], false);
+  return new Promise((resolve, reject) => {
+    const dialed = watchDial(req, secure, o.dialTimeoutMs ?? defaultDialTimeoutMs);
+    req.on("error", (err) => reject(dialed.connected() ? exchangeFailure(err, hostname, port) : dialFailure(err, hostname, port)));
+    req.on("response", (res) => {
+      dialed.done();
+      resolve(res);
+    });
+    if (o.signal) {
+      if (o.signal.aborted) req.destroy();
+      else o.signal.addEventListener("abort", () => req.destroy(), { once: true });
+    }
+    req.end();
   });
-  // Cut off mid-answer: the client must see it failed, not a short body that looks whole.
-  res.once("aborted", () => ex.abort());
-  res.once("error", () => ex.abort());
-  ex.onClose(() => res.destroy());
+}
+
+function backendRequest(location: URL, tls: BackendTls | undefined, method: string, headers: string[], ownConnection: boolean) {
+  const secure = location.protocol === "https:";
+  const hostname = location.hostname.startsWith("[") ? location.hostname.slice(1, -1) : location.hostname;
+  const port = Number(location.port) || (secure ? 443 : 80);
+  const req = (secure ? httpsRequest : httpRequest)({
+    host: hostname,
+    port,
+    method,
+    path: location.pathname + location.search,
+    headers,
+    agent: ownConnection ? false : secure ? httpsAgent : httpAgent,
+    ...(secure ? tlsOptions(tls, hostname) : {}),
+  });
+  return { req, secure, hostname, port };
 }
 
 /** The backend switched protocols: its 101 goes to the client, then bytes flow both ways untouched. */

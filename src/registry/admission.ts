@@ -42,9 +42,9 @@ export interface AdmissionAttributes {
   signal?: AbortSignal;
   /**
    * The write's options as an AdmissionReview carries them: meta.k8s.io/v1 CreateOptions,
-   * UpdateOptions (PUT, PATCH, apply of an existing object) or DeleteOptions.
+   * UpdateOptions (PUT, PATCH, apply of an existing object) or DeleteOptions; null for CONNECT.
    */
-  readonly options: KObject;
+  readonly options: KObject | null;
   /** The request's Warning header entries: plugins append (webhook and policy warnings). */
   readonly warnings: string[];
   /**

@@ -148,6 +148,16 @@ export class GenericStore {
     return this.parts.admission;
   }
 
+  /**
+   * A connect request (exec, attach, port-forward, proxy) passes admission as CONNECT before it
+   * connects, its options object (PodExecOptions, ...) as the object (upstream's ConnectResource).
+   */
+  async admitConnect(namespace: string, name: string, subresource: string, options: KObject, request: WriteRequest): Promise<void> {
+    const a = this.attributes("CONNECT", namespace, name, subresource, { dryRun: false, request }, options);
+    await this.admission.admit(a);
+    await this.admission.validate(a);
+  }
+
   async get(ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<KObject> {
     const t = this.type;
     return servedOne(t, decodeFromStorage(await this.read(ns, name, rv, signal), t));
@@ -608,7 +618,7 @@ export class GenericStore {
 
   private attributes(operation: AdmissionOperation, namespace: string, name: string, subresource: string, opts: WriteOptions | DeleteOptions, object?: KObject, oldObject?: KObject): AdmissionAttributes {
     const request = opts.request ?? ownWrite();
-    let options: KObject | undefined;
+    let options: KObject | null | undefined;
     return {
       operation, type: this.type, namespace, name, subresource, object, oldObject, dryRun: opts.dryRun, user: request.user,
       // Read on use only (see handlers/write-options.ts).
@@ -646,7 +656,8 @@ function ownWrite(): WriteRequest {
 }
 
 /** The write's options as the AdmissionReview carries them (upstream: CreateOptions, UpdateOptions, DeleteOptions). */
-function admissionOptions(operation: AdmissionOperation, opts: WriteOptions | DeleteOptions): KObject {
+function admissionOptions(operation: AdmissionOperation, opts: WriteOptions | DeleteOptions): KObject | null {
+  if (operation === "CONNECT") return null;
   const dryRun = opts.dryRun ? { dryRun: ["All"] } : {};
   if (operation === "DELETE") {
     const d = opts as DeleteOptions;

@@ -8,6 +8,7 @@ import type { AuthorizationFlags } from "../authz/config.js";
 import type { AdmissionFlags } from "../admission/flags.js";
 import type { EncryptionFlags } from "./encryption-at-rest.js";
 import type { AuditFlags } from "./features/audit-flags.js";
+import type { KubeletFlags } from "./features/kubelet-flags.js";
 import { defaultElectionTimings, type ElectionTimings } from "../controller-runtime/leader-election.js";
 
 export interface LeaderElectionFlags extends ElectionTimings {
@@ -16,7 +17,7 @@ export interface LeaderElectionFlags extends ElectionTimings {
   resourceNamespace: string;
 }
 
-export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, OidcFlagOptions, AuthorizationFlags, AdmissionFlags, EncryptionFlags {
+export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, OidcFlagOptions, AuthorizationFlags, AdmissionFlags, EncryptionFlags, KubeletFlags {
   bindAddress: string;
   securePort: number;
   tlsCertFile?: string;

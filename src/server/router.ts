@@ -39,7 +39,8 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
   const info = requestInfoOf(ctx);
   const { parts } = cfg;
   const type = parts.types.get(info.apiGroup, info.apiVersion, info.resource);
-  if (!type || info.parts.length > 3 || !servedAtPathScope(type.namespaced, info)) throw notFoundPath();
+  // Only the proxy subresources take a path after their name (/{name}/proxy/{path}).
+  if (!type || (info.parts.length > 3 && info.subresource !== "proxy") || !servedAtPathScope(type.namespaced, info)) throw notFoundPath();
   // The deprecated verb-in-path forms: only GET /watch/... is served (no /proxy/... paths).
   if (info.verbViaPath && (info.verb !== "watch" || (ctx.ex.method !== "GET" && ctx.ex.method !== "HEAD"))) throw notFoundPath();
   const r: ResourceRequest = {

@@ -5,6 +5,8 @@
 import { systemPriorityClasses } from "../../admission/builtin/system-priority-classes.js";
 import { bindingStorage } from "../../handlers/pod-binding.js";
 import { podConnectStorage, podLogStorage } from "../../handlers/pod-connect.js";
+import { nodeProxyStorage, podProxyStorage, serviceProxyStorage } from "../../handlers/proxy-connect.js";
+import { kubeletClientConfig, kubeletFlags } from "./kubelet-flags.js";
 import { evictionStorage } from "../../handlers/pod-eviction.js";
 import type { RestStorage } from "../../handlers/rest/capabilities.js";
 import type { StorageRegistration } from "../../handlers/rest/storage-table.js";
@@ -25,20 +27,30 @@ export function scaleFeature(): FeatureModule {
   return { name: "scale", setup: () => ({ storages: () => [{ anyType: true, subresource: "scale", storage: scaleStorage }] }) };
 }
 
-/** Pod subresources: eviction, binding, log and the connect verbs (answered as kube-apiserver does without a kubelet). */
+/**
+ * Pod subresources (eviction, binding, log and the connect verbs, streamed from the node's
+ * kubelet) and the proxy subresources of pods, services and nodes.
+ */
 export function podSubresourcesFeature(): FeatureModule {
   return {
     name: "pod-subresources",
-    setup: () => ({
-      storages: () => [
-        podStorage("binding", bindingStorage),
-        podStorage("eviction", evictionStorage),
-        podStorage("log", podLogStorage),
-        podStorage("exec", podConnectStorage("exec")),
-        podStorage("attach", podConnectStorage("attach")),
-        podStorage("portforward", podConnectStorage("portforward")),
-      ],
-    }),
+    flags: kubeletFlags,
+    setup: ({ options }) => {
+      const kubelet = kubeletClientConfig(options);
+      return {
+        storages: () => [
+          podStorage("binding", bindingStorage),
+          podStorage("eviction", evictionStorage),
+          podStorage("log", podLogStorage(kubelet)),
+          podStorage("exec", podConnectStorage("exec", kubelet)),
+          podStorage("attach", podConnectStorage("attach", kubelet)),
+          podStorage("portforward", podConnectStorage("portforward", kubelet)),
+          podStorage("proxy", podProxyStorage),
+          { group: "", resource: "services", subresource: "proxy", storage: serviceProxyStorage },
+          { group: "", resource: "nodes", subresource: "proxy", storage: nodeProxyStorage(kubelet) },
+        ],
+      };
+    },
   };
 }
 
