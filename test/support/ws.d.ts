@@ -34,6 +34,7 @@ declare module "ws" {
     on(event: "connection", listener: (ws: WebSocket, req: IncomingMessage) => void): this;
     on(event: "headers", listener: (headers: string[], req: IncomingMessage) => void): this;
     on(event: string, listener: (...args: any[]) => void): this;
+    readonly clients: Set<WebSocket>;
     handleUpgrade(req: IncomingMessage, socket: import("node:stream").Duplex, head: Buffer, cb: (ws: WebSocket, req: IncomingMessage) => void): void;
     close(cb?: () => void): void;
   }

@@ -1,0 +1,173 @@
+// pods/log, exec, attach and portforward reaching a kubelet: a kubelet double the test starts on
+// loopback is the node's kubelet endpoint (status.addresses + daemonEndpoints.kubeletEndpoint),
+// reached over TLS with --kubelet-client-certificate/-key and checked with
+// --kubelet-certificate-authority, and real kubectl's `logs -f` and `exec` work through kapi.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { createCA, createLeaf } from "../src/authn/certs.js";
+import { req, startTestServer, type TestServer } from "./support/client.js";
+import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { startKubeletDouble, type KubeletDouble } from "./support/kubelet-double.js";
+
+const kubectlBin = kubectlBinary(33);
+let s: TestServer;
+let kubelet: KubeletDouble;
+let kubeconfig: string;
+const ns = "kl";
+const pods = `/api/v1/namespaces/${ns}/pods`;
+
+async function node(name: string, address: string, port: number): Promise<void> {
+  expect((await req(s, "POST", "/api/v1/nodes", { body: { metadata: { name } } })).status).toBe(201);
+  const status = { addresses: [{ type: "InternalIP", address }], daemonEndpoints: { kubeletEndpoint: { Port: port } } };
+  expect((await req(s, "PATCH", `/api/v1/nodes/${name}/status`, { body: { status }, headers: { "content-type": "application/merge-patch+json" } })).status).toBe(200);
+}
+
+async function pod(name: string, nodeName: string): Promise<void> {
+  const body = { metadata: { name }, spec: { nodeName, containers: [{ name: "app", image: "busybox" }] } };
+  expect((await req(s, "POST", pods, { body })).status).toBe(201);
+}
+
+beforeAll(async () => {
+  kubelet = await startKubeletDouble();
+  const dir = mkdtempSync(join(tmpdir(), "kapi-kubelet-"));
+  const clientCA = await createCA("kubelet-client-ca");
+  const client = await createLeaf(clientCA, { commonName: "kube-apiserver-kubelet-client", organizations: ["kubeadm:cluster-admins"], usage: "client" });
+  writeFileSync(join(dir, "client.crt"), client.certPem);
+  writeFileSync(join(dir, "client.key"), client.keyPem);
+  writeFileSync(join(dir, "kubelet-ca.crt"), kubelet.ca);
+  s = await startTestServer({
+    storage: "memory",
+    options: {
+      kubeletClientCertificate: join(dir, "client.crt"),
+      kubeletClientKey: join(dir, "client.key"),
+      kubeletCertificateAuthority: join(dir, "kubelet-ca.crt"),
+    },
+  });
+  kubeconfig = join(dir, "kubeconfig");
+  writeFileSync(kubeconfig, s.kubeconfig);
+  await req(s, "POST", "/api/v1/namespaces", { body: { metadata: { name: ns } } });
+  await node("node-1", "127.0.0.1", kubelet.port);
+  await pod("web", "node-1");
+});
+afterAll(async () => {
+  await s?.stop();
+  await kubelet?.close();
+});
+
+const lastRequest = () => kubelet.requests[kubelet.requests.length - 1]!;
+
+describe("pods/log", () => {
+  it("reads the kubelet's containerLogs with kapi's client certificate, and kubectl logs prints them", async () => {
+    kubelet.logLines = ["one", "two"];
+    const r = await req(s, "GET", `${pods}/web/log?tailLines=5&timestamps=true`);
+    expect(r.status).toBe(200);
+    expect(r.headers["content-type"]).toBe("text/plain");
+    expect(r.text).toBe("one\ntwo\n");
+    expect(lastRequest()).toMatchObject({ method: "GET", url: `/containerLogs/${ns}/web/app?tailLines=5&timestamps=true`, clientCN: "kube-apiserver-kubelet-client" });
+    expect(lastRequest().headers.authorization).toBeUndefined();
+    if (kubectlBin) {
+      const k = await kubectl(kubectlBin, kubeconfig, ["logs", "-n", ns, "web"]);
+      expect(k).toMatchObject({ code: 0, stdout: "one\ntwo\n", stderr: "" });
+    }
+  });
+
+  it("follows: each line reaches the client as the kubelet writes it, and kubectl logs -f ends when the log does", async () => {
+    kubelet.logLines = ["start"];
+    kubelet.followLines = ["a", "b", "c"];
+    const firstChunk = await new Promise<{ chunk: string; at: number }>((resolve, reject) => {
+      const r = httpsRequest(new URL(`${pods}/web/log?follow=true`, s.url), { ca: s.admin.ca, cert: s.admin.cert, key: s.admin.key }, (res) => {
+        res.once("data", (c: Buffer) => {
+          resolve({ chunk: c.toString(), at: Date.now() });
+          r.destroy();
+        });
+      });
+      r.on("error", reject);
+      r.end();
+    });
+    // The first line arrived before the kubelet wrote the rest (it writes one each 100 ms).
+    expect(firstChunk.chunk).toBe("start\n");
+    expect(lastRequest().url).toBe(`/containerLogs/${ns}/web/app?follow=true`);
+    if (kubectlBin) {
+      const k = await kubectl(kubectlBin, kubeconfig, ["logs", "-f", "-n", ns, "web"]);
+      expect(k).toMatchObject({ code: 0, stdout: "start\na\nb\nc\n" });
+    }
+  });
+});
+
+describe("pods/exec and attach", () => {
+  it("kubectl exec runs through kapi to the kubelet over WebSocket (GET, v5.channel.k8s.io)", async () => {
+    if (!kubectlBin) return;
+    const k = await kubectl(kubectlBin, kubeconfig, ["exec", "-n", ns, "web", "--", "echo", "hello", "world"]);
+    expect(k).toMatchObject({ code: 0, stdout: "hello world\n" });
+    const sent = lastRequest();
+    expect(sent.method).toBe("GET");
+    expect(sent.url).toBe(`/exec/${ns}/web/app?command=echo&command=hello&command=world&error=1&output=1`);
+    expect(sent.headers.upgrade).toBe("websocket");
+    expect(sent.headers.authorization).toBeUndefined();
+  });
+
+  it("carries stdin and the command's exit code", async () => {
+    if (!kubectlBin) return;
+    const cat = await kubectl(kubectlBin, kubeconfig, ["exec", "-i", "-n", ns, "web", "--", "cat"], "typed in\n");
+    expect(cat).toMatchObject({ code: 0, stdout: "typed in\n" });
+    expect(lastRequest().url).toBe(`/exec/${ns}/web/app?command=cat&error=1&input=1&output=1`);
+    const failed = await kubectl(kubectlBin, kubeconfig, ["exec", "-n", ns, "web", "--", "false"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("command terminated with exit code 1");
+  });
+
+  it("a plain request where only an upgrade may go is upstream's 400", async () => {
+    const r = await req(s, "POST", `${pods}/web/exec?command=ls&stdout=true`);
+    expect(r.json).toMatchObject({ code: 400, reason: "BadRequest", message: "Upgrade request required" });
+  });
+});
+
+describe("pods/portforward", () => {
+  it("hands the upgrade to the kubelet's /portForward and joins the connections", async () => {
+    const ws = new WebSocket(`${s.url.replace("https", "wss")}${pods}/web/portforward?ports=8080`, ["portforward.k8s.io"], {
+      ca: s.admin.ca,
+      cert: s.admin.cert,
+      key: s.admin.key,
+    });
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", resolve);
+      ws.once("error", reject);
+    });
+    expect(lastRequest().url).toBe(`/portForward/${ns}/web?port=8080`);
+    const back = new Promise<Buffer>((r) => ws.once("message", (m: Buffer) => r(m)));
+    ws.send(Buffer.from("frame"));
+    expect((await back).toString()).toBe("frame");
+    ws.close();
+  });
+});
+
+describe("an unreachable kubelet", () => {
+  it("is upstream's reasonless 500, at once", async () => {
+    await node("node-down", "127.0.0.1", 1);
+    await pod("lost", "node-down");
+    const log = await req(s, "GET", `${pods}/lost/log`);
+    expect(log.status).toBe(500);
+    expect(log.json.reason).toBeUndefined();
+    expect(log.json.message).toBe(`Get "https://127.0.0.1:1/containerLogs/${ns}/lost/app": dial tcp 127.0.0.1:1: connect: connection refused`);
+    const ws = new WebSocket(`${s.url.replace("https", "wss")}${pods}/lost/exec?command=ls&stdout=true`, ["v5.channel.k8s.io"], { ca: s.admin.ca, cert: s.admin.cert, key: s.admin.key });
+    const answer = await new Promise<{ status: number; body: string }>((resolve) => {
+      ws.once("error", () => undefined);
+      ws.once("unexpected-response", (_req, res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode!, body }));
+      });
+    });
+    expect(answer.status).toBe(500);
+    expect(JSON.parse(answer.body)).toMatchObject({ kind: "Status", code: 500, message: "error dialing backend: dial tcp 127.0.0.1:1: connect: connection refused" });
+    if (kubectlBin) {
+      const k = await kubectl(kubectlBin, kubeconfig, ["exec", "-n", ns, "lost", "--", "ls"]);
+      expect(k.code).not.toBe(0);
+      expect(k.stderr).toContain("error dialing backend: dial tcp 127.0.0.1:1: connect: connection refused");
+    }
+  });
+});
