@@ -9,12 +9,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { createCA, createLeaf } from "../src/authn/certs.js";
-import { req, startTestServer, type TestServer } from "./support/client.js";
+import { req, startTestServer, type EmbeddedTestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { startKubeletDouble, type KubeletDouble } from "./support/kubelet-double.js";
 
 const kubectlBin = kubectlBinary(33);
-let s: TestServer;
+let s: EmbeddedTestServer;
 let kubelet: KubeletDouble;
 let kubeconfig: string;
 const ns = "kl";
@@ -42,6 +42,7 @@ beforeAll(async () => {
   s = await startTestServer({
     storage: "memory",
     options: {
+      authorizationMode: ["RBAC"],
       kubeletClientCertificate: join(dir, "client.crt"),
       kubeletClientKey: join(dir, "client.key"),
       kubeletCertificateAuthority: join(dir, "kubelet-ca.crt"),
@@ -142,6 +143,58 @@ describe("pods/portforward", () => {
     ws.send(Buffer.from("frame"));
     expect((await back).toString()).toBe("frame");
     ws.close();
+  });
+});
+
+/** Opens exec over WebSocket (as kubectl 1.33 does: GET); resolves with what the exec printed, or the refusal. */
+function wsExec(path: string, headers: Record<string, string> = {}): Promise<{ status: number; out: string }> {
+  const ws = new WebSocket(`${s.url.replace("https", "wss")}${path}`, ["v5.channel.k8s.io"], { ca: s.admin.ca, cert: s.admin.cert, key: s.admin.key, headers });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    ws.on("message", (m: Buffer) => (m[0] === 1 ? (out += m.subarray(1).toString()) : undefined));
+    ws.once("close", () => resolve({ status: 101, out }));
+    ws.once("error", (e) => (out === "" ? undefined : reject(e)));
+    ws.once("unexpected-response", (_req, res) => {
+      let body = "";
+      res.on("data", (c: Buffer) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode!, out: body }));
+    });
+  });
+}
+
+describe("authorization and admission of the connect verbs", () => {
+  it("in 1.34 a WebSocket exec (GET) needs get on pods/exec, a SPDY one (POST) create", async () => {
+    const rbac = "/apis/rbac.authorization.k8s.io/v1";
+    const role = { metadata: { name: "exec-get" }, rules: [{ apiGroups: [""], resources: ["pods/exec"], verbs: ["get"] }] };
+    expect((await req(s, "POST", `${rbac}/namespaces/${ns}/roles`, { body: role })).status).toBe(201);
+    const binding = { metadata: { name: "alice" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "exec-get" }, subjects: [{ kind: "User", name: "alice", apiGroup: "rbac.authorization.k8s.io" }] };
+    expect((await req(s, "POST", `${rbac}/namespaces/${ns}/rolebindings`, { body: binding })).status).toBe(201);
+    const asAlice = { "Impersonate-User": "alice" };
+    expect(await wsExec(`${pods}/web/exec?command=echo&command=hi&stdout=true`, asAlice)).toEqual({ status: 101, out: "hi\n" });
+    // The kubelet never sees who asked for whom.
+    expect(lastRequest().headers["impersonate-user"]).toBeUndefined();
+    const spdy = await req(s, "POST", `${pods}/web/exec?command=ls&stdout=true`, { headers: asAlice });
+    expect(spdy.json).toMatchObject({ code: 403, message: `pods "web" is forbidden: User "alice" cannot create resource "pods/exec" in API group "" in the namespace "${ns}"` });
+  });
+
+  it("passes admission as CONNECT with the PodExecOptions as its object", async () => {
+    const vap = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
+    const policy = {
+      metadata: { name: "no-false" },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CONNECT"], resources: ["pods/exec"] }] },
+        validations: [{ expression: "object.kind == 'PodExecOptions' && object.command[0] != 'false'", message: "no false" }],
+      },
+    };
+    expect((await req(s, "POST", vap, { body: policy })).status).toBe(201);
+    const binding = { metadata: { name: "no-false" }, spec: { policyName: "no-false", validationActions: ["Deny"] } };
+    expect((await req(s, "POST", "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings", { body: binding })).status).toBe(201);
+    await s.settle();
+    const denied = await wsExec(`${pods}/web/exec?command=false&stdout=true`);
+    // A validation without a reason is upstream's 422 Invalid.
+    expect(denied.status).toBe(422);
+    expect(JSON.parse(denied.out).message).toBe(`pods "web" is forbidden: ValidatingAdmissionPolicy 'no-false' with binding 'no-false' denied request: no false`);
+    expect(await wsExec(`${pods}/web/exec?command=echo&command=ok&stdout=true`)).toEqual({ status: 101, out: "ok\n" });
   });
 });
 
