@@ -2,7 +2,9 @@
 // loopback is the node's kubelet endpoint (status.addresses + daemonEndpoints.kubeletEndpoint),
 // reached over TLS with --kubelet-client-certificate/-key and checked with
 // --kubelet-certificate-authority, and real kubectl's `logs -f` and `exec` work through kapi.
+import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { connect as tcpConnect } from "node:net";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +31,9 @@ async function node(name: string, address: string, port: number): Promise<void> 
 async function pod(name: string, nodeName: string): Promise<void> {
   const body = { metadata: { name }, spec: { nodeName, containers: [{ name: "app", image: "busybox" }] } };
   expect((await req(s, "POST", pods, { body })).status).toBe(201);
+  // kubectl port-forward asks for a running pod.
+  const status = { status: { phase: "Running" } };
+  expect((await req(s, "PATCH", `${pods}/${name}/status`, { body: status, headers: { "content-type": "application/merge-patch+json" } })).status).toBe(200);
 }
 
 beforeAll(async () => {
@@ -128,6 +133,42 @@ describe("pods/exec and attach", () => {
 });
 
 describe("pods/portforward", () => {
+  it.skipIf(!kubectlBin)("kubectl port-forward forwards a local port through kapi to the kubelet (SPDY upgrade passed through)", async () => {
+    const pf = spawn(kubectlBin!, ["port-forward", "-n", ns, "pod/web", ":8080"], { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: process.env.HOME ?? "/tmp" } });
+    try {
+      const localPort = await new Promise<number>((resolve, reject) => {
+        let out = "";
+        const read = (c: Buffer) => {
+          out += c;
+          const m = /Forwarding from 127\.0\.0\.1:(\d+) -> 8080/.exec(out);
+          if (m) resolve(Number(m[1]));
+        };
+        pf.stdout.on("data", read);
+        pf.stderr.on("data", read);
+        pf.once("exit", (code) => reject(new Error(`kubectl port-forward exited ${code}: ${out}`)));
+      });
+      const echoed = await new Promise<string>((resolve, reject) => {
+        const c = tcpConnect(localPort, "127.0.0.1", () => c.write("through the tunnel"));
+        let got = "";
+        c.on("data", (d) => {
+          got += d;
+          if (got.length >= "through the tunnel".length) {
+            c.end();
+            resolve(got);
+          }
+        });
+        c.on("error", reject);
+      });
+      expect(echoed).toBe("through the tunnel");
+      const upgrade = kubelet.requests.filter((r) => r.url === `/portForward/${ns}/web`).at(-1)!;
+      expect(upgrade).toMatchObject({ method: "POST", clientCN: "kube-apiserver-kubelet-client" });
+      expect(String(upgrade.headers.upgrade)).toBe("SPDY/3.1");
+      expect([...kubelet.portForwardStreams.values()].some((h) => h.streamtype === "data" && h.port === "8080")).toBe(true);
+    } finally {
+      if (pf.pid && pf.exitCode === null) process.kill(pf.pid);
+    }
+  });
+
   it("hands the upgrade to the kubelet's /portForward and joins the connections", async () => {
     const ws = new WebSocket(`${s.url.replace("https", "wss")}${pods}/web/portforward?ports=8080`, ["portforward.k8s.io"], {
       ca: s.admin.ca,

@@ -2,12 +2,16 @@
 // kube-apiserver forwards to a kubelet — containerLogs (follow streams), exec and attach over
 // WebSocket (v5.channel.k8s.io: one byte of channel, then the bytes; channel 3 the Status at the
 // end, 255 a closed stream) and port-forward upgrades, whose requests it records. Its "containers"
-// run a few commands: echo, cat (stdin back until closed) and false (exit code 1).
+// run a few commands: echo, cat (stdin back until closed) and false (exit code 1). Port-forward
+// over SPDY/3.1 (./spdy-port-forward.ts) echoes what each forwarded port is sent; WebSocket
+// port-forward is the plain portforward.k8s.io tunnel, echoed (kubectl's SPDY-over-WebSocket
+// subprotocol is refused, as an older kubelet refuses it, and kubectl falls back to SPDY).
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { createCA, createLeaf } from "../../src/authn/certs.js";
+import { servePortForward, type SpdyStreams } from "./spdy-port-forward.js";
 
 export interface KubeletRequest {
   method: string;
@@ -25,6 +29,8 @@ export interface KubeletDouble {
   followLines: string[];
   /** The serving CA (for --kubelet-certificate-authority). */
   ca: string;
+  /** The SPDY streams port-forward clients opened (headers by stream id). */
+  portForwardStreams: SpdyStreams;
   close(): Promise<void>;
 }
 
@@ -72,7 +78,7 @@ export async function startKubeletDouble(): Promise<KubeletDouble> {
   const ca = await createCA("kubelet-ca");
   const serving = await createLeaf(ca, { commonName: "kubelet", ips: ["127.0.0.1"], usage: "server" });
   const requests: KubeletRequest[] = [];
-  const double: KubeletDouble = { port: 0, requests, logLines: [], followLines: [], ca: ca.certPem, close: async () => undefined };
+  const double: KubeletDouble = { port: 0, requests, logLines: [], followLines: [], ca: ca.certPem, portForwardStreams: new Map(), close: async () => undefined };
   const record = (req: IncomingMessage) => {
     const peer = (req.socket as { getPeerCertificate?: () => { subject?: { CN?: string } } }).getPeerCertificate?.();
     requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, clientCN: peer?.subject?.CN });
@@ -103,6 +109,13 @@ export async function startKubeletDouble(): Promise<KubeletDouble> {
   });
   server.on("upgrade", (req: IncomingMessage, socket, head) => {
     record(req);
+    if (String(req.headers.upgrade).toLowerCase() === "spdy/3.1") {
+      // Port-forward as a kubelet serves it to SPDY clients.
+      socket.write("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: portforward.k8s.io\r\n\r\n");
+      if (head.length > 0) socket.unshift(head);
+      servePortForward(socket, double.portForwardStreams);
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
       const url = new URL(req.url ?? "/", "https://kubelet");
       if (url.pathname.startsWith("/exec/")) runExec(ws, url.searchParams.getAll("command"));
