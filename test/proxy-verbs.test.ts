@@ -31,6 +31,10 @@ function startBackend(): Promise<void> {
     let body = "";
     r.on("data", (c) => (body += c));
     r.on("end", () => {
+      if (r.url === "/page") {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        return void res.end(`<a href="/docs/">docs</a><img src="http://${hostIP}:${port}/logo.png"><link href="https://${r.headers.host}/style.css"><a href="https://example.com/">out</a>`);
+      }
       if (r.url === "/redirect") {
         res.writeHead(302, { location: "/target?a=1" });
         return void res.end();
@@ -101,6 +105,15 @@ describe.skipIf(!hostIP)("pods/proxy", () => {
     const redirect = await req(s, "GET", `${base}/pods/backend/proxy/redirect`);
     expect(redirect.status).toBe(302);
     expect(redirect.headers.location).toBe(`${base}/pods/backend/proxy/target?a=1`);
+  });
+
+  it("rewrites an HTML page's own links to come back through kapi", async () => {
+    const r = await req(s, "GET", `${base}/pods/backend/proxy/page`);
+    const prefix = `${base}/pods/backend/proxy`;
+    // The backend's own address goes; the Host the client asked (the backend was sent it) stays, as upstream.
+    const host = new URL(s.url).host;
+    expect(r.text).toBe(`<a href="${prefix}/docs/">docs</a><img src="${prefix}/logo.png"><link href="https://${host}${prefix}/style.css"><a href="https://example.com/">out</a>`);
+    expect(r.headers["content-length"]).toBe(String(Buffer.byteLength(r.text)));
   });
 
   it("refuses a loopback pod IP, and names an invalid id as upstream", async () => {

@@ -5,11 +5,12 @@
 // prefix back through kube-apiserver, the backend's CORS headers dropped. Loopback and link-local
 // addresses are refused ("address not allowed") as upstream refuses them for pods and nodes.
 import { lookup } from "node:dns/promises";
+import { deflateRawSync, gunzipSync, gzipSync, inflateRawSync } from "node:zlib";
 import { isIP } from "node:net";
 import { badRequest, ApiError } from "../apimachinery/errors.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { BackendTls } from "../http/reverse-proxy.js";
-import { forwardedUri, proxySubpath, proxyTarget, rewriteBackendUrl } from "../http/proxy-url.js";
+import { forwardedUri, proxySubpath, proxyTarget, rewriteBackendUrl, rewriteHtml } from "../http/proxy-url.js";
 import { header } from "../http/exchange.js";
 import { joinHostPort } from "../types/node-address.js";
 import { addressNotAllowed, podProxyBase, proxyableIP, proxyId, serviceProxyBase, servicePortName, type EndpointAddress, type ProxyId } from "../types/proxy-location.js";
@@ -116,8 +117,20 @@ function proxy(resource: Proxied, backendOf: (r: ResourceRequest, id: ProxyId) =
         const redirect = h["location"];
         if (typeof redirect === "string") h["location"] = rewriteBackendUrl(redirect, location.host, clientHost, target.prefix);
       },
+      // An HTML page's own links are sent back through the proxy too (a redirect's is enough).
+      rewriteBody: (h) => (h["location"] === undefined ? htmlRewriter(h, (u) => rewriteBackendUrl(u, location.host, clientHost, target.prefix)) : undefined),
     });
   };
+}
+
+/** How an HTML answer's links are rewritten: in its encoding, when kapi (as upstream) can read it. */
+function htmlRewriter(h: Record<string, string | string[]>, url: (u: string) => string): ((body: Buffer) => Buffer) | undefined {
+  const type = String(h["content-type"] ?? "").split(";")[0]!.trim();
+  if (type !== "text/html") return undefined;
+  const encoding = String(h["content-encoding"] ?? "");
+  const codec = encoding === "" ? { decode: (b: Buffer) => b, encode: (b: Buffer) => b } : encoding === "gzip" ? { decode: gunzipSync, encode: gzipSync } : encoding === "deflate" ? { decode: inflateRawSync, encode: deflateRawSync } : undefined;
+  if (!codec) return undefined;
+  return (body) => codec.encode(Buffer.from(rewriteHtml(codec.decode(body).toString("utf8"), url), "utf8"));
 }
 
 function storage(handler: ResourceHandler): Connecter & RestStorage {

@@ -86,3 +86,56 @@ export function rewriteBackendUrl(target: string, backendHost: string, clientHos
   if (path.endsWith("/") && !rewritten.endsWith("/")) rewritten += "/";
   return `${origin}${rewritten}${rest}`;
 }
+
+/** The URL-valued attributes of each tag upstream rewrites in proxied HTML (its atomsToAttrs). */
+const urlAttributes: Record<string, readonly string[]> = {
+  a: ["href"],
+  applet: ["codebase"],
+  area: ["href"],
+  audio: ["src"],
+  base: ["href"],
+  blockquote: ["cite"],
+  body: ["background"],
+  button: ["formaction"],
+  command: ["icon"],
+  del: ["cite"],
+  embed: ["src"],
+  form: ["action"],
+  frame: ["longdesc", "src"],
+  head: ["profile"],
+  html: ["manifest"],
+  iframe: ["longdesc", "src"],
+  img: ["longdesc", "src", "usemap"],
+  input: ["src", "usemap", "formaction"],
+  ins: ["cite"],
+  link: ["href"],
+  object: ["classid", "codebase", "data", "usemap"],
+  q: ["cite"],
+  script: ["src"],
+  source: ["src"],
+  video: ["poster", "src"],
+};
+
+const startTag = /<([a-zA-Z][a-zA-Z0-9]*)(\s[^<>]*?)?(\/?)>/g;
+const attribute = /([^\s"'<>\/=]+)(\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+
+const htmlUnescape = (s: string) => s.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+const htmlEscape = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&#34;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/**
+ * Proxied HTML with the URL attributes of its start tags passed through `rewrite` (upstream's
+ * rewriteHTML). Everything else is left byte for byte; a rewritten attribute is written in double
+ * quotes, as Go's tokenizer writes attributes back.
+ */
+export function rewriteHtml(html: string, rewrite: (url: string) => string): string {
+  return html.replace(startTag, (tag, name: string, attrs: string | undefined, selfClosing: string) => {
+    const names = urlAttributes[name.toLowerCase()];
+    if (!names || !attrs) return tag;
+    const rewritten = attrs.replace(attribute, (whole, key: string, assigned: string | undefined, dq?: string, sq?: string, bare?: string) => {
+      if (!assigned || !names.includes(key.toLowerCase())) return whole;
+      const value = htmlUnescape(dq ?? sq ?? bare ?? "");
+      return `${key}="${htmlEscape(rewrite(value))}"`;
+    });
+    return `<${name}${rewritten}${selfClosing}>`;
+  });
+}

@@ -43,6 +43,11 @@ export interface ProxyOptions {
   backendError(err: BackendError): ApiError;
   /** The backend's response headers, after hop-by-hop ones were dropped: the caller may change them. */
   rewriteResponseHeaders?(headers: Record<string, string | string[]>): void;
+  /**
+   * A rewrite of the whole answer body, when the caller wants one for these (already rewritten)
+   * headers: the body is then read whole, passed through it, and sent with its new length.
+   */
+  rewriteBody?(headers: Record<string, string | string[]>): ((body: Buffer) => Buffer) | undefined;
   /** Only an upgrade may go through (exec, attach, portforward): others are 400 as upstream. */
   upgradeRequired?: boolean;
   /** How long connecting (and the TLS handshake) may take; 30 s, upstream's dialer, by default. */
@@ -121,8 +126,24 @@ function sendBody(ex: Exchange, req: ClientRequest, upgrading: boolean): void {
 function relayResponse(ex: Exchange, res: IncomingMessage, o: ProxyOptions, done: () => void): void {
   const headers = returnedResponseHeaders(res.rawHeaders);
   o.rewriteResponseHeaders?.(headers);
-  ex.head(res.statusCode ?? 502, headers);
-  relayBody(ex, res).then(done, done);
+  const rewrite = o.rewriteBody?.(headers);
+  if (!rewrite) {
+    ex.head(res.statusCode ?? 502, headers);
+    relayBody(ex, res).then(done, done);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  res.on("data", (c: Buffer) => chunks.push(c));
+  res.once("end", () => {
+    const body = rewrite(Buffer.concat(chunks));
+    ex.head(res.statusCode ?? 502, { ...headers, "content-length": String(body.length) });
+    ex.end(body);
+    done();
+  });
+  res.once("error", () => {
+    ex.abort();
+    done();
+  });
 }
 
 /**
