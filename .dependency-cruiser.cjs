@@ -26,6 +26,7 @@ const layers = [
   { name: "identity", folders: ["authn", "authz"], why: "authentication methods and authorization modes" },
   { name: "request stages", folders: ["handlers", "admission"], why: "verb handlers; the admission chain and its plugins" },
   { name: "controllers", folders: ["controllers"], why: "in-process control loops" },
+  { name: "aggregation", folders: ["aggregator"], why: "the aggregation layer: APIService registration and availability, the extension servers' authentication ConfigMap, discovery from and proxying to extension API servers" },
   { name: "server", folders: ["server"], why: "listener, filters, router, start-up: the composition root" },
   { name: "testing", folders: ["testing"], why: "the test harness: call journal, fault injection, the control endpoint; the test kit: snapshots, restore and reset, settle(), manifests as fixtures" },
   { name: "cli", folders: ["cli"], why: "kapi serve, kapi cel and kapi testenv" },

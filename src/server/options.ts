@@ -26,6 +26,12 @@ export interface ServerOptions extends ServiceAccountFlags, RequestHeaderFlags, 
   certDir?: string;
   clientCAFile?: string;
   tokenAuthFile?: string;
+  // The aggregation layer (src/aggregator).
+  /** --proxy-client-cert-file / --proxy-client-key-file: the front-proxy client certificate the aggregator calls backends with. */
+  proxyClientCertFile?: string;
+  proxyClientKeyFile?: string;
+  /** --enable-aggregator-routing: backends are dialed at an endpoint of their Service rather than its cluster IP. */
+  enableAggregatorRouting?: boolean;
   // Token webhook (src/authn/webhook).
   /** --authentication-token-webhook-config-file: kubeconfig-format connection to the TokenReview service. */
   authenticationTokenWebhookConfigFile?: string;

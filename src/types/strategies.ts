@@ -66,6 +66,8 @@ import {
   validateStorageClassUpdate,
 } from "./validation/cluster.js";
 import { validateFlowSchema, validatePriorityLevelConfiguration } from "./validation/flowcontrol.js";
+import { validateAPIService, validateAPIServiceStatus } from "./validation/apiregistration.js";
+import { localAvailableCondition } from "./apiservice-conditions.js";
 import { allocateService, holdingsOf, keepAllocatedValues, serviceRanges } from "./allocation/service.js";
 import { claimServiceValues, releaseServiceValues } from "./allocation/service-claims.js";
 import { isObj, type Obj } from "./validation/helpers.js";
@@ -426,6 +428,23 @@ const overrides: Record<string, Strategy> = {
   }),
   "events.events.k8s.io": eventsV1,
   "leases.coordination.k8s.io": kind({}, { defaults: defaultLease }),
+  "apiservices.apiregistration.k8s.io": kind(
+    { nameRule: "path-segment" },
+    {
+      // The service port defaults to 443 (upstream's SetDefaults_ServiceReference).
+      defaults: (o) => {
+        const service = (o.spec as Obj | undefined)?.service;
+        if (isObj(service) && service.port === undefined) service.port = 443;
+      },
+      // A local APIService is available from its creation (upstream's strategy marks it so).
+      initialStatus: () => ({}),
+      onCreate: (o) => {
+        if (!isObj((o.spec as Obj | undefined)?.service)) o.status = { conditions: [localAvailableCondition()] };
+      },
+      validate: (o) => validateAPIService(o),
+      validateUpdate: (o, _old, ctx) => (ctx.subresource === "status" ? validateAPIServiceStatus(o) : validateAPIService(o)),
+    },
+  ),
   "ingresses.networking.k8s.io": kind({ tracksGeneration: true }, { initialStatus: withStatus("ingresses.networking.k8s.io") }),
   "networkpolicies.networking.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultNetworkPolicy, validate: (o) => validateNetworkPolicy(o) }),
   "poddisruptionbudgets.policy": kind(

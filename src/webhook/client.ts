@@ -120,12 +120,19 @@ export function post(conn: WebhookConnection, body: Buffer, opts: PostOptions = 
         return reject(new CallError(`Post "${conn.href ?? conn.server.href}": ${why}`, false));
       }
       const dialed = opts.target ? `${opts.target.host.includes(":") ? `[${opts.target.host}]` : opts.target.host}:${opts.target.port}` : conn.server.host;
-      const reset = e.code === "ECONNRESET" || e.code === "EPIPE";
-      const msg = e.code === "ECONNREFUSED" ? `dial tcp ${dialed}: connect: connection refused` : reset ? "read: connection reset by peer" : (goTLSError(e) ?? e.message);
-      reject(new CallError(`Post "${conn.href ?? conn.server.href}": ${msg}`, reset));
+      reject(new CallError(`Post "${conn.href ?? conn.server.href}": ${goNetErrorText(e, dialed)}`, isConnectionReset(e)));
     });
     req.end(body);
   });
+}
+
+const isConnectionReset = (e: NodeJS.ErrnoException) => e.code === "ECONNRESET" || e.code === "EPIPE";
+
+/** Go's net/http text for a failed call's network or TLS error (`dialed`: the host:port dialed). */
+export function goNetErrorText(e: NodeJS.ErrnoException, dialed: string): string {
+  if (e.code === "ECONNREFUSED") return `dial tcp ${dialed}: connect: connection refused`;
+  if (isConnectionReset(e)) return "read: connection reset by peer";
+  return goTLSError(e) ?? e.message;
 }
 
 const unknownAuthority = new Set(["UNABLE_TO_VERIFY_LEAF_SIGNATURE", "SELF_SIGNED_CERT_IN_CHAIN", "DEPTH_ZERO_SELF_SIGNED_CERT", "UNABLE_TO_GET_ISSUER_CERT", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY"]);

@@ -6,6 +6,7 @@
 // encodings offered (protobuf before CBOR). The authentication union has its own order
 // (feature-module.ts).
 import { admissionPluginsFeature } from "./admission.js";
+import { aggregatorFeature } from "./aggregator.js";
 import { auditFeature } from "./audit.js";
 import { authenticationConfigFeature, authenticationMethodsFeature, bootstrapTokensFeature, serviceAccountsFeature, tokenFileFeature } from "./authentication.js";
 import { authorizationChainFeature, nodeAuthorizerFeature, rbacFeature } from "./authorization.js";
@@ -68,6 +69,7 @@ export function serverFeatures(): FeatureModule[] {
     bootstrapTokensFeature(),
     systemPriorityClassesFeature(),
     garbageCollectorFeature(),
+    aggregatorFeature(),
     priorityAndFairnessFeature(),
     leaderElectionFeature(),
   ];

@@ -1,0 +1,202 @@
+// The aggregation layer's objects: the local APIServices kube-apiserver registers for its own
+// group versions and for every CRD group version, their names validated as upstream validates
+// them, the availability controller's transitions for a service-backed APIService (reasons and
+// messages as upstream writes them), and the extension-apiserver-authentication ConfigMap.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeCert } from "../src/authn/pki.testkit.js";
+import { startTestBackend, type TestBackend } from "../src/aggregator/backend.testkit.js";
+import { req } from "./support/client.js";
+import { kubectl, kubectlBinary } from "./support/kubectl.js";
+import { startTuned, type PartsServer } from "./support/list-watch.js";
+import { until } from "./support/until.js";
+
+const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
+let s: PartsServer;
+let backend: TestBackend;
+let dir: string;
+let frontProxyCA: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "kapi-aggregator-"));
+  const ca = await makeCert({ commonName: "front-proxy-ca" });
+  const client = await makeCert({ commonName: "front-proxy-client", issuer: ca });
+  frontProxyCA = ca.certPem;
+  writeFileSync(join(dir, "front-proxy-ca.crt"), ca.certPem);
+  writeFileSync(join(dir, "front-proxy-client.crt"), client.certPem);
+  writeFileSync(join(dir, "front-proxy-client.key"), client.keyPem);
+  backend = await startTestBackend();
+  s = await startTuned({
+    requestheaderClientCAFile: join(dir, "front-proxy-ca.crt"),
+    requestheaderUsernameHeaders: ["X-Remote-User"],
+    requestheaderGroupHeaders: ["X-Remote-Group"],
+    requestheaderExtraHeadersPrefix: ["X-Remote-Extra-"],
+    requestheaderAllowedNames: ["front-proxy-client"],
+    proxyClientCertFile: join(dir, "front-proxy-client.crt"),
+    proxyClientKeyFile: join(dir, "front-proxy-client.key"),
+  });
+  writeFileSync(join(dir, "kubeconfig"), s.kubeconfig);
+});
+afterAll(async () => {
+  await s?.stop();
+  await backend?.close();
+});
+
+const get = async (name: string) => (await req(s, "GET", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`)).json as any;
+const available = (a: any) => (a?.status?.conditions ?? []).find((c: any) => c.type === "Available");
+
+describe("local APIServices", () => {
+  it("every served built-in group version has one, labelled onstart, Available with reason Local", async () => {
+    await s.settle();
+    const core = await get("v1.");
+    expect(core.spec).toEqual({ group: "", version: "v1", groupPriorityMinimum: 18000, versionPriority: 1 });
+    expect(core.metadata.labels).toEqual({ "kube-aggregator.kubernetes.io/automanaged": "onstart" });
+    expect(available(core)).toMatchObject({ status: "True", reason: "Local", message: "Local APIServices are always available" });
+    const apps = await get("v1.apps");
+    expect(apps.spec).toEqual({ group: "apps", version: "v1", groupPriorityMinimum: 17800, versionPriority: 15 });
+    expect(available(apps)?.reason).toBe("Local");
+    // The aggregator's own group has none (upstream lists it first in /apis without one).
+    expect((await req(s, "GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1.apiregistration.k8s.io")).status).toBe(404);
+  });
+
+  it.skipIf(!kubectlBin)("kubectl get apiservices lists them as Local", async () => {
+    const { stdout: out } = await kubectl(kubectlBin!, join(dir, "kubeconfig"), ["get", "apiservices"]);
+    expect(out).toMatch(/^v1\.\s+Local\s+True\s/m);
+    expect(out).toMatch(/^v1\.apps\s+Local\s+True\s/m);
+  });
+
+  it("an onstart APIService edited after start is left as edited", async () => {
+    const r = await req(s, "PATCH", "/apis/apiregistration.k8s.io/v1/apiservices/v1.batch", { body: { spec: { versionPriority: 7 } }, headers: { "content-type": "application/merge-patch+json" } });
+    expect(r.status).toBe(200);
+    await s.settle();
+    expect((await get("v1.batch")).spec.versionPriority).toBe(7);
+  });
+
+  it("a CRD's served version gets an automanaged APIService, gone with the CRD", async () => {
+    const crd = {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "gadgets.stuff.example.com" },
+      spec: {
+        group: "stuff.example.com",
+        scope: "Namespaced",
+        names: { plural: "gadgets", singular: "gadget", kind: "Gadget" },
+        versions: [
+          { name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } },
+          { name: "v1beta1", served: false, storage: false, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } },
+        ],
+      },
+    };
+    expect((await req(s, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crd })).status).toBe(201);
+    await s.settle();
+    const a = await get("v1.stuff.example.com");
+    expect(a.metadata.labels).toEqual({ "kube-aggregator.kubernetes.io/automanaged": "true" });
+    expect(a.spec).toEqual({ group: "stuff.example.com", version: "v1", groupPriorityMinimum: 1000, versionPriority: 100 });
+    expect(available(a)?.reason).toBe("Local");
+    expect((await req(s, "GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.stuff.example.com")).status).toBe(404);
+    // A continuously managed one is put back when edited.
+    await req(s, "PATCH", "/apis/apiregistration.k8s.io/v1/apiservices/v1.stuff.example.com", { body: { spec: { versionPriority: 5 } }, headers: { "content-type": "application/merge-patch+json" } });
+    await s.settle();
+    expect((await get("v1.stuff.example.com")).spec.versionPriority).toBe(100);
+    expect((await req(s, "DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.stuff.example.com")).status).toBe(200);
+    await until("the CRD's APIService removed", async () => (await req(s, "GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1.stuff.example.com")).status === 404, 10_000, 50);
+  });
+});
+
+describe("APIService validation", () => {
+  const apiService = (name: string, spec: Record<string, unknown>) => ({ apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name }, spec });
+
+  it("the name must be version.group; the core group's v1. is a valid name", async () => {
+    const r = await req(s, "POST", "/apis/apiregistration.k8s.io/v1/apiservices", { body: apiService("v1.wrong.example.com", { group: "right.example.com", version: "v1", groupPriorityMinimum: 100, versionPriority: 10 }) });
+    expect(r.status).toBe(422);
+    expect(r.json.message).toBe('APIService.apiregistration.k8s.io "v1.wrong.example.com" is invalid: metadata.name: Invalid value: "v1.wrong.example.com": must be `spec.version+"."+spec.group`: "v1.right.example.com"');
+    const core = await req(s, "PUT", "/apis/apiregistration.k8s.io/v1/apiservices/v1.", { body: { ...(await get("v1.")), spec: { group: "", version: "v1", groupPriorityMinimum: 18000, versionPriority: 1 } } });
+    expect(core.status).toBe(200);
+  });
+
+  it("priorities, the empty group and local TLS settings as upstream refuses them", async () => {
+    const r = await req(s, "POST", "/apis/apiregistration.k8s.io/v1/apiservices", { body: apiService("v2.", { group: "", version: "v2", groupPriorityMinimum: 0, versionPriority: 1001, insecureSkipTLSVerify: true }) });
+    expect(r.status).toBe(422);
+    expect(r.json.details.causes).toEqual([
+      { reason: "FieldValueRequired", message: "Required value: only v1 may have an empty group and it better be legacy kube", field: "spec.group" },
+      { reason: "FieldValueInvalid", message: "Invalid value: 0: must be positive and less than 20000", field: "spec.groupPriorityMinimum" },
+      { reason: "FieldValueInvalid", message: "Invalid value: 1001: must be positive and less than 1000", field: "spec.versionPriority" },
+      { reason: "FieldValueInvalid", message: "Invalid value: true: local APIServices may not have insecureSkipTLSVerify", field: "spec.insecureSkipTLSVerify" },
+    ]);
+  });
+});
+
+describe("availability of a service-backed APIService", () => {
+  const name = "v1alpha1.wardle.example.com";
+  const condition = async () => available(await get(name));
+  const waitFor = (reason: string) => until(`reason ${reason}`, async () => ((await condition())?.reason === reason ? condition() : undefined), 15_000, 50);
+
+  it("ServiceNotFound → ServicePortError → EndpointsNotFound → MissingEndpoints → Passed → FailedDiscoveryCheck", async () => {
+    expect((await req(s, "POST", "/api/v1/namespaces", { body: { metadata: { name: "wardle" } } })).status).toBe(201);
+    const body = { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name }, spec: { group: "wardle.example.com", version: "v1alpha1", groupPriorityMinimum: 1000, versionPriority: 15, insecureSkipTLSVerify: true, service: { namespace: "wardle", name: "api", port: 8443 } } };
+    expect((await req(s, "POST", "/apis/apiregistration.k8s.io/v1/apiservices", { body })).status).toBe(201);
+    expect(await waitFor("ServiceNotFound")).toMatchObject({ status: "False", message: 'service/api in "wardle" is not present' });
+
+    const svc = { metadata: { name: "api" }, spec: { ports: [{ name: "https", port: 443, targetPort: 8443 }] } };
+    expect((await req(s, "POST", "/api/v1/namespaces/wardle/services", { body: svc })).status).toBe(201);
+    expect(await waitFor("ServicePortError")).toMatchObject({ status: "False", message: 'service/api in "wardle" is not listening on port 8443' });
+
+    const r = await req(s, "PATCH", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`, { body: { spec: { service: { port: 443 } } }, headers: { "content-type": "application/merge-patch+json" } });
+    expect(r.status).toBe(200);
+    expect(await waitFor("EndpointsNotFound")).toMatchObject({ status: "False", message: 'cannot find endpointslices for service/api in "wardle"' });
+
+    const slice = { metadata: { name: "api-1", labels: { "kubernetes.io/service-name": "api" } }, addressType: "IPv4", endpoints: [{ addresses: ["10.0.0.7"], conditions: { ready: false } }], ports: [{ name: "https", port: 8443 }] };
+    expect((await req(s, "POST", "/apis/discovery.k8s.io/v1/namespaces/wardle/endpointslices", { body: slice })).status).toBe(201);
+    expect(await waitFor("MissingEndpoints")).toMatchObject({ status: "False", message: 'endpointslices for service/api in "wardle" have no addresses with port name "https"' });
+
+    // An ExternalName service naming localhost: the aggregator dials it (no endpoint checks).
+    expect((await req(s, "DELETE", "/api/v1/namespaces/wardle/services/api")).status).toBe(200);
+    const external = { metadata: { name: "api" }, spec: { type: "ExternalName", externalName: "localhost" } };
+    expect((await req(s, "POST", "/api/v1/namespaces/wardle/services", { body: external })).status).toBe(201);
+    await req(s, "PATCH", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`, { body: { spec: { service: { port: backend.port } } }, headers: { "content-type": "application/merge-patch+json" } });
+    const passed = await waitFor("Passed");
+    expect(passed).toMatchObject({ status: "True", message: "all checks passed" });
+    // The discovery check: GET /apis/<group>/<version> as system:kube-aggregator with the front-proxy certificate.
+    const check = backend.seen.find((r) => r.url === "/apis/wardle.example.com/v1alpha1")!;
+    expect(check.headers["x-remote-user"]).toBe("system:kube-aggregator");
+    expect(check.headers["x-remote-group"]).toBe("system:masters");
+    expect(check.clientCN).toBe("front-proxy-client");
+
+    backend.on(() => ({ status: 403, body: "{}" }));
+    const url = `https://localhost:${backend.port}/apis/wardle.example.com/v1alpha1`;
+    // The periodic recheck (every 30 s) or a change finds it; touch the APIService to not wait.
+    await req(s, "PATCH", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`, { body: { metadata: { labels: { touched: "1" } } }, headers: { "content-type": "application/merge-patch+json" } });
+    expect(await waitFor("FailedDiscoveryCheck")).toMatchObject({ status: "False", message: `failing or missing response from ${url}: bad status from ${url}: 403` });
+    backend.on(() => undefined);
+  });
+});
+
+describe("extension-apiserver-authentication", () => {
+  it("kube-system holds the client CA and the request-header settings, as JSON lists", async () => {
+    await s.settle();
+    const cm = (await req(s, "GET", "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication")).json as any;
+    expect(Object.keys(cm.data).sort()).toEqual([
+      "client-ca-file",
+      "requestheader-allowed-names",
+      "requestheader-client-ca-file",
+      "requestheader-extra-headers-prefix",
+      "requestheader-group-headers",
+      "requestheader-uid-headers",
+      "requestheader-username-headers",
+    ]);
+    expect(cm.data["requestheader-username-headers"]).toBe('["X-Remote-User"]');
+    expect(cm.data["requestheader-uid-headers"]).toBe("[]");
+    expect(cm.data["requestheader-allowed-names"]).toBe('["front-proxy-client"]');
+    expect(cm.data["requestheader-client-ca-file"]).toBe(frontProxyCA);
+    expect(cm.data["client-ca-file"]).toMatch(/^-----BEGIN CERTIFICATE-----\n/);
+  });
+
+  it("what another server wrote is kept, ours added", async () => {
+    const path = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication";
+    const r = await req(s, "PATCH", path, { body: { data: { "requestheader-username-headers": '["X-Other-User"]' } }, headers: { "content-type": "application/merge-patch+json" } });
+    expect(r.status).toBe(200);
+    await until("ours merged back", async () => ((await req(s, "GET", path)).json as any).data["requestheader-username-headers"] === '["X-Other-User","X-Remote-User"]', 10_000, 50);
+  });
+});
