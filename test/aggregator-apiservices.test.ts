@@ -27,6 +27,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, "front-proxy-ca.crt"), ca.certPem);
   writeFileSync(join(dir, "front-proxy-client.crt"), client.certPem);
   writeFileSync(join(dir, "front-proxy-client.key"), client.keyPem);
+  writeFileSync(join(dir, "tokens.csv"), 'alice-token,alice,alice-uid,"devs,system:masters"\n');
   backend = await startTestBackend();
   s = await startTuned({
     requestheaderClientCAFile: join(dir, "front-proxy-ca.crt"),
@@ -36,6 +37,7 @@ beforeAll(async () => {
     requestheaderAllowedNames: ["front-proxy-client"],
     proxyClientCertFile: join(dir, "front-proxy-client.crt"),
     proxyClientKeyFile: join(dir, "front-proxy-client.key"),
+    tokenAuthFile: join(dir, "tokens.csv"),
   });
   writeFileSync(join(dir, "kubeconfig"), s.kubeconfig);
 });
@@ -198,5 +200,62 @@ describe("extension-apiserver-authentication", () => {
     const r = await req(s, "PATCH", path, { body: { data: { "requestheader-username-headers": '["X-Other-User"]' } }, headers: { "content-type": "application/merge-patch+json" } });
     expect(r.status).toBe(200);
     await until("ours merged back", async () => ((await req(s, "GET", path)).json as any).data["requestheader-username-headers"] === '["X-Other-User","X-Remote-User"]', 10_000, 50);
+  });
+});
+
+describe("proxying to a service-backed APIService", () => {
+  const name = "v1.proxied.example.com";
+  const alice = { token: "alice-token", ca: undefined as unknown as string };
+
+  it("the caller's identity in the X-Remote-* headers, its own credentials and identity headers never", async () => {
+    await req(s, "POST", "/api/v1/namespaces", { body: { metadata: { name: "proxied" } } });
+    const external = { metadata: { name: "api" }, spec: { type: "ExternalName", externalName: "localhost" } };
+    expect((await req(s, "POST", "/api/v1/namespaces/proxied/services", { body: external })).status).toBe(201);
+    const body = { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name }, spec: { group: "proxied.example.com", version: "v1", groupPriorityMinimum: 1000, versionPriority: 15, insecureSkipTLSVerify: true, service: { namespace: "proxied", name: "api", port: backend.port } } };
+    expect((await req(s, "POST", "/apis/apiregistration.k8s.io/v1/apiservices", { body })).status).toBe(201);
+    await until("available", async () => available(await get(name))?.status === "True", 15_000, 50);
+
+    backend.on((r) => (r.url.startsWith("/apis/proxied.example.com/v1/namespaces") ? { status: 200, body: '{"kind":"ThingList","items":[]}' } : undefined));
+    const creds = { ...s.admin, token: "alice-token", cert: undefined, key: undefined };
+    const r = await req(s, "GET", "/apis/proxied.example.com/v1/namespaces/default/things?watch=false&b=2&a=1", {
+      creds,
+      headers: { "X-Remote-User": "mallory", "X-Remote-Extra-Scopes": "all", "X-Remote-Group": "system:masters" },
+    });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ kind: "ThingList", items: [] });
+    const seen = backend.seen.filter((x) => x.url.startsWith("/apis/proxied.example.com/v1/namespaces")).at(-1)!;
+    expect(seen.url).toBe("/apis/proxied.example.com/v1/namespaces/default/things?a=1&b=2&watch=false");
+    expect(seen.clientCN).toBe("front-proxy-client");
+    expect(seen.headers["x-remote-user"]).toBe("alice");
+    expect(seen.headers["x-remote-uid"]).toBe("alice-uid");
+    expect(seen.headers["x-remote-group"]).toBe("devs, system:masters, system:authenticated");
+    expect(seen.headers["x-remote-extra-scopes"]).toBeUndefined();
+    expect(seen.headers.authorization).toBeUndefined();
+  });
+
+  it("an impersonated caller is forwarded as the user it became; Impersonate-* does not cross", async () => {
+    const r = await req(s, "GET", "/apis/proxied.example.com/v1/namespaces/default/things", { headers: { "Impersonate-User": "bob", "Impersonate-Group": "team", "Impersonate-Extra-Reason": "Debug" } });
+    expect(r.status).toBe(200);
+    const seen = backend.seen.at(-1)!;
+    expect(seen.headers["x-remote-user"]).toBe("bob");
+    expect(seen.headers["x-remote-group"]).toBe("team, system:authenticated");
+    expect(seen.headers["x-remote-extra-reason"]).toBe("Debug");
+    expect(Object.keys(seen.headers).filter((h) => h.startsWith("impersonate-"))).toEqual([]);
+  });
+
+  it("a backend that is down: 503 in plain text with the dial error; an unavailable APIService: service unavailable", async () => {
+    const port = backend.port;
+    await backend.close();
+    const r = await req(s, "GET", "/apis/proxied.example.com/v1/namespaces/default/things");
+    expect(r.status).toBe(503);
+    expect(r.headers["content-type"]).toBe("text/plain; charset=utf-8");
+    expect(r.text).toBe(`dial tcp 127.0.0.1:${port}: connect: connection refused\n`);
+    await req(s, "PATCH", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`, { body: { metadata: { labels: { touched: "1" } } }, headers: { "content-type": "application/merge-patch+json" } });
+    const failed = await until("FailedDiscoveryCheck", async () => { const c = available(await get(name)); return c?.reason === "FailedDiscoveryCheck" ? c : undefined; }, 15_000, 50);
+    const url = `https://localhost:${port}/apis/proxied.example.com/v1`;
+    expect(failed.message).toBe(`failing or missing response from ${url}: Get "${url}": dial tcp 127.0.0.1:${port}: connect: connection refused`);
+    const after = await req(s, "GET", "/apis/proxied.example.com/v1/namespaces/default/things");
+    expect(after.status).toBe(503);
+    expect(after.text).toBe("service unavailable\n");
   });
 });

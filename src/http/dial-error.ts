@@ -41,7 +41,8 @@ const unknownAuthority = new Set([
 /** A failure to connect to hostname:port (before or during the TLS handshake), in Go's words. */
 export function dialFailure(err: NodeJS.ErrnoException | Error, hostname: string, port: number): BackendError {
   const code = (err as NodeJS.ErrnoException).code ?? "";
-  const address = dialAddress(hostname, port);
+  // Go names the address it dialed: a host name's resolved IP, which Node's connect error carries.
+  const address = dialAddress((err as { address?: string }).address ?? hostname, port);
   if (code === "ENOTFOUND" || code === "EAI_AGAIN") return new BackendError(`dial tcp: lookup ${hostname}: no such host`, true);
   if (code === "ETIMEDOUT" || err instanceof DialTimeoutError) return new BackendError(`dial tcp ${address}: i/o timeout`, true);
   if (unknownAuthority.has(code)) return new BackendError("tls: failed to verify certificate: x509: certificate signed by unknown authority", true);

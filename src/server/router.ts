@@ -19,6 +19,8 @@ export interface RouterConfig {
   parts: ServerParts;
   /** Tried in order for every request that is not a resource request; true = handled. */
   nonResource: NonResourceHandler[];
+  /** Tried first for every request: paths served by another server (true = handled there). */
+  delegated?: NonResourceHandler[];
   /** The REST storage of each resource and resource/subresource. */
   storages: RestStorageTable;
   /** Records a request to a deprecated API in apiserver_requested_deprecated_apis. */
@@ -28,6 +30,11 @@ export interface RouterConfig {
 export function createRouter(cfg: RouterConfig): Handler {
   return async (ctx) => {
     const info = requestInfoOf(ctx);
+    // A handler that declines answers false at once: no await on the hot path.
+    for (const h of cfg.delegated ?? []) {
+      const handled = h(ctx.ex, userOf(ctx), info);
+      if (handled === true || (handled !== false && (await handled))) return;
+    }
     if (info.isResourceRequest) return routeResource(cfg, ctx);
     const user = userOf(ctx);
     for (const h of cfg.nonResource) if (await h(ctx.ex, user, info)) return;

@@ -203,7 +203,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     shutdown: { draining: () => draining, sendRetryAfter: o.shutdownSendRetryAfter },
     goawayChance: o.goawayChance,
     harness: o.harness,
-    router: createRouter({ parts, nonResource: features.nonResource(serving), storages: builtinStorages(features.storages(serving)), deprecatedRequest: deprecatedApiGauge(metrics) }),
+    router: createRouter({ parts, nonResource: features.nonResource(serving), delegated: features.delegatedPaths(serving), storages: builtinStorages(features.storages(serving)), deprecatedRequest: deprecatedApiGauge(metrics) }),
   });
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: features.tlsClientCA ?? tls.clientCA }, handle, {
     compressResponses: gates.enabled("APIResponseCompression"),

@@ -6,7 +6,9 @@ import { startAuthenticationConfigMap, type ClusterAuthenticationInfo } from "..
 import { startAutoregister } from "../../aggregator/autoregister.js";
 import { startAvailability } from "../../aggregator/availability.js";
 import type { ProxyClientCert } from "../../aggregator/backend-get.js";
-import { aggregatorResolver } from "../../aggregator/service-resolver.js";
+import { aggregatorResolver, type AggregatorResolver } from "../../aggregator/service-resolver.js";
+import { aggregatorProxy } from "../../aggregator/proxy-handler.js";
+import { ProxyTable } from "../../aggregator/proxy-table.js";
 import type { Controller } from "../../controller-runtime/controller.js";
 import { syncedInformerLookup } from "../../registry/synced-informer-lookup.js";
 import { informerServiceSource } from "../../webhook/service-resolver.js";
@@ -49,13 +51,24 @@ export function aggregatorFeature(): FeatureModule {
     setup({ options, tls }) {
       const proxyClientCert = readProxyClientCert(options);
       const info = authenticationInfo(options, tls.clientCA);
+      const table = new ProxyTable();
+      let resolver: AggregatorResolver | undefined;
+      const resolverFor = (core: CoreParts) =>
+        (resolver ??= aggregatorResolver({
+          source: informerServiceSource(syncedInformerLookup(core.informers, core.types)),
+          endpointRouting: options.enableAggregatorRouting === true,
+          loopback: { host: "127.0.0.1", port: options.securePort },
+        }));
       return {
+        // Every replica proxies, so every replica follows the APIServices.
+        replicaControllers(core) {
+          resolverFor(core);
+          const following = table.follow(core.types, core.informers);
+          return following ? [following] : [];
+        },
+        delegatedPaths: () => [aggregatorProxy({ table, resolve: () => resolver, proxyClientCert })],
         controllers(core: CoreParts): Controller[] {
-          const resolve = aggregatorResolver({
-            source: informerServiceSource(syncedInformerLookup(core.informers, core.types)),
-            endpointRouting: options.enableAggregatorRouting === true,
-            loopback: { host: "127.0.0.1", port: options.securePort },
-          });
+          const resolve = resolverFor(core);
           const started = [
             startAutoregister(core),
             startAvailability({ ...core, resolve, proxyClientCert, log: core.log }),

@@ -27,7 +27,7 @@
 //   authenticators    in the union's slots (upstream's order, whatever the module order)
 //   flowControl       when the filter chain is built: the flow control stage (at most one module
 //                     gives it; without one, max-in-flight)
-//   storages, nonResource
+//   storages, nonResource, delegatedPaths
 //                     when the router is built, with the authorizer chain and the authenticator union
 //   controllersOnceServing  the controller manager's too, started once the server listens (and leads)
 //   stop              when the server stops (or fails to start listening)
@@ -165,6 +165,11 @@ export interface FeatureContribution {
   /** The flow control stage of the filter chain, in place of max-in-flight (at most one module gives it). */
   flowControl?(core: CoreParts): Filter;
   nonResource?(ctx: ServingContext): NonResourceHandler[];
+  /**
+   * Handlers offered every request before routing, resource requests too: a path another server
+   * serves (the aggregator's extension servers) is answered there, whatever this one serves.
+   */
+  delegatedPaths?(ctx: ServingContext): NonResourceHandler[];
   /** REST storages of resources and subresources, each for one group/resource or for every type declaring the subresource. */
   storages?(ctx: ServingContext): StorageRegistration[];
   registerMetrics?(metrics: ServerMetrics): void;
@@ -326,6 +331,10 @@ export class AssembledFeatures {
 
   nonResource(ctx: ServingContext): NonResourceHandler[] {
     return this.all.flatMap(({ c }) => c.nonResource?.(ctx) ?? []);
+  }
+
+  delegatedPaths(ctx: ServingContext): NonResourceHandler[] {
+    return this.all.flatMap(({ c }) => c.delegatedPaths?.(ctx) ?? []);
   }
 
   /** The flow control stage a module gives, if one does. */
