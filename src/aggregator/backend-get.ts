@@ -14,7 +14,9 @@ export interface ProxyClientCert {
 export interface BackendGet {
   target: DialTarget;
   path: string;
-  /** undefined: the certificate is not verified. */
+  /** The backend's certificate is not verified (upstream's insecureSkipTLSVerify; the availability check always). */
+  insecure: boolean;
+  /** PEM bundle the certificate must chain to; absent: the system's roots. */
   ca?: string;
   /** The name the certificate must carry (`<service>.<namespace>.svc`). */
   serverName?: string;
@@ -44,7 +46,7 @@ export function backendGet(g: BackendGet): Promise<{ status: number; body: Buffe
         method: "GET",
         headers,
         agent: false,
-        rejectUnauthorized: g.ca !== undefined,
+        rejectUnauthorized: !g.insecure,
         ...(g.ca !== undefined ? { ca: g.ca } : {}),
         ...(g.serverName ? { servername: g.serverName } : {}),
         ...(g.clientCert ? { cert: g.clientCert.cert, key: g.clientCert.key } : {}),

@@ -68,5 +68,16 @@ export function builtinPriority(group: string, version: string): APIServicePrior
   return table[apiServiceName(group, version)];
 }
 
+/**
+ * Where a group served here ranks among the groups of /apis: its built-in APIServices' highest
+ * group priority, a CRD group's 1000; the aggregator's own group first of all.
+ */
+export function localGroupPriority(group: string): number {
+  if (group === "apiregistration.k8s.io") return Number.MAX_SAFE_INTEGER;
+  let best: number | undefined;
+  for (const [name, p] of Object.entries(table)) if (name.slice(name.indexOf(".") + 1) === group && (best === undefined || p.group > best)) best = p.group;
+  return best ?? crdPriority.group;
+}
+
 /** What a CRD's group version is registered with: below every built-in group. */
 export const crdPriority: APIServicePriority = { group: 1000, version: 100 };

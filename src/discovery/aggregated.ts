@@ -4,6 +4,7 @@
 import { parseAccept, type MediaType } from "../encoding/media-type.js";
 import type { ResourceType } from "../registry/resource-type.js";
 import { sortedVerbs, type ServedGroup } from "./model.js";
+import type { ExternalGroup } from "./external.js";
 
 export const discoveryGroup = "apidiscovery.k8s.io";
 export const discoveryListKind = "APIGroupDiscoveryList";
@@ -41,7 +42,9 @@ function resourceDiscovery(t: ResourceType): Record<string, unknown> {
   return r;
 }
 
-function groupDiscovery(g: ServedGroup): Record<string, unknown> {
+function groupDiscovery(g: ServedGroup | ExternalGroup): Record<string, unknown> {
+  // Another server's versions are its own documents, as fetched from it.
+  if (!("preferred" in g)) return { metadata: { name: g.name }, versions: g.versions.map((v) => v.discovery) };
   return {
     // ObjectMeta: the core group has no name, and an empty name is omitted.
     metadata: g.name ? { name: g.name } : {},
@@ -54,7 +57,7 @@ function groupDiscovery(g: ServedGroup): Record<string, unknown> {
 }
 
 /** The APIGroupDiscoveryList of the given groups, in the given apidiscovery version. */
-export function groupDiscoveryList(groups: ServedGroup[], version: DiscoveryVersion): Record<string, unknown> {
+export function groupDiscoveryList(groups: readonly (ServedGroup | ExternalGroup)[], version: DiscoveryVersion): Record<string, unknown> {
   return {
     kind: discoveryListKind,
     apiVersion: `${discoveryGroup}/${version}`,

@@ -3,7 +3,8 @@
 // the next request (so a new or removed type shows in discovery, and ETags move with it).
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { groupDiscoveryList, type DiscoveryVersion } from "./aggregated.js";
-import { apiGroup, apiGroupList, apiResourceList } from "./legacy.js";
+import { apiGroup, apiGroupList, apiResourceList, externalApiGroup } from "./legacy.js";
+import { externalGroups, mergeOrder, type ExternalDiscovery, type ExternalGroup } from "./external.js";
 import { servedGroups, type ServedGroup } from "./model.js";
 import { encodeJson, type Encoded } from "./serve.js";
 
@@ -22,7 +23,7 @@ export interface Aggregated {
   etag: string;
 }
 
-function aggregated(groups: ServedGroup[], versions: readonly DiscoveryVersion[]): Aggregated {
+function aggregated(groups: readonly (ServedGroup | ExternalGroup)[], versions: readonly DiscoveryVersion[]): Aggregated {
   const bytes = new Map<DiscoveryVersion, Buffer>();
   let etag = "";
   for (const v of versions) {
@@ -51,6 +52,7 @@ export class DiscoveryDocuments {
   constructor(
     private readonly types: TypeRegistry,
     private readonly versions: readonly DiscoveryVersion[],
+    private readonly external?: ExternalDiscovery,
   ) {}
 
   /** The documents of the types served now (built on first use after a change). */
@@ -58,7 +60,7 @@ export class DiscoveryDocuments {
     return (this.snapshot ??= this.build());
   }
 
-  /** The served types changed: the next request rebuilds. */
+  /** The served types (or the external group versions) changed: the next request rebuilds. */
   invalidate(): void {
     this.snapshot = undefined;
   }
@@ -69,12 +71,19 @@ export class DiscoveryDocuments {
     const named = groups.filter((g) => g.name !== "");
     const versionDocs = new Map<string, Doc>();
     for (const g of groups) for (const v of g.versions) versionDocs.set(`${g.name}/${v.version}`, doc(apiResourceList(g.name, v)));
+    const groupDocs = new Map(named.map((g) => [g.name, doc(apiGroup(g, true))]));
+    let all: readonly (ServedGroup | ExternalGroup)[] = named;
+    if (this.external) {
+      const ext = externalGroups(this.external.groupVersions(), new Set(named.map((g) => g.name)));
+      for (const g of ext) groupDocs.set(g.name, doc(externalApiGroup(g, true)));
+      all = mergeOrder(named, ext, (name) => this.external!.localGroupPriority(name));
+    }
     return {
-      apisDoc: doc(apiGroupList(groups)),
-      groupDocs: new Map(named.map((g) => [g.name, doc(apiGroup(g, true))])),
+      apisDoc: doc(apiGroupList(all)),
+      groupDocs,
       versionDocs,
       aggCore: aggregated(core, this.versions),
-      aggApis: aggregated(named, this.versions),
+      aggApis: aggregated(all, this.versions),
     };
   }
 }

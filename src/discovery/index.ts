@@ -13,6 +13,7 @@ import type { RequestInfo } from "../http/request-info.js";
 import { aggregatedContentType, negotiateDiscovery, type DiscoveryVersion } from "./aggregated.js";
 import { DiscoveryDocuments, doc, type Aggregated, type Doc } from "./discovery-documents.js";
 import { apiVersions } from "./legacy.js";
+import type { ExternalDiscovery } from "./external.js";
 import { OpenAPIDocuments } from "./openapi-documents.js";
 import { notModified, sendBytes, sha512Hex } from "./serve.js";
 
@@ -30,6 +31,8 @@ export interface DiscoveryOptions {
    * that every OpenAPI document carries. Default: none (documents then lack those schemas).
    */
   metaDefinitions?: DefinitionLookup;
+  /** Group versions other servers serve behind this one (the aggregator's), listed with ours. */
+  external?: ExternalDiscovery;
 }
 
 const notFoundStatus = () => new ApiError(404, "NotFound", "the server could not find the requested resource", {});
@@ -47,12 +50,17 @@ const openapiV2ProtoSubtypes = new Set(["com.github.proto-openapi.spec.v2@v1.0+p
 
 export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions = {}): Discovery {
   const discoveryVersions = new Set<DiscoveryVersion>(options.v2beta1 === false ? ["v2"] : ["v2", "v2beta1"]);
-  const documents = new DiscoveryDocuments(types, [...discoveryVersions]);
+  const documents = new DiscoveryDocuments(types, [...discoveryVersions], options.external);
   const openapi = new OpenAPIDocuments(types, options.metaDefinitions ?? (() => undefined));
-  const unsubscribe = types.subscribe((event) => {
+  const unsubscribeTypes = types.subscribe((event) => {
     documents.invalidate();
     openapi.invalidate(event);
   });
+  const unsubscribeExternal = options.external?.subscribe(() => documents.invalidate());
+  const unsubscribe = () => {
+    unsubscribeTypes();
+    unsubscribeExternal?.();
+  };
   const hashedUrl = (key: string, hash: string) => `/openapi/v3/${key}?hash=${hash}`;
 
   /** /api or /apis: aggregated when asked for, else the legacy document. */

@@ -5,6 +5,7 @@
 import type { ResourceType } from "../registry/resource-type.js";
 import { sortedVerbs, type ServedGroup, type ServedVersion } from "./model.js";
 import { storageVersionHashOf } from "./storage-version-hash.js";
+import type { ExternalGroup } from "./external.js";
 
 export interface GroupVersionForDiscovery {
   groupVersion: string;
@@ -34,9 +35,17 @@ export function apiGroup(g: ServedGroup, withTypeMeta: boolean): Record<string, 
   return withTypeMeta ? { kind: "APIGroup", apiVersion: "v1", ...body } : body;
 }
 
-/** /apis: every named group (the core group is only at /api). */
-export function apiGroupList(groups: ServedGroup[]): Record<string, unknown> {
-  return { kind: "APIGroupList", apiVersion: "v1", groups: groups.filter((g) => g.name !== "").map((g) => apiGroup(g, false)) };
+/** The APIGroup of a group other servers serve (upstream's convertToDiscoveryAPIGroup over its APIServices). */
+export function externalApiGroup(g: ExternalGroup, withTypeMeta: boolean): Record<string, unknown> {
+  const gv = (v: { version: string }) => ({ groupVersion: `${g.name}/${v.version}`, version: v.version });
+  const body = { name: g.name, versions: g.versions.map(gv), preferredVersion: gv(g.versions[0]!) };
+  return withTypeMeta ? { kind: "APIGroup", apiVersion: "v1", ...body } : body;
+}
+
+/** /apis: every named group (the core group is only at /api), external ones where their priority puts them. */
+export function apiGroupList(groups: readonly (ServedGroup | ExternalGroup)[]): Record<string, unknown> {
+  const entry = (g: ServedGroup | ExternalGroup) => ("preferred" in g ? apiGroup(g, false) : externalApiGroup(g, false));
+  return { kind: "APIGroupList", apiVersion: "v1", groups: groups.filter((g) => g.name !== "").map(entry) };
 }
 
 /** The APIResource entries of one resource: itself, then each subresource as "<resource>/<sub>". */

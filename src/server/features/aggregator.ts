@@ -9,6 +9,8 @@ import type { ProxyClientCert } from "../../aggregator/backend-get.js";
 import { aggregatorResolver, type AggregatorResolver } from "../../aggregator/service-resolver.js";
 import { aggregatorProxy } from "../../aggregator/proxy-handler.js";
 import { ProxyTable } from "../../aggregator/proxy-table.js";
+import { RemoteDiscovery } from "../../aggregator/remote-discovery.js";
+import type { ExternalDiscovery } from "../../discovery/external.js";
 import type { Controller } from "../../controller-runtime/controller.js";
 import { syncedInformerLookup } from "../../registry/synced-informer-lookup.js";
 import { informerServiceSource } from "../../webhook/service-resolver.js";
@@ -44,15 +46,23 @@ function authenticationInfo(o: ServerOptions, clientCA: string): ClusterAuthenti
   };
 }
 
-export function aggregatorFeature(): FeatureModule {
+export interface AggregatorFeature extends FeatureModule {
+  /** The extension servers' group versions, for discovery to list (known once the server is set up). */
+  readonly discovery: ExternalDiscovery;
+}
+
+export function aggregatorFeature(): AggregatorFeature {
+  const table = new ProxyTable();
+  let resolver: AggregatorResolver | undefined;
+  let proxyClientCert: ProxyClientCert | undefined;
+  const discovery = new RemoteDiscovery({ table, resolve: () => resolver, proxyClientCert: () => proxyClientCert });
   return {
     name: "aggregator",
     flags,
+    discovery,
     setup({ options, tls }) {
-      const proxyClientCert = readProxyClientCert(options);
+      proxyClientCert = readProxyClientCert(options);
       const info = authenticationInfo(options, tls.clientCA);
-      const table = new ProxyTable();
-      let resolver: AggregatorResolver | undefined;
       const resolverFor = (core: CoreParts) =>
         (resolver ??= aggregatorResolver({
           source: informerServiceSource(syncedInformerLookup(core.informers, core.types)),
@@ -64,8 +74,10 @@ export function aggregatorFeature(): FeatureModule {
         replicaControllers(core) {
           resolverFor(core);
           const following = table.follow(core.types, core.informers);
+          discovery.start();
           return following ? [following] : [];
         },
+        stop: () => discovery.stop(),
         delegatedPaths: () => [aggregatorProxy({ table, resolve: () => resolver, proxyClientCert })],
         controllers(core: CoreParts): Controller[] {
           const resolve = resolverFor(core);

@@ -20,6 +20,7 @@ import { cborCodec } from "../../encoding/cbor.js";
 import { protobufCodec } from "../../encoding/protobuf/index.js";
 import type { NonResourceHandler } from "../../http/context.js";
 import { builtinSchema } from "../../types/register.js";
+import type { ExternalDiscovery } from "../../discovery/external.js";
 import type { CoreParts, FeatureModule } from "./feature-module.js";
 
 /** The scale subresource, for every type that declares it. */
@@ -73,13 +74,13 @@ export function cborFeature(): FeatureModule {
  * path. v2beta1 aggregated discovery stays served unless the removal gate is on: kubectl
  * 1.27–1.29 ask for it.
  */
-export function discoveryFeature(): FeatureModule {
+export function discoveryFeature(external?: ExternalDiscovery): FeatureModule {
   return {
     name: "discovery",
     setup: () => ({
       nonResource({ parts }) {
         let discovery: Promise<NonResourceHandler> | undefined;
-        const options = { v2beta1: !parts.gates.enabled("AggregatedDiscoveryRemoveBetaType"), metaDefinitions: builtinSchema.definition };
+        const options = { v2beta1: !parts.gates.enabled("AggregatedDiscoveryRemoveBetaType"), metaDefinitions: builtinSchema.definition, ...(external ? { external } : {}) };
         const load = () => (discovery ??= import("../../discovery/index.js").then(({ createDiscovery }) => createDiscovery(parts.types, options).handler));
         return [async (ex, user, info) => (await load())(ex, user, info)];
       },

@@ -39,6 +39,8 @@ import { priorityAndFairnessFeature } from "./priority-and-fairness.js";
 
 /** A fresh set of the server's feature modules (a module may keep state for one server). */
 export function serverFeatures(): FeatureModule[] {
+  // Discovery lists the aggregator's extension servers with this server's groups.
+  const aggregator = aggregatorFeature();
   return [
     authorizationChainFeature(),
     observabilityFeature(),
@@ -49,7 +51,7 @@ export function serverFeatures(): FeatureModule[] {
     defaultServiceCIDRFeature(),
     protobufFeature(),
     cborFeature(),
-    discoveryFeature(),
+    discoveryFeature(aggregator.discovery),
     scaleFeature(),
     podSubresourcesFeature(),
     accessReviewsFeature(),
@@ -69,7 +71,7 @@ export function serverFeatures(): FeatureModule[] {
     bootstrapTokensFeature(),
     systemPriorityClassesFeature(),
     garbageCollectorFeature(),
-    aggregatorFeature(),
+    aggregator,
     priorityAndFairnessFeature(),
     leaderElectionFeature(),
   ];
