@@ -109,6 +109,17 @@ describe("an extension server behind an APIService", () => {
     expect(v.resources.map((r: any) => r.name)).toEqual(["flunders"]);
   });
 
+  it("its OpenAPI v3 is listed in /openapi/v3 at the backend's URL and served from there", async () => {
+    const key = `apis/${group}/v1alpha1`;
+    const entry = await until("the backend's OpenAPI entry", async () => ((await req(front, "GET", "/openapi/v3")).json as any).paths[key], 15_000, 50);
+    expect(entry).toEqual(((await req(backend, "GET", "/openapi/v3")).json as any).paths[key]);
+    const doc = (await req(front, "GET", entry.serverRelativeURL)).json as any;
+    expect(Object.keys(doc.paths)).toContain(`/apis/${group}/v1alpha1/namespaces/{namespace}/flunders`);
+    expect(doc.components.schemas[`com.example.wardle.v1alpha1.Flunder`].properties.spec.properties.size).toEqual({ type: "string" });
+    // Our own groups stay listed.
+    expect(((await req(front, "GET", "/openapi/v3")).json as any).paths["apis/apps/v1"]).toBeDefined();
+  });
+
   it.skipIf(!kubectlBin)("kubectl creates, lists, gets and deletes through the aggregator", async () => {
     const manifest = JSON.stringify({ apiVersion: `${group}/v1alpha1`, kind: "Flunder", metadata: { name: "one", namespace: "default" }, spec: { size: "big" } });
     const created = await kubectl(kubectlBin!, kubeconfig, ["create", "-f", "-"], manifest);

@@ -28,10 +28,18 @@ export function plainError(ex: Exchange, status: number, text: string): void {
   ex.end(`${text}\n`);
 }
 
-/** The group and version a path under /apis/<group>/<version> names. */
+const openapiPrefix = "/openapi/v3";
+
+/**
+ * The group and version a path under /apis/<group>/<version> names, or its OpenAPI v3 document's
+ * path /openapi/v3/apis/<group>/<version> (listed in our index at the backend's URL, so fetched
+ * from the backend as it is).
+ */
 export function groupVersionOf(path: string): { group: string; version: string } | undefined {
-  if (!path.startsWith("/apis/")) return undefined;
-  const [group, version] = path.slice("/apis/".length).split("/");
+  const p = path.startsWith(`${openapiPrefix}/apis/`) ? path.slice(openapiPrefix.length) : path;
+  if (!p.startsWith("/apis/")) return undefined;
+  const [group, version, ...rest] = p.slice("/apis/".length).split("/");
+  if (p !== path && rest.length > 0) return undefined;
   return group && version ? { group, version } : undefined;
 }
 

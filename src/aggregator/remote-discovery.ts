@@ -48,6 +48,8 @@ export interface RemoteDiscoveryDeps {
 
 export class RemoteDiscovery implements ExternalDiscovery {
   private readonly documents = new Map<string, Obj>();
+  /** APIService name → its backend's OpenAPI v3 index entry of its group version. */
+  private readonly openapi = new Map<string, string>();
   private readonly listeners = new Set<() => void>();
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -79,6 +81,15 @@ export class RemoteDiscovery implements ExternalDiscovery {
     }));
   }
 
+  openapiPaths(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const r of this.d.table.all()) {
+      const url = this.openapi.get(r.name);
+      if (url) out[`apis/${r.group}/${r.version}`] = url;
+    }
+    return out;
+  }
+
   localGroupPriority(group: string): number {
     return localGroupPriority(group);
   }
@@ -95,6 +106,7 @@ export class RemoteDiscovery implements ExternalDiscovery {
   private refreshAll(): void {
     const names = new Set(this.d.table.all().map((r) => r.name));
     for (const name of [...this.documents.keys()]) if (!names.has(name)) this.documents.delete(name);
+    for (const name of [...this.openapi.keys()]) if (!names.has(name)) this.openapi.delete(name);
     this.changed();
     for (const r of this.d.table.all()) void this.refresh(r);
   }
@@ -102,30 +114,46 @@ export class RemoteDiscovery implements ExternalDiscovery {
   private async refresh(r: RemoteGroupVersion): Promise<void> {
     const gen = (this.generation.get(r.name) ?? 0) + 1;
     this.generation.set(r.name, gen);
-    const fetched = await this.fetch(r).catch(() => undefined);
+    const [fetched, openapiURL] = await Promise.all([this.fetch(r).catch(() => undefined), this.fetchOpenAPIEntry(r).catch(() => undefined)]);
     if (this.generation.get(r.name) !== gen || this.d.table.route(r.group, r.version)?.name !== r.name) return;
     const last = this.documents.get(r.name);
     const next = fetched ? { ...fetched, version: r.version, freshness: "Current" } : { ...(last ?? { version: r.version }), freshness: "Stale" };
-    if (JSON.stringify(next) === JSON.stringify(last)) return;
+    const openapiChanged = openapiURL !== undefined && openapiURL !== this.openapi.get(r.name);
+    if (openapiChanged) this.openapi.set(r.name, openapiURL);
+    if (JSON.stringify(next) === JSON.stringify(last) && !openapiChanged) return;
     this.documents.set(r.name, next);
     this.changed();
+  }
+
+  /** How the aggregator's own requests reach r's backend: its TLS settings, as system:kube-aggregator. */
+  private async connection(r: RemoteGroupVersion, resolve: AggregatorResolver) {
+    return {
+      target: await resolve(r.service.namespace, r.service.name, r.service.port),
+      insecure: r.insecureSkipTLSVerify === true,
+      ...(r.caBundle ? { ca: Buffer.from(r.caBundle, "base64").toString("utf8") } : {}),
+      serverName: `${r.service.name}.${r.service.namespace}.svc`,
+      clientCert: this.d.proxyClientCert(),
+      user: { name: "system:kube-aggregator", groups: [] as string[] },
+      timeoutMs: fetchTimeoutMs,
+      maxBytes: maxDiscoveryBytes,
+    };
+  }
+
+  /** The backend's OpenAPI v3 index entry of r's group version (its URL is served here too, proxied). */
+  private async fetchOpenAPIEntry(r: RemoteGroupVersion): Promise<string | undefined> {
+    const resolve = this.d.resolve();
+    if (!r.available || !resolve) return undefined;
+    const res = await backendGet({ ...(await this.connection(r, resolve)), path: "/openapi/v3", accept: "application/json" });
+    if (res.status !== 200) return undefined;
+    const url = (JSON.parse(res.body.toString("utf8")) as Obj).paths?.[`apis/${r.group}/${r.version}`]?.serverRelativeURL;
+    return typeof url === "string" ? url : undefined;
   }
 
   /** The backend's APIVersionDiscovery of r's version (without freshness), or undefined when it cannot be had. */
   private async fetch(r: RemoteGroupVersion): Promise<Obj | undefined> {
     const resolve = this.d.resolve();
     if (!r.available || !resolve) return undefined;
-    const target = await resolve(r.service.namespace, r.service.name, r.service.port);
-    const common = {
-      target,
-      insecure: r.insecureSkipTLSVerify === true,
-      ...(r.caBundle ? { ca: Buffer.from(r.caBundle, "base64").toString("utf8") } : {}),
-      serverName: `${r.service.name}.${r.service.namespace}.svc`,
-      clientCert: this.d.proxyClientCert(),
-      user: { name: "system:kube-aggregator", groups: [] },
-      timeoutMs: fetchTimeoutMs,
-      maxBytes: maxDiscoveryBytes,
-    };
+    const common = await this.connection(r, resolve);
     const agg = await backendGet({ ...common, path: "/apis", accept: aggregatedAccept });
     if (agg.status === 200 && /as=APIGroupDiscoveryList/.test(agg.contentType)) {
       const doc = JSON.parse(agg.body.toString("utf8")) as Obj;

@@ -21,6 +21,8 @@ export interface ExternalDiscovery {
   groupVersions(): readonly ExternalGroupVersion[];
   /** The group priority of a group this server serves itself; undefined: below every external one. */
   localGroupPriority(group: string): number | undefined;
+  /** The OpenAPI v3 index entries of their group versions ("apis/<group>/<version>" → serverRelativeURL). */
+  openapiPaths(): Readonly<Record<string, string>>;
   /** Calls `fn` after every change; returns the unsubscribe. */
   subscribe(fn: () => void): () => void;
 }

@@ -56,7 +56,10 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
     documents.invalidate();
     openapi.invalidate(event);
   });
-  const unsubscribeExternal = options.external?.subscribe(() => documents.invalidate());
+  const unsubscribeExternal = options.external?.subscribe(() => {
+    documents.invalidate();
+    openapi.dropIndex();
+  });
   const unsubscribe = () => {
     unsubscribeTypes();
     unsubscribeExternal?.();
@@ -131,7 +134,7 @@ export function createDiscovery(types: TypeRegistry, options: DiscoveryOptions =
       return true;
     }
     if (path === "/openapi/v3") {
-      const { enc, lastModified } = openapi.indexDocument(hashedUrl);
+      const { enc, lastModified } = openapi.indexDocument(hashedUrl, options.external?.openapiPaths());
       const h = { "content-type": "application/json", etag: enc.etag, "cache-control": "no-cache, private", "last-modified": lastModified };
       if (!notModified(ex, enc.etag, h)) sendBytes(ex, 200, enc.bytes, h);
       return true;

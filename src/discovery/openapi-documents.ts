@@ -54,10 +54,13 @@ export class OpenAPIDocuments {
   }
 
   /** /openapi/v3: every key with its hashed URL (builds every document). */
-  indexDocument(hashedUrl: (key: string, hash: string) => string): OpenAPIDocument {
+  indexDocument(hashedUrl: (key: string, hash: string) => string, external: Readonly<Record<string, string>> = {}): OpenAPIDocument {
     if (!this.index) {
-      const keys = [...this.documents().keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      const paths = Object.fromEntries(keys.map((k) => [k, { serverRelativeURL: hashedUrl(k, this.get(k)!.enc.hash) }]));
+      const ours = [...this.documents().keys()];
+      // Another server's documents are listed at the URLs it gave (their hash is its own).
+      const keys = [...new Set([...ours, ...Object.keys(external)])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const url = (k: string) => (this.documents().has(k) ? hashedUrl(k, this.get(k)!.enc.hash) : external[k]!);
+      const paths = Object.fromEntries(keys.map((k) => [k, { serverRelativeURL: url(k) }]));
       this.index = { enc: encodeJson({ paths }, false), lastModified: new Date().toUTCString() };
     }
     return this.index;
@@ -75,6 +78,11 @@ export class OpenAPIDocuments {
       this.v2 = { json: encodeJson(doc, false), proto: { bytes: Buffer.from(proto), hash: protoHash, etag: `"${protoHash}"` }, lastModified: new Date().toUTCString() };
     }
     return this.v2;
+  }
+
+  /** The external documents changed: the index is built again on its next request. */
+  dropIndex(): void {
+    this.index = undefined;
   }
 
   /** A type came, changed or went: drop what depends on its group-version. */
