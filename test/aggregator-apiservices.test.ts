@@ -6,6 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { makeCert } from "../src/authn/pki.testkit.js";
 import { startTestBackend, type TestBackend } from "../src/aggregator/backend.testkit.js";
 import { req } from "./support/client.js";
@@ -241,6 +242,23 @@ describe("proxying to a service-backed APIService", () => {
     expect(seen.headers["x-remote-group"]).toBe("team, system:authenticated");
     expect(seen.headers["x-remote-extra-reason"]).toBe("Debug");
     expect(Object.keys(seen.headers).filter((h) => h.startsWith("impersonate-"))).toEqual([]);
+  });
+
+  it("a WebSocket upgrade is joined through to the backend, with the caller's identity", async () => {
+    const url = new URL("/apis/proxied.example.com/v1/namespaces/default/things/x/exec?command=sh", s.url.replace("https", "wss"));
+    const ws = new WebSocket(url, ["v5.channel.k8s.io"], { ca: s.admin.ca, headers: { authorization: "Bearer alice-token", "x-remote-user": "mallory" } });
+    const reply = await new Promise<string>((resolve, reject) => {
+      ws.on("open", () => ws.send("hello"));
+      ws.on("message", (m) => resolve(String(m)));
+      ws.on("error", reject);
+    });
+    ws.close();
+    expect(reply).toBe("echo: hello");
+    expect(ws.protocol).toBe("v5.channel.k8s.io");
+    const seen = backend.seen.filter((r) => r.url.includes("/exec")).at(-1)!;
+    expect(seen.headers["x-remote-user"]).toBe("alice");
+    expect(seen.headers.authorization).toBeUndefined();
+    expect(seen.clientCN).toBe("front-proxy-client");
   });
 
   it("a backend that is down: 503 in plain text with the dial error; an unavailable APIService: service unavailable", async () => {

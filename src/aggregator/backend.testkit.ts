@@ -1,12 +1,13 @@
 // A loopback HTTPS backend standing in for an extension API server in tests: its own serving CA
 // (handed out as a caBundle), a certificate for localhost and 127.0.0.1, client certificates
 // asked for (not required), and every request recorded with its headers and the client
-// certificate's CN. Paths answer through a replaceable function (default: 200 with an empty
+// certificate's CN; WebSocket upgrades are accepted and echo each message. Paths answer through a replaceable function (default: 200 with an empty
 // APIResourceList of the path's group version).
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { IncomingHttpHeaders } from "node:http";
 import type { TLSSocket } from "node:tls";
+import { WebSocketServer } from "ws";
 import { makeCert } from "../authn/pki.testkit.js";
 
 export interface SeenRequest {
@@ -52,12 +53,25 @@ export async function startTestBackend(): Promise<TestBackend> {
       res.end(a.body);
     });
   });
+  // WebSocket upgrades are recorded too, and echo what they receive.
+  const wss = new WebSocketServer({ server });
+  wss.on("connection", (ws, req) => {
+    const peer = (req.socket as TLSSocket).getPeerCertificate();
+    seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, clientCN: peer?.subject?.CN ? String(peer.subject.CN) : "" });
+    ws.on("message", (m) => ws.send(`echo: ${String(m)}`));
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as AddressInfo).port,
     caBundle: Buffer.from(ca.certPem).toString("base64"),
     seen,
     on: (a) => void (answer = a),
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
