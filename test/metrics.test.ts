@@ -8,9 +8,11 @@ beforeAll(async () => {
   // ConfigMaps are counted below: no root CA publisher adds kube-root-ca.crt at a moment of its own.
   const options = { controllers: ["*", "-root-ca-cert-publisher"] };
   [a, b] = await Promise.all([startTestServer({ storage: "memory", options }), startTestServer({ storage: "memory", options })]);
-  // Each server makes one ConfigMap of its own (legacy token tracking, in kube-system) at start,
-  // by a controller: startServer() has settled the controllers, so it is there.
-  for (const s of [a, b]) expect((await req(s, "GET", "/api/v1/namespaces/kube-system/configmaps/kube-apiserver-legacy-service-account-token-tracking")).status).toBe(200);
+  // Each server makes two ConfigMaps of its own in kube-system at start (legacy token tracking,
+  // extension-apiserver-authentication), by controllers: startServer() has settled them, so they are there.
+  for (const s of [a, b]) {
+    for (const name of ["kube-apiserver-legacy-service-account-token-tracking", "extension-apiserver-authentication"]) expect((await req(s, "GET", `/api/v1/namespaces/kube-system/configmaps/${name}`)).status).toBe(200);
+  }
 });
 afterAll(async () => Promise.all([a?.stop(), b?.stop()]));
 
@@ -37,12 +39,12 @@ describe("/metrics", () => {
     expect(sample(ma.text, "apiserver_request_total", { ...cm, verb: "POST", scope: "resource", code: "201" })).toBe(1);
     expect(sample(ma.text, "apiserver_request_total", { ...cm, verb: "LIST", scope: "namespace", code: "200" })).toBe(1);
     expect(sample(ma.text, "apiserver_request_total", { ...cm, verb: "GET", scope: "resource", code: "404" })).toBe(1);
-    expect(sample(ma.text, "apiserver_storage_objects", { resource: "configmaps" })).toBe(2);
+    expect(sample(ma.text, "apiserver_storage_objects", { resource: "configmaps" })).toBe(3);
     expect(sample(ma.text, "apiserver_storage_objects", { resource: "namespaces" })).toBe(4);
     expect(ma.text).toContain("apiserver_request_duration_seconds_bucket");
     const mb = await req(b, "GET", "/metrics");
     expect(sample(mb.text, "apiserver_request_total", { ...cm, verb: "POST" })).toBeUndefined();
-    expect(sample(mb.text, "apiserver_storage_objects", { resource: "configmaps" })).toBe(1);
+    expect(sample(mb.text, "apiserver_storage_objects", { resource: "configmaps" })).toBe(2);
   });
 
   it("needs credentials under npm start's configuration", async () => {
