@@ -246,7 +246,7 @@ describe("proxying to a service-backed APIService", () => {
 
   it("a WebSocket upgrade is joined through to the backend, with the caller's identity", async () => {
     const url = new URL("/apis/proxied.example.com/v1/namespaces/default/things/x/exec?command=sh", s.url.replace("https", "wss"));
-    const ws = new WebSocket(url, ["v5.channel.k8s.io"], { ca: s.admin.ca, headers: { authorization: "Bearer alice-token", "x-remote-user": "mallory" } });
+    const ws = new WebSocket(url.toString(), ["v5.channel.k8s.io"], { ca: s.admin.ca, headers: { authorization: "Bearer alice-token", "x-remote-user": "mallory" } });
     const reply = await new Promise<string>((resolve, reject) => {
       ws.on("open", () => ws.send("hello"));
       ws.on("message", (m) => resolve(String(m)));

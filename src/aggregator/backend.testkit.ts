@@ -55,7 +55,9 @@ export async function startTestBackend(): Promise<TestBackend> {
   });
   // WebSocket upgrades are recorded too, and echo what they receive.
   const wss = new WebSocketServer({ server });
+  const sockets = new Set<{ terminate(): void }>();
   wss.on("connection", (ws, req) => {
+    sockets.add(ws);
     const peer = (req.socket as TLSSocket).getPeerCertificate();
     seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, clientCN: peer?.subject?.CN ? String(peer.subject.CN) : "" });
     ws.on("message", (m) => ws.send(`echo: ${String(m)}`));
@@ -68,7 +70,7 @@ export async function startTestBackend(): Promise<TestBackend> {
     on: (a) => void (answer = a),
     close: () =>
       new Promise((resolve) => {
-        for (const c of wss.clients) c.terminate();
+        for (const c of sockets) c.terminate();
         wss.close();
         server.closeAllConnections();
         server.close(() => resolve());
