@@ -45,17 +45,13 @@ async function settled(fn: () => Promise<void>): Promise<void> {
 const schema = (field: string) => ({ openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { [field]: { type: "string" }, owner: { type: "string" } } } } } });
 
 describe("conversion webhook by service reference", () => {
-  it("a Service with an EndpointSlice to the loopback webhook", async () => {
+  const externalSvc = { metadata: { name: "converter" }, spec: { type: "ExternalName", externalName: "localhost", ports: [{ name: "https", port: 0 }] } };
+  beforeAll(() => void (externalSvc.spec.ports[0]!.port = conv.port));
+  // Endpoints and EndpointSlices may not name loopback addresses (upstream ValidateEndpointIP), so
+  // the loopback webhook is reached the way upstream allows: an ExternalName Service for localhost.
+  it("an ExternalName Service for the loopback webhook", async () => {
     expect((await req(s, "POST", "/api/v1/namespaces", { body: { metadata: { name: "conversion-system" } } })).status).toBe(201);
-    const svc = { metadata: { name: "converter" }, spec: { ports: [{ name: "https", port: 443, targetPort: 9443 }] } };
-    expect((await req(s, "POST", "/api/v1/namespaces/conversion-system/services", { body: svc })).status).toBe(201);
-    const slice = {
-      metadata: { name: "converter-abc", labels: { "kubernetes.io/service-name": "converter" } },
-      addressType: "IPv4",
-      endpoints: [{ addresses: ["127.0.0.1"], conditions: { ready: true } }],
-      ports: [{ name: "https", port: conv.port, protocol: "TCP" }],
-    };
-    expect((await req(s, "POST", "/apis/discovery.k8s.io/v1/namespaces/conversion-system/endpointslices", { body: slice })).status).toBe(201);
+    expect((await req(s, "POST", "/api/v1/namespaces/conversion-system/services", { body: externalSvc })).status).toBe(201);
     const crd = {
       apiVersion: "apiextensions.k8s.io/v1",
       kind: "CustomResourceDefinition",
@@ -70,7 +66,7 @@ describe("conversion webhook by service reference", () => {
         ],
         conversion: {
           strategy: "Webhook",
-          webhook: { conversionReviewVersions: ["v1"], clientConfig: { service: { namespace: "conversion-system", name: "converter", path: "/convert" }, caBundle: conv.caBundle } },
+          webhook: { conversionReviewVersions: ["v1"], clientConfig: { service: { namespace: "conversion-system", name: "converter", path: "/convert", port: conv.port }, caBundle: conv.caBundle } },
         },
       },
     };
@@ -98,15 +94,22 @@ describe("conversion webhook by service reference", () => {
   });
 
   it("a Service whose endpoints are gone: upstream's 500 naming the dial error", async () => {
-    expect((await req(s, "DELETE", "/apis/discovery.k8s.io/v1/namespaces/conversion-system/endpointslices/converter-abc")).status).toBe(200);
+    // The same name as a ClusterIP Service without endpoints.
+    expect((await req(s, "DELETE", "/api/v1/namespaces/conversion-system/services/converter")).status).toBe(200);
+    const clusterSvc = { metadata: { name: "converter" }, spec: { ports: [{ name: "https", port: conv.port }] } };
+    expect((await req(s, "POST", "/api/v1/namespaces/conversion-system/services", { body: clusterSvc })).status).toBe(201);
     await settled(async () => {
       const got = await req(s, "GET", `${v2}/one`);
       expect(got.status).toBe(500);
-      expect(got.json.message).toBe(`Internal error occurred: conversion webhook for ${group}/v1, Kind=CronTab failed: Post "https://converter.conversion-system.svc:443/convert?timeout=30s": no endpoints available for service "converter"`);
+      expect(got.json.message).toBe(`Internal error occurred: conversion webhook for ${group}/v1, Kind=CronTab failed: Post "https://converter.conversion-system.svc:${conv.port}/convert?timeout=30s": no endpoints available for service "converter"`);
     });
-    // An Endpoints object serves as well when there are no slices.
+    // Endpoints naming the loopback webhook are refused as upstream refuses them.
     const ep = { metadata: { name: "converter" }, subsets: [{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "https", port: conv.port }] }] };
-    expect((await req(s, "POST", "/api/v1/namespaces/conversion-system/endpoints", { body: ep })).status).toBe(201);
+    const refused = await req(s, "POST", "/api/v1/namespaces/conversion-system/endpoints", { body: ep });
+    expect(refused.status).toBe(422);
+    expect(refused.json.message).toBe('Endpoints "converter" is invalid: subsets[0].addresses[0].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)');
+    expect((await req(s, "DELETE", "/api/v1/namespaces/conversion-system/services/converter")).status).toBe(200);
+    expect((await req(s, "POST", "/api/v1/namespaces/conversion-system/services", { body: externalSvc })).status).toBe(201);
     await settled(async () => {
       expect((await req(s, "GET", `${v2}/one`)).status).toBe(200);
     });

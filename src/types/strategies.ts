@@ -51,6 +51,7 @@ import {
   validateStatefulSetUpdate,
 } from "./validation/workloads.js";
 import { validateService, validateServiceUpdate } from "./validation/service.js";
+import { validateEndpoints, validateEndpointSlice, validateEndpointSliceUpdate } from "./validation/endpoints.js";
 import { validateConfigMap, validateConfigMapUpdate, validateSecret, validateSecretUpdate } from "./validation/config.js";
 import { validateBinding, validateBindingUpdate, validateRole } from "./validation/rbac.js";
 import {
@@ -379,7 +380,7 @@ const overrides: Record<string, Strategy> = {
   secrets,
   configmaps,
   services,
-  endpoints: kind({}, { defaults: defaultEndpoints }),
+  endpoints: kind({}, { defaults: defaultEndpoints, validate: (o) => validateEndpoints(o) }),
   limitranges: kind({}, { defaults: defaultLimitRange }),
   // Upstream's resourcequota strategy keeps no metadata.generation.
   resourcequotas: kind(
@@ -428,6 +429,7 @@ const overrides: Record<string, Strategy> = {
   }),
   "events.events.k8s.io": eventsV1,
   "leases.coordination.k8s.io": kind({}, { defaults: defaultLease }),
+  "endpointslices.discovery.k8s.io": kind({}, { validate: (o) => validateEndpointSlice(o), validateUpdate: (o, old) => validateEndpointSliceUpdate(o, old) }),
   "apiservices.apiregistration.k8s.io": kind(
     { nameRule: "path-segment" },
     {
