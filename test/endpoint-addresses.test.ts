@@ -83,4 +83,13 @@ describe("EndpointSlices", () => {
     const changed = await req(s, "PUT", `${path}/ok`, { body: { ...slice("ok", "IPv6", "2001:db8::1"), metadata: { name: "ok", resourceVersion: (await req(s, "GET", `${path}/ok`)).json.metadata.resourceVersion } } });
     expect(changed.json.message).toBe('EndpointSlice.discovery.k8s.io "ok" is invalid: addressType: Invalid value: "IPv6": field is immutable');
   });
+
+  it("a port's unset name and protocol default to \"\" and TCP (upstream's SetDefaults_EndpointPort); an empty protocol stays and is refused", async () => {
+    const bare = { ...slice("bare", "IPv4", "10.0.0.2"), ports: [{ port: 8443 }] };
+    const r = await req(s, "POST", path, { body: bare });
+    expect(r.status).toBe(201);
+    expect(r.json.ports).toEqual([{ name: "", port: 8443, protocol: "TCP" }]);
+    const empty = await req(s, "POST", path, { body: { ...slice("empty", "IPv4", "10.0.0.3"), ports: [{ port: 8443, protocol: "" }] } });
+    expect(empty.status).toBe(422);
+  });
 });

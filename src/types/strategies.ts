@@ -23,6 +23,7 @@ import { defaultCoreEvent, defaultEventsV1Event, defaultEndpoints, defaultLimitR
 import {
   defaultBinding,
   defaultCSIDriver,
+  defaultEndpointSlice,
   defaultFlowSchema,
   defaultHPA,
   defaultLease,
@@ -429,7 +430,7 @@ const overrides: Record<string, Strategy> = {
   }),
   "events.events.k8s.io": eventsV1,
   "leases.coordination.k8s.io": kind({}, { defaults: defaultLease }),
-  "endpointslices.discovery.k8s.io": kind({}, { validate: (o) => validateEndpointSlice(o), validateUpdate: (o, old) => validateEndpointSliceUpdate(o, old) }),
+  "endpointslices.discovery.k8s.io": kind({}, { defaults: defaultEndpointSlice, validate: (o) => validateEndpointSlice(o), validateUpdate: (o, old) => validateEndpointSliceUpdate(o, old) }),
   "apiservices.apiregistration.k8s.io": kind(
     { nameRule: "path-segment" },
     {

@@ -125,3 +125,12 @@ export const initialGroupStatus: Record<string, () => Obj> = {
   "horizontalpodautoscalers.autoscaling": () => ({ desiredReplicas: 0 }),
   "ingresses.networking.k8s.io": () => ({ loadBalancer: {} }),
 };
+
+/** discovery.k8s.io/v1 EndpointSlice: a port's unset name is "" and its unset protocol TCP (both pointers upstream, so "" stays). */
+export function defaultEndpointSlice(o: Obj): void {
+  for (const p of arr(o.ports)) {
+    if (!isObj(p)) continue;
+    setDefault(p, "name", "");
+    setDefault(p, "protocol", "TCP");
+  }
+}
