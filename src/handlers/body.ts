@@ -9,9 +9,17 @@ import type { KObject } from "../apimachinery/object.js";
 import type { ResourceRequest } from "./context.js";
 import { codecsFor } from "./codecs.js";
 import { auditRequestObject } from "./audit-request.js";
+import type { RequestBodyVerb } from "../observability/request-path-metrics.js";
 
 /** Upstream's request body limit (3 MiB). */
 export const maxBodyBytes = 3 * 1024 * 1024;
+
+/** A write handler's body, up to the limit; its size is counted once read in full (apiserver_request_body_size_bytes). */
+export async function readBody(r: ResourceRequest, verb: RequestBodyVerb): Promise<Buffer> {
+  const raw = await r.ex.body(maxBodyBytes);
+  r.parts.requestPathMetrics?.bodyRead(r.type, verb, raw.length);
+  return raw;
+}
 
 /**
  * Reads the body as an object of the expected type, applying field validation: undeclared
@@ -20,7 +28,7 @@ export const maxBodyBytes = 3 * 1024 * 1024;
 export async function readObject(r: ResourceRequest, accepts: { apiVersion: string; kind: string } | readonly { apiVersion: string; kind: string }[] = r.type): Promise<KObject> {
   const codec = negotiateInput(header(r, "content-type"), codecsFor(r));
   const mode = parseFieldValidation(r.ex.query, r.ex.method === "PUT" ? "UpdateOptions" : "CreateOptions");
-  const raw = await r.ex.body(maxBodyBytes);
+  const raw = await readBody(r, r.ex.method === "PUT" ? "update" : "create");
   const body = codec.decode(raw);
   // Several accepted versions (an Eviction in policy/v1 or v1beta1): the body's own, else the first.
   const list = Array.isArray(accepts) ? accepts : [accepts as { apiVersion: string; kind: string }];

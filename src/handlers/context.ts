@@ -11,6 +11,7 @@ import type { TypeRegistry } from "../registry/type-registry.js";
 import type { RequestContext } from "../http/context.js";
 import type { Exchange } from "../http/exchange.js";
 import type { RequestInfo } from "../http/request-info.js";
+import type { RequestPathMetrics } from "../observability/request-path-metrics.js";
 import type { WatchMetrics } from "../observability/watch-metrics.js";
 
 export interface ServerParts {
@@ -27,6 +28,8 @@ export interface ServerParts {
   minRequestTimeoutSeconds?: number;
   /** The watch event metrics (absent: not counted). */
   watchMetrics?: WatchMetrics;
+  /** The request body sizes (absent: not counted). */
+  requestPathMetrics?: RequestPathMetrics;
 }
 
 export interface ResourceRequest {

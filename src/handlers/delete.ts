@@ -6,7 +6,7 @@ import { optionalQueryBool } from "../apimachinery/booleans.js";
 import { forbidden, internalError, invalid } from "../apimachinery/errors.js";
 import { forbidden as fieldForbidden, invalid as fieldInvalid, notSupported, type FieldError } from "../apimachinery/validation.js";
 import type { ResourceRequest } from "./context.js";
-import { maxBodyBytes } from "./body.js";
+import { readBody } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
 import { writeOptions } from "./write-options.js";
@@ -27,7 +27,7 @@ function bodyBool(v: unknown): boolean | undefined {
 
 async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
   const q = r.ex.query;
-  const raw = await r.ex.body(maxBodyBytes);
+  const raw = await readBody(r, r.info.verb === "deletecollection" ? "delete_collection" : "delete");
   let body: Record<string, any> = {};
   if (raw.length > 0) {
     const codec = negotiateInput(r.ex.headers["content-type"] as string | undefined, r.parts.codecs);

@@ -5,7 +5,7 @@ import { optionalQueryBool } from "../apimachinery/booleans.js";
 import { deepClone, isPlainObject } from "../apimachinery/json-value.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { ResourceRequest } from "./context.js";
-import { checkTypeMeta, duplicateKeys, header, maxBodyBytes, versionedKind } from "./body.js";
+import { checkTypeMeta, duplicateKeys, header, readBody, versionedKind } from "./body.js";
 import { decodeAgainstSchema, decodeTarget, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeWritten } from "./output.js";
@@ -36,7 +36,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const { format, type, force, dryRun, manager: fieldManager } = readPatchRequest(r);
   const q = r.ex.query;
   const mode = parseFieldValidation(q, "PatchOptions");
-  const raw = await r.ex.body(maxBodyBytes);
+  const raw = await readBody(r, "patch");
   const patch = decodePatch(format, raw);
   auditRequestPatch(r, raw, patch);
   // Duplicate keys are found in JSON and YAML text; the CBOR decoder refuses them outright.

@@ -9,7 +9,7 @@ import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType, ScaleDeclaration } from "../registry/resource-type.js";
 import type { ResourceRequest } from "./context.js";
 import type { Getter, Patcher, RestStorage, Updater } from "./rest/capabilities.js";
-import { checkTypeMeta, maxBodyBytes, readObject } from "./body.js";
+import { checkTypeMeta, readBody, readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
 import { applyPatchDocument, decodePatch } from "./patch-body.js";
@@ -84,7 +84,7 @@ export const scaleStorage: Getter & Updater & Patcher & RestStorage = {
   },
   async patch(r) {
     const { format, type, force, dryRun, manager } = readPatchRequest(r);
-    const raw = await r.ex.body(maxBodyBytes);
+    const raw = await readBody(r, "patch");
     const patch = decodePatch(format, raw);
     auditRequestPatch(r, raw, patch);
     if (type === "apply") {

@@ -102,6 +102,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   let lastRevision = Number(opts.resourceVersion) || 0;
   const deliver = (d: Delivery<KObject>, converted?: KObject): boolean => {
     const ok = writeOut(bytesOf(d, converted));
+    if (d.initialEventsEnd && watchList) watchListSent(r);
     lastRevision = d.revision;
     if (tap) endEarly(tap.sent({ type: d.type, name: d.entry?.object.metadata?.name, namespace: d.entry?.object.metadata?.namespace, resourceVersion: String(d.revision) }));
     return ok;
@@ -212,4 +213,10 @@ function encodeDelivery(codec: Codec, t: ResourceType, d: Delivery<KObject>, con
 
 function slowWatcherStatus(): Record<string, unknown> {
   return new ApiError(429, "TooManyRequests", "the watch was closed because the client did not keep up with its events; watch again from the last resourceVersion received", { retryAfterSeconds: 1 }).toStatus();
+}
+
+/** Upstream's watch-list latency: from the request's arrival to its initial-events-end bookmark, by the request's scope. */
+function watchListSent(r: ResourceRequest): void {
+  const scope = r.info.name ? "resource" : r.info.namespace ? "namespace" : "cluster";
+  r.parts.watchMetrics?.initialEventsSent(r.type.group, r.type.version, r.type.resource, scope, (Date.now() - r.ctx.receivedAt) / 1000);
 }

@@ -5,6 +5,7 @@
 import { CounterFamily, GaugeFamily, HistogramFamily, type CounterCell, type Family, type GaugeCell, type HistogramCell } from "./metric-family.js";
 import type { ServerMetrics } from "./metrics.js";
 import { KindWatermark, type RequestKind } from "./kind-watermark.js";
+import { readVsWriteFamily } from "./read-vs-write.js";
 import { TimingRatioHistogramFamily, type TimingRatioCell } from "./timing-ratio-histogram.js";
 
 const queueLengthBuckets = [0, 10, 25, 50, 100, 250, 500, 1000];
@@ -63,7 +64,7 @@ export class FlowControlMetrics {
   // The timing ratio histograms: each ratio's time spent in each bucket (timing-ratio-histogram.ts).
   private readonly seatUtilization = new TimingRatioHistogramFamily({ name: `${prefix}priority_level_seat_utilization`, help: "Observations, at the end of every nanosecond, of the share of each priority level's seats occupied by executing requests (a watch: while it initializes)", stability: "ALPHA", labels: ["phase", ...p], buckets: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1] });
   private readonly requestUtilization = new TimingRatioHistogramFamily({ name: `${prefix}priority_level_request_utilization`, help: "Observations, at the end of every nanosecond, of the requests of each priority level waiting (a share of its queues' room) or executing (a share of its seats; a watch: while it initializes)", stability: "ALPHA", labels: ["phase", ...p], buckets: [0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 1] });
-  private readonly readVsWrite = new TimingRatioHistogramFamily({ name: `${prefix}read_vs_write_current_requests`, help: "Observations, at the end of every nanosecond, of the read-only and mutating requests waiting or executing, as a share of all queues' room or of all seats", stability: "ALPHA", labels: ["phase", "request_kind"], buckets: [0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1] });
+  private readonly readVsWrite = readVsWriteFamily();
   private readonly seatDemand = new TimingRatioHistogramFamily({ name: `${prefix}demand_seats`, help: "Observations, at the end of every nanosecond, of the seats each priority level could use (executing and waiting) over its seat count", stability: "ALPHA", labels: p, buckets: [0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6] });
   /** Requests waiting in the queues now, by kind, for the in-queue gauge's watermark. */
   private readonly waitingKinds = new KindWatermark();

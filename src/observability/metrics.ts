@@ -9,6 +9,7 @@ import { GaugeFamily, type Family } from "./metric-family.js";
 import { MetricRegistry } from "./metric-registry.js";
 import { processMetrics } from "./process-metrics.js";
 import { RequestMetrics } from "./request-metrics.js";
+import { RequestPathMetrics } from "./request-path-metrics.js";
 import { StorageMetrics, type StorageProbe } from "./storage-metrics.js";
 import { TransformationMetrics } from "./transformation-metrics.js";
 import { ValidationMetrics } from "./validation-metrics.js";
@@ -31,6 +32,7 @@ export interface ServerMetricsOptions {
 export class ServerMetrics {
   readonly registry: MetricRegistry;
   readonly requests = new RequestMetrics();
+  readonly requestPath = new RequestPathMetrics();
   readonly watch = new WatchMetrics();
   readonly watchCache = new WatchCacheMetrics();
   readonly transformation = new TransformationMetrics();
@@ -51,7 +53,7 @@ export class ServerMetrics {
   constructor(o: ServerMetricsOptions) {
     this.registry = new MetricRegistry({ version: kubernetesVersion, showHiddenMetricsForVersion: o.showHiddenMetricsForVersion, disabledMetrics: o.disabledMetrics });
     this.storage = new StorageMetrics(o.storage);
-    for (const group of [this.requests, this.watch, this.watchCache, this.transformation, this.storage, this.admission, this.authentication, this.authorization, this.validation]) this.register(...group.families);
+    for (const group of [this.requests, this.requestPath, this.watch, this.watchCache, this.transformation, this.storage, this.admission, this.authentication, this.authorization, this.validation]) this.register(...group.families);
   }
 
   /** Adds families of a server part (named once each; the stability rules apply to them). */

@@ -12,7 +12,7 @@ import { auditFilter, auditInitFilter } from "./filters/audit.js";
 import { authenticationFilter, type Authenticate } from "./filters/authentication.js";
 import { authorizationFilter } from "./filters/authorization.js";
 import { deadlineFilter } from "./filters/deadline.js";
-import { compose, passThrough, type Filter, type Handler } from "./filters/filter.js";
+import { compose, passThrough, type Filter, type Handler, type TimedFilter } from "./filters/filter.js";
 import { goawayFilter } from "./filters/goaway.js";
 import { impersonationFilter } from "./filters/impersonation.js";
 import { metricsFilter } from "./filters/metrics.js";
@@ -42,6 +42,8 @@ export interface ChainConfig {
   authorizeWithSelectors?: boolean;
   /** Flow control: priority and fairness, or max-in-flight when it is turned off. */
   flowControl: Filter;
+  /** Whether flowControl is priority and fairness (timed as a filter; max-in-flight is not, as upstream). */
+  priorityAndFairness?: boolean;
   /** The last stage: routes to the non-resource, subresource or verb handler. */
   router: Handler;
   /**
@@ -53,21 +55,24 @@ export interface ChainConfig {
 }
 
 export function buildHandlerChain(c: ChainConfig): (ex: Exchange) => Promise<void> {
+  // The stages upstream times (apiserver_request_filter_duration_seconds), when metrics are kept.
+  const path = c.metrics?.requestPath;
+  const timed = (name: Parameters<NonNullable<typeof path>["filter"]>[0], filter: Filter): Filter | TimedFilter => (path ? { filter, latency: path.filter(name) } : filter);
   const handle = compose(
     [
       ...(c.harness?.observe ? [c.harness.observe] : []), //           the call journal (tests)
       auditInitFilter(c.audit), //                                       Audit-Id; the response as audit sees it
       recoveryFilter({ toApiError: c.toApiError, codecs: c.codecs }), // any throw → Status, never a crash
       requestInfoFilter({ authorizeWithSelectors: c.authorizeWithSelectors ?? false }), // verb, resource, namespace, name
-      c.metrics ? metricsFilter(c.metrics.requests, c.isLongRunning) : passThrough, // counted with the status sent
+      c.metrics ? metricsFilter(c.metrics.requests, c.isLongRunning, path) : passThrough, // counted with the status sent
       c.shutdown ? shutdownFilter({ ...c.shutdown, isLongRunning: c.isLongRunning }) : passThrough, // draining: 429/503
       ...(c.goawayChance ? [goawayFilter(c.goawayChance)] : []), //        HTTP/2 rebalancing
-      deadlineFilter({ requestTimeoutMs: c.requestTimeoutMs, isLongRunning: c.isLongRunning }), // 504
-      authenticationFilter(c.authenticate, c.metrics?.authentication), //  who: 401 when no one
-      c.audit ? auditFilter(c.audit, { isLongRunning: c.isLongRunning, toApiError: c.toApiError }) : passThrough, // what was asked, by whom
-      impersonationFilter(c.authorizer), //                              as whom
-      c.flowControl, //                                                  how many at once: 429
-      authorizationFilter(c.authorizer, c.metrics?.authorization), //     allowed? 403 when not
+      deadlineFilter({ requestTimeoutMs: c.requestTimeoutMs, isLongRunning: c.isLongRunning, metrics: path }), // 504
+      timed("authentication", authenticationFilter(c.authenticate, c.metrics?.authentication)), // who: 401 when no one
+      timed("audit", c.audit ? auditFilter(c.audit, { isLongRunning: c.isLongRunning, toApiError: c.toApiError }) : passThrough), // what was asked, by whom
+      timed("impersonation", impersonationFilter(c.authorizer)), //      as whom
+      c.priorityAndFairness ? timed("priorityandfairness", c.flowControl) : c.flowControl, // how many at once: 429
+      timed("authorization", authorizationFilter(c.authorizer, c.metrics?.authorization)), // allowed? 403 when not
       ...(c.harness?.inject ? [c.harness.inject] : []), //             injected faults (tests)
     ],
     c.router,

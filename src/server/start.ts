@@ -135,7 +135,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const namespaces = new NamespaceStates(core.informers.metadataFor(nsType), core.stores.for(nsType));
   core.admission.bind(admissionChain(features.admissionPlugins({ ...core, namespaces, gates, authorizer: () => authorizer, metrics }), metrics.admission));
   const streams = new OpenStreams();
-  const parts = serverParts(core, { gates, authorizer, codecs: features.codecs, minRequestTimeoutSeconds: o.minRequestTimeoutSeconds, streams, watchMetrics: metrics.watch });
+  const parts = serverParts(core, { gates, authorizer, codecs: features.codecs, minRequestTimeoutSeconds: o.minRequestTimeoutSeconds, streams, watchMetrics: metrics.watch, requestPathMetrics: metrics.requestPath });
   // A group-resource that stops being served (or changes shape) takes its watch cache with it.
   const releaseCaches = releaseCachesOfRetiredTypes(types, core.cacher);
   trace.mark("authorizer and admission chains");
@@ -189,6 +189,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   features.registerMetrics(metrics);
   const authenticate = unionAuthenticator(features.authenticators(core), features.anonymous, { apiAudiences: features.apiAudiences });
   const serving = { parts, authorizer, authenticate, metrics, lifecycle };
+  const priorityAndFairness = features.flowControl(core);
   const handle = buildHandlerChain({
     toApiError,
     codecs: parts.codecs,
@@ -199,7 +200,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     authorizer,
     authorizeWithSelectors: gates.enabled("AuthorizeWithSelectors"),
     audit: features.audit,
-    flowControl: features.flowControl(core) ?? maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning),
+    flowControl: priorityAndFairness ?? maxInFlightFilter({ readOnly: o.maxRequestsInflight, mutating: o.maxMutatingRequestsInflight }, isLongRunning, metrics),
+    priorityAndFairness: priorityAndFairness !== undefined,
     shutdown: { draining: () => draining, sendRetryAfter: o.shutdownSendRetryAfter },
     goawayChance: o.goawayChance,
     harness: o.harness,
@@ -208,6 +210,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const listener = createListener({ cert: tls.serving.cert, key: tls.serving.key, clientCA: features.tlsClientCA ?? tls.clientCA }, handle, {
     compressResponses: gates.enabled("APIResponseCompression"),
   });
+  // Go's server logs "TLS handshake error from ..." for these; upstream counts each.
+  listener.server.on("tlsClientError", () => metrics.requestPath.tlsHandshakeFailed());
   trace.mark("handler chain, router, listener");
   const { url, port } = await listen(listener, o, async () => {
     stopBackground();
@@ -250,9 +254,9 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
 }
 
 /** What every handler is handed: the core's stores and types, the encodings, the authorizer chain. */
-function serverParts(core: OpenCore, p: Pick<ServerParts, "gates" | "authorizer" | "minRequestTimeoutSeconds" | "streams" | "watchMetrics"> & { codecs: readonly Codec[] }): ServerParts & { cacher: ObjectCacher } {
+function serverParts(core: OpenCore, p: Pick<ServerParts, "gates" | "authorizer" | "minRequestTimeoutSeconds" | "streams" | "watchMetrics" | "requestPathMetrics"> & { codecs: readonly Codec[] }): ServerParts & { cacher: ObjectCacher } {
   const { stores, cacher, types } = core;
-  return { stores, cacher, types, gates: p.gates, codecs: new CodecSet([jsonCodec, yamlCodec, ...p.codecs]), streams: p.streams, minRequestTimeoutSeconds: p.minRequestTimeoutSeconds, authorizer: p.authorizer, watchMetrics: p.watchMetrics };
+  return { stores, cacher, types, gates: p.gates, codecs: new CodecSet([jsonCodec, yamlCodec, ...p.codecs]), streams: p.streams, minRequestTimeoutSeconds: p.minRequestTimeoutSeconds, authorizer: p.authorizer, watchMetrics: p.watchMetrics, requestPathMetrics: p.requestPathMetrics };
 }
 
 async function closingOnFailure<T>(core: OpenCore, build: () => T): Promise<T> {

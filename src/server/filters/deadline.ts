@@ -11,14 +11,21 @@ import { parseGoDuration } from "../../apimachinery/duration.js";
 import { requestInfoOf } from "../../http/context.js";
 import { writeBytes } from "../../http/respond.js";
 import { QuietableExchange } from "../../http/quiet-exchange.js";
+import type { PostTimeoutSource, RequestPathMetrics } from "../../observability/request-path-metrics.js";
 import type { LongRunningCheck } from "../long-running.js";
 import type { Filter } from "./filter.js";
+import { metricLabels } from "./metrics.js";
 
 export interface DeadlineOptions {
   /** --request-timeout, in ms. */
   requestTimeoutMs: number;
   isLongRunning: LongRunningCheck;
+  /** Where cut-off responses and handlers' post-timeout endings are counted. */
+  metrics?: RequestPathMetrics;
 }
+
+/** How long a write's handler is waited for after its bound before it counts as pending (upstream's postTimeoutLoggerWait). */
+const postTimeoutWaitMs = 5 * 60_000;
 
 /** kube-apiserver's answer when a request outlives its deadline. */
 export function requestTimeoutError(): ApiError {
@@ -78,8 +85,10 @@ export function deadlineFilter(o: DeadlineOptions): Filter {
         handedOn.quiet();
         const err = timeoutError();
         ctx.cancel(err);
-        // What the handler does from here on reaches no one (upstream logs it as post-timeout activity).
-        work.catch(() => undefined);
+        // What the handler does from here on reaches no one (upstream logs and counts it as post-timeout activity).
+        const source: PostTimeoutSource = timeoutError === writeTimeoutError ? "rest-handler" : "timeout-handler";
+        if (o.metrics) afterTimeout(work, source, o.metrics);
+        else work.catch(() => undefined);
         // A write's own bound is its handler's answer, negotiated as any error; the deadline is
         // the timeout filter's, which ends the request in self-defence and writes its own body.
         if (timeoutError === writeTimeoutError) {
@@ -93,6 +102,7 @@ export function deadlineFilter(o: DeadlineOptions): Filter {
         }
         // A response already under way cannot become a 504: cut it off so the client sees it failed.
         real.abort();
+        o.metrics?.aborted(metricLabels(ctx.info!, real));
         resolve();
       }, Math.max(0, deadline - Date.now()));
       const finished = (settle: () => void) => {
@@ -108,6 +118,26 @@ export function deadlineFilter(o: DeadlineOptions): Filter {
       );
     });
   };
+}
+
+/**
+ * Counts how a timed-out request's handler ended: the timeout filter sees it return or throw
+ * (a thrown Status is its answer, as a Go handler writes one: "ok"); a write's own bound also
+ * tells a Status ("error") apart, and stops waiting after five minutes ("pending").
+ */
+function afterTimeout(work: Promise<void>, source: PostTimeoutSource, metrics: RequestPathMetrics): void {
+  let done = false;
+  const pending = source === "rest-handler" ? setTimeout(() => ((done = true), metrics.handlerAfterTimeout(source, "pending")), postTimeoutWaitMs) : undefined;
+  pending?.unref();
+  const ended = (status: "ok" | "error" | "panic") => {
+    clearTimeout(pending);
+    if (!done) metrics.handlerAfterTimeout(source, status);
+    done = true;
+  };
+  work.then(
+    () => ended("ok"),
+    (e) => ended(!(e instanceof ApiError) ? "panic" : source === "rest-handler" ? "error" : "ok"),
+  );
 }
 
 /** The request's time: the `timeout` parameter when it is positive and shorter, else the maximum. */

@@ -8,6 +8,8 @@ import { mastersGroup } from "../../apimachinery/user.js";
 import { requestInfoOf } from "../../http/context.js";
 import type { Exchange } from "../../http/exchange.js";
 import { writeText } from "../../http/respond.js";
+import type { ServerMetrics } from "../../observability/metrics.js";
+import { readVsWriteFamily } from "../../observability/read-vs-write.js";
 import type { LongRunningCheck } from "../long-running.js";
 import { passThrough, type Filter } from "./filter.js";
 
@@ -18,9 +20,12 @@ export interface InFlightLimits {
 
 const readOnlyVerbs = new Set(["get", "list", "watch"]);
 
-export function maxInFlightFilter(limits: InFlightLimits, isLongRunning: LongRunningCheck): Filter {
+export function maxInFlightFilter(limits: InFlightLimits, isLongRunning: LongRunningCheck, metrics?: ServerMetrics): Filter {
   if (limits.readOnly === 0 && limits.mutating === 0) return passThrough;
   const inFlight: InFlightLimits = { readOnly: 0, mutating: 0 };
+  // Upstream's max-in-flight feeds the executing phase of read_vs_write_current_requests: the
+  // requests of each kind in flight, as a share of that kind's limit (noted as each starts and ends).
+  const executing = metrics ? executingRatios(metrics, limits) : undefined;
   return async (ctx, next) => {
     const info = requestInfoOf(ctx);
     if (isLongRunning(info)) return next();
@@ -34,13 +39,22 @@ export function maxInFlightFilter(limits: InFlightLimits, isLongRunning: LongRun
       tooManyRequests(ctx.ex);
       return;
     }
-    inFlight[kind]++;
+    executing?.[kind].set(++inFlight[kind]);
     try {
       await next();
     } finally {
-      inFlight[kind]--;
+      executing?.[kind].set(--inFlight[kind]);
     }
   };
+}
+
+function executingRatios(metrics: ServerMetrics, limits: InFlightLimits) {
+  const family = readVsWriteFamily();
+  metrics.register(family);
+  const cells = { readOnly: family.with("executing", "readOnly"), mutating: family.with("executing", "mutating") };
+  // A kind without a limit keeps the denominator 1, as upstream leaves it unset.
+  for (const kind of ["readOnly", "mutating"] as const) if (limits[kind] > 0) cells[kind].setDenominator(limits[kind]);
+  return cells;
 }
 
 /** Upstream answers in plain text, not a Status; client-go retries after Retry-After. */

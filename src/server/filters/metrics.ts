@@ -5,13 +5,14 @@ import type { Exchange } from "../../http/exchange.js";
 import { requestInfoOf, type LatencyTrackers } from "../../http/context.js";
 import type { RequestInfo } from "../../http/request-info.js";
 import type { RequestLabels, RequestMetrics } from "../../observability/request-metrics.js";
+import { apiServerUser, type RequestPathMetrics } from "../../observability/request-path-metrics.js";
 import type { LongRunningCheck } from "../long-running.js";
 import type { Filter } from "./filter.js";
 
 /** What a response that never got a status (the client went away first) counts as. */
 const clientClosedRequest = 499;
 
-export function metricsFilter(metrics: RequestMetrics, isLongRunning: LongRunningCheck): Filter {
+export function metricsFilter(metrics: RequestMetrics, isLongRunning: LongRunningCheck, path?: RequestPathMetrics): Filter {
   return (ctx, next) => {
     const ex = ctx.ex;
     let info: RequestInfo;
@@ -29,6 +30,8 @@ export function metricsFilter(metrics: RequestMetrics, isLongRunning: LongRunnin
     ex.onClose(() => {
       metrics.finished(series, longRunning, ex.status || clientClosedRequest, (performance.now() - started) / 1000, excludedSeconds(ctx.latency), ex.bytesWritten);
       if (ctx.terminatedWith !== undefined) metrics.terminated(labels, info.isResourceRequest ? undefined : info.path, ctx.terminatedWith);
+      // Counted by the authenticated name, as upstream (its loopback client is this user).
+      if (ctx.user?.name === apiServerUser) path?.selfRequest(labels);
     });
     return next();
   };
