@@ -4,6 +4,7 @@
 // its label names and its bucket bounds. The page itself is authorised as the non-resource URL
 // /metrics.
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,6 +66,11 @@ beforeAll(async () => {
   expect((await req(s, "POST", cms, { body: { metadata: { name: "third" } } })).status).toBe(201);
   expect((await watch).length).toBeGreaterThanOrEqual(3);
 
+  // a patch and a delete (their bodies counted), and a connection that is not TLS at all
+  expect((await req(s, "PATCH", `${cms}/second`, { body: { metadata: { labels: { patched: "yes" } } }, headers: { "content-type": "application/merge-patch+json" } })).status).toBe(200);
+  expect((await req(s, "DELETE", `${cms}/second`, { body: { kind: "DeleteOptions", apiVersion: "v1", gracePeriodSeconds: 0 } })).status).toBe(200);
+  await notTls(new URL(s.url));
+
   const res = await req(s, "GET", "/metrics", { creds: s.as("monitor-token") });
   expect(res.status).toBe(200);
   expect(String(res.headers["content-type"])).toBe("text/plain; version=0.0.4; charset=utf-8");
@@ -74,6 +80,16 @@ afterAll(async () => {
   await s?.stop();
   await hooks?.close();
 });
+
+/** Writes plain HTTP where the server expects a TLS handshake, and waits for the server to hang up. */
+function notTls(url: URL): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+    socket.on("error", reject);
+    socket.on("close", () => resolve());
+    socket.resume();
+  });
+}
 
 /** The family's type, the stability level its HELP starts with, its label names (le aside), its buckets. */
 function expectFamily(name: string, type: string, stability: string | undefined, labels: string[], buckets?: string[]): void {
@@ -113,6 +129,31 @@ describe("/metrics families (kube-apiserver 1.34's)", () => {
     expect(page.find("apiserver_response_sizes_count", { verb: "POST" })).toEqual([]);
     // Deprecated in 1.27 and hidden since: not on the page.
     expect(page.families.has("apiserver_request_slo_duration_seconds")).toBe(false);
+  });
+
+  it("the request path: each filter's own time, write body sizes, failed TLS handshakes", () => {
+    expectFamily("apiserver_request_filter_duration_seconds", "HISTOGRAM", "ALPHA", ["filter"], ["0.0001", "0.0003", "0.001", "0.003", "0.01", "0.03", "0.1", "0.3", "1", "5", "10", "15", "30", "+Inf"]);
+    // Every stage upstream times, priority and fairness included (it is on); each request that got past it once.
+    const filters = page.find("apiserver_request_filter_duration_seconds_count");
+    expect(new Set(filters.map((x) => x.labels.filter))).toEqual(new Set(["authentication", "audit", "impersonation", "priorityandfairness", "authorization"]));
+    // The two 401s stop at authentication, the 403 from RBAC at authorization: fewer handed on.
+    const handedOn = (filter: string) => value("apiserver_request_filter_duration_seconds_count", { filter });
+    expect(handedOn("authentication")).toBeGreaterThan(handedOn("authorization"));
+    expect(handedOn("audit")).toBe(handedOn("authentication"));
+    const bodyBuckets = page.families.get("apiserver_request_body_size_bytes")?.buckets;
+    expectFamily("apiserver_request_body_size_bytes", "HISTOGRAM", "ALPHA", ["group", "resource", "verb"]);
+    expect(bodyBuckets?.length).toBe(32);
+    expect(bodyBuckets?.slice(0, 3)).toEqual(["50000", "150000", "250000"]);
+    expect(bodyBuckets?.at(-2)).toBe("3.05e+06");
+    // Four creates read their body (the refused one too: admission comes after), one patch, one delete.
+    expect(value("apiserver_request_body_size_bytes_count", { group: "", resource: "configmaps", verb: "create" })).toBe(4);
+    expect(value("apiserver_request_body_size_bytes_count", { group: "", resource: "configmaps", verb: "patch" })).toBe(1);
+    expect(value("apiserver_request_body_size_bytes_count", { group: "", resource: "configmaps", verb: "delete" })).toBe(1);
+    expect(value("apiserver_request_body_size_bytes_sum", { resource: "configmaps", verb: "patch" })).toBe(JSON.stringify({ metadata: { labels: { patched: "yes" } } }).length);
+    expectFamily("apiserver_tls_handshake_errors_total", "COUNTER", "ALPHA", []);
+    expect(value("apiserver_tls_handshake_errors_total", {})).toBe(1);
+    // No request came from the server itself: the family has no series yet.
+    expect(page.families.has("apiserver_selfrequest_total")).toBe(false);
   });
 
   it("watches: events sent and their sizes; the watch counted once the client left", async () => {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../apimachinery/errors.js";
 import { recordingContext } from "../../http/recording-exchange.testkit.js";
+import { RequestPathMetrics } from "../../observability/request-path-metrics.js";
 import { isLongRunning } from "../long-running.js";
 import { allottedTime, deadlineFilter, requestTimeoutError, writeUpperBoundMs } from "./deadline.js";
 
@@ -68,6 +69,53 @@ describe("deadline filter", () => {
       await sleep(60);
     });
     expect(rec.aborted).toBe(true);
+  });
+
+  it("counts the cut-off response (request_aborts_total) and how the handler ended after the deadline (request_post_timeout_total)", async () => {
+    const metrics = new RequestPathMetrics();
+    const samples = (f: "aborts" | "postTimeout") => metrics[f].render().split("\n").filter((l) => l && !l.startsWith("#"));
+    const { ctx } = recordingContext({ path: "/api/v1/namespaces/a/pods" });
+    let finish!: () => void;
+    const handler = new Promise<void>((r) => (finish = r));
+    await deadlineFilter({ requestTimeoutMs: 20, isLongRunning, metrics })(ctx, async () => {
+      ctx.ex.head(200, {});
+      ctx.ex.write("[");
+      await handler;
+    });
+    expect(samples("aborts")).toEqual(['apiserver_request_aborts_total{group="",resource="pods",scope="namespace",subresource="",verb="LIST",version="v1"} 1']);
+    // Still running: nothing counted until it ends.
+    expect(samples("postTimeout")).toEqual([]);
+    finish();
+    await expect.poll(() => samples("postTimeout")).toEqual(['apiserver_request_post_timeout_total{source="timeout-handler",status="ok"} 1']);
+    // A handler that throws what is not a Status after its deadline counts as a panic; a plain 504 with nothing under way aborts nothing.
+    const late = recordingContext({ path: "/api/v1/namespaces/a/pods/p" });
+    await deadlineFilter({ requestTimeoutMs: 20, isLongRunning, metrics })(late.ctx, () => sleep(40).then(() => Promise.reject(new TypeError("bug"))));
+    await expect.poll(() => samples("postTimeout")).toContain('apiserver_request_post_timeout_total{source="timeout-handler",status="panic"} 1');
+    expect(samples("aborts")).toHaveLength(1);
+  });
+
+  it("counts a write's handler after its own bound as the rest handler's: a Status is an error", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const metrics = new RequestPathMetrics();
+      const { ctx } = recordingContext({ method: "POST", path: "/api/v1/namespaces/a/configmaps" });
+      let fail!: (e: unknown) => void;
+      const run = deadlineFilter({ requestTimeoutMs: 60_000, isLongRunning, metrics })(ctx, () => new Promise((_, reject) => (fail = reject)));
+      const caught = expect(run).rejects.toMatchObject({ code: 504 });
+      await vi.advanceTimersByTimeAsync(writeUpperBoundMs + 1);
+      await caught;
+      fail(new ApiError(409, "Conflict", "too late"));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(metrics.postTimeout.render()).toContain('apiserver_request_post_timeout_total{source="rest-handler",status="error"} 1');
+      // One that never ends is counted as pending after five minutes.
+      const stuck = recordingContext({ method: "PUT", path: "/api/v1/namespaces/a/configmaps/c" });
+      const never = deadlineFilter({ requestTimeoutMs: 60_000, isLongRunning, metrics })(stuck.ctx, () => new Promise(() => undefined));
+      never.catch(() => undefined);
+      await vi.advanceTimersByTimeAsync(writeUpperBoundMs + 5 * 60_000 + 1);
+      expect(metrics.postTimeout.render()).toContain('apiserver_request_post_timeout_total{source="rest-handler",status="pending"} 1');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("passes a handler's own error through", async () => {

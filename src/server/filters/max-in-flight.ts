@@ -39,11 +39,13 @@ export function maxInFlightFilter(limits: InFlightLimits, isLongRunning: LongRun
       tooManyRequests(ctx.ex);
       return;
     }
-    executing?.[kind].set(++inFlight[kind]);
+    inFlight[kind]++;
+    executing?.[kind].set(inFlight[kind]);
     try {
       await next();
     } finally {
-      executing?.[kind].set(--inFlight[kind]);
+      inFlight[kind]--;
+      executing?.[kind].set(inFlight[kind]);
     }
   };
 }
