@@ -188,6 +188,13 @@ describe("/metrics families (kube-apiserver 1.34's)", () => {
     expect(value("sqlite_requests_total", { operation: "create", group: "", resource: "configmaps" })).toBeGreaterThanOrEqual(3);
     // Deprecated in 1.28 and hidden since.
     expect(page.families.has("apiserver_storage_db_total_size_in_bytes")).toBe(false);
+    // What the watch cache's storage watch received (the three creates, the patch, the delete and
+    // each namespace's root CA configmap): each one the cache received.
+    expectFamily("apiserver_storage_events_received_total", "COUNTER", "ALPHA", ["group", "resource"]);
+    const configmapEvents = value("apiserver_storage_events_received_total", { group: "", resource: "configmaps" });
+    expect(configmapEvents).toBeGreaterThanOrEqual(5);
+    expect(configmapEvents).toBe(value("apiserver_watch_cache_events_received_total", { group: "", resource: "configmaps" }));
+    expect(value("apiserver_storage_events_received_total", { group: "", resource: "namespaces" })).toBeGreaterThanOrEqual(1);
   });
 
   it("admission: steps, plugins, webhook calls and the rejection", () => {

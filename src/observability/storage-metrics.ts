@@ -1,7 +1,8 @@
 // The storage families of kube-apiserver 1.34 (apiserver/pkg/storage/etcd3/metrics): objects
-// stored per resource, the database's size, and what LISTs served from storage (not from the
-// watch cache) read, tested and returned.
-import { CounterFamily, GaugeFamily, type CounterCell } from "./metric-family.js";
+// stored per resource, the database's size, what LISTs served from storage (not from the watch
+// cache) read, tested and returned, the events and progress notifications storage watches
+// received, and how many keys each etcd lease carried.
+import { CounterFamily, GaugeFamily, HistogramFamily, type CounterCell, type GaugeCell } from "./metric-family.js";
 
 /** How the storage is read at scrape time. */
 export interface StorageProbe {
@@ -51,7 +52,11 @@ export class StorageMetrics {
   readonly fetched = new CounterFamily({ name: "apiserver_storage_list_fetched_objects_total", help: "Objects read from storage to answer LIST requests, by group and resource.", stability: "ALPHA", labels: ["group", "resource"] });
   readonly evaluated = new CounterFamily({ name: "apiserver_storage_list_evaluated_objects_total", help: "Objects tested against the selectors of LIST requests answered from storage, by group and resource.", stability: "ALPHA", labels: ["group", "resource"] });
   readonly returned = new CounterFamily({ name: "apiserver_storage_list_returned_objects_total", help: "Objects returned by LIST requests answered from storage, by group and resource.", stability: "ALPHA", labels: ["group", "resource"] });
-  readonly families = [this.objects, this.resourceObjects, this.sizeBytes, this.dbTotalSize, this.lists, this.fetched, this.evaluated, this.returned];
+  readonly eventsReceived = new CounterFamily({ name: "apiserver_storage_events_received_total", help: "Events storage watches received, by group and resource.", stability: "ALPHA", labels: ["group", "resource"] });
+  // A gauge only ever increased: upstream's type for it.
+  readonly bookmarks = new GaugeFamily({ name: "etcd_bookmark_counts", help: "Progress notifications (bookmarks) etcd watches received, by group and resource.", stability: "ALPHA", labels: ["group", "resource"] });
+  readonly leaseObjects = new HistogramFamily({ name: "etcd_lease_object_counts", help: "Keys attached to one etcd lease, observed as the next lease is granted.", stability: "ALPHA", buckets: [10, 50, 100, 500, 1000, 2500, 5000] });
+  readonly families = [this.objects, this.resourceObjects, this.sizeBytes, this.dbTotalSize, this.lists, this.fetched, this.evaluated, this.returned, this.eventsReceived, this.bookmarks, this.leaseObjects];
 
   private readonly listSeries = new Map<string, [CounterCell, CounterCell, CounterCell, CounterCell]>();
   private readonly knownResources = new Set<string>();
@@ -69,6 +74,17 @@ export class StorageMetrics {
     s[1].inc(c.fetched);
     s[2].inc(c.evaluated);
     s[3].inc(c.returned);
+  }
+
+  /** The cells one storage watch of a resource records into: events, and (etcd) progress notifications. */
+  watchSeries(group: string, resource: string): { event: CounterCell; bookmark: () => void } {
+    let bookmark: GaugeCell | undefined;
+    return { event: this.eventsReceived.with(group, resource), bookmark: () => (bookmark ??= this.bookmarks.with(group, resource)).inc() };
+  }
+
+  /** A new etcd lease was granted: the keys the previous one carried (with the write that outgrew it, as upstream counts). */
+  leaseGranted(attachedObjects: number): void {
+    this.leaseObjects.with().observe(attachedObjects);
   }
 
   private countOnce(): Promise<void> {

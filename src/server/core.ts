@@ -179,8 +179,17 @@ function observeRequests(backend: Storage, clusters: readonly Etcd3Storage[], o:
   metrics.register(...m.families);
   const resourceOf = resourceOfKey(types);
   const observe: StorageRequestObserver = (operation, key, seconds, failed) => m.observe({ operation, ...(resourceOf(key) ?? { group: "", resource: "" }), seconds, failed });
-  if (o.storageBackend === "sqlite") return observedStorage(backend, observe);
-  for (const c of clusters) c.onRequest = observe;
+  // A watch is of one resource's prefix: its cells are found when it starts.
+  const watched = (prefix: string) => {
+    const gr = resourceOf(prefix);
+    return gr && metrics.storage.watchSeries(gr.group, gr.resource);
+  };
+  if (o.storageBackend === "sqlite") return observedStorage(backend, observe, watched);
+  for (const c of clusters) {
+    c.onRequest = observe;
+    c.onWatch = watched;
+    c.onLeaseGranted = (n) => metrics.storage.leaseGranted(n);
+  }
   return backend;
 }
 

@@ -23,6 +23,8 @@ export interface EtcdWatchSpec {
   count: RangeCount;
   /** The error to end with when etcd has compacted past the watch (and learns the revision). */
   onCompacted: (compactRevision: number) => Error;
+  /** Told of each progress notification (upstream's etcd bookmark count). */
+  onProgressNotify?: () => void;
   /** Told when the watch went on from another member (where, from which revision, why). */
   onResumed?: (endpoint: string, fromRevision: number, why: string) => void;
 }
@@ -158,6 +160,7 @@ export class EtcdWatch {
     if (res.created) return;
     if (res.events.length === 0) {
       // A progress notification: no event up to the header's revision is still to come.
+      this.spec.onProgressNotify?.();
       const rev = res.header.revision;
       if (rev > this.delivered) this.delivered = rev;
       const waiters = this.waiters;

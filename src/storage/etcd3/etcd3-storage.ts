@@ -4,7 +4,7 @@
 // revision and continued pages read etcd at that revision; watches start at a revision with the
 // previous value attached (a delete carries the object it removed). etcd's global revision
 // moves with every write under any prefix, so revisions seen through one store may skip numbers.
-import type { StorageRequestObserver } from "../common/observed-storage.js";
+import { countedEvents, type StorageRequestObserver, type StorageWatchObserver } from "../common/observed-storage.js";
 import {
   StorageError,
   type KeyValue,
@@ -52,6 +52,10 @@ export class Etcd3Storage implements Storage {
   private compacted = 0;
   /** Told of each etcd call (the etcd request metrics): kube-apiserver's operation name, the key or prefix, how long it took, whether it failed. */
   onRequest: StorageRequestObserver | undefined;
+  /** Told of what each watch receives, by the watched prefix (the storage watch metrics). */
+  onWatch: ((prefix: string) => StorageWatchObserver | undefined) | undefined;
+  /** Told of each lease granted: the keys the previous one carried (etcd_lease_object_counts). */
+  onLeaseGranted: ((attachedObjects: number) => void) | undefined;
   /** The etcd server's version (Maintenance.Status). */
   version = "";
   private closed = false;
@@ -64,7 +68,7 @@ export class Etcd3Storage implements Storage {
 
   private constructor(private readonly opts: Etcd3StorageOptions) {
     this.client = new EtcdClient(opts);
-    this.leases = new LeaseManager({ leaseGrant: (ttl) => this.timed("grant", () => this.client.leaseGrant(ttl)) });
+    this.leases = new LeaseManager({ leaseGrant: (ttl) => this.timed("grant", () => this.client.leaseGrant(ttl)) }, Date.now, (n) => this.onLeaseGranted?.(n));
     this.keys = new KeyMap(opts.prefix, opts.keyRoot);
     this.currentRevisionKey = Buffer.from(opts.prefix + "/health");
     this.compactor = new Compactor(this.client, opts.compactionIntervalMs, (rev) => this.noteCompacted(rev));
@@ -229,13 +233,15 @@ export class Etcd3Storage implements Storage {
     this.checkOpen();
     checkWatchRevision(opts.afterRevision, this.compacted, prefix);
     const range = this.keys.rangeOf(prefix);
+    const seen = this.onWatch?.(prefix);
     const w = new EtcdWatch(this.client, {
       range,
       orderedProgress: orderedProgress(this.version),
       count: rangeCount(range, (req) => this.run("listWithCount", prefix, () => this.client.range(req))),
       afterRevision: opts.afterRevision,
       toKeyValue: (kv) => this.kv(kv),
-      onEvent,
+      onEvent: countedEvents(seen, onEvent),
+      ...(seen ? { onProgressNotify: () => seen.bookmark() } : {}),
       onError: (err) => {
         this.watches.delete(w);
         onError?.(this.translate(err, prefix));

@@ -19,7 +19,12 @@ export class LeaseManager {
   /** A grant under way: concurrent writes wait for it rather than granting their own. */
   private granting: Promise<string> | undefined;
 
-  constructor(private readonly client: LeaseGranter, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly client: LeaseGranter,
+    private readonly now: () => number = Date.now,
+    /** Told of each grant: the keys the last lease carried, the write that outgrew it counted (upstream's lease object count). */
+    private readonly onGranted?: (attachedObjects: number) => void,
+  ) {}
 
   async lease(ttlSeconds: number): Promise<string> {
     const window = Math.min(Math.floor(reuseWindowShare * ttlSeconds), reuseWindowSeconds);
@@ -39,6 +44,7 @@ export class LeaseManager {
     try {
       const id = await this.granting;
       this.previous = { id, expiresAt: grantedAt + granted * 1000 };
+      this.onGranted?.(this.attached + 1);
       this.attached = 1;
       return id;
     } finally {
