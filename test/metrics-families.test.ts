@@ -191,6 +191,10 @@ describe("/metrics families (kube-apiserver 1.34's)", () => {
     // What the watch cache's storage watch received (the three creates, the patch, the delete and
     // each namespace's root CA configmap): each one the cache received.
     expectFamily("apiserver_storage_events_received_total", "COUNTER", "ALPHA", ["group", "resource"]);
+    // The plain lists of configmaps were consistent reads the cache answered (the 401s never got there).
+    expectFamily("apiserver_watch_cache_consistent_read_total", "COUNTER", "ALPHA", ["group", "resource", "success", "fallback"]);
+    expect(value("apiserver_watch_cache_consistent_read_total", { group: "", resource: "configmaps", success: "true", fallback: "false" })).toBeGreaterThanOrEqual(1);
+    expect(value("apiserver_watch_cache_consistent_read_total", { success: "false" })).toBe(0);
     const configmapEvents = value("apiserver_storage_events_received_total", { group: "", resource: "configmaps" });
     expect(configmapEvents).toBeGreaterThanOrEqual(5);
     expect(configmapEvents).toBe(value("apiserver_watch_cache_events_received_total", { group: "", resource: "configmaps" }));

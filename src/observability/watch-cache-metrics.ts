@@ -22,7 +22,8 @@ export class WatchCacheMetrics {
   readonly returned = new CounterFamily({ name: "apiserver_cache_list_returned_objects_total", help: "Objects LIST requests served from the watch cache returned, by group and resource.", stability: "ALPHA", labels: gr });
   readonly initEvents = new CounterFamily({ name: "apiserver_init_events_total", help: "Events the watch cache sent watchers from its state or history as they started, by group and resource.", stability: "ALPHA", labels: gr });
   readonly terminatedWatchers = new CounterFamily({ name: "apiserver_terminated_watchers_total", help: "Watchers the watch cache ended for not keeping up with their events, by group and resource.", stability: "ALPHA", labels: gr });
-  readonly families = [this.initEvents, this.terminatedWatchers, this.received, this.dispatched, this.initializations, this.resourceVersion, this.capacity, this.readWait, this.lists, this.fetched, this.returned];
+  readonly consistentReads = new CounterFamily({ name: "apiserver_watch_cache_consistent_read_total", help: "Consistent lists asked of the watch cache, by group, resource, whether they were answered and whether storage answered them (the cache not catching up in time).", stability: "ALPHA", labels: [...gr, "success", "fallback"] });
+  readonly families = [this.consistentReads, this.initEvents, this.terminatedWatchers, this.received, this.dispatched, this.initializations, this.resourceVersion, this.capacity, this.readWait, this.lists, this.fetched, this.returned];
 
   private readonly series = new Map<string, ReturnType<WatchCacheMetrics["makeSeries"]>>();
 
@@ -43,6 +44,7 @@ export class WatchCacheMetrics {
     let dispatched: CounterCell | undefined;
     let revision: GaugeCell | undefined;
     let list: [CounterCell, CounterCell, CounterCell] | undefined;
+    const reads: (CounterCell | undefined)[] = [];
     return {
       initialized: () => this.initializations.with(group, resource).inc(),
       capacity: (events: number) => this.capacity.with(group, resource).set(events),
@@ -53,6 +55,8 @@ export class WatchCacheMetrics {
       resourceVersion: (rev: number) => (revision ??= this.resourceVersion.with(group, resource)).set(rev),
       initEvents: (n: number) => this.initEvents.with(group, resource).inc(n),
       terminatedWatcher: () => this.terminatedWatchers.with(group, resource).inc(),
+      // Every plain LIST is one: the four cells are kept rather than looked up by label text.
+      consistentRead: (success: boolean, fallback: boolean) => (reads[(success ? 2 : 0) + (fallback ? 1 : 0)] ??= this.consistentReads.with(group, resource, String(success), String(fallback))).inc(),
       readWait: (seconds: number) => this.readWait.with(group, resource).observe(seconds),
       listed: (fetched: number, returned: number) => {
         list ??= [this.lists.with(group, resource, noIndex), this.fetched.with(group, resource, noIndex), this.returned.with(group, resource)];

@@ -4,7 +4,7 @@
 // otherwise (Exact at a version the cache no longer has, deletecollection).
 import { ApiError, badRequest } from "../apimachinery/errors.js";
 import { unsupportedFieldError } from "../apimachinery/fields.js";
-import type { Entry, Predicate } from "../storage/cacher/types.js";
+import { CacheError, type Entry, type Predicate } from "../storage/cacher/types.js";
 import type { Cacher, CacheSpec } from "../storage/cacher/cacher.js";
 import type { WatchCache } from "../storage/cacher/watch-cache.js";
 import { CorruptValueError, StorageError, type KeyValue } from "../storage/interface.js";
@@ -152,11 +152,37 @@ async function listStored(store: GenericStore, t: ResourceType, ns: string, opts
     throw e;
   });
   if (!cache) return await listFromStorage(store, t, prefix, opts, undefined, "", false, signal);
-  if (rv === undefined) return pageFromCache(t, cache, opts, prefix, await cache.syncToStorage(), undefined);
+  if (rv === undefined) return await consistentList(store, t, cache, opts, prefix, signal);
   // "0" (Any): upstream's cache ignores limit for it; NotOlderThan N: wait until the cache has N.
   if (rv === 0) return fromCache(t, cache.list(predicateFor(t, ns, opts)), opts, prefix);
   await cache.waitUntilFresh(rv, undefined, signal);
   return pageFromCache(t, cache, opts, prefix, cache.revision, undefined);
+}
+
+/**
+ * A list at the current revision from the cache once it has caught up with storage; a cache
+ * that does not catch up in time leaves the list to storage, as upstream's delegator falls back
+ * to etcd. Each is counted by whether it was answered and whether storage answered it.
+ */
+async function consistentList(store: GenericStore, t: ResourceType, cache: WatchCache<KObject>, opts: ListOptions, prefix: string, signal?: AbortSignal): Promise<ListResult> {
+  let fallback = false;
+  try {
+    try {
+      await cache.syncToStorage();
+    } catch (e) {
+      if (!(e instanceof CacheError && e.code === "TooLarge")) throw e;
+      fallback = true;
+      const listed = await listFromStorage(store, t, prefix, opts, undefined, "", false, signal);
+      cache.noteConsistentRead(true, true);
+      return listed;
+    }
+    const listed = pageFromCache(t, cache, opts, prefix, cache.revision, undefined);
+    cache.noteConsistentRead(true, false);
+    return listed;
+  } catch (e) {
+    cache.noteConsistentRead(false, fallback);
+    throw e;
+  }
 }
 
 function pageFromCache(t: ResourceType, cache: WatchCache<KObject>, opts: ListOptions, prefix: string, _rev: number, after: string | undefined): ListResult {

@@ -103,4 +103,6 @@ export interface WatchCacheObserver {
   initEvents(count: number): void;
   /** A watcher was ended for not keeping up with its events. */
   terminatedWatcher(): void;
+  /** A consistent list asked of the cache: whether it was answered, and whether storage answered it for a cache that did not catch up. */
+  consistentRead(success: boolean, fallback: boolean): void;
 }

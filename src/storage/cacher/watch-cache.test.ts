@@ -128,6 +128,7 @@ describe("watch cache", () => {
       event: () => told.push("event"),
       resourceVersion: (rev) => (revision = rev),
       readWait: (seconds) => told.push(seconds >= 0 ? "readWait" : "negative wait"),
+      consistentRead: (success, fallback) => told.push(`consistentRead ${success} ${fallback}`),
       listed: (fetched, returned) => told.push(`listed ${fetched}/${returned}`),
       initEvents: (n) => told.push(`initEvents ${n}`),
       terminatedWatcher: () => told.push("terminatedWatcher"),

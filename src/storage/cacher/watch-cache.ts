@@ -341,6 +341,11 @@ export class WatchCache<O> {
     }
   }
 
+  /** Tells the observer how a consistent list asked of this cache ended (apiserver_watch_cache_consistent_read_total). */
+  noteConsistentRead(success: boolean, fallback: boolean): void {
+    this.observer?.consistentRead(success, fallback);
+  }
+
   /** A consistent read: the backend's current revision, once the cache has it (upstream ConsistentListFromCache). */
   async syncToStorage(): Promise<number> {
     await this.ready;
