@@ -50,7 +50,11 @@ describe.skipIf(etcdSkipReason)(`a write to a member that dies under it${etcdSki
       expect(err).toBeInstanceOf(StorageError);
       expect((err as StorageError).code).toBe("Unavailable");
       const address = etcd.url.replace(/^http:\/\//, "");
-      expect((err as StorageError).message).toBe(`rpc error: code = Unavailable desc = error reading from server: read tcp ${address}: read: connection reset by peer`);
+      // The kill resets the connection when the held request is still unread, and closes it
+      // (EOF) when the kernel had nothing pending: grpc-go words both, and which one comes
+      // depends on timing on a loaded machine.
+      const lost = [`read tcp ${address}: read: connection reset by peer`, "EOF"].map((d) => `rpc error: code = Unavailable desc = error reading from server: ${d}`);
+      expect(lost).toContain((err as StorageError).message);
       // Answered when the connection went, long before the call's deadline.
       expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
