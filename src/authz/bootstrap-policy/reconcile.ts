@@ -135,7 +135,7 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
   const writes: Promise<unknown>[] = [];
   const failures: string[] = [];
   // Missing objects (every one, on a first start) go in one transaction; changes one by one.
-  const creates: { type: ResourceType; namespace: string; object: KObject; what: string; one: ObjectWrites }[] = [];
+  const creates: { type: ResourceType; namespace: string; object: KObject; expected: KObject; what: string; one: ObjectWrites }[] = [];
   served.forEach(([t, expectedList, shape], i) => {
     for (const expected of expectedList) {
       const ns = expected.metadata.namespace ?? "";
@@ -149,7 +149,7 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
         summary.protected++;
         log(`kapi: skipped reconcile-protected ${what} (${outcome.what})`);
       } else if (outcome.op === "create") {
-        creates.push({ type: t, namespace: ns, object: outcome.obj, what, one });
+        creates.push({ type: t, namespace: ns, object: outcome.obj, expected, what, one });
       } else {
         const write = async () => {
           if (outcome.op === "recreate") {
@@ -170,7 +170,8 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
   });
   if (creates.length) {
     writes.push(
-      stores.createAll(creates.map(({ type, namespace, object }) => ({ type, namespace, object: structuredClone(object) })), opts).then(
+      // Each object is decide's own copy: the create's stages may change it in place.
+      stores.createAll(creates.map(({ type, namespace, object }) => ({ type, namespace, object })), opts).then(
         () => void (summary.created += creates.length),
         // A replica starting at the same time created some of them first: one by one then, each
         // one another replica made reconciled as it is. (A first start's objects are more than
@@ -178,7 +179,7 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
         () =>
           Promise.all(
             creates.map((c) =>
-              c.one.create(c.object).then(
+              c.one.create(structuredClone(c.expected)).then(
                 (made) => void (made && summary.created++),
                 (e: Error) => void failures.push(`${c.what}: ${e?.message ?? String(e)}`),
               ),

@@ -4,12 +4,20 @@
 import { readFileSync } from "node:fs";
 import { packageFile } from "../../apimachinery/package-files.js";
 
-export function lazyTable<T>(file: string): () => T {
-  let value: T | undefined;
+/** The table's text, read on first use. */
+export function lazyText(file: string): () => string {
+  let text: string | undefined;
   return () => {
-    if (value !== undefined) return value;
+    if (text !== undefined) return text;
     const path = packageFile(import.meta.url, `types/generated/${file}`);
     if (!path) throw new Error(`kapi: types/generated/${file} is missing from the installation`);
-    return (value = JSON.parse(readFileSync(path, "utf8")) as T);
+    return (text = readFileSync(path, "utf8"));
   };
+}
+
+/** The table, parsed on first use. */
+export function lazyTable<T>(file: string): () => T {
+  const text = lazyText(file);
+  let value: T | undefined;
+  return () => (value ??= JSON.parse(text()) as T);
 }

@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import type { GroupVersionKind } from "../../apimachinery/schema.js";
 import { builtinResources } from "../../types/builtin-resources.js";
 import {
   definitionForGVK,
@@ -16,6 +18,19 @@ describe("schema facts", () => {
     expect(getDefinition("io.k8s.api.core.v1.Pod")).toBeDefined();
     expect(getDefinition("#/definitions/io.k8s.api.core.v1.Pod")).toBe(getDefinition("io.k8s.api.core.v1.Pod"));
     expect(getDefinition("io.k8s.api.core.v1.Nope")).toBeUndefined();
+  });
+
+  it("reads each definition line as parsing the whole file would", () => {
+    const whole = JSON.parse(readFileSync(new URL("../../types/generated/schemas.json", import.meta.url), "utf8")) as {
+      definitions: Record<string, SchemaFacts & { "x-kubernetes-group-version-kind"?: GroupVersionKind[] }>;
+    };
+    const enums = JSON.parse(readFileSync(new URL("../../types/generated/enums.json", import.meta.url), "utf8")) as { definitions: Record<string, unknown> };
+    expect(definitionNames()).toEqual(Object.keys(whole.definitions));
+    for (const [name, schema] of Object.entries(whole.definitions)) {
+      // Definitions with enums are the overlay's (compared by the enum tests); the rest as written.
+      if (!enums.definitions[name]) expect(getDefinition(name)).toEqual(schema);
+      for (const gvk of schema["x-kubernetes-group-version-kind"] ?? []) expect(definitionNameForGVK(gvk.group, gvk.version, gvk.kind)).toBeDefined();
+    }
   });
 
   it("maps group-version-kinds to definitions", () => {

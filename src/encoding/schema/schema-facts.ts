@@ -4,56 +4,84 @@
 // document, with the enum values of enums.json laid over them, as produced by
 // scripts/generate-schemas.mjs. No descriptions.
 
-import { bareDefinitionName, resolveNode, type SchemaNode } from "../../apimachinery/schema.js";
+import { bareDefinitionName, resolveNode, type GroupVersionKind, type SchemaNode } from "../../apimachinery/schema.js";
 import { withEnums, type EnumOverlay } from "./enum-overlay.js";
-import { lazyTable } from "./generated-table.js";
+import { lazyTable, lazyText } from "./generated-table.js";
 
 export type { GroupVersionKind, SchemaType, SchemaUnion } from "../../apimachinery/schema.js";
 /** A node of the generated built-in schemas (the shape field validation, patch and apply walk). */
 export type SchemaFacts = SchemaNode;
 
-interface SchemasFile {
-  readonly definitions: Readonly<Record<string, SchemaFacts>>;
-}
-
 interface EnumsFile {
   readonly definitions: Readonly<Record<string, EnumOverlay>>;
 }
 
-const file = lazyTable<SchemasFile>("schemas.json");
+const schemasText = lazyText("schemas.json");
 const enumsFile = lazyTable<EnumsFile>("enums.json");
-let index: { definitionMap: Map<string, SchemaFacts>; byGVK: Map<string, string> } | undefined;
-function tables() {
-  if (!index) {
-    const enums = enumsFile().definitions;
-    const definitionMap = new Map<string, SchemaFacts>(
-      Object.entries(file().definitions).map(([name, schema]) => [name, enums[name] ? withEnums(schema, enums[name], name) : schema]),
-    );
-    const byGVK = new Map<string, string>();
-    for (const [name, schema] of definitionMap) {
-      for (const gvk of schema["x-kubernetes-group-version-kind"] ?? []) {
-        const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
-        // meta/v1 types (DeleteOptions, WatchEvent, …) are registered in every
-        // group-version; a group's own type wins over them.
-        const prev = byGVK.get(key);
-        if (prev === undefined || (prev.startsWith("io.k8s.apimachinery.") && !name.startsWith("io.k8s.apimachinery."))) {
-          byGVK.set(key, name);
-        }
+const gvkKey = '"x-kubernetes-group-version-kind":';
+
+/**
+ * Every definition's JSON text by name, and the group-version-kinds' definitions. A request
+ * needs a handful of the 730 definitions: each is parsed (and its enums laid over it) when first
+ * asked for, not all at once (~3 ms of a start, which writes two objects that need theirs).
+ */
+interface Index {
+  readonly text: ReadonlyMap<string, string>;
+  readonly parsed: Map<string, SchemaFacts>;
+  readonly byGVK: ReadonlyMap<string, string>;
+}
+let index: Index | undefined;
+
+function tables(): Index {
+  if (index) return index;
+  const text = new Map<string, string>();
+  const byGVK = new Map<string, string>();
+  // scripts/generate-schemas.mjs writes one definition a line, `"<name>":<schema>,` (keys
+  // sorted, $refs not inlined, so a schema's own group-version-kinds are its only ones).
+  for (const line of schemasText().split("\n")) {
+    if (!line.startsWith('"') || line.startsWith('"definitions"')) continue;
+    const colon = line.indexOf('":');
+    const name = JSON.parse(line.slice(0, colon + 1)) as string;
+    const schema = line.slice(colon + 2, line.endsWith(",") ? -1 : undefined);
+    text.set(name, schema);
+    const at = schema.indexOf(gvkKey);
+    if (at < 0) continue;
+    const from = at + gvkKey.length;
+    for (const gvk of JSON.parse(schema.slice(from, schema.indexOf("]", from) + 1)) as GroupVersionKind[]) {
+      const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+      // meta/v1 types (DeleteOptions, WatchEvent, …) are registered in every
+      // group-version; a group's own type wins over them.
+      const prev = byGVK.get(key);
+      if (prev === undefined || (prev.startsWith("io.k8s.apimachinery.") && !name.startsWith("io.k8s.apimachinery."))) {
+        byGVK.set(key, name);
       }
     }
-    index = { definitionMap, byGVK };
   }
-  return index;
+  return (index = { text, parsed: new Map(), byGVK });
+}
+
+/** The parsed definition, with its enum values laid over it. */
+function definition(name: string): SchemaFacts | undefined {
+  const t = tables();
+  let schema = t.parsed.get(name);
+  if (schema !== undefined) return schema;
+  const json = t.text.get(name);
+  if (json === undefined) return undefined;
+  schema = JSON.parse(json) as SchemaFacts;
+  const overlay = enumsFile().definitions[name];
+  if (overlay) schema = withEnums(schema, overlay, name);
+  t.parsed.set(name, schema);
+  return schema;
 }
 
 /** Every definition name, sorted. */
 export function definitionNames(): readonly string[] {
-  return [...tables().definitionMap.keys()];
+  return [...tables().text.keys()];
 }
 
 /** The definition with this name (e.g. "io.k8s.api.core.v1.Pod"; a "#/definitions/" prefix is accepted). */
 export function getDefinition(name: string): SchemaFacts | undefined {
-  return tables().definitionMap.get(bareDefinitionName(name));
+  return definition(bareDefinitionName(name));
 }
 
 /** Name of the definition of a group-version-kind (core group is ""), e.g. ("apps","v1","Deployment") → "io.k8s.api.apps.v1.Deployment". */
@@ -64,7 +92,7 @@ export function definitionNameForGVK(group: string, version: string, kind: strin
 /** The definition of a group-version-kind (core group is ""). */
 export function definitionForGVK(group: string, version: string, kind: string): SchemaFacts | undefined {
   const name = definitionNameForGVK(group, version, kind);
-  return name === undefined ? undefined : tables().definitionMap.get(name);
+  return name === undefined ? undefined : definition(name);
 }
 
 /**

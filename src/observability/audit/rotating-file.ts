@@ -6,7 +6,6 @@
 import { closeSync, createReadStream, createWriteStream, existsSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { createGzip } from "node:zlib";
 import type { LineSink } from "./log-backend.js";
 
 export interface RotationOptions {
@@ -169,7 +168,7 @@ export class RotatingFile implements LineSink {
 
   private gzip(name: string): Promise<void> {
     const from = join(this.dir, name);
-    return pipeline(createReadStream(from), createGzip(), createWriteStream(from + ".gz", { mode: statSync(from).mode & 0o777 }))
+    return pipeline(createReadStream(from), process.getBuiltinModule("node:zlib").createGzip(), createWriteStream(from + ".gz", { mode: statSync(from).mode & 0o777 }))
       .then(() => unlinkSync(from))
       .catch((e: Error) => this.report(`audit log: compressing ${name}: ${e.message}`));
   }
