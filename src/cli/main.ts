@@ -27,7 +27,7 @@ const commands: Command[] = [
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   const lines = [
-    `kapi ${kapiVersion} — a Kubernetes-compatible API server (serves Kubernetes ${kubernetesVersion})`,
+    `kapi ${kapiVersion()} — a Kubernetes-compatible API server (serves Kubernetes ${kubernetesVersion})`,
     "",
     "Usage:",
     "  kapi <command> [flags]",
@@ -44,7 +44,7 @@ function usage(): string {
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   if (cmd === "--version" || cmd === "version") {
-    io.out(`kapi ${kapiVersion}\nKubernetes ${kubernetesVersion}\n`);
+    io.out(`kapi ${kapiVersion()}\nKubernetes ${kubernetesVersion}\n`);
     return 0;
   }
   if (cmd === undefined || cmd === "--help" || cmd === "-h" || cmd === "help") {

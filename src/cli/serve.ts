@@ -31,7 +31,7 @@ export async function runServe(args: string[]): Promise<number> {
       preparedBootstrap: preparedBootstrapFile(options, runningBuild()),
       ...(snapshot && {
         async whenStarted(s) {
-          const { writes } = await restoreSnapshot({ storage: s.storage, types: s.parts.types, kapiVersion }, snapshot);
+          const { writes } = await restoreSnapshot({ storage: s.storage, types: s.parts.types, kapiVersion: kapiVersion() }, snapshot);
           options.log(`kapi: loaded ${load} (${snapshot.objects.length} objects, ${writes} writes)`);
         },
       }),

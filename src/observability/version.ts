@@ -2,14 +2,19 @@
 import { readFileSync } from "node:fs";
 import { packageFile } from "../apimachinery/package-files.js";
 
-/** kapi's own version (package.json). */
-export const kapiVersion = (() => {
-  try {
-    return JSON.parse(readFileSync(packageFile(import.meta.url, "package.json")!, "utf8")).version as string;
-  } catch {
-    return "0.0.0";
+let version: string | undefined;
+
+/** kapi's own version (package.json), read when first asked for: a start that serves does not need it. */
+export function kapiVersion(): string {
+  if (version === undefined) {
+    try {
+      version = JSON.parse(readFileSync(packageFile(import.meta.url, "package.json")!, "utf8")).version as string;
+    } catch {
+      version = "0.0.0";
+    }
   }
-})();
+  return version;
+}
 
 /** The Kubernetes release whose API kapi serves. */
 export const kubernetesVersion = "v1.34.0";
@@ -22,7 +27,7 @@ export function versionInfo(): Record<string, string> {
     emulationMinor: "34",
     minCompatibilityMajor: "1",
     minCompatibilityMinor: "33",
-    gitVersion: `${kubernetesVersion}+kapi.${kapiVersion}`,
+    gitVersion: `${kubernetesVersion}+kapi.${kapiVersion()}`,
     gitCommit: "",
     gitTreeState: "",
     buildDate: "",

@@ -31,7 +31,7 @@ export interface StartContent {
 
 /** `initialState`: told the state reset() returns to, once it is reached (see initial-state.ts). */
 export async function startTestKit(server: RunningServer, content: StartContent, initialState?: (s: Snapshot) => void): Promise<TestKit> {
-  const target: SnapshotTarget = { storage: server.storage, types: server.parts.types, kapiVersion };
+  const target: SnapshotTarget = { storage: server.storage, types: server.parts.types, kapiVersion: kapiVersion() };
   const doSettle = (opts?: SettleOptions) => settle({ ...server, currentRevision: () => server.storage.currentRevision() }, opts);
   if (content.snapshot) await restoreSnapshot(target, content.snapshot);
   if (content.manifests?.length) await applyManifests({ stores: server.parts.stores, types: server.parts.types }, content.manifests);
