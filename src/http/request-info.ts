@@ -37,7 +37,10 @@ const namespaceSubresources = new Set(["status", "finalize"]);
 export class MalformedPathError extends Error {}
 
 function splitPath(path: string): string[] {
-  return path.split("/").filter((p) => p !== "").map(decodeSegment);
+  const parts: string[] = [];
+  // A segment without an escape is its own decoding (nearly every request: no decode, no copies).
+  for (const p of path.split("/")) if (p !== "") parts.push(p.includes("%") ? decodeSegment(p) : p);
+  return parts;
 }
 
 function decodeSegment(s: string): string {

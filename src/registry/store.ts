@@ -21,6 +21,7 @@ import { withPropagationFinalizers, type DeleteOptions } from "./deletion.js";
 import { dropEmptyMetadata } from "./empty-metadata.js";
 import { withoutMetaAndStatus } from "./subresource-writes.js";
 import { listObjects, type ListResult, type ObjectCacher } from "./list.js";
+import { currentJsonFromCache } from "./cached-get.js";
 import type { ListOptions } from "./list-options.js";
 import { prepareWatch, type PreparedWatch } from "./watch.js";
 import type { SubresourceCreate, WriteOptions, WriteRequest } from "./write-options.js";
@@ -166,6 +167,11 @@ export class GenericStore {
   /** GET as JSON text: the stored bytes with the resourceVersion spliced in when possible. */
   async getJson(ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<{ json: string } | { obj: KObject }> {
     const t = this.type;
+    if (parseResourceVersion(rv) === undefined) {
+      const json = await currentJsonFromCache(this.parts.cacher, t, storageKey(t, ns, name));
+      if (json === null) throw notFound(t.gr, name);
+      if (json !== undefined) return { json };
+    }
     const kv = await this.read(ns, name, rv, signal);
     if (t.onDecode) return { json: decodedJson(kv, t) };
     const json = servedJson(kv, t);

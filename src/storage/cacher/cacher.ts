@@ -67,6 +67,12 @@ export class Cacher<O> {
     c.stop();
   }
 
+  /** The full (not partial) cache of a prefix when one is already made and running, without making one. */
+  serving(prefix: string): WatchCache<O> | undefined {
+    const c = this.caches.get(prefix);
+    return c && !c.isStopped && !this.partial.has(c) ? c : undefined;
+  }
+
   /** Already-created caches (tests, metrics). */
   peek(prefix: string): WatchCache<O> | undefined {
     return this.caches.get(prefix);

@@ -108,6 +108,7 @@ export class WatchCache<O> {
   private lastEventRevision = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private loaded = false;
   private feedError: Error | undefined;
   /** Resolves once the initial state is loaded. */
   readonly ready: Promise<void>;
@@ -157,6 +158,7 @@ export class WatchCache<O> {
       await this.load(true);
     }
     if (this.stopped) return;
+    this.loaded = true;
     this.observer?.capacity(this.opts.maxEvents);
     this.observer?.resourceVersion(this.revision);
     this.observer?.initialized();
@@ -384,6 +386,20 @@ export class WatchCache<O> {
     const more = items.length >= limit && i < end;
     this.observer?.listed(i - start, items.length);
     return { items, revision: opts.revision ?? this.revision, more, remaining: more ? end - start - items.length : 0, lastKey };
+  }
+
+  /**
+   * A key's entry as storage holds it now (null: no such key), when the cache can tell without
+   * waiting: loaded, fed by a backend that publishes each commit's events with the commit (memory,
+   * SQLite: its current revision is read locally), and holding every event up to that revision.
+   * Undefined otherwise: the caller reads storage (an etcd-fed cache learns its freshness from a
+   * progress notification, a round trip that costs what the read itself does).
+   */
+  async currentEntry(key: string): Promise<Entry<O> | null | undefined> {
+    if (!this.loaded || this.stopped || this.storageWatcher?.progress) return undefined;
+    const current = await this.cfg.storage.currentRevision(this.cfg.prefix);
+    if (this.stopped || this.revision < current) return undefined;
+    return this.store.get(key) ?? null;
   }
 
   /** The current entry of a key (the state at `revision`). */
