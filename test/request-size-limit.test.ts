@@ -4,6 +4,10 @@
 // non-Status error) — and nothing is stored; memory and SQLite keep the same limit. The object is
 // a CustomResourceDefinition with a long schema description: built-in types' own validation
 // keeps them under the limit. Below it, the same write succeeds.
+// A write that passes the limit only with its managedFields is tried once more without them and
+// stored (upstream's create, update and patch handlers: isTooLargeError), except server-side
+// apply, which upstream does not retry. The object there is a ConfigMap with thousands of long
+// keys, which its managedFields name once more.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -75,6 +79,38 @@ for (const b of backends) {
       }
       // Under the limit: stored.
       expect((await req(s, "POST", crds, { body: crd("fits", "z".repeat(1_400_000)) })).status).toBe(201);
+    }, 60_000);
+
+    it("stores a write that only its managedFields take past the limit without them; apply is not retried", async () => {
+      // 3,200 keys of 250 characters: ~0.8 MB of data, ~0.83 MB more of managedFields naming them.
+      const data = Object.fromEntries(Array.from({ length: 3200 }, (_, i) => [`${String(i).padStart(4, "0")}${"k".repeat(246)}`, ""]));
+      const cms = "/api/v1/namespaces/default/configmaps";
+      const created = await req(s, "POST", `${cms}?fieldManager=sizer`, { body: { metadata: { name: "keys" }, data } });
+      expect(created.status).toBe(201);
+      expect(created.json.metadata.managedFields).toBeUndefined();
+      const stored = await req(s, "GET", `${cms}/keys`);
+      expect(stored.json.metadata.managedFields).toBeUndefined();
+      expect(Object.keys(stored.json.data)).toHaveLength(3200);
+      // Without managedFields a small write records its manager as usual.
+      expect((await req(s, "POST", `${cms}?fieldManager=sizer`, { body: { metadata: { name: "few" }, data: { a: "b" } } })).json.metadata.managedFields[0].manager).toBe("sizer");
+
+      // An update and a merge patch, whose managers' entries would name every key: stored, without managedFields.
+      const updated = await req(s, "PUT", `${cms}/keys?fieldManager=sizer`, { body: { ...stored.json, metadata: { ...stored.json.metadata, labels: { updated: "yes" } } } });
+      expect(updated.status).toBe(200);
+      expect(updated.json.metadata.labels).toEqual({ updated: "yes" });
+      expect(updated.json.metadata.managedFields).toBeUndefined();
+      const patched = await req(s, "PATCH", `${cms}/keys?fieldManager=patcher`, { body: { metadata: { labels: { patched: "yes" } } }, headers: { "content-type": "application/merge-patch+json" } });
+      expect(patched.status).toBe(200);
+      expect(patched.json.metadata.labels).toEqual({ updated: "yes", patched: "yes" });
+      const after = await req(s, "GET", `${cms}/keys`);
+      expect(after.json.metadata.managedFields).toBeUndefined();
+      expect(after.json.metadata.labels).toEqual({ updated: "yes", patched: "yes" });
+
+      // Server-side apply of the same keys: refused with storage's error, nothing stored.
+      const applied = await req(s, "PATCH", `${cms}/applied?fieldManager=applier`, { body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "applied" }, data }, headers: { "content-type": "application/apply-patch+yaml" } });
+      expect(applied.status).toBe(500);
+      expect(applied.json).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "etcdserver: request is too large", code: 500 });
+      expect((await req(s, "GET", `${cms}/applied`)).status).toBe(404);
     }, 60_000);
   });
 }

@@ -14,6 +14,7 @@ import { acceptedPatchMediaTypes, applyPatchDocument, decodePatch, patchFormatOf
 import { applyConfiguration } from "./apply.js";
 import { resolveFieldManager } from "./field-manager.js";
 import { auditRequestPatch } from "./audit-request.js";
+import { retriedWithoutManagedFields } from "./too-large-retry.js";
 
 /** The request's patch format among those this server accepts (415 otherwise). */
 export function requestPatchFormat(r: ResourceRequest): PatchFormat {
@@ -63,16 +64,17 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     return;
   }
 
-  const result = await r.store.update(r.info.namespace, r.info.name, {
+  const spec = {
     subresource: sub,
     createIfMissing: false,
-    desired: (current) => {
+    desired: (current: KObject | undefined) => {
       if (!current) throw notFound(r.type.gr, r.info.name);
       // Field validation prunes the result in place, and patch results may share the input's parts.
       const patched = applyPatchDocument(type, r.type, deepClone(current), patch);
       validateFields(patched);
       return patched;
     },
-  }, opts);
+  };
+  const result = await retriedWithoutManagedFields(opts, (o) => r.store.update(r.info.namespace, r.info.name, spec, o));
   writeWritten(r, n, result);
 }

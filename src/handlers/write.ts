@@ -7,6 +7,7 @@ import { resolveFieldManager } from "./field-manager.js";
 import { negotiateWrite, writeWritten } from "./output.js";
 import { writeOptions } from "./write-options.js";
 import { createAuthorization } from "./create-on-update.js";
+import { retriedWithoutManagedFields } from "./too-large-retry.js";
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
   const refused = r.type.createRefused?.();
@@ -15,7 +16,8 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   const dryRun = parseDryRun(r.ex.query, "CreateOptions");
   const fieldManager = resolveFieldManager(r, "CreateOptions");
   const body = await readObject(r);
-  writeWritten(r, n, await r.store.create(r.info.namespace, body, writeOptions(r, { dryRun, fieldManager })), 201);
+  const written = await retriedWithoutManagedFields(writeOptions(r, { dryRun, fieldManager }), (opts) => r.store.create(r.info.namespace, body, opts));
+  writeWritten(r, n, written, 201);
 }
 
 export async function handleUpdate(r: ResourceRequest): Promise<void> {
@@ -24,11 +26,7 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
   const dryRun = parseDryRun(r.ex.query, "UpdateOptions");
   const fieldManager = resolveFieldManager(r, "UpdateOptions");
   const body = await readObject(r);
-  const result = await r.store.update(
-    r.info.namespace,
-    r.info.name,
-    { subresource: sub, createIfMissing: r.type.strategy.allowCreateOnUpdate, desired: () => body, authorizeCreate: createAuthorization(r) },
-    writeOptions(r, { dryRun, fieldManager }),
-  );
+  const spec = { subresource: sub, createIfMissing: r.type.strategy.allowCreateOnUpdate, desired: () => body, authorizeCreate: createAuthorization(r) };
+  const result = await retriedWithoutManagedFields(writeOptions(r, { dryRun, fieldManager }), (opts) => r.store.update(r.info.namespace, r.info.name, spec, opts));
   writeWritten(r, n, result);
 }

@@ -299,11 +299,13 @@ export class GenericStore {
     t.strategy.default(input);
     // The writer owns what it sent, recorded before mutating admission as upstream does: fields a
     // webhook or policy adds are nobody's.
-    const owned = opts.fieldManager !== undefined && !opts.ownershipRecorded ? ownedFields(t, "", undefined, input, opts.fieldManager) : undefined;
+    const owned = tracksOwnership(opts) ? ownedFields(t, "", undefined, input, opts.fieldManager!) : undefined;
     const attrs = this.attributes("CREATE", ns, input.metadata.name ?? "", "", opts, input);
     if (!opts.skip?.admission) await this.admission.admit(attrs);
     const admitted = checkBody(t, ns, attrs.object);
     if (owned) withOwnedFields(admitted, owned);
+    // Cleared after mutating admission, as upstream's retry clears them on the admitted object.
+    if (opts.withoutManagedFields) delete admitted.metadata.managedFields;
     return admitted;
   }
 
@@ -417,7 +419,7 @@ export class GenericStore {
     const t = this.type;
     const name = current.metadata.name!;
     t.strategy.default(desired);
-    const owned = opts.fieldManager !== undefined && !opts.ownershipRecorded ? ownedFields(t, ctx.subresource, current, desired, opts.fieldManager) : undefined;
+    const owned = tracksOwnership(opts) ? ownedFields(t, ctx.subresource, current, desired, opts.fieldManager!) : undefined;
     const attrs = this.attributes("UPDATE", ns, name, ctx.subresource, opts, desired, current);
     if (!opts.skip?.admission) await this.admission.admit(attrs);
     const admitted = checkBody(t, ns, attrs.object);
@@ -426,6 +428,8 @@ export class GenericStore {
     try {
       const allocationErrors = reservation?.errors ?? [];
       let obj = prepareUpdate(t, admitted, current, ctx);
+      // After prepareUpdate: a view (status) keeps the stored object's managedFields otherwise.
+      if (opts.withoutManagedFields) delete obj.metadata.managedFields;
       // A write that changes nothing is still validated and admitted (upstream decides it is a
       // no-op only when storage compares the bytes), then answered without storing or an event.
       // A value read through a key that writes no longer use is stored again all the same (key
@@ -684,6 +688,11 @@ interface OwnedFields {
   /** What the request itself carried (a plugin that rewrites them keeps its version). */
   sent: unknown;
   fields: unknown;
+}
+
+/** Whether this write records its manager's managedFields entry (not apply's, nor a retry without them). */
+function tracksOwnership(opts: WriteOptions): boolean {
+  return opts.fieldManager !== undefined && !opts.ownershipRecorded && !opts.withoutManagedFields;
 }
 
 function ownedFields(t: ResourceType, subresource: string, prev: KObject | undefined, request: KObject, manager: string): OwnedFields {

@@ -66,6 +66,11 @@ export interface WriteOptions {
   fieldManager?: string;
   /** The object's managedFields were already computed (server-side apply). */
   ownershipRecorded?: boolean;
+  /**
+   * Store the object without managedFields, none recorded for this write either: the retry of a
+   * write storage refused as too large (handlers/too-large-retry.ts).
+   */
+  withoutManagedFields?: true;
   /** The request this write is made for (absent for the server's own writes: controllers, bootstrap). */
   request?: WriteRequest;
   /** Stages this write leaves out (see SkippedStages); absent for every client write. */
