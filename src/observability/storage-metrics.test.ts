@@ -3,14 +3,14 @@ import { MetricRegistry } from "./metric-registry.js";
 import { StorageMetrics } from "./storage-metrics.js";
 
 describe("storage metrics", () => {
-  it("count stored objects once a scrape for both object families, -1 for each known resource when counting fails", async () => {
+  it("count stored objects once a scrape for the object and size families, -1 for each known resource when counting fails", async () => {
     let calls = 0;
     let fail = false;
     const m = new StorageMetrics({
       countObjects: async () => {
         calls++;
         if (fail) throw new Error("etcd unreachable");
-        return new Map([["pods", 2], ["deployments.apps", 1]]);
+        return new Map([["pods", { objects: 2, sizeBytes: 900 }], ["deployments.apps", { objects: 1 }]]);
       },
     });
     const r = new MetricRegistry({ version: "v1.34.0", disabledMetrics: ["apiserver_storage_objects"] });
@@ -20,9 +20,13 @@ describe("storage metrics", () => {
     expect(text).not.toContain("apiserver_storage_objects{");
     expect(text).toContain('apiserver_resource_objects{group="apps",resource="deployments"} 1\n');
     expect(text).toContain('apiserver_resource_objects{group="",resource="pods"} 2\n');
+    expect(text).toContain('apiserver_resource_size_estimate_bytes{group="",resource="pods"} 900\n');
+    expect(text).not.toContain('apiserver_resource_size_estimate_bytes{group="apps"');
     fail = true;
     text = await r.render();
     expect(text).toContain('apiserver_resource_objects{group="",resource="pods"} -1\n');
+    expect(text).toContain('apiserver_resource_size_estimate_bytes{group="",resource="pods"} -1\n');
+    expect(text).not.toContain('apiserver_resource_size_estimate_bytes{group="apps"');
   });
 
   it("reports the database's size by cluster, and lists from storage by group and resource", async () => {

@@ -113,8 +113,15 @@ export interface StoreParts {
   readonly cacher?: ObjectCacher;
   /** Values taken from a pool shared by every version of a type (held per storage prefix). */
   readonly reservations: Reservations;
-  /** Told of each list served from storage rather than the watch cache (the storage list metrics). */
-  readonly onStorageList?: StorageListObserver;
+  /** Told of what the stores read from storage (metrics). */
+  readonly observers: StoreObservers;
+}
+
+export interface StoreObservers {
+  /** Each list served from storage rather than the watch cache (the storage list metrics). */
+  storageList?: StorageListObserver;
+  /** A stored value of this group and resource that did not decode. */
+  decodeFailed?: (group: string, resource: string) => void;
 }
 
 /** What one list from storage read (fetched), tested against its selectors (evaluated) and returned. */
@@ -161,7 +168,7 @@ export class GenericStore {
 
   async get(ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<KObject> {
     const t = this.type;
-    return servedOne(t, decodeFromStorage(await this.read(ns, name, rv, signal), t));
+    return servedOne(t, this.decode(await this.read(ns, name, rv, signal)));
   }
 
   /** GET as JSON text: the stored bytes with the resourceVersion spliced in when possible. */
@@ -173,9 +180,29 @@ export class GenericStore {
       if (json !== undefined) return { json };
     }
     const kv = await this.read(ns, name, rv, signal);
-    if (t.onDecode) return { json: decodedJson(kv, t) };
+    if (t.onDecode) {
+      try {
+        return { json: decodedJson(kv, t) };
+      } catch (e) {
+        throw this.decodeFailed(e);
+      }
+    }
     const json = servedJson(kv, t);
-    return json !== undefined ? { json } : { obj: await servedOne(t, decodeFromStorage(kv, t)) };
+    return json !== undefined ? { json } : { obj: await servedOne(t, this.decode(kv)) };
+  }
+
+  /** A stored value as an object (one that does not decode is counted, as upstream's etcd3 store counts it). */
+  private decode(kv: KeyValue): KObject {
+    try {
+      return decodeFromStorage(kv, this.type);
+    } catch (e) {
+      throw this.decodeFailed(e);
+    }
+  }
+
+  private decodeFailed(e: unknown): unknown {
+    this.parts.observers.decodeFailed?.(this.type.group, this.type.resource);
+    return e;
   }
 
   /**
@@ -188,7 +215,7 @@ export class GenericStore {
 
   /** A list was served from storage (list.ts). */
   listedFromStorage(counts: { fetched: number; evaluated: number; returned: number }): void {
-    this.parts.onStorageList?.(this.type.group, this.type.resource, counts);
+    this.parts.observers.storageList?.(this.type.group, this.type.resource, counts);
   }
 
   /** A watch as a client asks for it, from the watch cache; everything that may fail before the stream opens fails here. */
@@ -209,7 +236,7 @@ export class GenericStore {
     const res = await this.storage.range(storagePrefix(t, namespace), opts).catch((e: unknown) => {
       throw e instanceof CorruptValueError ? this.corruptListError(e) : e;
     });
-    const objects = await servedVersionOf(t, res.items.map((kv) => decodeFromStorage(kv, t)));
+    const objects = await servedVersionOf(t, res.items.map((kv) => this.decode(kv)));
     return { items: res.items.map((kv, i) => ({ key: kv.key, object: objects[i]! })), revision: res.revision, more: res.more, remaining: res.remaining };
   }
 
@@ -386,7 +413,7 @@ export class GenericStore {
     const ctx = this.context(ns, subresource, opts);
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       const kv = await this.getKv(key);
-      const current = kv ? await servedOne(t, decodeFromStorage(kv, t)) : undefined;
+      const current = kv ? await servedOne(t, this.decode(kv)) : undefined;
       const desired = checkBody(t, ns, await spec.desired(current));
       checkNameMatches(desired, name);
       desired.metadata.name = name;
@@ -481,7 +508,7 @@ export class GenericStore {
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       const kv = await this.storage.get(key);
       if (!kv) throw notFound(t.gr, name);
-      const next = await spec.desired(clone(await servedOne(t, decodeFromStorage(kv, t))));
+      const next = await spec.desired(clone(await servedOne(t, this.decode(kv))));
       delete next.metadata.resourceVersion;
       if (opts.dryRun) return { object: next, created: false };
       const value = encodeForStorage(await storageVersionOf(t, next));
@@ -515,7 +542,7 @@ export class GenericStore {
       try {
         kv = await this.storage.get(key);
         if (!kv) throw notFound(t.gr, name);
-        current = decodeFromStorage(kv, t);
+        current = this.decode(kv);
       } catch (e) {
         const corrupt = corruptObjectOf(e, kv);
         if (!corrupt) throw e;

@@ -9,7 +9,7 @@ import { Reservations } from "./reservations.js";
 import { WriteClaims } from "./claims.js";
 import { storageKey, type ResourceType } from "./resource-type.js";
 import type { PreparedCreates } from "./prepared-creates.js";
-import { GenericStore, type PreparedCreate, type StorageListObserver, type StoreConfig, type StoreParts, type WriteOptions } from "./store.js";
+import { GenericStore, type PreparedCreate, type StoreConfig, type StoreObservers, type StoreParts, type WriteOptions } from "./store.js";
 
 export class Stores {
   // Keyed by the type's declaration: a type updated in the registry (a CRD's new schema) is a new
@@ -22,8 +22,8 @@ export class Stores {
    */
   preparedForms: PreparedCreates | undefined;
 
-  constructor(storage: Storage, admission: Admission, config: StoreConfig = {}, cacher?: ObjectCacher, onStorageList?: StorageListObserver) {
-    this.parts = { storage, admission, config, cacher, reservations: new Reservations(storage, (t) => storedObjects(storage, t)), ...(onStorageList ? { onStorageList } : {}) };
+  constructor(storage: Storage, admission: Admission, config: StoreConfig = {}, cacher?: ObjectCacher, observers: StoreObservers = {}) {
+    this.parts = { storage, admission, config, cacher, reservations: new Reservations(storage, (t) => storedObjects(storage, t)), observers };
   }
 
   /** The store of `t`. */

@@ -9,7 +9,7 @@ import { resourceOfKey } from "../registry/storage-resources.js";
 import { Stores } from "../registry/stores.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { Cacher } from "../storage/cacher/cacher.js";
-import type { WatchCacheOptions } from "../storage/cacher/watch-cache.js";
+import type { WatchCache, WatchCacheOptions } from "../storage/cacher/watch-cache.js";
 import type { WatchCacheObserver } from "../storage/cacher/types.js";
 import type { Etcd3Storage } from "../storage/etcd3/etcd3-storage.js";
 import { StorageError, type Storage } from "../storage/interface.js";
@@ -18,6 +18,7 @@ import { SqliteStorage } from "../storage/sqlite/sqlite-storage.js";
 import { borrowedStorage } from "../storage/common/borrowed-storage.js";
 import { observedStorage, type StorageRequestObserver } from "../storage/common/observed-storage.js";
 import type { ServerMetrics } from "../observability/metrics.js";
+import type { ResourceStats } from "../observability/storage-metrics.js";
 import { StorageRequestMetrics } from "../observability/storage-request-metrics.js";
 import { join } from "node:path";
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
@@ -30,7 +31,7 @@ function watchCacheObserver(types: TypeRegistry, metrics: ServerMetrics): (prefi
   const resourceOf = resourceOfKey(types);
   return (prefix) => {
     const gr = resourceOf(prefix);
-    return gr && metrics.watchCache.seriesOf(gr.group, gr.resource);
+    return gr && { ...metrics.watchCache.seriesOf(gr.group, gr.resource), decodeFailed: () => metrics.storage.decodeFailed(gr.group, gr.resource) };
   };
 }
 
@@ -50,7 +51,7 @@ export interface OpenCore extends CoreParts {
   /** Bind the admission chain here once it is built; writes before that fail. */
   admission: DeferredAdmission;
   /** Stored objects per resource ("resource.group"), for the storage objects metric. */
-  countObjects(): Promise<Map<string, number>>;
+  countObjects(): Promise<Map<string, ResourceStats>>;
   /** The databases' sizes, for the storage size metric (none for memory or a borrowed backend). */
   storageSizes(): Promise<{ clusterId: string; endpoint: string; bytes: number }[]>;
   /** Encryption at rest (stop() ends the polling of a reloading configuration file). */
@@ -84,7 +85,7 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
       allowUnsafeMalformedObjectDeletion: gates.enabled("AllowUnsafeMalformedObjectDeletion"),
     },
     cacher,
-    metrics ? (group, resource, counts) => metrics.storage.listed(group, resource, counts) : undefined,
+    metrics ? { storageList: (group, resource, counts) => metrics.storage.listed(group, resource, counts), decodeFailed: (group, resource) => metrics.storage.decodeFailed(group, resource) } : {},
   );
   // A raw read first: what exists is not written again (nor passes admission again).
   const ensure: CoreParts["ensure"] = async (t, ns, obj, fieldManager) => {
@@ -93,12 +94,15 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
       if (e?.reason !== "AlreadyExists") throw e;
     });
   };
+  const estimateSizes = gates.enabled("SizeBasedListCostEstimate");
   const countNow = async () => {
-    const counts = new Map<string, number>();
+    const counts = new Map<string, ResourceStats>();
     for (const t of types.all()) {
       if (t.virtual) continue;
       const name = t.group ? `${t.resource}.${t.group}` : t.resource;
-      if (!counts.has(name)) counts.set(name, await storage.count(t.keyPrefix));
+      if (counts.has(name)) continue;
+      const objects = await storage.count(t.keyPrefix);
+      counts.set(name, estimateSizes ? { objects, sizeBytes: sizeEstimate(objects, cacher.peek(t.keyPrefix)) } : { objects });
     }
     return counts;
   };
@@ -193,9 +197,20 @@ function observeRequests(backend: Storage, clusters: readonly Etcd3Storage[], o:
   return backend;
 }
 
+/**
+ * The estimated bytes of `objects` stored objects: their count times the average size of the
+ * values the resource's watch cache holds (upstream averages the last sizes its storage saw in
+ * lists and watch events); -1 when there are objects and no value was seen (no cache yet).
+ */
+function sizeEstimate(objects: number, cache: WatchCache<KObject> | undefined): number {
+  if (objects === 0) return 0;
+  if (!cache || cache.objectCount === 0) return -1;
+  return Math.floor(cache.storedSize / cache.objectCount) * objects;
+}
+
 /** Counts refreshed every `periodMs` (0: never; the metric is then empty). */
-function polledCounts(count: () => Promise<Map<string, number>>, periodMs: number, log: (msg: string) => void) {
-  let latest = new Map<string, number>();
+function polledCounts(count: () => Promise<Map<string, ResourceStats>>, periodMs: number, log: (msg: string) => void) {
+  let latest = new Map<string, ResourceStats>();
   let running = false;
   const poll = async () => {
     if (running) return;

@@ -21,6 +21,8 @@ export interface Entry<O> extends Decoded<O> {
   modRevision: number;
   /** Lazily filled per-encoding byte cache (e.g. "application/json|v1" → bytes), shared by all readers. */
   memo: Map<string, unknown>;
+  /** The stored value's length, which the object was decoded from (the resource size estimate). */
+  readonly size: number;
 }
 
 export type CacheEventType = "ADDED" | "MODIFIED" | "DELETED";
@@ -95,6 +97,8 @@ export interface WatchCacheObserver {
   event(): void;
   /** The revision the cache is at now. */
   resourceVersion(revision: number): void;
+  /** A value read from storage did not decode. */
+  decodeFailed?(): void;
   /** A read waited this long for the cache to reach its revision. */
   readWait(seconds: number): void;
   /** A list served from the cache: entries it looked at, and how many of them it returned. */

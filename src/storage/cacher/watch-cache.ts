@@ -103,6 +103,7 @@ export class WatchCache<O> {
   private readonly watchers = new WatcherIndex<O>();
   private readonly snapshots = new Map<number, Snapshot<O>>();
   private waiters: { rev: number; resolve: () => void }[] = [];
+  private size = 0;
   private storageWatcher: Watcher | undefined;
   /** The newest revision an event was applied at (revision may be ahead of it through progress). */
   private lastEventRevision = 0;
@@ -129,6 +130,14 @@ export class WatchCache<O> {
 
   get objectCount(): number {
     return this.store.size;
+  }
+
+  /**
+   * The summed lengths of the cached objects' stored values, kept as events arrive (upstream's
+   * statsCache sums the last seen sizes of storage's values; its metric scales their average).
+   */
+  get storedSize(): number {
+    return this.size;
   }
 
   /** Oldest revision a watch can start after. */
@@ -181,7 +190,7 @@ export class WatchCache<O> {
       } catch (e) {
         // Compaction moved past `base` between the two steps: start over from the new base.
         if (e instanceof StorageError && e.code === "Compacted" && attempt < 5) {
-          for (const kv of this.store.snapshot()) this.store.delete(kv.key);
+          this.clear();
           continue;
         }
         if (isCorrupt(e) && !fromCurrent) return false;
@@ -195,7 +204,7 @@ export class WatchCache<O> {
     if (!fromCurrent && isCorrupt(this.feedError)) {
       // Nobody has seen this cache yet (it is not ready): forget the attempt and start afresh.
       clearInterval(this.timer);
-      for (const kv of this.store.snapshot()) this.store.delete(kv.key);
+      this.clear();
       this.stopped = false;
       this.feedError = undefined;
       return false;
@@ -229,7 +238,7 @@ export class WatchCache<O> {
       }
       if (this.stopped) return false;
       for (const kv of page.items) {
-        this.store.put(this.entry(kv, kv.modRevision));
+        this.put(this.entry(kv, kv.modRevision));
         if (performance.now() - sliceStart > fillSliceMs && !(await yieldNow())) return false;
       }
       if (!page.more) return true;
@@ -238,8 +247,38 @@ export class WatchCache<O> {
     }
   }
 
+  /**
+   * A stored value as the cache holds it. One that does not decode is counted: it fails the cache,
+   * which loads again at its next use and meets it again — as upstream's reflector relists after
+   * such a watch event and its storage counts the value in the list.
+   */
   private entry(kv: KeyValue, modRevision: number): Entry<O> {
-    return new CacheEntry(kv.key, modRevision, this.cfg.decode(kv));
+    let decoded: Decoded<O>;
+    try {
+      decoded = this.cfg.decode(kv);
+    } catch (e) {
+      this.observer?.decodeFailed?.();
+      throw e;
+    }
+    return new CacheEntry(kv.key, modRevision, decoded, kv.value.length);
+  }
+
+  /** Stores an entry, keeping the size total; the entry it replaced. */
+  private put(e: Entry<O>): Entry<O> | undefined {
+    const prev = this.store.put(e);
+    this.size += e.size - (prev?.size ?? 0);
+    return prev;
+  }
+
+  private remove(key: string): Entry<O> | undefined {
+    const prev = this.store.delete(key);
+    if (prev) this.size -= prev.size;
+    return prev;
+  }
+
+  private clear(): void {
+    for (const kv of this.store.snapshot()) this.store.delete(kv.key);
+    this.size = 0;
   }
 
   private apply(ev: WatchEvent): void {
@@ -257,12 +296,12 @@ export class WatchCache<O> {
     const now = Date.now();
     if (ev.type === "put") {
       const cur = this.entry(ev.kv, ev.revision);
-      const prev = this.store.put(cur);
+      const prev = this.put(cur);
       cev = { type: prev ? "MODIFIED" : "ADDED", revision: ev.revision, key: cur.key, cur, prev, time: now };
     } else {
-      const prev = this.store.delete(ev.kv.key);
+      const prev = this.remove(ev.kv.key);
       // The deleted object is the last state; reuse its decoded form, stamped with the delete revision.
-      const cur: Entry<O> = prev ? new CacheEntry(prev.key, ev.revision, prev) : this.entry(ev.kv, ev.revision);
+      const cur: Entry<O> = prev ? new CacheEntry(prev.key, ev.revision, prev, prev.size) : this.entry(ev.kv, ev.revision);
       cev = { type: "DELETED", revision: ev.revision, key: ev.kv.key, cur, prev, time: now };
     }
     this.revision = ev.revision;
@@ -545,6 +584,7 @@ class CacheEntry<O> implements Entry<O> {
     readonly key: string,
     readonly modRevision: number,
     d: Decoded<O>,
+    readonly size: number,
   ) {
     this.object = d.object;
     this.labels = d.labels;
