@@ -62,6 +62,6 @@ export const crdStrategy: Strategy = strategy({
       message: "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
     });
   },
-  validate: (o) => validateCRD(o),
-  validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? validateCRDStatus(o) : validateCRD(o, old)),
+  validate: (o, ctx) => validateCRD(o, undefined, ctx.celTimings),
+  validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? validateCRDStatus(o) : validateCRD(o, old, ctx.celTimings)),
 });

@@ -6,6 +6,7 @@
 import type { FieldError } from "../apimachinery/validation.js";
 import { newStructuralError, validateStructural, type JSONSchemaProps } from "./schema/index.js";
 import { compileValidationRules } from "./validation-rules.js";
+import type { CelTimings } from "../cel/timings.js";
 
 /**
  * `init`: the schema cannot be made structural at all (upstream NewStructural's error), shown only
@@ -16,6 +17,6 @@ export function structuralErrors(schema: Record<string, unknown>, path: string):
   return newStructuralError(schema as JSONSchemaProps) ? { init: errs, errors: [] } : { init: [], errors: errs };
 }
 
-export function celRuleErrors(schema: Record<string, unknown>, path: string, opts: { suppressPerExpressionCost: boolean }): FieldError[] {
-  return compileValidationRules(schema as Parameters<typeof compileValidationRules>[0], { path, suppressPerExpressionCost: opts.suppressPerExpressionCost }).errors;
+export function celRuleErrors(schema: Record<string, unknown>, path: string, opts: { suppressPerExpressionCost: boolean; timings: CelTimings | undefined }): FieldError[] {
+  return compileValidationRules(schema as Parameters<typeof compileValidationRules>[0], { path, ...opts }).errors;
 }

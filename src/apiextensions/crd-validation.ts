@@ -24,6 +24,7 @@ import {
 import { deepEqual } from "../apimachinery/json-value.js";
 import { pemBlocks } from "../apimachinery/pem.js";
 import { structuralErrors, celRuleErrors } from "./crd-validation-adapters.js";
+import type { CelTimings } from "../cel/timings.js";
 
 type Obj = Record<string, any>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -114,6 +115,8 @@ interface Options {
   allowTooManySelectableFields: Record<string, boolean>;
   /** Versions whose schema did not change on this update: per-expression CEL costs are not re-checked. */
   unchangedSchemas: Set<string>;
+  /** Told how long the schemas' rules took to compile. */
+  celTimings?: CelTimings;
 }
 
 export function isCRDConditionTrue(crd: Obj | undefined, type: string): boolean {
@@ -197,9 +200,9 @@ function updateOptions(crd: Obj, old: Obj): Options {
 // Entry point
 
 /** Every error of a CRD being created (`old` absent) or updated, in upstream's order. */
-export function validateCRD(crd: Obj, old?: Obj): FieldError[] {
+export function validateCRD(crd: Obj, old?: Obj, celTimings?: CelTimings): FieldError[] {
   const spec = isObj(crd.spec) ? crd.spec : {};
-  const opts = old ? updateOptions(crd, old) : createOptions();
+  const opts = { ...(old ? updateOptions(crd, old) : createOptions()), celTimings };
   const errs: FieldError[] = [];
   if (!old) {
     const name = str(crd.metadata?.name);
@@ -429,7 +432,7 @@ function validateValidation(validation: Obj | undefined, statusEnabled: boolean,
   // NewStructural's errors overlap the OpenAPI checks: shown only when those found nothing.
   if (errs.length === 0) errs.push(...structural.init);
   // CEL rules are compiled only when the schema is otherwise valid (upstream's order of checks).
-  if (errs.length === 0) errs.push(...celRuleErrors(schema, sp, { suppressPerExpressionCost: opts.suppressCost }));
+  if (errs.length === 0) errs.push(...celRuleErrors(schema, sp, { suppressPerExpressionCost: opts.suppressCost, timings: opts.celTimings }));
   return errs;
 }
 

@@ -4,7 +4,7 @@
 // and the version's selectable fields. Metadata rules are the generic store's, as for built-ins.
 import type { FieldError } from "../apimachinery/validation.js";
 import type { KObject } from "../apimachinery/object.js";
-import { strategy, type Strategy } from "../registry/strategy.js";
+import { strategy, type Strategy, type StrategyContext } from "../registry/strategy.js";
 import type { RulesValidator } from "./validation-rules.js";
 import { applyDefaults, validateObject, type JSONSchemaProps } from "./custom-resource-schema.js";
 import { findValues, parseJsonPath } from "./custom-resource-printer.js";
@@ -37,13 +37,13 @@ const sameJSON = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
 
 export function customResourceStrategy(o: CustomResourceStrategyOptions): Strategy {
   const schema = o.schema;
-  const check = (obj: KObject, old: KObject | undefined, sink: string[] | undefined): FieldError[] => {
+  const check = (obj: KObject, old: KObject | undefined, { warnings: sink, celTimings: timings }: StrategyContext): FieldError[] => {
     const errs = schema ? validateObject(obj, schema, { isResourceRoot: true }) : [];
     if (o.rules) {
       // Ratcheted rule failures (unchanged values on update) reach the client as Warning headers;
       // a write retried after a conflict validates again, so each is added once.
       const warnings: string[] | undefined = sink ? [] : undefined;
-      errs.push(...o.rules.validate(obj, old, { warnings }));
+      errs.push(...o.rules.validate(obj, old, { warnings, timings }));
       for (const w of warnings ?? []) if (!sink!.includes(w)) sink!.push(w);
     }
     return errs;
@@ -57,8 +57,8 @@ export function customResourceStrategy(o: CustomResourceStrategyOptions): Strate
       // Without a status subresource a status change is a change like any other.
       if (!o.hasStatus && !sameJSON(obj.status, old.status)) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
     },
-    validate: (obj, ctx) => check(obj, undefined, ctx.warnings),
-    validateUpdate: (obj, old, ctx) => check(obj, old, ctx.warnings),
+    validate: (obj, ctx) => check(obj, undefined, ctx),
+    validateUpdate: (obj, old, ctx) => check(obj, old, ctx),
     selectableFields: o.selectableFields && o.selectableFields.length > 0 ? selectableFieldValues(o.selectableFields) : () => ({}),
   });
 }

@@ -8,20 +8,23 @@ import type { InformerFactory } from "../registry/informer-factory.js";
 import type { KObject } from "../apimachinery/object.js";
 import { customResourceTypes, isTerminating, type DefinitionState, type CRDVersion, type CustomResourceDefinition, type VersionHooks } from "./custom-resource-type.js";
 import { compileValidationRules, type RulesSchema } from "./validation-rules.js";
+import type { CelTimings } from "../cel/timings.js";
 import type { Stores } from "../registry/stores.js";
 import { endpointServiceResolver, informerServiceSource, type ServiceResolver } from "../webhook/service-resolver.js";
 import { syncedInformerLookup } from "../registry/synced-informer-lookup.js";
 import { runController, type Controller } from "../controller-runtime/controller.js";
 
-/** CEL rules of a version, compiled once per schema object (the compiler caches by schema). */
-export const celRulesHooks: VersionHooks = {
-  rules(v: CRDVersion) {
-    const schema = v.schema?.openAPIV3Schema;
-    if (!schema) return undefined;
-    const { validator } = compileValidationRules(schema as unknown as RulesSchema, { path: "openAPIV3Schema" });
-    return validator.hasRules ? validator : undefined;
-  },
-};
+/** CEL rules of a version, compiled once per schema object (the compiler caches by schema), timed into `timings`. */
+export function celRulesHooks(timings?: CelTimings): VersionHooks {
+  return {
+    rules(v: CRDVersion) {
+      const schema = v.schema?.openAPIV3Schema;
+      if (!schema) return undefined;
+      const { validator } = compileValidationRules(schema as unknown as RulesSchema, { path: "openAPIV3Schema", timings });
+      return validator.hasRules ? validator : undefined;
+    },
+  };
+}
 
 export interface CrdServingDeps {
   types: TypeRegistry;
@@ -46,7 +49,7 @@ export function isEstablished(crd: CustomResourceDefinition): boolean {
 
 const gvrKey = (t: ResourceType) => `${t.group}/${t.version}/${t.resource}`;
 
-export function startCrdServing({ types, informers, log = () => undefined, hooks: given = celRulesHooks, stores }: CrdServingDeps): CrdServing {
+export function startCrdServing({ types, informers, log = () => undefined, stores, hooks: given = celRulesHooks(stores?.config.celTimings) }: CrdServingDeps): CrdServing {
   const crdType = types.get("apiextensions.k8s.io", "v1", "customresourcedefinitions");
   // Conversion webhooks named by a service reference dial one of the Service's endpoints (no kube-proxy here).
   const resolveService: ServiceResolver | undefined = stores ? endpointServiceResolver(informerServiceSource(syncedInformerLookup(informers, types))) : undefined;

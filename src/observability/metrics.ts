@@ -5,6 +5,7 @@ import type { Registry } from "prom-client";
 import { AdmissionMetrics } from "./admission-metrics.js";
 import { AuthenticationMetrics } from "./authn-metrics.js";
 import { AuthorizationFilterMetrics } from "./authz-metrics.js";
+import { CelMetrics } from "./cel-metrics.js";
 import { GaugeFamily, type Family } from "./metric-family.js";
 import { MetricRegistry } from "./metric-registry.js";
 import { processMetrics } from "./process-metrics.js";
@@ -41,6 +42,7 @@ export class ServerMetrics {
   readonly authentication = new AuthenticationMetrics();
   readonly authorization = new AuthorizationFilterMetrics();
   readonly validation = new ValidationMetrics();
+  readonly cel = new CelMetrics();
 
   // prom-client is loaded after start-up (it costs tens of milliseconds to import): for the
   // process families, and for parts that register prom-client collectors of their own.
@@ -53,7 +55,7 @@ export class ServerMetrics {
   constructor(o: ServerMetricsOptions) {
     this.registry = new MetricRegistry({ version: kubernetesVersion, showHiddenMetricsForVersion: o.showHiddenMetricsForVersion, disabledMetrics: o.disabledMetrics });
     this.storage = new StorageMetrics(o.storage);
-    for (const group of [this.requests, this.requestPath, this.watch, this.watchCache, this.transformation, this.storage, this.admission, this.authentication, this.authorization, this.validation]) this.register(...group.families);
+    for (const group of [this.requests, this.requestPath, this.watch, this.watchCache, this.transformation, this.storage, this.admission, this.authentication, this.authorization, this.validation, this.cel]) this.register(...group.families);
   }
 
   /** Adds families of a server part (named once each; the stability rules apply to them). */

@@ -2,6 +2,7 @@
 // parameterised by the type's strategy (upstream: generic/registry.Store). Every write runs
 // upstream's stages in upstream's order:
 //   default → mutating admission → prepare → validate → validating admission → storage.
+import type { CelTimings } from "../cel/timings.js";
 import { randomBytes, randomUUID } from "node:crypto";
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
@@ -38,6 +39,8 @@ export interface StoreConfig {
   eventTtlSeconds?: number;
   /** The AllowUnsafeMalformedObjectDeletion gate: how unreadable objects are reported (corrupt-object.ts). */
   allowUnsafeMalformedObjectDeletion?: boolean;
+  /** Told how long strategies' CEL work took (custom resources' validation rules). */
+  celTimings?: CelTimings;
 }
 
 /** What a write produced: the object, and its JSON as served when the stored bytes allow it. */

@@ -26,6 +26,11 @@ export class Stores {
     this.parts = { storage, admission, config, cacher, reservations: new Reservations(storage, (t) => storedObjects(storage, t)), observers };
   }
 
+  /** The settings every store shares. */
+  get config(): StoreConfig {
+    return this.parts.config;
+  }
+
   /** The store of `t`. */
   for(t: ResourceType): GenericStore {
     let store = this.byType.get(t);

@@ -1,5 +1,6 @@
 // Per-type behaviour the generic store asks for (upstream: RESTCreateStrategy and friends).
 // A type module supplies only what differs from the defaults.
+import type { CelTimings } from "../cel/timings.js";
 import type { FieldError } from "../apimachinery/validation.js";
 import type { UserInfo } from "../apimachinery/user.js";
 import type { KObject } from "../apimachinery/object.js";
@@ -28,6 +29,8 @@ export interface StrategyContext {
    * (CertificateSigningRequest's spec.username and friends) take it from here, never from the body.
    */
   user?: UserInfo;
+  /** Told how long CEL work took (the server's StoreConfig.celTimings). */
+  celTimings?: CelTimings;
 }
 
 export interface Strategy {

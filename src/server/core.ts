@@ -83,6 +83,7 @@ export async function openCore(o: ServerOptions & CacheTuning, types: TypeRegist
       serviceNodePortRange: o.serviceNodePortRange,
       eventTtlSeconds: o.eventTtlSeconds,
       allowUnsafeMalformedObjectDeletion: gates.enabled("AllowUnsafeMalformedObjectDeletion"),
+      ...(metrics ? { celTimings: metrics.cel } : {}),
     },
     cacher,
     metrics ? { storageList: (group, resource, counts) => metrics.storage.listed(group, resource, counts), decodeFailed: (group, resource) => metrics.storage.decodeFailed(group, resource) } : {},
