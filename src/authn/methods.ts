@@ -5,6 +5,7 @@
 import type { FeatureGates } from "../apimachinery/feature-gates.js";
 import { joinPemBundles } from "../apimachinery/pem.js";
 import type { Authenticator } from "./authenticator.js";
+import type { Family } from "../observability/metric-family.js";
 import { requestHeaderFromFlags, type RequestHeaderFlags } from "./requestheader/index.js";
 import { webhookFromFlags, type WebhookFlags } from "./webhook/index.js";
 import { x509Authenticator } from "./x509.js";
@@ -16,6 +17,8 @@ export interface AuthenticationMethods {
   trailing: Authenticator[];
   /** --client-ca-file's bundle plus --requestheader-client-ca-file's, for the TLS handshake. */
   tlsClientCA: string;
+  /** The token webhook's cache metric families (none without a webhook). */
+  families: Family<unknown>[];
 }
 
 
@@ -33,5 +36,6 @@ export function authenticationMethods(
     leading: [...(rh.authenticator ? [rh.authenticator] : []), x509Authenticator(clientCA)],
     trailing: webhook ? [webhook] : [],
     tlsClientCA: joinPemBundles(clientCA, rh.clientCA ?? ""),
+    families: webhook ? webhook.cache.metrics.families : [],
   };
 }

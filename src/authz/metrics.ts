@@ -2,13 +2,10 @@
 // latency and fail-opens, match condition errors and exclusions, and the configuration file's
 // automatic reloads (names, labels, stability and buckets as kube-apiserver 1.34 exports them).
 import { createHash } from "node:crypto";
-import { CounterFamily, GaugeFamily, HistogramFamily } from "../observability/metric-family.js";
+import { CounterFamily, GaugeFamily, HistogramFamily, defaultBuckets } from "../observability/metric-family.js";
 import type { WebhookMetricsSink } from "./webhook/index.js";
 
 export const sha256Label = (data: string) => (data ? `sha256:${createHash("sha256").update(data).digest("hex")}` : "");
-
-/** client_golang's DefBuckets. */
-const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class AuthorizationMetrics implements WebhookMetricsSink {
   readonly decisions = new CounterFamily({ name: "apiserver_authorization_decisions_total", help: "Final decisions of each authorizer, by authorizer type, name and decision.", stability: "ALPHA", labels: ["type", "name", "decision"] });

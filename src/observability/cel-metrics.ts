@@ -1,10 +1,8 @@
 // The CEL families of kube-apiserver 1.34 (apiserver/pkg/cel/metrics): how long compiling and
 // evaluating custom resources' validation rules took, per schema node (upstream times each node's
 // Compile and each Validator.validate call). Fed through the CEL engine's CelTimings (by shape).
-import { HistogramFamily, type HistogramCell } from "./metric-family.js";
-
-/** client_golang's DefBuckets: upstream declares these histograms without buckets of their own. */
-const defaultBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+// Upstream declares both without buckets of their own: client_golang's defaults.
+import { HistogramFamily, defaultBuckets, type HistogramCell } from "./metric-family.js";
 
 export class CelMetrics {
   readonly compilation = new HistogramFamily({ name: "apiserver_cel_compilation_duration_seconds", help: "How long compiling CEL expressions took, in seconds.", stability: "BETA", buckets: defaultBuckets });

@@ -221,6 +221,9 @@ export class SummaryFamily extends Family<SummaryCell> {
   }
 }
 
+/** client_golang's DefBuckets: what a histogram declared without buckets of its own gets. */
+export const defaultBuckets: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
 /** client_golang's ExponentialBuckets: `count` bounds from `start`, each `factor` times the last. */
 export function exponentialBuckets(start: number, factor: number, count: number): number[] {
   const out = [start];

@@ -3,9 +3,11 @@
 // in memory; an authenticated answer and a "not authenticated" answer (no error) are cached for
 // their TTLs (kube-apiserver uses --authentication-token-webhook-cache-ttl for both); an error
 // (status.error, the webhook failing or unreachable) is never cached. Concurrent look-ups of one
-// key share one webhook call.
+// key share one webhook call. Its look-ups and calls are counted as upstream's cache counts them
+// (authentication_token_cache_*).
 import { createHmac, randomBytes } from "node:crypto";
 import { expiringCache } from "../../apimachinery/expiring-cache.js";
+import { TokenCacheMetrics } from "../../observability/token-cache-metrics.js";
 
 export interface CacheOptions {
   successTtlMs: number;
@@ -22,6 +24,7 @@ export class TokenCache<T> {
   private readonly key = randomBytes(32);
   private readonly entries;
   private readonly inFlight = new Map<string, Promise<Lookup<T>>>();
+  readonly metrics = new TokenCacheMetrics();
 
   constructor(private readonly o: CacheOptions) {
     this.entries = expiringCache<Lookup<T>>({ max: o.maxEntries ?? 32 * 1024, now: o.now });
@@ -52,24 +55,38 @@ export class TokenCache<T> {
   }
 
   async lookup(token: string, audiences: readonly string[] | undefined, fetch: () => Promise<Lookup<T>>): Promise<Lookup<T>> {
+    const started = performance.now();
     const k = this.keyOf(token, audiences);
     const hit = this.entries.get(k);
-    if (hit) return hit;
-    const pending = this.inFlight.get(k);
-    if (pending) return pending;
-    const p = (async () => {
-      try {
-        const r = await fetch();
-        const ttl = "error" in r ? 0 : r.ok ? this.o.successTtlMs : this.o.failureTtlMs;
-        if (ttl > 0) this.entries.set(k, r, { ttl });
-        return r;
-      } catch (e) {
-        return { error: (e as Error)?.message ?? String(e) };
-      } finally {
-        this.inFlight.delete(k);
-      }
-    })();
-    this.inFlight.set(k, p);
-    return p;
+    if (hit) {
+      this.metrics.requested(true, started);
+      return hit;
+    }
+    const unblock = this.metrics.blocking();
+    try {
+      let pending = this.inFlight.get(k);
+      if (!pending) this.inFlight.set(k, (pending = this.fetchOnce(k, fetch)));
+      return await pending;
+    } finally {
+      unblock();
+      this.metrics.requested(false, started);
+    }
+  }
+
+  /** The one call for a key, its answer cached for its TTL (an error never). */
+  private async fetchOnce(k: string, fetch: () => Promise<Lookup<T>>): Promise<Lookup<T>> {
+    const fetched = this.metrics.fetching();
+    let r: Lookup<T>;
+    try {
+      r = await fetch();
+      const ttl = "error" in r ? 0 : r.ok ? this.o.successTtlMs : this.o.failureTtlMs;
+      if (ttl > 0) this.entries.set(k, r, { ttl });
+    } catch (e) {
+      r = { error: (e as Error)?.message ?? String(e) };
+    } finally {
+      this.inFlight.delete(k);
+    }
+    fetched(!("error" in r));
+    return r;
   }
 }

@@ -120,7 +120,7 @@ export interface WebhookFlags {
   authenticationTokenWebhookVersion?: string;
 }
 
-export function webhookFromFlags(f: WebhookFlags, implicitAudiences: readonly string[] = [], log?: (msg: string) => void): Authenticator | undefined {
+export function webhookFromFlags(f: WebhookFlags, implicitAudiences: readonly string[] = [], log?: (msg: string) => void): ReturnType<typeof webhookTokenAuthenticator> | undefined {
   const version = checkWebhookVersion(f.authenticationTokenWebhookVersion ?? "v1beta1");
   if (!f.authenticationTokenWebhookConfigFile) return undefined;
   return webhookTokenAuthenticator({

@@ -76,6 +76,7 @@ export function authenticationMethodsFeature(): FeatureModule {
       return {
         tlsClientCA: methods.tlsClientCA,
         authenticators: () => ({ client: methods.leading, "token-webhook": methods.trailing }),
+        registerMetrics: (metrics) => metrics.register(...methods.families),
       };
     },
   };
