@@ -37,6 +37,15 @@ describe("judge", () => {
     expect(judgedText(kept, fmt)).toContain("ratio 0.700");
   });
 
+  it("says a time goal of CPU per operation as it is: the same factor, not its inverse", () => {
+    const goal = { op: "<=" as const, value: 1.2, text: "≤ 1.2" };
+    const within = result("list", { unit: "ms", better: "lower", goal, ratio: s(1.5), cpuRatio: s(1.1), judgedBy: "cpu" });
+    const over = result("list2", { unit: "ms", better: "lower", goal, ratio: s(1.1), cpuRatio: s(1.3), judgedBy: "cpu" });
+    judge([within, over]);
+    expect([within.pass, within.goalValue]).toEqual([true, 1.2]);
+    expect([over.pass, over.goalValue]).toEqual([false, 1.2]);
+  });
+
   it("resolves a relative goal against the other case's figure of the same kind", () => {
     const goal = { op: ">=" as const, value: 1.8, relativeTo: { bench: "create", factor: 0.9 }, text: "≥ 0.9 × create ratio" };
     const create = result("create", { ratio: s(2), cpuRatio: s(3), judgedBy: "ratio" });

@@ -1,51 +1,84 @@
 // Full paged traversal of a collection (limit + continue), one request after another like a
-// reflector's initial list; and its anchor, JSON.stringify of the same items in one go.
+// reflector's initial list. Pages are counted with a cheap scan (list-page.ts), never parsed,
+// so the figure is the server's; a verifying traversal first parses every page in full, checks
+// the scan's counts against it, and can keep the exact pages for the pre-encoded-pages anchor.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { cpuPct } from "../core/child.js";
-import type { ListJob, ListResult, StringifyJob, StringifyResult } from "./protocol.js";
+import type { ListJob, ListResult, ListVerifyJob, ListVerifyResult } from "./protocol.js";
+import { continueToken, pageItems } from "./list-page.js";
 import { openH2, type H2Conn } from "./transport.js";
 
-const continuePattern = /"continue":"([^"]*)"/;
-/** Items of the last untimed traversal, decoded: the stringify anchor serializes exactly these. */
-let kept: unknown[] = [];
+interface Page {
+  path: string;
+  body: Buffer;
+}
 
-async function traverse(conn: H2Conn, job: ListJob, decode: boolean): Promise<{ pages: number; items: number; bytes: number; all: unknown[] }> {
+/** One traversal; `onPage` sees each page's request path and body. */
+async function traverse(conn: H2Conn, job: Pick<ListJob, "path" | "limit">, onPage?: (p: Page) => void): Promise<{ pages: number; items: number; bytes: number }> {
   let token = "";
   let pages = 0;
+  let items = 0;
   let bytes = 0;
-  const all: unknown[] = [];
   do {
-    const q = `?limit=${job.limit}${token ? `&continue=${encodeURIComponent(token)}` : ""}`;
-    const r = await conn.request("GET", job.path + q, undefined, true);
+    const path = `${job.path}?limit=${job.limit}${token ? `&continue=${encodeURIComponent(token)}` : ""}`;
+    const r = await conn.request("GET", path, undefined, true);
     if (r.status !== 200) throw new Error(`list page ${pages}: HTTP ${r.status}: ${r.body?.toString().slice(0, 300)}`);
     const body = r.body!;
-    // The list's metadata (and its continue token) precedes the items: no need to parse 1 MB.
-    const m = continuePattern.exec(body.toString("latin1", 0, Math.min(body.length, 4096))) ?? (decode ? continuePattern.exec(body.toString("latin1")) : null);
-    token = m?.[1] ?? "";
-    if (decode) all.push(...(JSON.parse(body.toString("utf8")).items as unknown[]));
+    onPage?.({ path, body });
+    token = continueToken(body);
+    items += pageItems(body);
     pages++;
     bytes += r.bytes;
   } while (token);
-  return { pages, items: all.length, bytes, all };
+  return { pages, items, bytes };
+}
+
+/**
+ * One traversal that parses every page in full: the scan's count must agree with the parsed
+ * items on every page. With `captureDir`, the pages are written there as served, with a manifest
+ * of the request path each answers (bench/servers/pages.ts serves them).
+ */
+export async function runListVerify(job: ListVerifyJob): Promise<ListVerifyResult> {
+  const conn = await openH2(job.target);
+  const captured: { path: string; file: string }[] = [];
+  if (job.captureDir) mkdirSync(job.captureDir, { recursive: true });
+  try {
+    const r = await traverse(conn, job, ({ path, body }) => {
+      const parsed = (JSON.parse(body.toString("utf8")) as { items: unknown[] }).items.length;
+      const scanned = pageItems(body);
+      if (parsed !== scanned) throw new Error(`list page ${captured.length}: the scan counted ${scanned} items, the parse ${parsed}`);
+      const file = `page-${captured.length}.json`;
+      if (job.captureDir) writeFileSync(join(job.captureDir, file), body);
+      captured.push({ path, file });
+    });
+    if (job.captureDir) writeFileSync(join(job.captureDir, "manifest.json"), JSON.stringify(captured));
+    return r;
+  } finally {
+    conn.close();
+  }
 }
 
 export async function runList(job: ListJob): Promise<ListResult> {
   const conn = await openH2(job.target);
   try {
-    // Untimed first pass: warms the connection, counts the items, keeps them for the anchor.
-    const first = await traverse(conn, job, true);
-    if (job.keepItems) kept = first.all;
+    // Untimed first traversal: warms the connection (and is counted in `served`, for per-traversal server CPU).
+    const first = await traverse(conn, job);
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const times: number[] = [];
     let bytes = 0;
     do {
       const t = performance.now();
-      bytes = (await traverse(conn, job, false)).bytes;
+      const r = await traverse(conn, job);
       times.push(performance.now() - t);
+      if (r.items !== first.items) throw new Error(`list: a traversal counted ${r.items} items, the first ${first.items}`);
+      bytes = r.bytes;
     } while (performance.now() - t0 < job.durationMs);
     const elapsed = performance.now() - t0;
     return {
       traversals: times.length,
+      served: times.length + 1,
       meanMs: times.reduce((a, b) => a + b, 0) / times.length,
       minMs: Math.min(...times),
       pages: first.pages,
@@ -56,18 +89,4 @@ export async function runList(job: ListJob): Promise<ListResult> {
   } finally {
     conn.close();
   }
-}
-
-export function runStringify(job: StringifyJob): StringifyResult {
-  if (!kept.length) throw new Error("stringify: no items kept (run a list job with keepItems first)");
-  const list = { kind: "PodList", apiVersion: "v1", metadata: { resourceVersion: "1" }, items: kept };
-  const times: number[] = [];
-  let bytes = 0;
-  const t0 = performance.now();
-  do {
-    const t = performance.now();
-    bytes = JSON.stringify(list).length;
-    times.push(performance.now() - t);
-  } while (performance.now() - t0 < job.durationMs);
-  return { iterations: times.length, meanMs: times.reduce((a, b) => a + b, 0) / times.length, minMs: Math.min(...times), items: kept.length, bytes };
 }

@@ -92,12 +92,13 @@ export interface ListJob {
   path: string;
   limit: number;
   durationMs: number;
-  /** Keep the decoded items of the last traversal for the stringify anchor. */
-  keepItems?: boolean;
 }
 
 export interface ListResult {
+  /** Timed traversals. */
   traversals: number;
+  /** Traversals the server answered during the job (the timed ones and one untimed to warm the connection). */
+  served: number;
   meanMs: number;
   minMs: number;
   pages: number;
@@ -106,14 +107,16 @@ export interface ListResult {
   cpuPct: number;
 }
 
-export interface StringifyJob {
-  durationMs: number;
+/** One traversal, every page parsed to check the cheap item count; the pages kept in `captureDir` when given. */
+export interface ListVerifyJob {
+  target: Target;
+  path: string;
+  limit: number;
+  captureDir?: string;
 }
 
-export interface StringifyResult {
-  iterations: number;
-  meanMs: number;
-  minMs: number;
+export interface ListVerifyResult {
+  pages: number;
   items: number;
   bytes: number;
 }

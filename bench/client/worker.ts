@@ -3,7 +3,7 @@
 // client, rather than the server, was the limit.
 import { serveIpc } from "../core/child.js";
 import { runClosed } from "./closed.js";
-import { runList, runStringify } from "./list.js";
+import { runList, runListVerify } from "./list.js";
 import { runOpen } from "./open.js";
 import type { BatchJob, BatchResult, RawRequest, RawResponse } from "./protocol.js";
 import { openH2 } from "./transport.js";
@@ -14,7 +14,7 @@ serveIpc({
   closed: runClosed,
   open: runOpen,
   list: runList,
-  stringify: runStringify,
+  listVerify: runListVerify,
   watch: runWatch,
   replicaLatency: runReplicaLatency,
   async batch(j: BatchJob): Promise<BatchResult> {

@@ -62,8 +62,8 @@ export const quickSizes: Partial<BenchOptions> = {
 export interface ServerHandle {
   child: Child;
   target: Target;
-  /** Run fn and report the server's CPU over it as % of one core. */
-  cpuDuring<T>(fn: () => Promise<T>): Promise<{ value: T; serverCpuPct: number }>;
+  /** Run fn and report the server's CPU over it: as % of one core, and in ms. */
+  cpuDuring<T>(fn: () => Promise<T>): Promise<{ value: T; serverCpuPct: number; serverCpuMs: number }>;
   stop(): Promise<void>;
 }
 
@@ -95,7 +95,8 @@ export class BenchContext {
         const t0 = performance.now();
         const value = await fn();
         const ms = performance.now() - t0;
-        return { value, serverCpuPct: cpuPct(c0, await child.call<NodeJS.CpuUsage>("cpu"), ms) };
+        const c1 = await child.call<NodeJS.CpuUsage>("cpu");
+        return { value, serverCpuPct: cpuPct(c0, c1, ms), serverCpuMs: (c1.user - c0.user + c1.system - c0.system) / 1000 };
       },
       stop: () => child.stop(),
     };

@@ -18,11 +18,12 @@ export function cpuUsPerOp(m: Measurement): number | undefined {
 }
 
 /**
- * A throughput goal (kapi ≥ g × the anchor's rate) said of CPU per operation: kapi ≤ 1/g × the
- * anchor's server CPU per operation (watch fan-out: ≥ 0.8 ⇒ ≤ 1.25).
+ * The goal said of CPU per operation. A throughput goal (kapi ≥ g × the anchor's rate): kapi ≤
+ * 1/g × the anchor's server CPU per operation (watch fan-out: ≥ 0.8 ⇒ ≤ 1.25). A time goal (kapi
+ * ≤ g × the anchor's time per operation, one operation at a time: a LIST traversal): ≤ g × its CPU.
  */
-export function cpuGoalValue(goal: Goal, results: readonly BenchResult[]): number | undefined {
-  if (!goal.relativeTo) return 1 / goal.value;
+export function cpuGoalValue(goal: Goal, better: BenchCase["better"], results: readonly BenchResult[]): number | undefined {
+  if (!goal.relativeTo) return better === "lower" ? goal.value : 1 / goal.value;
   const other = results.find((o) => o.name === goal.relativeTo!.bench)?.cpuRatio;
   return other ? other.median / goal.relativeTo.factor : undefined;
 }

@@ -83,8 +83,12 @@ async function runCase(ctx: BenchContext, c: BenchCase): Promise<BenchResult> {
   return result;
 }
 
-/** The measurement with its server CPU per operation (throughput cases with a server CPU figure). */
+/**
+ * The measurement with its server CPU per operation: as the case measured it (a LIST traversal),
+ * else from the rate and the server's CPU share (throughput cases).
+ */
 function perOp(c: BenchCase, m: Measurement): Measurement {
+  if (m.serverCpuUsPerOp !== undefined) return m;
   const us = isThroughput(c) ? cpuUsPerOp(m) : undefined;
   return us === undefined ? m : { ...m, serverCpuUsPerOp: us };
 }

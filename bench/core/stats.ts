@@ -13,7 +13,7 @@ export function stats(xs: number[]): Stats {
 export function judge(results: BenchResult[]): void {
   for (const r of results) {
     if (r.judgedBy === "cpu" && r.cpuRatio) {
-      r.goalValue = cpuGoalValue(r.goal, results);
+      r.goalValue = cpuGoalValue(r.goal, r.better, results);
       r.pass = r.goalValue === undefined ? undefined : r.cpuRatio.median <= r.goalValue;
       continue;
     }

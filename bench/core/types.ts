@@ -10,7 +10,7 @@ export interface Measurement {
   clientCpuPct?: number;
   /** The measured server's CPU as % of one core. */
   serverCpuPct?: number;
-  /** Throughput cases: the server's CPU µs per operation over the measured window (cpu-per-op.ts). */
+  /** The server's CPU µs per operation over the measured window: from the rate (throughput cases, cpu-per-op.ts), or as the case counted it (LIST: per traversal). */
   serverCpuUsPerOp?: number;
   /** Anything else worth keeping: error counts, latencies, sizes. */
   detail?: Record<string, number | string>;

@@ -1,14 +1,10 @@
 // GET one object, LIST a collection. A JSON list served from the watch cache is assembled from
-// each object's memoised JSON (made once per object version and apiVersion, shared by every list
-// and watch), not re-serialised per request.
+// each object's memoised bytes (list-json.ts), not re-serialised per request.
 import { applyListDefaults, parseListOptions, validateListOptions } from "../registry/list-options.js";
-import { servedObject, type ListResult } from "../registry/list.js";
-import type { KObject } from "../apimachinery/object.js";
-import type { ResourceType } from "../registry/resource-type.js";
-import type { Entry } from "../storage/cacher/types.js";
 import { writeBytes } from "../http/respond.js";
 import type { ResourceRequest } from "./context.js";
-import { negotiateRead, withoutTypeMeta, writeList, writeOne } from "./output.js";
+import { jsonListBytes } from "./list-json.js";
+import { negotiateRead, writeList, writeOne } from "./output.js";
 
 /**
  * The request's signal for a read that may wait: only one at a resourceVersion ("0" never waits;
@@ -44,27 +40,4 @@ export async function handleList(r: ResourceRequest): Promise<void> {
     return;
   }
   writeList(r, n, list);
-}
-
-/** The same bytes jsonCodec.encode would give for the list object, from per-item memoised JSON. */
-function jsonListBytes(t: ResourceType, list: ListResult, entries: Entry<KObject>[]): Buffer {
-  const metadata: Record<string, unknown> = { resourceVersion: list.resourceVersion };
-  if (list.continue) metadata.continue = list.continue;
-  if (list.remainingItemCount !== undefined) metadata.remainingItemCount = list.remainingItemCount;
-  const key = `json|${t.apiVersion}`;
-  const typeMeta = `{"kind":${JSON.stringify(t.kind)},"apiVersion":${JSON.stringify(t.apiVersion)},`;
-  const parts: string[] = new Array(entries.length);
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i]!;
-    let s = e.memo.get(key) as string | undefined;
-    if (s === undefined) {
-      s = JSON.stringify(servedObject(t, e.object, e.modRevision));
-      e.memo.set(key, s);
-    }
-    // Items of a typed list carry no kind/apiVersion (as upstream); the memoised JSON (shared with
-    // watch events, which do carry them) starts with exactly that prefix, so it is cut off.
-    parts[i] = s.startsWith(typeMeta) ? "{" + s.slice(typeMeta.length) : JSON.stringify(withoutTypeMeta(JSON.parse(s) as KObject));
-  }
-  const head = `{"kind":${JSON.stringify(t.listKind)},"apiVersion":${JSON.stringify(t.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
-  return Buffer.from(head + parts.join(",") + "]}\n");
 }
