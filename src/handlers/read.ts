@@ -1,9 +1,9 @@
 // GET one object, LIST a collection. A JSON list served from the watch cache is assembled from
-// each object's memoised bytes (list-json.ts), not re-serialised per request.
+// each object's memoised bytes (list-json.ts), written as they are, not re-serialised per request.
 import { applyListDefaults, parseListOptions, validateListOptions } from "../registry/list-options.js";
-import { writeBytes } from "../http/respond.js";
+import { writeBytes, writeJsonChunks } from "../http/respond.js";
 import type { ResourceRequest } from "./context.js";
-import { jsonListBytes } from "./list-json.js";
+import { jsonListChunks } from "./list-json.js";
 import { negotiateRead, writeList, writeOne } from "./output.js";
 
 /**
@@ -36,7 +36,7 @@ export async function handleList(r: ResourceRequest): Promise<void> {
   validateListOptions(opts, watchList);
   const list = await r.store.list(r.info.namespace, opts, signalIfWaiting(r, opts.resourceVersion));
   if (list.entries && !n.target && !r.pretty && n.codec.mediaType === "application/json") {
-    writeBytes(r.ex, 200, jsonListBytes(r.type, list, list.entries), "application/json", { warnings: r.warnings });
+    writeJsonChunks(r.ex, 200, jsonListChunks(r.type, list, list.entries), { warnings: r.warnings });
     return;
   }
   writeList(r, n, list);

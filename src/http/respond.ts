@@ -25,9 +25,31 @@ export function writeBytes(ex: Exchange, status: number, body: Buffer, contentTy
   sendBytes(ex, status, body, contentType, opts);
 }
 
-function sendBytes(ex: Exchange, status: number, body: Buffer, contentType: string, opts: WriteOptions): void {
+/**
+ * JSON bytes in pieces (a list's envelope and its items' memoised bytes), written as they are:
+ * no page-sized copy per request. Gzipped responses are joined first (the compressor wants one).
+ */
+export function writeJsonChunks(ex: Exchange, status: number, chunks: readonly Buffer[], opts: WriteOptions = {}): void {
+  ex.observeResponse?.({ json: chunks });
+  let size = 0;
+  for (const c of chunks) size += c.length;
+  if (ex.responseEncoding === "gzip" && size > gzipThresholdBytes) return sendBytes(ex, status, Buffer.concat(chunks, size), "application/json", opts);
+  const h = responseHeaders("application/json", opts);
+  h["content-length"] = size;
+  ex.head(status, h);
+  if (ex.method === "HEAD") return ex.end();
+  for (const c of chunks) ex.write(c);
+  ex.end();
+}
+
+function responseHeaders(contentType: string, opts: WriteOptions): Record<string, string | number | string[]> {
   const h: Record<string, string | number | string[]> = { "content-type": contentType, "cache-control": "no-cache, private", ...(opts.headers ?? {}) };
   if (opts.warnings && opts.warnings.length > 0) h["warning"] = warningHeader(opts.warnings);
+  return h;
+}
+
+function sendBytes(ex: Exchange, status: number, body: Buffer, contentType: string, opts: WriteOptions): void {
+  const h = responseHeaders(contentType, opts);
   const payload = encodeBody(ex, body, h);
   h["content-length"] = payload.length;
   ex.head(status, h);
