@@ -70,6 +70,32 @@ describe("local APIServices", () => {
     expect(out).toMatch(/^v1\.apps\s+Local\s+True\s/m);
   });
 
+  it("/readyz lists the aggregator's post-start hooks and autoregister-completion, in kube-apiserver 1.34's order", async () => {
+    await s.settle();
+    const verbose = await req(s, "GET", "/readyz?verbose");
+    expect(verbose.status).toBe(200);
+    const names = verbose.text.split("\n").filter((l) => l.startsWith("[+]")).map((l) => l.slice(3).replace(/ ok$/, ""));
+    const aggregator = names.filter((n) => /^poststarthook\/(aggregator-|start-kube-aggregator|apiservice-|kube-apiserver-autoregistration)|^autoregister-completion$/.test(n));
+    expect(aggregator).toEqual([
+      "poststarthook/aggregator-reload-proxy-client-cert",
+      "poststarthook/start-kube-aggregator-informers",
+      "poststarthook/apiservice-status-local-available-controller",
+      "poststarthook/apiservice-status-remote-available-controller",
+      "poststarthook/apiservice-registration-controller",
+      "poststarthook/apiservice-discovery-controller",
+      "poststarthook/kube-apiserver-autoregistration",
+      "autoregister-completion",
+      "poststarthook/apiservice-openapi-controller",
+      "poststarthook/apiservice-openapiv3-controller",
+    ]);
+    // Before shutdown, the last check, as upstream.
+    expect(names.indexOf("autoregister-completion")).toBeLessThan(names.indexOf("shutdown"));
+    for (const path of ["/readyz/autoregister-completion", "/healthz/autoregister-completion", "/livez/autoregister-completion", "/readyz/poststarthook/apiservice-registration-controller"]) {
+      const one = await req(s, "GET", path);
+      expect([path, one.status, one.text]).toEqual([path, 200, "ok"]);
+    }
+  });
+
   it("an onstart APIService edited after start is left as edited", async () => {
     const r = await req(s, "PATCH", "/apis/apiregistration.k8s.io/v1/apiservices/v1.batch", { body: { spec: { versionPriority: 7 } }, headers: { "content-type": "application/merge-patch+json" } });
     expect(r.status).toBe(200);
@@ -173,6 +199,23 @@ describe("availability of a service-backed APIService", () => {
     await req(s, "PATCH", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`, { body: { metadata: { labels: { touched: "1" } } }, headers: { "content-type": "application/merge-patch+json" } });
     expect(await waitFor("FailedDiscoveryCheck")).toMatchObject({ status: "False", message: `failing or missing response from ${url}: bad status from ${url}: 403` });
     backend.on(() => undefined);
+
+    // kube-aggregator's families: the gauge per APIService (1 while not Available), the counter of
+    // each change from Available to not, by its new reason.
+    const metrics = async () => (await req(s, "GET", "/metrics")).text;
+    const text = await metrics();
+    expect(text).toContain("# HELP aggregator_unavailable_apiservice [ALPHA] Gauge of APIServices which are marked as unavailable broken down by APIService name.\n# TYPE aggregator_unavailable_apiservice gauge\n");
+    expect(text).toContain(`aggregator_unavailable_apiservice{name="${name}"} 1\n`);
+    expect(text).toContain('aggregator_unavailable_apiservice{name="v1.apps"} 0\n');
+    expect(text).toContain("# HELP aggregator_unavailable_apiservice_total [ALPHA] Counter of APIServices which are marked as unavailable broken down by APIService name and reason.\n# TYPE aggregator_unavailable_apiservice_total counter\n");
+    // Unknown to False at creation, then False to False with other reasons, are no such change.
+    expect(text).not.toMatch(new RegExp(`aggregator_unavailable_apiservice_total\\{name="${name.replace(/\./g, "\\.")}",reason="(ServiceNotFound|ServicePortError|EndpointsNotFound|MissingEndpoints)"`));
+    expect(text).toContain(`aggregator_unavailable_apiservice_total{name="${name}",reason="FailedDiscoveryCheck"} 1\n`);
+    expect(text).not.toMatch(/aggregator_unavailable_apiservice_total\{name="v1\.apps"/);
+    // A deleted APIService leaves the gauge; its counter stays (upstream's).
+    expect((await req(s, "DELETE", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`)).status).toBe(200);
+    await until("gauge forgotten", async () => (!(await metrics()).includes(`aggregator_unavailable_apiservice{name="${name}"}`) ? true : undefined), 15_000, 50);
+    expect(await metrics()).toContain(`aggregator_unavailable_apiservice_total{name="${name}",reason="FailedDiscoveryCheck"} 1\n`);
   });
 });
 

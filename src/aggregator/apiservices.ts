@@ -13,6 +13,9 @@ export const str = (v: unknown): string => (typeof v === "string" ? v : "");
 /** The field manager of the aggregator's writes (upstream: kube-apiserver's loopback client). */
 export const aggregatorFieldManager = "kube-apiserver";
 
+/** Its Available condition is True. */
+export const isAvailable = (o: KObject): boolean => ((o.status as any)?.conditions ?? []).some((c: any) => c?.type === "Available" && c.status === "True");
+
 export const apiServiceType = (types: TypeRegistry): ResourceType | undefined => types.get("apiregistration.k8s.io", "v1", "apiservices");
 
 export interface ServiceReference {

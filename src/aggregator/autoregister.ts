@@ -44,6 +44,16 @@ function builtinAPIServices(types: TypeRegistry, crdGroups: ReadonlySet<string>)
   return out;
 }
 
+/**
+ * The names of the local APIServices registered at start for the built-in group versions served
+ * now (upstream: apiServicesToRegister over kube-apiserver's listed paths, which hold no CRD).
+ */
+export function builtinAPIServiceNames(types: TypeRegistry): string[] {
+  // Custom resources are the types without strategic merge patch.
+  const crdGroups = new Set(types.all().filter((t) => !t.strategicMergePatch).map((t) => t.group));
+  return [...builtinAPIServices(types, crdGroups).keys()];
+}
+
 const labelOf = (o: KObject | undefined) => o?.metadata.labels?.[automanagedLabel];
 
 export function startAutoregister({ stores, types, informers }: AutoregisterDeps): Controller | undefined {

@@ -22,6 +22,7 @@ import { apiServiceType, isObj, specOf, str, updateAPIService, type APIServiceSp
 import { backendGet, backendURL, type ProxyClientCert } from "./backend-get.js";
 import type { AggregatorResolver } from "./service-resolver.js";
 import { nowTimestamp } from "../apimachinery/object.js";
+import type { AggregatorAvailabilityMetrics } from "../observability/aggregator-metrics.js";
 
 export interface AvailabilityDeps {
   stores: Stores;
@@ -31,6 +32,8 @@ export interface AvailabilityDeps {
   proxyClientCert: ProxyClientCert | undefined;
   /** Told of every changed availability (upstream logs it). */
   log?(msg: string): void;
+  /** The aggregator_unavailable_apiservice families, fed by every sync. */
+  metrics?: AggregatorAvailabilityMetrics;
 }
 
 const resyncMs = 30_000;
@@ -107,18 +110,21 @@ export function startAvailability(d: AvailabilityDeps): Controller | undefined {
   async function writeCondition(name: string, original: KObject, next: APIServiceCondition): Promise<void> {
     const conditions = ((original.status as any)?.conditions ?? []) as APIServiceCondition[];
     const merged = withCondition(conditions, next);
-    if (deepEqual(merged, conditions)) return;
     const old = conditions.find((c) => c.type === "Available");
+    // Upstream sets the gauge on every sync, written or not, and counts a change once written.
+    d.metrics?.observe(name, next.status === "True");
+    if (deepEqual(merged, conditions)) return;
     if (old?.status !== next.status || old.reason !== next.reason || old.message !== next.message) d.log?.(`kapi: APIService ${name} availability: ${old?.status ?? "Unknown"} → ${next.status} (${next.reason}: ${next.message})`);
     await updateAPIService(d.stores, t!, name, "status", (o) => {
       const now = ((o.status as any)?.conditions ?? []) as APIServiceCondition[];
       o.status = { ...(isObj(o.status) ? o.status : {}), conditions: withCondition(now, next) };
     });
+    d.metrics?.transitioned(name, old?.status === "True", next.status === "True", next.reason);
   }
 
   async function sync(name: string): Promise<void> {
     const original = apiServices.get("", name);
-    if (!original) return;
+    if (!original) return void d.metrics?.forget(name);
     const spec = specOf(original);
     if (!spec.service) return writeCondition(name, original, localAvailableCondition());
     let verdict: Verdict;

@@ -6,7 +6,7 @@ import type { KObject } from "../apimachinery/object.js";
 import { runController, type Controller } from "../controller-runtime/controller.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
-import { apiServiceType, specOf, type APIServiceSpec } from "./apiservices.js";
+import { apiServiceType, isAvailable, specOf, type APIServiceSpec } from "./apiservices.js";
 
 export interface RemoteGroupVersion extends APIServiceSpec {
   /** The APIService's name (`<version>.<group>`). */
@@ -15,8 +15,6 @@ export interface RemoteGroupVersion extends APIServiceSpec {
   /** Its Available condition is True: otherwise requests get upstream's plain-text 503. */
   available: boolean;
 }
-
-const isAvailable = (o: KObject) => ((o.status as any)?.conditions ?? []).some((c: any) => c?.type === "Available" && c.status === "True");
 
 export class ProxyTable {
   private readonly byGroupVersion = new Map<string, RemoteGroupVersion>();

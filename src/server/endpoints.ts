@@ -16,6 +16,8 @@ export interface HealthState {
   storageOverrides?: readonly { health: HealthCheck; readiness: HealthCheck }[];
   /** True once bootstrap objects exist. */
   bootstrapped(): boolean;
+  /** The features' boot-sequence checks (post-start hooks and the like), after the bootstrap one. */
+  bootSequence?: readonly HealthCheck[];
   /** True once shutdown began (readyz fails). */
   stopping(): boolean;
   startedAt: number;
@@ -30,17 +32,18 @@ export function healthEndpoints(s: HealthState): NonResourceHandler {
   const inGrace = () => Date.now() - s.startedAt < s.livezGracePeriodMs;
   const overrides = s.storageOverrides ?? [];
   const storage = [s.storage, ...overrides.map((o) => o.health)];
-  const livez: HealthCheck[] = [ping, log, ...storage, { name: bootstrap.name, check: () => (inGrace() ? undefined : bootstrap.check()) }];
+  const boot = [bootstrap, ...(s.bootSequence ?? [])];
+  const livez: HealthCheck[] = [ping, log, ...storage, ...boot.map((c) => ({ name: c.name, check: () => (inGrace() ? undefined : c.check()) }))];
   const readyz: HealthCheck[] = [
     ping,
     log,
     s.storage,
     ...(s.storageReadiness ? [s.storageReadiness] : []),
     ...overrides.flatMap((o) => [o.health, o.readiness]),
-    bootstrap,
+    ...boot,
     { name: "shutdown", check: () => (s.stopping() ? "process is shutting down" : undefined) },
   ];
-  const healthz: HealthCheck[] = [ping, log, ...storage, bootstrap];
+  const healthz: HealthCheck[] = [ping, log, ...storage, ...boot];
   return async (ex) => {
     const m = /^\/(livez|readyz|healthz)(?:\/([^/]+(?:\/[^/]+)?))?$/.exec(ex.path);
     if (!m) return false;

@@ -178,6 +178,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const lifecycle: ServerLifecycle = {
     startedAt: Date.now(),
     bootstrapped: () => bootstrapped && startHooksDone,
+    bootSequence: features.bootSequenceChecks(core),
     stopping: () => stopping,
     checkStorage: () => storageHealth(core.storage, o.etcd.healthcheckTimeoutMs),
     ...(core.storage.health ? { checkStorageReadiness: () => core.storage.health!(o.etcd.readycheckTimeoutMs) } : {}),

@@ -5,6 +5,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { startAuthenticationConfigMap, type ClusterAuthenticationInfo } from "../../aggregator/authentication-configmap.js";
 import { startAutoregister } from "../../aggregator/autoregister.js";
 import { startAvailability } from "../../aggregator/availability.js";
+import { aggregatorBootChecks, type AggregatorBootChecks } from "../../aggregator/boot-checks.js";
+import { AggregatorAvailabilityMetrics } from "../../observability/aggregator-metrics.js";
 import type { ProxyClientCert } from "../../aggregator/backend-get.js";
 import { aggregatorResolver, type AggregatorResolver } from "../../aggregator/service-resolver.js";
 import { aggregatorProxy } from "../../aggregator/proxy-handler.js";
@@ -56,6 +58,8 @@ export function aggregatorFeature(): AggregatorFeature {
   let resolver: AggregatorResolver | undefined;
   let proxyClientCert: ProxyClientCert | undefined;
   const discovery = new RemoteDiscovery({ table, resolve: () => resolver, proxyClientCert: () => proxyClientCert });
+  const metrics = new AggregatorAvailabilityMetrics();
+  let bootChecks: AggregatorBootChecks | undefined;
   return {
     name: "aggregator",
     flags,
@@ -77,13 +81,18 @@ export function aggregatorFeature(): AggregatorFeature {
           discovery.start();
           return following ? [following] : [];
         },
-        stop: () => discovery.stop(),
+        stop: () => {
+          discovery.stop();
+          bootChecks?.stop();
+        },
+        bootSequenceChecks: (core) => (bootChecks = aggregatorBootChecks({ ...core, proxyClientCert: proxyClientCert !== undefined })).checks,
+        registerMetrics: (m) => m.register(...metrics.families),
         delegatedPaths: () => [aggregatorProxy({ table, resolve: () => resolver, proxyClientCert })],
         controllers(core: CoreParts): Controller[] {
           const resolve = resolverFor(core);
           const started = [
             startAutoregister(core),
-            startAvailability({ ...core, resolve, proxyClientCert, log: core.log }),
+            startAvailability({ ...core, resolve, proxyClientCert, log: core.log, metrics }),
             startAuthenticationConfigMap({ ...core, info }),
           ];
           return started.filter((c): c is Controller => c !== undefined);

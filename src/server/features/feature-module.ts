@@ -38,6 +38,7 @@ import type { ModeFactories } from "../../authz/modes.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { FeatureGates } from "../../apimachinery/feature-gates.js";
 import type { Controller } from "../../controller-runtime/controller.js";
+import type { HealthCheck } from "../../observability/health.js";
 import type { Codec } from "../../encoding/codec.js";
 import type { ServerParts } from "../../handlers/context.js";
 import { registrationKey, type StorageRegistration } from "../../handlers/rest/storage-table.js";
@@ -132,6 +133,8 @@ export interface ServerLifecycle {
   checkStorage(): Promise<string | undefined>;
   /** The readiness-only storage check of a remote store (etcd, within --etcd-readycheck-timeout). */
   checkStorageReadiness?(): Promise<string | undefined>;
+  /** The features' boot-sequence checks, in module order. */
+  readonly bootSequence: readonly HealthCheck[];
   /** Both checks of each etcd cluster of --etcd-servers-overrides, in the order first named. */
   readonly storageOverrides: readonly { check(): Promise<string | undefined>; checkReadiness(): Promise<string | undefined> }[];
 }
@@ -165,6 +168,11 @@ export interface FeatureContribution {
   /** The flow control stage of the filter chain, in place of max-in-flight (at most one module gives it). */
   flowControl?(core: CoreParts): Filter;
   nonResource?(ctx: ServingContext): NonResourceHandler[];
+  /**
+   * Health checks of start-up's later parts (upstream's AddBootSequenceHealthChecks and post-start
+   * hooks): in /healthz and /readyz, and in /livez once --livez-grace-period is over.
+   */
+  bootSequenceChecks?(core: CoreParts): HealthCheck[];
   /**
    * Handlers offered every request before routing, resource requests too: a path another server
    * serves (the aggregator's extension servers) is answered there, whatever this one serves.
@@ -331,6 +339,10 @@ export class AssembledFeatures {
 
   nonResource(ctx: ServingContext): NonResourceHandler[] {
     return this.all.flatMap(({ c }) => c.nonResource?.(ctx) ?? []);
+  }
+
+  bootSequenceChecks(core: CoreParts): HealthCheck[] {
+    return this.all.flatMap(({ c }) => c.bootSequenceChecks?.(core) ?? []);
   }
 
   delegatedPaths(ctx: ServingContext): NonResourceHandler[] {

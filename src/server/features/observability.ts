@@ -43,6 +43,7 @@ export function observabilityFeature(): FeatureModule {
             readiness: { name: `etcd-override-readiness-${i}`, group: "etcd-readiness", check: () => c.checkReadiness() },
           })),
           bootstrapped: lifecycle.bootstrapped,
+          bootSequence: lifecycle.bootSequence,
           stopping: lifecycle.stopping,
           startedAt: lifecycle.startedAt,
           livezGracePeriodMs: options.livezGracePeriodMs,
