@@ -60,6 +60,9 @@ describe("local APIServices", () => {
     const apps = await get("v1.apps");
     expect(apps.spec).toEqual({ group: "apps", version: "v1", groupPriorityMinimum: 17800, versionPriority: 15 });
     expect(available(apps)?.reason).toBe("Local");
+    // kube-apiserver 1.34's priorities of the newest GA versions.
+    expect((await get("v1.resource.k8s.io")).spec).toEqual({ group: "resource.k8s.io", version: "v1", groupPriorityMinimum: 16200, versionPriority: 21 });
+    expect((await get("v1.flowcontrol.apiserver.k8s.io")).spec).toEqual({ group: "flowcontrol.apiserver.k8s.io", version: "v1", groupPriorityMinimum: 16100, versionPriority: 21 });
     // The aggregator's own group has none (upstream lists it first in /apis without one).
     expect((await req(s, "GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1.apiregistration.k8s.io")).status).toBe(404);
   });

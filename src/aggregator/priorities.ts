@@ -1,5 +1,7 @@
-// The group and version priorities of the built-in group versions (upstream: kube-apiserver's
-// apiVersionPriorities merged over the control plane's DefaultGenericAPIServicePriorities). A
+// The group and version priorities of the built-in group versions (upstream: kube-apiserver 1.34's
+// apiVersionPriorities, cmd/kube-apiserver/app/aggregator.go, merged over the control plane's
+// DefaultGenericAPIServicePriorities, pkg/controlplane/apiserver/aggregator.go; where both name a
+// group version, kube-apiserver's wins: resource.k8s.io's v1alpha3 is 16200/1, not 15900/9). A
 // served built-in group version gets a local APIService with these numbers; one not listed gets
 // none (upstream skips it, so that a CRD group version can never be stuck behind it).
 // apiregistration.k8s.io is the aggregator's own group: it has no APIService and always comes
@@ -56,6 +58,10 @@ const table: Record<string, APIServicePriority> = {
   "v1alpha3.resource.k8s.io": { group: 16200, version: 1 },
   "v1.flowcontrol.apiserver.k8s.io": { group: 16100, version: 21 },
   "v1beta3.flowcontrol.apiserver.k8s.io": { group: 16100, version: 18 },
+  // Removed versions (1.29 and before) that 1.34's table still names; kept as upstream keeps them.
+  "v1beta2.flowcontrol.apiserver.k8s.io": { group: 16100, version: 15 },
+  "v1beta1.flowcontrol.apiserver.k8s.io": { group: 16100, version: 12 },
+  "v1alpha1.flowcontrol.apiserver.k8s.io": { group: 16100, version: 9 },
   "v1alpha1.internal.apiserver.k8s.io": { group: 16000, version: 9 },
   "v1alpha1.storagemigration.k8s.io": { group: 15800, version: 9 },
 };
