@@ -60,3 +60,49 @@ describe("Service allocation", () => {
     expect(e.json.spec).toEqual({ externalName: "example.com", sessionAffinity: "None", type: "ExternalName" });
   });
 });
+
+describe("Service spec.externalIPs (kube-apiserver 1.34)", () => {
+  const post = (name: string, spec: Record<string, unknown>) => req(server(), "POST", `/api/v1/namespaces/${ns}/services`, { body: { metadata: { name }, spec: { ports: [{ port: 80 }], ...spec } } });
+
+  it("refuses the special addresses as errors, with upstream's messages, each address on its own", async () => {
+    const r = await post("special", { externalIPs: ["0.0.0.0", "127.0.0.2", "169.254.169.254", "224.0.0.251", "::1", "fe80::1", "ff02::1", "::ffff:127.0.0.1", "not-an-ip", "192.0.2.10"] });
+    expect(r.status).toBe(422);
+    expect(r.json.details.causes).toEqual([
+      { reason: "FieldValueInvalid", field: "spec.externalIPs[0]", message: 'Invalid value: "0.0.0.0": may not be unspecified (0.0.0.0)' },
+      { reason: "FieldValueInvalid", field: "spec.externalIPs[1]", message: 'Invalid value: "127.0.0.2": may not be in the loopback range (127.0.0.0/8, ::1/128)' },
+      { reason: "FieldValueInvalid", field: "spec.externalIPs[2]", message: 'Invalid value: "169.254.169.254": may not be in the link-local range (169.254.0.0/16, fe80::/10)' },
+      { reason: "FieldValueInvalid", field: "spec.externalIPs[3]", message: 'Invalid value: "224.0.0.251": may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)' },
+      { reason: "FieldValueInvalid", field: "spec.externalIPs[4]", message: 'Invalid value: "::1": may not be in the loopback range (127.0.0.0/8, ::1/128)' },
+      { reason: "FieldValueInvalid", field: "spec.externalIPs[5]", message: 'Invalid value: "fe80::1": may not be in the link-local range (169.254.0.0/16, fe80::/10)' },
+      { reason: "FieldValueInvalid", field: "spec.externalIPs[6]", message: 'Invalid value: "ff02::1": may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)' },
+      { reason: "FieldValueInvalid", field: "spec.externalIPs[7]", message: 'Invalid value: "::ffff:127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)' },
+      { reason: "FieldValueInvalid", field: "spec.externalIPs[8]", message: 'Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)' },
+    ]);
+  });
+
+  it("takes a loosely written address, warning about it; a plain one without a warning", async () => {
+    const r = await post("loose", { externalIPs: ["010.001.002.003", "::ffff:192.0.2.7", "2001:DB8::0:1", "192.0.2.10"] });
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.spec.externalIPs).toEqual(["010.001.002.003", "::ffff:192.0.2.7", "2001:DB8::0:1", "192.0.2.10"]);
+    const warning = String(r.headers.warning);
+    expect(warning).toContain('299 - "spec.externalIPs[0]: non-standard IP address \\"010.001.002.003\\" will be considered invalid in a future Kubernetes release: use \\"10.1.2.3\\""');
+    expect(warning).toContain('299 - "spec.externalIPs[1]: non-standard IP address \\"::ffff:192.0.2.7\\" will be considered invalid in a future Kubernetes release: use \\"192.0.2.7\\""');
+    expect(warning).toContain('299 - "spec.externalIPs[2]: IPv6 address \\"2001:DB8::0:1\\" should be in RFC 5952 canonical format (\\"2001:db8::1\\")"');
+    expect(warning).not.toContain("externalIPs[3]");
+    const plain = await post("plain", { externalIPs: ["192.0.2.11"] });
+    expect(plain.status, plain.text).toBe(201);
+    expect(plain.headers.warning).toBeUndefined();
+  });
+
+  it("warns that a headless or ExternalName Service ignores them; a refused write warns of nothing", async () => {
+    const h = await req(server(), "POST", `/api/v1/namespaces/${ns}/services`, { body: { metadata: { name: "headless-ext" }, spec: { clusterIP: "None", selector: { a: "b" }, externalIPs: ["192.0.2.12"] } } });
+    expect(h.status, h.text).toBe(201);
+    expect(String(h.headers.warning)).toBe('299 - "spec.externalIPs is ignored for headless services"');
+    const e = await req(server(), "POST", `/api/v1/namespaces/${ns}/services`, { body: { metadata: { name: "extname-ext" }, spec: { type: "ExternalName", externalName: "example.com", externalIPs: ["192.0.2.13"] } } });
+    expect(e.status, e.text).toBe(201);
+    expect(String(e.headers.warning)).toBe('299 - "spec.externalIPs is ignored when spec.type is \\"ExternalName\\""');
+    const bad = await post("bad-loose", { externalIPs: ["010.0.0.1", "127.0.0.1"] });
+    expect(bad.status).toBe(422);
+    expect(bad.headers.warning).toBeUndefined();
+  });
+});

@@ -52,6 +52,7 @@ import {
   validateStatefulSetUpdate,
 } from "./validation/workloads.js";
 import { validateService, validateServiceUpdate } from "./validation/service.js";
+import { serviceWarnings } from "./validation/service-warnings.js";
 import { validateEndpoints, validateEndpointSlice, validateEndpointSliceUpdate } from "./validation/endpoints.js";
 import { validateConfigMap, validateConfigMapUpdate, validateSecret, validateSecretUpdate } from "./validation/config.js";
 import { validateBinding, validateBindingUpdate, validateRole } from "./validation/rbac.js";
@@ -270,6 +271,12 @@ function rangesFor(ctx: StrategyContext) {
   return serviceRanges(c.serviceClusterIPRange, c.serviceNodePortRange);
 }
 
+/** A type's Warning headers, added only when its validation passed (upstream's order). */
+function warnWhenValid(errs: FieldError[], ctx: StrategyContext, warnings: () => string[]): FieldError[] {
+  if (errs.length === 0 && ctx.warnings) for (const w of warnings()) ctx.warnings.push(w);
+  return errs;
+}
+
 const serviceBase = kind(
   { nameRule: "dns1035", tracksGeneration: true, returnDeletedObject: true },
   {
@@ -279,8 +286,8 @@ const serviceBase = kind(
       if (ctx.subresource === "status") return;
       keepAllocatedValues(o, old);
     },
-    validate: (o) => validateService(o),
-    validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? [] : validateServiceUpdate(o, old)),
+    validate: (o, ctx) => warnWhenValid(validateService(o), ctx, () => serviceWarnings(o)),
+    validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? [] : warnWhenValid(validateServiceUpdate(o, old), ctx, () => serviceWarnings(o))),
   },
 );
 

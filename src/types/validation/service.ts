@@ -1,6 +1,7 @@
 // Service validation (upstream ValidateService / ValidateServiceUpdate).
-import { parseIPv4, parseIPv6 } from "../../apimachinery/ip-address.js";
+import { parseIPv4, parseIPv4Sloppy, parseIPv6 } from "../../apimachinery/ip-address.js";
 import { duplicate, forbidden, invalid, isDNS1123Subdomain, notSupported, required, validateLabels, type FieldError } from "../../apimachinery/validation.js";
+import { validateEndpointIP } from "./endpoints.js";
 import { arr, child, dnsLabelErrors, index, isObj, isValidPortName, isValidPortNum, obj, str, type Obj } from "./helpers.js";
 
 const ipMessage = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
@@ -71,8 +72,12 @@ export function validateService(o: Obj): FieldError[] {
     errs.push(forbidden("spec.sessionAffinityConfig", `must not be set when session affinity is ${sa}`));
   }
   if (type !== "ExternalName") errs.push(...validateClusterIPFields(spec));
+  // As upstream 1.34 (StrictIPCIDRValidation off): read loosely (leading zeros allowed, warned
+  // about), then the addresses a Service must not claim refused as for endpoints.
   arr(spec.externalIPs).forEach((ip, i) => {
-    if (!parseIPv4(str(ip)) && !parseIPv6(str(ip))) errs.push(invalid(`spec.externalIPs[${i}]`, ip, ipMessage));
+    const field = `spec.externalIPs[${i}]`;
+    if (!parseIPv4Sloppy(str(ip)) && !parseIPv6(str(ip))) errs.push(invalid(field, ip, ipMessage));
+    else errs.push(...validateEndpointIP(str(ip), field));
   });
   if (type === "") errs.push(required("spec.type", ""));
   else if (!serviceTypes.includes(type)) errs.push(notSupported("spec.type", type, serviceTypes));
