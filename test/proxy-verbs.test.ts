@@ -98,6 +98,29 @@ describe.skipIf(!hostIP)("pods/proxy", () => {
     }
   });
 
+  it("OPTIONS and HEAD are connected too (upstream's proxyMethods); a method outside them is go-restful's 405", async () => {
+    seen = [];
+    const o = await req(s, "OPTIONS", `${base}/pods/backend:${port}/proxy/echo?y=2`);
+    expect(o.status).toBe(200);
+    expect(o.json).toEqual({ method: "OPTIONS", url: "/echo?y=2", body: "" });
+    // The backend's CORS headers are dropped for OPTIONS as for every method.
+    expect(o.headers["access-control-allow-origin"]).toBeUndefined();
+    const h = await req(s, "HEAD", `${base}/pods/backend:${port}/proxy/echo`);
+    expect(h.status).toBe(200);
+    expect(h.headers["x-backend"]).toBe("yes");
+    expect(h.text).toBe("");
+    expect(seen.map((r) => r.method)).toEqual(["OPTIONS", "HEAD"]);
+    for (const path of [`${base}/pods/backend/proxy/echo`, `${base}/services/svc/proxy/`, "/api/v1/nodes/n1/proxy/x", `${base}/pods/backend/exec`, `${base}/pods/backend/portforward`]) {
+      for (const method of ["TRACE", "PROPFIND"]) {
+        const r = await req(s, method, path);
+        expect([method, path, r.status, r.json]).toEqual([method, path, 405, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "the server does not allow this method on the requested resource", reason: "MethodNotAllowed", details: {}, code: 405 }]);
+      }
+    }
+    // exec, attach and portforward connect only GET and POST.
+    for (const method of ["PUT", "OPTIONS", "HEAD"]) expect([method, (await req(s, method, `${base}/pods/backend/exec`)).status]).toEqual([method, 405]);
+    expect(seen).toHaveLength(2);
+  });
+
   it("redirects the bare root to its slash, and rewrites the backend's own redirects to come back through kapi", async () => {
     const root = await req(s, "GET", `${base}/pods/backend/proxy?q=1`);
     expect(root.status).toBe(301);

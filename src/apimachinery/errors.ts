@@ -67,7 +67,9 @@ export class ApiError extends Error {
       message: this.message,
     };
     if (this.reason) status.reason = this.reason;
-    if (this.details && Object.keys(this.details).length > 0) status.details = this.details;
+    // Given empty, still written: upstream's generic answers (an unknown path, a refused method or
+    // non-resource request) carry "details":{}.
+    if (this.details) status.details = this.details;
     status.code = this.code;
     return status;
   }

@@ -132,5 +132,5 @@ export function podLogStorage(kubelet: KubeletClientConfig): Getter & RestStorag
 
 /** pods/exec, pods/attach, pods/portforward: connected by GET or POST. */
 export function podConnectStorage(subresource: StreamSubresource, kubelet: KubeletClientConfig): Connecter & RestStorage {
-  return { connect: connect(subresource, kubelet), connectVerbs: ["get", "create"], unservedVerb: "NotFound" };
+  return { connect: connect(subresource, kubelet), connectMethods: ["GET", "POST"], unservedVerb: "RouteMethod" };
 }

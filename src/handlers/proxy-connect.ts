@@ -30,8 +30,8 @@ const proxyTransportTls: BackendTls = { insecureSkipVerify: true };
 
 const corsHeaders = ["access-control-allow-credentials", "access-control-allow-headers", "access-control-allow-methods", "access-control-allow-origin"];
 
-/** The HTTP verbs the proxy subresources connect (upstream's proxyMethods). */
-const proxyVerbs = ["get", "create", "update", "patch", "delete"];
+/** The HTTP methods the proxy subresources connect (upstream's proxyMethods). */
+const proxyMethods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 
 function get(r: ResourceRequest, resource: string, name: string): Promise<KObject> {
   const t = r.parts.types.get("", "v1", resource);
@@ -134,7 +134,7 @@ function htmlRewriter(h: Record<string, string | string[]>, url: (u: string) => 
 }
 
 function storage(handler: ResourceHandler): Connecter & RestStorage {
-  return { connect: handler, connectVerbs: proxyVerbs, unservedVerb: "NotFound" };
+  return { connect: handler, connectMethods: proxyMethods, unservedVerb: "RouteMethod" };
 }
 
 export const podProxyStorage = storage(proxy("pods", podBackend));

@@ -83,7 +83,7 @@ describe("router", () => {
     const served: string[] = [];
     const record = (what: string) => async (r: ResourceRequest) => void served.push(`${what} ${r.type.resource} ${r.info.verb}`);
     const binding: RestStorage = { create: record("binding"), unservedVerb: "NotFound" };
-    const exec: RestStorage = { connect: record("exec"), connectVerbs: ["get", "create"], unservedVerb: "NotFound" };
+    const exec: RestStorage = { connect: record("exec"), connectMethods: ["GET", "POST"], unservedVerb: "RouteMethod" };
     const status: RestStorage = { get: record("status"), update: record("status") };
     const storages = new RestStorageTable({ get: record("object") })
       .register("", "pods", "binding", binding)

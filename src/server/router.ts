@@ -6,7 +6,7 @@
 import { ApiError, methodNotSupported } from "../apimachinery/errors.js";
 import type { ResourceRequest, ServerParts } from "../handlers/context.js";
 import { isPretty } from "../handlers/context.js";
-import { handlerFor, type RestStorage } from "../handlers/rest/capabilities.js";
+import { connecterFor, handlerFor, type RestStorage } from "../handlers/rest/capabilities.js";
 import type { RestStorageTable } from "../handlers/rest/storage-table.js";
 import { requestInfoOf, userOf, type NonResourceHandler, type RequestContext } from "../http/context.js";
 import type { ResourceType } from "../registry/resource-type.js";
@@ -72,7 +72,7 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
     if (info.subresource) throw notFoundPath();
     throw methodNotSupported(type.gr, info.verb); // a type that stores nothing and has no storage of its own
   }
-  const handler = declaresVerb(type, info.subresource, info.verb) ? handlerFor(storage, info.verb) : undefined;
+  const handler = connecterFor(storage, ctx.ex.method) ?? (declaresVerb(type, info.subresource, info.verb) ? handlerFor(storage, info.verb) : undefined);
   if (!handler) throw unservedVerb(storage, type, info.verb);
   return handler(r);
 }
@@ -84,7 +84,9 @@ function declaresVerb(type: ResourceType, subresource: string, verb: string): bo
 }
 
 function unservedVerb(storage: RestStorage, type: ResourceType, verb: string): ApiError {
-  return storage.unservedVerb === "NotFound" ? notFoundPath() : methodNotSupported(type.gr, verb);
+  if (storage.unservedVerb === "NotFound") return notFoundPath();
+  if (storage.unservedVerb === "RouteMethod") return new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {});
+  return methodNotSupported(type.gr, verb);
 }
 
 export function notFoundPath(): ApiError {

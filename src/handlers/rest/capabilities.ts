@@ -29,28 +29,37 @@ export interface GracefulDeleter {
 export interface CollectionDeleter {
   deleteCollection: ResourceHandler;
 }
-/** A subresource that opens a stream to somewhere else (exec, attach, portforward), for the verbs it names. */
+/**
+ * A subresource that opens a stream to somewhere else (exec, attach, portforward, proxy), for the
+ * HTTP methods it names (upstream's ConnectMethods: one route per method, whatever verb the
+ * method is authorized as — OPTIONS as "").
+ */
 export interface Connecter {
   connect: ResourceHandler;
-  /** The request verbs that connect ("get" for GET, "create" for POST). */
-  connectVerbs: readonly string[];
+  connectMethods: readonly string[];
 }
 
 /**
  * How a verb the storage does not serve is answered. The object and its views through the
  * generic store (status, finalize, ...) answer 405 as for a verb the type does not serve;
- * subresources that act rather than store (scale, binding, eviction, token, log, the connect
- * verbs) answer 404 as for an unknown path, which is what kapi has always answered for them.
+ * subresources that act rather than store (scale, binding, eviction, token, log) answer 404 as
+ * for an unknown path, which is what kapi has always answered for them; a connecter answers a
+ * method it does not connect as go-restful answers a method its routes lack ("RouteMethod": 405
+ * with a Status naming no resource).
  */
-export type UnservedVerbAnswer = "MethodNotAllowed" | "NotFound";
+export type UnservedVerbAnswer = "MethodNotAllowed" | "NotFound" | "RouteMethod";
 
 export type RestStorage = Partial<Getter & Lister & Watcher & Creater & Updater & Patcher & GracefulDeleter & CollectionDeleter & Connecter> & {
   readonly unservedVerb?: UnservedVerbAnswer;
 };
 
+/** The connecter of the HTTP method, when the storage connects it. */
+export function connecterFor(storage: RestStorage, method: string): ResourceHandler | undefined {
+  return storage.connect && storage.connectMethods?.includes(method) ? storage.connect : undefined;
+}
+
 /** The handler of `verb` among the storage's capabilities, or undefined when it does not serve it. */
 export function handlerFor(storage: RestStorage, verb: string): ResourceHandler | undefined {
-  if (storage.connect && storage.connectVerbs?.includes(verb)) return storage.connect;
   switch (verb) {
     case "get":
       return storage.get;
