@@ -133,11 +133,14 @@ describe("pods/exec and attach", () => {
 });
 
 describe("pods/portforward", () => {
-  it.skipIf(!kubectlBin)("kubectl port-forward forwards a local port through kapi to the kubelet (SPDY upgrade passed through)", async () => {
-    const pf = spawn(kubectlBin!, ["port-forward", "-n", ns, "pod/web", ":8080"], { env: { ...process.env, KUBECONFIG: kubeconfig, HOME: process.env.HOME ?? "/tmp" } });
+  /** Runs kubectl port-forward to pod/web:8080 and sends a line through it; resolves with the kubelet's /portForward requests meanwhile. */
+  async function kubectlPortForward(websockets: boolean) {
+    const before = kubelet.requests.length;
+    const env = { ...process.env, KUBECONFIG: kubeconfig, HOME: process.env.HOME ?? "/tmp", KUBECTL_PORT_FORWARD_WEBSOCKETS: String(websockets) };
+    const pf = spawn(kubectlBin!, ["port-forward", "-v=6", "-n", ns, "pod/web", ":8080"], { env });
+    let out = "";
     try {
       const localPort = await new Promise<number>((resolve, reject) => {
-        let out = "";
         const read = (c: Buffer) => {
           out += c;
           const m = /Forwarding from 127\.0\.0\.1:(\d+) -> 8080/.exec(out);
@@ -157,16 +160,42 @@ describe("pods/portforward", () => {
             resolve(got);
           }
         });
-        c.on("error", reject);
+        c.on("error", (e) => reject(new Error(`${e.message}: ${out}`)));
       });
       expect(echoed).toBe("through the tunnel");
-      const upgrade = kubelet.requests.filter((r) => r.url === `/portForward/${ns}/web`).at(-1)!;
-      expect(upgrade).toMatchObject({ method: "POST", clientCN: "kube-apiserver-kubelet-client" });
-      expect(String(upgrade.headers.upgrade)).toBe("SPDY/3.1");
-      expect([...kubelet.portForwardStreams.values()].some((h) => h.streamtype === "data" && h.port === "8080")).toBe(true);
+      // The SPDY streams kubectl opened at the kubelet (closed ones are forgotten).
+      const streams = [...kubelet.portForwardStreams.values()];
+      // Interrupted, kubectl stops forwarding and exits, flushing its (buffered) log.
+      const exited = new Promise<void>((r) => pf.once("exit", () => r()));
+      pf.kill("SIGINT");
+      await exited;
+      return { toKubelet: kubelet.requests.slice(before).filter((r) => r.url === `/portForward/${ns}/web`), out, streams };
     } finally {
       if (pf.pid && pf.exitCode === null) process.kill(pf.pid);
     }
+  }
+
+  it.skipIf(!kubectlBin)("kubectl port-forward over SPDY (KUBECTL_PORT_FORWARD_WEBSOCKETS=false): the SPDY upgrade passed through", async () => {
+    const { toKubelet, streams } = await kubectlPortForward(false);
+    expect(toKubelet).toHaveLength(1);
+    expect(toKubelet[0]).toMatchObject({ method: "POST", clientCN: "kube-apiserver-kubelet-client" });
+    expect(String(toKubelet[0]!.headers.upgrade)).toBe("SPDY/3.1");
+    expect(streams.some((h) => h.streamtype === "data" && h.port === "8080")).toBe(true);
+  });
+
+  it.skipIf(!kubectlBin)("kubectl port-forward over WebSocket (KUBECTL_PORT_FORWARD_WEBSOCKETS=true): kapi tunnels it to the kubelet's SPDY, as kube-apiserver 1.34", async () => {
+    const { toKubelet, out, streams } = await kubectlPortForward(true);
+    // kubectl asked kapi for the SPDY-over-WebSocket subprotocol and kept it (no fallback to SPDY) …
+    expect(out).toMatch(/"Response" verb="GET" url="https:\/\/[^"]+\/api\/v1\/namespaces\/kl\/pods\/web\/portforward" status="101 Switching Protocols"/);
+    expect(out).toContain("negotiated protocol: portforward.k8s.io");
+    expect(out).not.toMatch(/verb="POST" url="[^"]+\/portforward"/);
+    // … and the kubelet saw only a SPDY/3.1 upgrade asking portforward.k8s.io, never a WebSocket.
+    expect(toKubelet).toHaveLength(1);
+    expect(toKubelet[0]).toMatchObject({ method: "POST", clientCN: "kube-apiserver-kubelet-client" });
+    expect(String(toKubelet[0]!.headers.upgrade)).toBe("SPDY/3.1");
+    expect(toKubelet[0]!.headers["x-stream-protocol-version"]).toBe("portforward.k8s.io");
+    expect(toKubelet[0]!.headers["sec-websocket-key"]).toBeUndefined();
+    expect(streams.filter((h) => h.port === "8080").map((h) => h.streamtype).sort()).toEqual(["data", "error"]);
   });
 
   it("hands the upgrade to the kubelet's /portForward and joins the connections", async () => {

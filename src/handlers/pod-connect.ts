@@ -121,7 +121,8 @@ function connect(subresource: StreamSubresource, kubelet: KubeletClientConfig): 
     const conn = await kubeletConnection(r, kubelet, requireAssignedNode(pod));
     const location = new URL(kubeletStreamPath(subresource, r.info.namespace, r.info.name, container), conn.base);
     location.search = kubeletStreamQuery(subresource, opts);
-    await forward(r, { location, tls: conn.tls, upgradeRequired: true, backendError: upgradeFailure });
+    // kube-apiserver 1.34 (PortForwardWebsockets) tunnels kubectl's SPDY-over-WebSocket port-forward to the kubelet's SPDY.
+    await forward(r, { location, tls: conn.tls, upgradeRequired: true, backendError: upgradeFailure, tunnelSpdyOverWebSocket: subresource === "portforward" });
   };
 }
 

@@ -18,6 +18,7 @@ import {
   switchingProtocolsHead,
   type RequestHeaderPolicy,
 } from "./proxy-headers.js";
+import { backendSwitchError, isTunnelingRequest, joinTunnel, spdyRequestHeaders, tunneledProtocols } from "./spdy-tunnel.js";
 
 /** How the backend's TLS is checked and what kapi presents to it. */
 export interface BackendTls {
@@ -52,6 +53,11 @@ export interface ProxyOptions {
   upgradeRequired?: boolean;
   /** How long connecting (and the TLS handshake) may take; 30 s, upstream's dialer, by default. */
   dialTimeoutMs?: number;
+  /**
+   * A WebSocket asking for "SPDY/3.1+…" subprotocols is tunnelled to a SPDY upgrade of the backend
+   * (./spdy-tunnel.ts; pods/portforward, as kube-apiserver 1.34).
+   */
+  tunnelSpdyOverWebSocket?: boolean;
 }
 
 const defaultDialTimeoutMs = 30_000;
@@ -66,14 +72,16 @@ const httpsAgent = new HttpsAgent({ keepAlive: true, timeout: 90_000 });
 export function proxyRequest(ex: Exchange, o: ProxyOptions): Promise<void> {
   const upgrading = ex.upgrade !== undefined && isUpgradeRequest(ex.headers);
   if (o.upgradeRequired && !upgrading) return Promise.reject(badRequest("Upgrade request required"));
-  const headers = forwardedRequestHeaders(ex.rawHeaders ?? flatHeaders(ex.headers), {
+  const forwarded = forwardedRequestHeaders(ex.rawHeaders ?? flatHeaders(ex.headers), {
     ...o.headers,
     upgrade: upgrading,
     forwardedFor: ex.socket?.remoteAddress,
     backendHost: o.location.host,
   });
+  const tunnel = upgrading && o.tunnelSpdyOverWebSocket && isTunnelingRequest(ex.headers);
+  const headers = tunnel ? spdyRequestHeaders(forwarded, tunneledProtocols(ex.headers)) : forwarded;
   // An upgraded connection leaves the pool for good: it gets one of its own.
-  const { req, secure, hostname, port } = backendRequest(o.location, o.tls, ex.method, headers, upgrading);
+  const { req, secure, hostname, port } = backendRequest(o.location, o.tls, tunnel ? "POST" : ex.method, headers, upgrading);
   return new Promise<void>((resolve, reject) => {
     let answered = false;
     const fail = (err: BackendError) => {
@@ -104,7 +112,16 @@ export function proxyRequest(ex: Exchange, o: ProxyOptions): Promise<void> {
     req.on("upgrade", (res, backend: Socket, head: Buffer) => {
       dialed.done();
       answered = true;
-      join(ex, res, backend, head, resolve);
+      if (!tunnel) return join(ex, res, backend, head, resolve);
+      const refused = backendSwitchError(res);
+      if (refused) {
+        backend.destroy();
+        ex.head(500, { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" });
+        ex.end(Buffer.from(`${refused}\n`));
+        return resolve();
+      }
+      const { socket: client, head: clientHead } = ex.upgrade!.takeOver();
+      joinTunnel(ex.headers, client, clientHead, res, backend, head).then(resolve);
     });
     sendBody(ex, req, upgrading);
   });

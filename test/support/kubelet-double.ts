@@ -5,7 +5,7 @@
 // run a few commands: echo, cat (stdin back until closed) and false (exit code 1). Port-forward
 // over SPDY/3.1 (./spdy-port-forward.ts) echoes what each forwarded port is sent; WebSocket
 // port-forward is the plain portforward.k8s.io tunnel, echoed (kubectl's SPDY-over-WebSocket
-// subprotocol is refused, as an older kubelet refuses it, and kubectl falls back to SPDY).
+// subprotocol never reaches it: kapi, as kube-apiserver 1.34, turns it into a SPDY upgrade).
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
