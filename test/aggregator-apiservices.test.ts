@@ -222,6 +222,28 @@ describe("availability of a service-backed APIService", () => {
   });
 });
 
+describe("an APIService on default/kubernetes:443", () => {
+  it("is routed to this very server on the port it listens on, though started with --secure-port=0", async () => {
+    // kapi publishes no endpoints of its own Service: one slice stands in for them, so that the
+    // availability check gets as far as dialling.
+    const slice = { metadata: { name: "kubernetes-stand-in", labels: { "kubernetes.io/service-name": "kubernetes" } }, addressType: "IPv4", endpoints: [{ addresses: ["192.0.2.1"], conditions: { ready: true } }], ports: [{ name: "https", port: 6443 }] };
+    expect((await req(s, "POST", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices", { body: slice })).status).toBe(201);
+    const name = "v1.loop.example.com";
+    const body = { apiVersion: "apiregistration.k8s.io/v1", kind: "APIService", metadata: { name }, spec: { group: "loop.example.com", version: "v1", groupPriorityMinimum: 1000, versionPriority: 15, insecureSkipTLSVerify: true, service: { namespace: "default", name: "kubernetes", port: 443 } } };
+    expect((await req(s, "POST", "/apis/apiregistration.k8s.io/v1/apiservices", { body })).status).toBe(201);
+    const port = new URL(s.url).port;
+    expect(port).not.toBe("0");
+    const url = `https://127.0.0.1:${port}/apis/loop.example.com/v1`;
+    // This server answers its own unavailable group with the aggregator's 503: the check reached it.
+    const condition = await until("FailedDiscoveryCheck", async () => {
+      const c = available(await get(name));
+      return c?.reason === "FailedDiscoveryCheck" ? c : undefined;
+    }, 15_000, 50);
+    expect(condition).toMatchObject({ status: "False", message: `failing or missing response from ${url}: bad status from ${url}: 503` });
+    expect((await req(s, "DELETE", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`)).status).toBe(200);
+  });
+});
+
 describe("extension-apiserver-authentication", () => {
   it("kube-system holds the client CA and the request-header settings, as JSON lists", async () => {
     await s.settle();

@@ -19,7 +19,7 @@ const err = (p: Promise<unknown>) => p.then(() => "resolved", (e: Error) => e.me
 
 describe("where the aggregator dials an APIService's service", () => {
   it("by default: the cluster IP and service port, an ExternalName's name with the APIService's port", async () => {
-    const r = aggregatorResolver({ source, endpointRouting: false, loopback });
+    const r = aggregatorResolver({ source, endpointRouting: false, loopback: () => loopback });
     expect(await r("ns", "cluster", 443)).toEqual({ host: "10.96.0.7", port: 443 });
     expect(await r("ns", "external", 9443)).toEqual({ host: "localhost", port: 9443 });
     expect(await err(r("ns", "cluster", 80))).toBe('no service port 80 found for service "cluster"');
@@ -28,12 +28,12 @@ describe("where the aggregator dials an APIService's service", () => {
   });
 
   it("with --enable-aggregator-routing: a ready endpoint; ExternalName refused", async () => {
-    const r = aggregatorResolver({ source, endpointRouting: true, loopback });
+    const r = aggregatorResolver({ source, endpointRouting: true, loopback: () => loopback });
     expect(await r("ns", "cluster", 443)).toEqual({ host: "10.0.0.9", port: 8443 });
     expect(await err(r("ns", "external", 443))).toBe('unsupported service type "ExternalName"');
   });
 
   it("default/kubernetes:443 is this server", async () => {
-    expect(await aggregatorResolver({ source, endpointRouting: true, loopback })("default", "kubernetes", 443)).toEqual(loopback);
+    expect(await aggregatorResolver({ source, endpointRouting: true, loopback: () => loopback })("default", "kubernetes", 443)).toEqual(loopback);
   });
 });

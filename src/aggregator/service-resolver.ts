@@ -14,14 +14,17 @@ export type AggregatorResolver = (namespace: string, name: string, port: number)
 export interface ResolverOptions {
   source: ServiceSource;
   endpointRouting: boolean;
-  /** This server's own address (the loopback route of default/kubernetes:443). */
-  loopback: DialTarget;
+  /**
+   * This server's own address (the loopback route of default/kubernetes:443), asked at each use:
+   * with --secure-port=0 the port is known only once the server listens.
+   */
+  loopback(): DialTarget;
 }
 
 export function aggregatorResolver({ source, endpointRouting, loopback }: ResolverOptions): AggregatorResolver {
   const viaEndpoints = endpointServiceResolver(source);
   return async (namespace, name, port) => {
-    if (namespace === "default" && name === "kubernetes" && port === 443) return loopback;
+    if (namespace === "default" && name === "kubernetes" && port === 443) return loopback();
     const svc = await source.service(namespace, name);
     if (!svc) throw new Error(`service ${goQuote(name)} not found`);
     const spec = isObj(svc.spec) ? svc.spec : {};

@@ -118,7 +118,8 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   trace.mark("TLS material (load or generate)");
   // Features read their files now (a bad one refuses the start); the core they use later opens next.
   let opened: OpenCore | undefined;
-  const features = setUpFeatures(modules, { options: o, gates, tls, certDir, core: () => opened ?? fail("the server's core was used before storage opened"), log: o.log });
+  let boundPort: number | undefined;
+  const features = setUpFeatures(modules, { options: o, gates, tls, certDir, core: () => opened ?? fail("the server's core was used before storage opened"), servingPort: () => boundPort ?? o.securePort, log: o.log });
   trace.mark("feature setup (files, authenticators)");
   // Made before the core: storage, stores and admission record into it.
   const metrics = new ServerMetrics({
@@ -220,6 +221,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
     await core.storage.close();
   });
   trace.mark("listen");
+  boundPort = port;
   manager.serving();
   const activity = controllerActivity({ controllers: () => features.controllers(), informers: core.informers, later: manager.later });
   const { kubeconfig, kubeconfigPath } = adminKubeconfig(o, url, tls);

@@ -64,14 +64,14 @@ export function aggregatorFeature(): AggregatorFeature {
     name: "aggregator",
     flags,
     discovery,
-    setup({ options, tls }) {
+    setup({ options, tls, servingPort }) {
       proxyClientCert = readProxyClientCert(options);
       const info = authenticationInfo(options, tls.clientCA);
       const resolverFor = (core: CoreParts) =>
         (resolver ??= aggregatorResolver({
           source: informerServiceSource(syncedInformerLookup(core.informers, core.types)),
           endpointRouting: options.enableAggregatorRouting === true,
-          loopback: { host: "127.0.0.1", port: options.securePort },
+          loopback: () => ({ host: "127.0.0.1", port: servingPort() }),
         }));
       return {
         // Every replica proxies, so every replica follows the APIServices.

@@ -10,7 +10,7 @@ import { checkFeatureFlags, flagsOf, setUpFeatures, type CoreParts, type Feature
 const options = {} as FeatureOptions;
 const gates = {} as FeatureGates;
 const core = { log: () => {} } as unknown as CoreParts;
-const ctx = { options, gates, tls: {} as TlsSetup, certDir: undefined, core: () => core, log: () => {} };
+const ctx = { options, gates, tls: {} as TlsSetup, certDir: undefined, core: () => core, servingPort: () => 6443, log: () => {} };
 const authn = (name: string): Authenticator => ({ name, authenticate: () => undefined });
 const plugin = (name: string): AdmissionPlugin => ({ name, validate: () => {} });
 

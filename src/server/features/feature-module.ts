@@ -88,6 +88,8 @@ export interface FeatureSetupContext {
   readonly certDir: string | undefined;
   /** The API audiences the modules set up earlier declared (service accounts own --api-audiences). */
   readonly apiAudiences: readonly string[];
+  /** The port the server listens on: --secure-port, or with --secure-port=0 the one bound (known once it listens). */
+  servingPort(): number;
   /**
    * The core, for what a module builds now but uses later (an authenticator's first request):
    * setup runs before storage opens, so calling this during setup itself throws.
