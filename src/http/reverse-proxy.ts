@@ -7,7 +7,6 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isIP, type Socket } from "node:net";
-import type { Duplex } from "node:stream";
 import { ApiError, badRequest } from "../apimachinery/errors.js";
 import { BackendError, DialTimeoutError, dialFailure, exchangeFailure } from "./dial-error.js";
 import type { Exchange } from "./exchange.js";
@@ -18,6 +17,7 @@ import {
   switchingProtocolsHead,
   type RequestHeaderPolicy,
 } from "./proxy-headers.js";
+import { closeTogether } from "./close-together.js";
 import { backendSwitchError, isTunnelingRequest, joinTunnel, spdyRequestHeaders, tunneledProtocols } from "./spdy-tunnel.js";
 
 /** How the backend's TLS is checked and what kapi presents to it. */
@@ -243,23 +243,10 @@ function join(ex: Exchange, res: IncomingMessage, backend: Socket, backendHead: 
   client.write(switchingProtocolsHead(res.statusMessage ?? "", res.rawHeaders));
   if (backendHead.length > 0) client.write(backendHead);
   if (clientHead.length > 0) backend.write(clientHead);
-  backend.on("error", () => undefined);
-  client.on("error", () => undefined);
   client.pipe(backend);
   backend.pipe(client);
   // As upstream: once either side is done, both connections close.
-  let closed = false;
-  const close = (): void => {
-    if (closed) return;
-    closed = true;
-    backend.destroy();
-    client.destroy();
-    done();
-  };
-  for (const s of [client, backend] as Duplex[]) {
-    s.once("close", close);
-    s.once("end", () => setImmediate(close));
-  }
+  closeTogether(client, backend, done);
 }
 
 /** Arms the dial timeout: the connection (and its TLS handshake) must come up in time. */

@@ -8,6 +8,7 @@
 // one binary message. A backend that does not switch has its answer passed back as it is.
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
+import { closeTogether } from "./close-together.js";
 import { acceptKey, closeFrame, encodeFrame, FrameError, FrameReader, opcodes } from "./websocket-frames.js";
 
 const tunnelingPrefix = "SPDY/3.1+";
@@ -24,10 +25,12 @@ export function isTunnelingRequest(headers: Headers): boolean {
   return (first(headers["sec-websocket-protocol"]) ?? "").split(",").some((p) => tunnels(p.trim()));
 }
 
+/** Every subprotocol the client asks for, in its order (gorilla's Subprotocols). */
+const requestedProtocols = (headers: Headers): string[] => all(headers["sec-websocket-protocol"]).flatMap((v) => v.split(",").map((p) => p.trim()));
+
 /** The SPDY protocols the client tunnels, unprefixed, in its order (upstream's spdyProtocolsFromWebsocketProtocols). */
 export function tunneledProtocols(headers: Headers): string[] {
-  const asked = all(headers["sec-websocket-protocol"]).flatMap((v) => v.split(",").map((p) => p.trim()));
-  return asked.filter(tunnels).map((p) => p.slice(tunnelingPrefix.length));
+  return requestedProtocols(headers).filter(tunnels).map((p) => p.slice(tunnelingPrefix.length));
 }
 
 /**
@@ -61,7 +64,7 @@ export function joinTunnel(clientHeaders: Headers, client: Duplex, clientHead: B
   const chosen = first(res.headers["x-stream-protocol-version"])?.trim();
   const protocol = chosen ? `${tunnelingPrefix}${chosen}` : undefined;
   // As gorilla's Upgrader: the chosen protocol only when the client asked for it.
-  const asked = all(clientHeaders["sec-websocket-protocol"]).flatMap((v) => v.split(",").map((p) => p.trim()));
+  const asked = requestedProtocols(clientHeaders);
   const head = [
     "HTTP/1.1 101 Switching Protocols",
     "Upgrade: websocket",
@@ -71,14 +74,8 @@ export function joinTunnel(clientHeaders: Headers, client: Duplex, clientHead: B
   ];
   client.write(`${head.join("\r\n")}\r\n\r\n`);
   return new Promise((resolve) => {
-    let closed = false;
-    const close = (): void => {
-      if (closed) return;
-      closed = true;
-      backend.destroy();
-      client.destroy();
-      resolve();
-    };
+    // The backend finished: the client is told with a normal closure.
+    const close = closeTogether(client, backend, resolve, () => client.write(closeFrame()));
     const reader = new FrameReader();
     const fromClient = (chunk: Buffer): void => {
       let frames;
@@ -110,16 +107,6 @@ export function joinTunnel(clientHeaders: Headers, client: Duplex, clientHead: B
       }
     });
     client.on("data", fromClient);
-    backend.on("error", () => undefined);
-    client.on("error", () => undefined);
-    // The backend finished: the client is told with a normal closure.
-    backend.once("end", () => {
-      if (!closed) client.write(closeFrame());
-      setImmediate(close);
-    });
-    backend.once("close", close);
-    client.once("close", close);
-    client.once("end", () => setImmediate(close));
     // Either may have been paused by its HTTP parser: a 'data' listener alone does not resume it.
     backend.resume();
     client.resume();
