@@ -125,9 +125,15 @@ export function startAutoregister({ stores, types, informers }: AutoregisterDeps
     setup(ctx) {
       // The CRDs are listed before the first sync, so that one does not delete the APIService of
       // a CRD that still exists (upstream waits for the CRD registration's initial sync).
-      const ready = Promise.all([apiServices.synced, crds?.synced]).then(() => {
+      const ready = Promise.all([apiServices.synced, crds?.synced]).then(async () => {
         for (const o of apiServices.list()) atStart.add(o.metadata.name!);
         builtins = builtinAPIServices(types, crdGroups());
+        // The missing ones are written in one commit, not one by one: /readyz waits for them
+        // (autoregister-completion). Should that fail, each is made alone by its reconcile.
+        const missing = [...builtins.values()].filter((o) => !atStart.has(o.metadata.name!));
+        if (missing.length > 0) {
+          await stores.createAll(missing.map((object) => ({ type: t, namespace: "", object: structuredClone(object) })), { dryRun: false, fieldManager: aggregatorFieldManager }).catch(() => undefined);
+        }
         for (const name of builtins.keys()) ctx.enqueue(name);
       });
       ctx.holdUntil(ready);
