@@ -10,6 +10,7 @@ import { deepEqual } from "../apimachinery/json-value.js";
 import { runController, type Controller } from "../controller-runtime/controller.js";
 import type { InformerFactory } from "../registry/informer-factory.js";
 import type { Stores } from "../registry/stores.js";
+import type { ResourceType } from "../registry/resource-type.js";
 import type { TypeRegistry } from "../registry/type-registry.js";
 import { aggregatorFieldManager, apiServiceType, isConflictOrGone, isObj, str, updateAPIService } from "./apiservices.js";
 import { apiServiceName, builtinPriority, crdPriority, type APIServicePriority } from "./priorities.js";
@@ -44,14 +45,26 @@ function builtinAPIServices(types: TypeRegistry, crdGroups: ReadonlySet<string>)
   return out;
 }
 
+/** The built-in group versions' local APIServices (custom resources are the types without strategic merge patch). */
+function servedBuiltinAPIServices(types: TypeRegistry): Map<string, KObject> {
+  return builtinAPIServices(types, new Set(types.all().filter((t) => !t.strategicMergePatch).map((t) => t.group)));
+}
+
 /**
  * The names of the local APIServices registered at start for the built-in group versions served
  * now (upstream: apiServicesToRegister over kube-apiserver's listed paths, which hold no CRD).
  */
 export function builtinAPIServiceNames(types: TypeRegistry): string[] {
-  // Custom resources are the types without strategic merge patch.
-  const crdGroups = new Set(types.all().filter((t) => !t.strategicMergePatch).map((t) => t.group));
-  return [...builtinAPIServices(types, crdGroups).keys()];
+  return [...servedBuiltinAPIServices(types).keys()];
+}
+
+/**
+ * The missing ones made with the other bootstrap objects, in one commit and from their prepared
+ * forms on a first start: /readyz waits for them (autoregister-completion), and the controller
+ * then finds them made, as it finds them on a restart.
+ */
+export async function ensureBuiltinAPIServices(core: { types: TypeRegistry; ensureAll(t: ResourceType | undefined, ns: string, objs: readonly KObject[], fieldManager?: string): Promise<void> }): Promise<void> {
+  await core.ensureAll(apiServiceType(core.types), "", [...servedBuiltinAPIServices(core.types).values()], aggregatorFieldManager);
 }
 
 const labelOf = (o: KObject | undefined) => o?.metadata.labels?.[automanagedLabel];

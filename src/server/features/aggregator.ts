@@ -3,7 +3,7 @@
 // availability and the extension-apiserver-authentication ConfigMap (src/aggregator).
 import { existsSync, readFileSync } from "node:fs";
 import { startAuthenticationConfigMap, type ClusterAuthenticationInfo } from "../../aggregator/authentication-configmap.js";
-import { startAutoregister } from "../../aggregator/autoregister.js";
+import { ensureBuiltinAPIServices, startAutoregister } from "../../aggregator/autoregister.js";
 import { startAvailability } from "../../aggregator/availability.js";
 import { aggregatorBootChecks, type AggregatorBootChecks } from "../../aggregator/boot-checks.js";
 import { AggregatorAvailabilityMetrics } from "../../observability/aggregator-metrics.js";
@@ -74,6 +74,7 @@ export function aggregatorFeature(): AggregatorFeature {
           loopback: () => ({ host: "127.0.0.1", port: servingPort() }),
         }));
       return {
+        bootstrap: (core) => ensureBuiltinAPIServices(core),
         // Every replica proxies, so every replica follows the APIServices.
         replicaControllers(core) {
           resolverFor(core);
