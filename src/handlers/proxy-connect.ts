@@ -4,8 +4,6 @@
 // and cleaned, a bare root redirected to its slash, X-Forwarded-Uri and Location carrying the
 // prefix back through kube-apiserver, the backend's CORS headers dropped. Loopback and link-local
 // addresses are refused ("address not allowed") as upstream refuses them for pods and nodes.
-import { lookup } from "node:dns/promises";
-import { deflateRawSync, gunzipSync, gzipSync, inflateRawSync } from "node:zlib";
 import { isIP } from "node:net";
 import { badRequest, ApiError } from "../apimachinery/errors.js";
 import type { KObject } from "../apimachinery/object.js";
@@ -77,7 +75,8 @@ async function requireProxyableHost(hostname: string): Promise<void> {
 
 async function resolve(hostname: string): Promise<string[]> {
   try {
-    return (await lookup(hostname, { all: true })).map((a) => a.address);
+    // node:dns and node:zlib are loaded when a proxy first needs them, not at every start.
+    return (await process.getBuiltinModule("node:dns/promises").lookup(hostname, { all: true })).map((a) => a.address);
   } catch {
     throw badRequest(`lookup ${hostname}: no such host`);
   }
@@ -128,7 +127,15 @@ function htmlRewriter(h: Record<string, string | string[]>, url: (u: string) => 
   const type = String(h["content-type"] ?? "").split(";")[0]!.trim();
   if (type !== "text/html") return undefined;
   const encoding = String(h["content-encoding"] ?? "");
-  const codec = encoding === "" ? { decode: (b: Buffer) => b, encode: (b: Buffer) => b } : encoding === "gzip" ? { decode: gunzipSync, encode: gzipSync } : encoding === "deflate" ? { decode: inflateRawSync, encode: deflateRawSync } : undefined;
+  const zlib = () => process.getBuiltinModule("node:zlib");
+  const codec =
+    encoding === ""
+      ? { decode: (b: Buffer) => b, encode: (b: Buffer) => b }
+      : encoding === "gzip"
+        ? { decode: (b: Buffer) => zlib().gunzipSync(b), encode: (b: Buffer) => zlib().gzipSync(b) }
+        : encoding === "deflate"
+          ? { decode: (b: Buffer) => zlib().inflateRawSync(b), encode: (b: Buffer) => zlib().deflateRawSync(b) }
+          : undefined;
   if (!codec) return undefined;
   return (body) => codec.encode(Buffer.from(rewriteHtml(codec.decode(body).toString("utf8"), url), "utf8"));
 }
