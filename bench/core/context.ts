@@ -28,7 +28,7 @@ export interface BenchOptions {
   startsPerRun: number;
   /** More ServerOptions for every kapi started (`--kapi-options JSON`), e.g. `{"enablePriorityAndFairness":false}`. */
   kapiOptions?: KapiStart["options"];
-  /** Every kapi started writes a V8 CPU profile (node --cpu-prof) into this directory when it stops. */
+  /** Every server started (kapi and the anchors) writes a V8 CPU profile (node --cpu-prof) into this directory when it stops. */
   profileDir?: string;
   log: (line: string) => void;
 }
@@ -107,8 +107,7 @@ export class BenchContext {
    * ServerOptions fields (plain data: they cross IPC), e.g. `{ authorizationMode: ["Node", "RBAC"] }`.
    */
   async startKapi(storage: KapiStart["storage"] = this.opts.storage, dataDir = this.dir("kapi"), options?: KapiStart["options"]): Promise<ServerHandle> {
-    const profile = this.opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${this.opts.profileDir}`] : [];
-    const child = Child.start("servers/kapi.ts", [], ["--expose-gc", ...profile]);
+    const child = Child.start("servers/kapi.ts", [], ["--expose-gc", ...this.profileArgs()]);
     const merged = this.opts.kapiOptions || options ? { ...this.opts.kapiOptions, ...options } : undefined;
     const start: KapiStart = { kapiRoot: this.opts.kapiRoot, storage, dataDir, certDir: this.certDir, ...(merged ? { options: merged } : {}) };
     const info = await child.call<{ url: string; kubeconfig: string }>("start", start);
@@ -119,9 +118,14 @@ export class BenchContext {
   /** An anchor server under bench/servers (after a kapi start, so certificates exist). */
   async startAnchor(rel: string, arg: Record<string, unknown>): Promise<ServerHandle> {
     if (!this.creds) throw new Error("start kapi before an anchor server: the anchors reuse its certificates");
-    const child = Child.start(rel);
+    const child = Child.start(rel, [], this.profileArgs());
     const info = await child.call<{ url: string }>("start", { certDir: this.certDir, ...arg });
     return this.handle(child, { url: info.url, ...this.creds });
+  }
+
+  /** With --profile, every server (kapi and the anchors, to compare where each spends) writes a CPU profile. */
+  private profileArgs(): string[] {
+    return this.opts.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${this.opts.profileDir}`] : [];
   }
 
   /** Make `namespace` (if missing) and the pods' owning ReplicaSet in it; the owner's uid. */
