@@ -21,9 +21,13 @@ import { tableRow } from "./table.js";
 import { toApiError } from "./errors.js";
 import { warningHeader } from "../http/respond.js";
 import type { WatchEnding } from "../http/watch-tap.js";
+import { Deadlines, type Deadline } from "./watch-deadlines.js";
 
 /** Upstream --min-request-timeout default: watches without timeoutSeconds last 1800–3600 s. */
 const defaultMinRequestTimeoutSeconds = 1800;
+
+/** Every watch's timeout, on one timer for the process (each entry carries its own watch's end). */
+const deadlines = new Deadlines();
 
 export async function handleWatch(r: ResourceRequest): Promise<void> {
   const n = negotiateRead(r);
@@ -42,11 +46,11 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   let waitingForDrain = false;
   let firstTableEvent = true;
   let active: ActiveWatch | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: Deadline | undefined;
   const end = () => {
     if (ended) return;
     ended = true;
-    if (timer) clearTimeout(timer);
+    timer?.cancel();
     active?.stop();
     r.parts.streams.delete(handle);
     ex.end();
@@ -57,7 +61,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   r.ctx.signal.addEventListener("abort", () => (ex.closed ? undefined : end()), { once: true });
   ex.onClose(() => {
     ended = true;
-    if (timer) clearTimeout(timer);
+    timer?.cancel();
     active?.stop();
     r.parts.streams.delete(handle);
   });
@@ -198,10 +202,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   // begun together do not all reconnect together; 0 means none.
   const min = r.parts.minRequestTimeoutSeconds ?? defaultMinRequestTimeoutSeconds;
   const seconds = opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds : min * (1 + Math.random());
-  if (seconds > 0) {
-    timer = setTimeout(end, seconds * 1000);
-    timer.unref();
-  }
+  if (seconds > 0) timer = deadlines.after(seconds * 1000, end);
 }
 
 function encodeDelivery(codec: Codec, t: ResourceType, d: Delivery<KObject>, converted?: KObject): Buffer {
