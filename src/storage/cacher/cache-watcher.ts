@@ -176,27 +176,33 @@ export class CacheWatcher<O> {
   private deliverEvent(ev: CacheEvent<O>): void {
     const curPasses = ev.type !== "DELETED" && this.matches(ev.cur);
     const prevPasses = ev.prev ? this.matches(ev.prev) : ev.type === "DELETED" && this.matches(ev.cur);
-    if (curPasses && !prevPasses) this.emit(new EventDelivery("ADDED", ev.cur, ev, "A"));
-    else if (curPasses && prevPasses) this.emit(new EventDelivery("MODIFIED", ev.cur, ev, "M"));
+    if (curPasses && !prevPasses) this.emit(shared(ev, "A"));
+    else if (curPasses && prevPasses) this.emit(shared(ev, "M"));
     else if (!curPasses && prevPasses) {
       // A deletion sends the last state; leaving the selector sends the previous object stamped
       // with this event's revision (as upstream).
-      if (ev.type === "DELETED") this.emit(new EventDelivery("DELETED", ev.cur, ev, "D"));
-      else this.emit(new EventDelivery("DELETED", ev.prev!, ev, "L"));
+      this.emit(shared(ev, ev.type === "DELETED" ? "D" : "L"));
     }
   }
 }
 
-// Deliveries find their shared byte memo only when a sink encodes: in-process sinks (informers)
-// never do, and two Maps per event would otherwise stay in the history ring with it.
+// Deliveries find their byte memo only when a sink encodes: in-process sinks (informers) never
+// do, and a Map per event would otherwise stay in the history ring with it.
+
+type Variant = "A" | "M" | "D" | "L";
+
+function shared<O>(ev: CacheEvent<O>, v: Variant): Delivery<O> {
+  const all = (ev.deliveries ??= {});
+  return (all[v] ??= new EventDelivery(v === "A" ? "ADDED" : v === "M" ? "MODIFIED" : "DELETED", v === "L" ? ev.prev! : ev.cur, ev));
+}
 
 class EventDelivery<O> implements Delivery<O> {
   readonly revision: number;
+  private bytes: Map<string, unknown> | undefined;
   constructor(
     readonly type: CacheEventType,
     readonly entry: Entry<O>,
     private readonly ev: CacheEvent<O>,
-    private readonly variantKey: string,
   ) {
     this.revision = ev.revision;
   }
@@ -204,7 +210,7 @@ class EventDelivery<O> implements Delivery<O> {
     return this.ev.prev;
   }
   get memo(): Map<string, unknown> {
-    return variant(this.ev, this.variantKey);
+    return (this.bytes ??= new Map());
   }
 }
 
@@ -217,11 +223,6 @@ class InitialDelivery<O> implements Delivery<O> {
   get memo(): Map<string, unknown> {
     return sub(this.entry.memo, "ADDED");
   }
-}
-
-function variant<O>(ev: CacheEvent<O>, v: string): Map<string, unknown> {
-  ev.memos ??= new Map();
-  return sub(ev.memos, v);
 }
 
 function sub(m: Map<string, unknown>, k: string): Map<string, unknown> {

@@ -38,8 +38,12 @@ export interface CacheEvent<O> {
   prev?: Entry<O>;
   /** When the cache recorded it (for the history window). */
   time: number;
-  /** Per-variant memo so every watcher that receives the same delivery shares its bytes. */
-  memos?: Map<string, Map<string, unknown>>;
+  /**
+   * The deliveries made of this event, one per way a watcher sees it (ADDED, MODIFIED, DELETED,
+   * or DELETED on leaving its selector), made by the first watcher and shared by every other: one
+   * object and one byte memo per variant, not per watcher.
+   */
+  deliveries?: Partial<Record<"A" | "M" | "D" | "L", Delivery<O>>>;
 }
 
 /** Which objects a list or watch wants: the key scope plus an attribute filter. */
