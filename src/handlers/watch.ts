@@ -71,7 +71,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
 
   // The memo is per delivery, shared by every watcher of the group-resource: keys carry the
   // apiVersion, so each version's object (converted once per version) and bytes are made once.
-  const memoKey = `${n.codec.mediaType}|${t.apiVersion}`;
+  const memoKey = internedKey(`${n.codec.mediaType}|${t.apiVersion}`);
   const bytesOf = (d: Delivery<KObject>, converted?: KObject): Buffer => {
     if (table && d.type !== "BOOKMARK") {
       const row = tableRow(r, table.version, converted ?? servedObject(t, d.entry!.object, d.revision), firstTableEvent);
@@ -134,7 +134,7 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   // convertedOf) and written in order through a chain; the cache watcher pauses while conversions
   // are pending beyond a bound, as it does for a response that does not drain.
   const converting = convertsOnRead(t);
-  const convKey = `converted|${t.apiVersion}`;
+  const convKey = internedKey(`converted|${t.apiVersion}`);
   const convertedOf = (d: Delivery<KObject>): Promise<KObject> => {
     let p = d.memo.get(convKey) as Promise<KObject> | undefined;
     if (!p) {
@@ -210,6 +210,15 @@ function encodeDelivery(codec: Codec, t: ResourceType, d: Delivery<KObject>, con
     return codec.encodeWatchEvent("BOOKMARK", bookmarkObject(t, d.revision, d.initialEventsEnd ? { [initialEventsEndAnnotation]: "true" } : undefined));
   }
   return codec.encodeWatchEvent(d.type, converted ?? servedObject(t, d.entry!.object, d.revision));
+}
+
+// Every watcher of an event looks its bytes up in the same memo: with one string object per key
+// (not one per watch) the lookup compares pointers instead of reading each watch's own copy.
+const interned = new Map<string, string>();
+function internedKey(k: string): string {
+  let s = interned.get(k);
+  if (s === undefined) interned.set(k, (s = k));
+  return s;
 }
 
 function slowWatcherStatus(): Record<string, unknown> {
