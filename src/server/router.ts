@@ -50,21 +50,7 @@ async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<vo
   if (!type || (info.parts.length > 3 && info.subresource !== "proxy") || !servedAtPathScope(type.namespaced, info)) throw notFoundPath();
   // The deprecated verb-in-path forms: only GET /watch/... is served (no /proxy/... paths).
   if (info.verbViaPath && (info.verb !== "watch" || (ctx.ex.method !== "GET" && ctx.ex.method !== "HEAD"))) throw notFoundPath();
-  const r: ResourceRequest = {
-    ctx,
-    ex: ctx.ex,
-    info,
-    user: userOf(ctx),
-    type,
-    store: parts.stores.for(type),
-    parts,
-    pretty: isPretty(ctx.ex),
-    warnings: ctx.warnings,
-    // A getter: the signal is made only when a handler asks for it (see RequestContext.signal).
-    get signal() {
-      return ctx.signal;
-    },
-  };
+  const r = new RoutedRequest(ctx, info, userOf(ctx), type, parts.stores.for(type), parts);
   const deprecation = deprecationOf(type, info.subresource);
   if (deprecation) signalDeprecation(ctx, info, deprecation, cfg.deprecatedRequest);
   const storage = cfg.storages.storageFor(type, info.subresource);
@@ -91,4 +77,28 @@ function unservedVerb(storage: RestStorage, type: ResourceType, verb: string): A
 
 export function notFoundPath(): ApiError {
   return new ApiError(404, "NotFound", "the server could not find the requested resource", {});
+}
+
+// A class rather than an object literal with a getter: such a literal is a dictionary-mode object
+// with a closure of its own, held by every watch for its whole life (issue 26).
+class RoutedRequest implements ResourceRequest {
+  readonly ex: ResourceRequest["ex"];
+  readonly pretty: boolean;
+  readonly warnings: string[];
+  constructor(
+    readonly ctx: RequestContext,
+    readonly info: ResourceRequest["info"],
+    readonly user: ResourceRequest["user"],
+    readonly type: ResourceType,
+    readonly store: ResourceRequest["store"],
+    readonly parts: ServerParts,
+  ) {
+    this.ex = ctx.ex;
+    this.pretty = isPretty(ctx.ex);
+    this.warnings = ctx.warnings;
+  }
+  /** Made only when a handler asks for it (see RequestContext.signal). */
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
 }
