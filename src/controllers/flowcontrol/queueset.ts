@@ -10,6 +10,7 @@
 import type { UserInfo } from "../../apimachinery/user.js";
 import type { RequestInfo } from "../../http/request-info.js";
 import type { FlowSeries } from "../../observability/flowcontrol-metrics.js";
+import { ExecutingSet } from "./executing-set.js";
 import { RequestFifo } from "./fifo.js";
 import { formatSeatSeconds, highR, maxSeatSeconds, msPerSeat, rDecrement, seatSecondsToFloat, seatsTimesMs } from "./seat-seconds.js";
 import type { Dealer } from "./shuffle-sharding.js";
@@ -72,7 +73,7 @@ interface CompletedWork extends WorkEstimate {
 export class Queue {
   readonly waiting = new RequestFifo<Request>();
   nextDispatchR = 0;
-  readonly executing = new Set<Request>();
+  readonly executing = new ExecutingSet<Request>();
   seatsInUse = 0;
   constructor(public index: number) {}
 }
@@ -82,6 +83,8 @@ export class Request {
   /** Unset while waiting; "execute" once dispatched, "cancel" once the wait ended without. */
   decision: "execute" | "cancel" | undefined;
   startTime = 0;
+  /** Where it is in its queue's (or its level's) executing requests; -1: not executing. */
+  executingSlot = -1;
   removeFromQueue: (() => Request | undefined) | undefined;
   private resolveWait: ((execute: boolean) => void) | undefined;
   private decided: Promise<boolean> | undefined;
@@ -169,7 +172,7 @@ export class QueueSet {
   private robinIndex = -1;
   private totRequestsWaiting = 0;
   private totRequestsExecuting = 0;
-  private readonly executingSansQueue = new Set<Request>();
+  private readonly executingSansQueue = new ExecutingSet<Request>();
   private totSeatsInUse = 0;
   private totSeatsWaiting = 0;
   /** Kept as they change (R's rate needs them at every step): queues with requests, seats of queued requests executing. */

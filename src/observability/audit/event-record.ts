@@ -171,10 +171,30 @@ function objectRef(r: ObjectReference): string {
 
 /** A map of strings as Go writes it: keys in byte order. */
 function stringMap(m: Readonly<Record<string, string>>): string {
-  const keys = Object.keys(m).sort(compareStrings);
+  const keys = Object.keys(m);
+  if (keys.length > 1) keys.sort(compareStrings);
   let out = "";
-  for (let i = 0; i < keys.length; i++) out += `${i > 0 ? "," : ""}${s(keys[i]!)}:${s(m[keys[i]!]!)}`;
+  for (let i = 0; i < keys.length; i++) out += `${i > 0 ? "," : ""}${annotationText(keys[i]!)}:${annotationText(m[keys[i]!]!)}`;
   return `{${out}}`;
+}
+
+/**
+ * Annotation keys and values come from a small set (the authorizer's decision and reason for each
+ * binding, admission's labels), and a reason quotes names, so it needs escaping every time: each
+ * text's JSON is kept, up to a bound past which the cache starts over.
+ */
+const annotationTexts = new Map<string, string>();
+const maxAnnotationTexts = 1024;
+const maxCachedAnnotationLength = 512;
+
+function annotationText(text: string): string {
+  let json = annotationTexts.get(text);
+  if (json !== undefined) return json;
+  json = s(text);
+  if (text.length > maxCachedAnnotationLength) return json;
+  if (annotationTexts.size >= maxAnnotationTexts) annotationTexts.clear();
+  annotationTexts.set(text, json);
+  return json;
 }
 
 function status(st: ResponseStatus): string {
