@@ -30,6 +30,7 @@ export interface EventFields {
 export const eventApiVersion = "audit.k8s.io/v1";
 
 const jsonLinePrefix = `{"kind":"Event","apiVersion":"${eventApiVersion}",`;
+const jsonLinePrefixBytes = Buffer.from(jsonLinePrefix);
 
 /** The fields of an event besides its shared request part (see encodeEventRecord). */
 export type StageFields = Omit<EventFields, keyof RequestPartFields>;
@@ -59,6 +60,20 @@ export class AuditEventRecord {
   /** One line of the json log format. */
   jsonLine(): string {
     return jsonLinePrefix + this.members + "}\n";
+  }
+
+  /** jsonLine()'s length in UTF-16 units, without making it. */
+  jsonLineLength(): number {
+    return jsonLinePrefix.length + this.members.length + 2;
+  }
+
+  /** jsonLine() written as UTF-8 into `buf` at `at` (which has room for it), without making it; returns where it ends. */
+  writeJsonLine(buf: Buffer, at: number): number {
+    at += jsonLinePrefixBytes.copy(buf, at);
+    at += buf.write(this.members, at);
+    buf[at++] = 0x7d; // }
+    buf[at++] = 0x0a; // \n
+    return at;
   }
 
   /** The bytes of jsonLine(), without making it: the size upstream's truncating backend measures (the Event as its encoder writes it). */

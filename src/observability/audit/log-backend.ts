@@ -6,6 +6,9 @@
 // event is in the file (a burst of requests shares the write instead of paying one each).
 // ResponseStarted and Panic are written at once (the head of a watch, a 500, goes out right
 // after). blocking-strict and batch write every event at once and say whether it was written.
+// A sink that takes bytes gets the events' lines encoded straight into one reused buffer: joined
+// into one string first, a turn's events make a rope of thousands of pieces that is flattened,
+// measured and copied into a new buffer at every write (and, a large one, kept by the old space).
 import type { AuditBackend, PluginErrors } from "./backend.js";
 import type { AuditEventRecord } from "./event-record.js";
 
@@ -16,6 +19,8 @@ export const logFormats: readonly LogFormat[] = ["legacy", "json"];
 export interface LineSink {
   /** Writes now; throws when it cannot. */
   write(text: string): void;
+  /** The same with the lines' UTF-8 bytes, which are the caller's again once it returns (a sink that writes synchronously). */
+  writeBytes?(bytes: Buffer): void;
   close(): void;
 }
 
@@ -28,8 +33,9 @@ export interface LogBackendOptions {
 
 export class LogBackend implements AuditBackend {
   readonly name = "log";
-  private pending = "";
   private pendingEvents: AuditEventRecord[] = [];
+  /** Where writeBytes lines are encoded (grown as a write needs; see encode). */
+  private scratch = Buffer.allocUnsafe(initialScratchBytes);
   private scheduled = false;
   /** The write the turn's ResponseComplete events wait for. */
   private written: Promise<boolean> | undefined;
@@ -41,10 +47,7 @@ export class LogBackend implements AuditBackend {
   ) {}
 
   processEvents(events: readonly AuditEventRecord[]): boolean | Promise<boolean> {
-    for (const ev of events) {
-      this.pending += this.o.format === "json" ? ev.jsonLine() : ev.legacy() + "\n";
-      this.pendingEvents.push(ev);
-    }
+    for (const ev of events) this.pendingEvents.push(ev);
     if (!this.o.groupCommit) return this.flush();
     let waits = false;
     for (const ev of events) {
@@ -66,13 +69,12 @@ export class LogBackend implements AuditBackend {
     this.written = undefined;
     this.resolveWritten = undefined;
     let ok = true;
-    if (this.pending !== "") {
-      const text = this.pending;
+    if (this.pendingEvents.length > 0) {
       const events = this.pendingEvents;
-      this.pending = "";
       this.pendingEvents = [];
       try {
-        this.out.write(text);
+        if (this.out.writeBytes) this.out.writeBytes(this.encode(events));
+        else this.out.write(events.map((ev) => this.line(ev)).join(""));
       } catch (e) {
         this.o.errors(this.name, e as Error, events);
         ok = false;
@@ -82,11 +84,38 @@ export class LogBackend implements AuditBackend {
     return ok;
   }
 
+  private line(ev: AuditEventRecord): string {
+    return this.o.format === "json" ? ev.jsonLine() : ev.legacy() + "\n";
+  }
+
+  /** The events' lines as UTF-8 in the scratch buffer (valid until the next flush). */
+  private encode(events: readonly AuditEventRecord[]): Buffer {
+    let buf = this.scratch;
+    // A burst once grew it: it does not stay that large.
+    if (buf.length > maxKeptScratchBytes) buf = this.scratch = Buffer.allocUnsafe(initialScratchBytes);
+    let at = 0;
+    for (const ev of events) {
+      const legacy = this.o.format === "json" ? undefined : ev.legacy() + "\n";
+      // At most 3 bytes for each UTF-16 unit.
+      const room = 3 * (legacy === undefined ? ev.jsonLineLength() : legacy.length);
+      if (buf.length - at < room) {
+        const grown = Buffer.allocUnsafe(Math.max(2 * buf.length, at + room));
+        buf.copy(grown, 0, 0, at);
+        buf = this.scratch = grown;
+      }
+      at = legacy === undefined ? ev.writeJsonLine(buf, at) : at + buf.write(legacy, at);
+    }
+    return buf.subarray(0, at);
+  }
+
   async shutdown(): Promise<void> {
     this.flush();
     this.out.close();
   }
 }
+
+const initialScratchBytes = 64 * 1024;
+const maxKeptScratchBytes = 1024 * 1024;
 
 /** --audit-log-path=-: standard output. */
 export const stdoutSink: LineSink = {

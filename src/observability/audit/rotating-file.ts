@@ -16,6 +16,7 @@ export interface RotationOptions {
 }
 
 const megabyte = 1024 * 1024;
+const newline = 0x0a;
 const defaultMaxSizeMB = 100;
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -45,16 +46,26 @@ export class RotatingFile implements LineSink {
 
   /** Writes `text` (whole lines); several lines that would not fit go one by one, as separate writes would. */
   write(text: string): void {
-    const n = Buffer.byteLength(text);
-    const firstEnd = text.indexOf("\n");
-    if (this.size + n > this.max && firstEnd >= 0 && firstEnd < text.length - 1) {
-      for (const line of text.split(/(?<=\n)/)) this.write(line);
+    this.writeBytes(Buffer.from(text));
+  }
+
+  /** write() of the lines' bytes (written before it returns). */
+  writeBytes(bytes: Buffer): void {
+    const n = bytes.length;
+    const firstEnd = bytes.indexOf(newline);
+    if (this.size + n > this.max && firstEnd >= 0 && firstEnd < n - 1) {
+      for (let start = 0; start < n; ) {
+        const end = bytes.indexOf(newline, start);
+        const stop = end < 0 ? n : end + 1;
+        this.writeBytes(bytes.subarray(start, stop));
+        start = stop;
+      }
       return;
     }
     if (n > this.max) throw new Error(`write length ${n} exceeds maximum file size ${this.max}`);
     if (this.fd === undefined) this.openExistingOrNew(n);
     else if (this.size + n > this.max) this.rotate();
-    writeSync(this.fd!, text);
+    writeSync(this.fd!, bytes);
     this.size += n;
   }
 
