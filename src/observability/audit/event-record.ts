@@ -178,16 +178,30 @@ function members(keys: readonly string[], o: Record<string, unknown>): string {
   return out;
 }
 
-const refFields = ["resource", "namespace", "name", "uid", "apiGroup", "apiVersion", "resourceVersion", "subresource"] as const;
-
+/** The reference's non-empty members in its struct's order, each read by name (one is written per event). */
 function objectRef(r: ObjectReference): string {
-  return `{${members(refFields, r as Record<string, unknown>)}}`;
+  let out = "";
+  if (r.resource) out += `${out ? "," : ""}"resource":${s(r.resource)}`;
+  if (r.namespace) out += `${out ? "," : ""}"namespace":${s(r.namespace)}`;
+  if (r.name) out += `${out ? "," : ""}"name":${s(r.name)}`;
+  if (r.uid) out += `${out ? "," : ""}"uid":${s(r.uid)}`;
+  if (r.apiGroup) out += `${out ? "," : ""}"apiGroup":${s(r.apiGroup)}`;
+  if (r.apiVersion) out += `${out ? "," : ""}"apiVersion":${s(r.apiVersion)}`;
+  if (r.resourceVersion) out += `${out ? "," : ""}"resourceVersion":${s(r.resourceVersion)}`;
+  if (r.subresource) out += `${out ? "," : ""}"subresource":${s(r.subresource)}`;
+  return `{${out}}`;
 }
 
 /** A map of strings as Go writes it: keys in byte order. */
 function stringMap(m: Readonly<Record<string, string>>): string {
   const keys = Object.keys(m);
-  if (keys.length > 1) keys.sort(compareStrings);
+  // Usually added in order already (the authorizer's decision, then its reason).
+  for (let i = 1; i < keys.length; i++) {
+    if (compareStrings(keys[i - 1]!, keys[i]!) > 0) {
+      keys.sort(compareStrings);
+      break;
+    }
+  }
   let out = "";
   for (let i = 0; i < keys.length; i++) out += `${i > 0 ? "," : ""}${annotationText(keys[i]!)}:${annotationText(m[keys[i]!]!)}`;
   return `{${out}}`;
