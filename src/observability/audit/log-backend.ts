@@ -6,9 +6,9 @@
 // event is in the file (a burst of requests shares the write instead of paying one each).
 // ResponseStarted and Panic are written at once (the head of a watch, a 500, goes out right
 // after). blocking-strict and batch write every event at once and say whether it was written.
-// A sink that takes bytes gets the events' lines encoded straight into one reused buffer: joined
-// into one string first, a turn's events make a rope of thousands of pieces that is flattened,
-// measured and copied into a new buffer at every write (and, a large one, kept by the old space).
+// A sink that takes bytes gets the events' lines encoded as they come into one reused buffer:
+// joined into one string first, a turn's events make a rope of thousands of pieces that is
+// flattened, measured and copied into a new buffer at every write.
 import type { AuditBackend, PluginErrors } from "./backend.js";
 import type { AuditEventRecord } from "./event-record.js";
 
@@ -34,8 +34,9 @@ export interface LogBackendOptions {
 export class LogBackend implements AuditBackend {
   readonly name = "log";
   private pendingEvents: AuditEventRecord[] = [];
-  /** Where writeBytes lines are encoded (grown as a write needs; see encode). */
+  /** Where a writeBytes sink's lines are encoded as their events come (grown as needed; see encode), and how much of it is pending. */
   private scratch = Buffer.allocUnsafe(initialScratchBytes);
+  private encoded = 0;
   private scheduled = false;
   /** The write the turn's ResponseComplete events wait for. */
   private written: Promise<boolean> | undefined;
@@ -47,7 +48,10 @@ export class LogBackend implements AuditBackend {
   ) {}
 
   processEvents(events: readonly AuditEventRecord[]): boolean | Promise<boolean> {
-    for (const ev of events) this.pendingEvents.push(ev);
+    for (const ev of events) {
+      this.pendingEvents.push(ev);
+      if (this.out.writeBytes) this.encode(ev);
+    }
     if (!this.o.groupCommit) return this.flush();
     let waits = false;
     for (const ev of events) {
@@ -73,12 +77,15 @@ export class LogBackend implements AuditBackend {
       const events = this.pendingEvents;
       this.pendingEvents = [];
       try {
-        if (this.out.writeBytes) this.out.writeBytes(this.encode(events));
+        if (this.out.writeBytes) this.out.writeBytes(this.scratch.subarray(0, this.encoded));
         else this.out.write(events.map((ev) => this.line(ev)).join(""));
       } catch (e) {
         this.o.errors(this.name, e as Error, events);
         ok = false;
       }
+      this.encoded = 0;
+      // A burst once grew it: it does not stay that large.
+      if (this.scratch.length > maxKeptScratchBytes) this.scratch = Buffer.allocUnsafe(initialScratchBytes);
     }
     resolve?.(true);
     return ok;
@@ -88,24 +95,22 @@ export class LogBackend implements AuditBackend {
     return this.o.format === "json" ? ev.jsonLine() : ev.legacy() + "\n";
   }
 
-  /** The events' lines as UTF-8 in the scratch buffer (valid until the next flush). */
-  private encode(events: readonly AuditEventRecord[]): Buffer {
-    let buf = this.scratch;
-    // A burst once grew it: it does not stay that large.
-    if (buf.length > maxKeptScratchBytes) buf = this.scratch = Buffer.allocUnsafe(initialScratchBytes);
-    let at = 0;
-    for (const ev of events) {
-      const legacy = this.o.format === "json" ? undefined : ev.legacy() + "\n";
-      // At most 3 bytes for each UTF-16 unit.
-      const room = 3 * (legacy === undefined ? ev.jsonLineLength() : legacy.length);
-      if (buf.length - at < room) {
-        const grown = Buffer.allocUnsafe(Math.max(2 * buf.length, at + room));
-        buf.copy(grown, 0, 0, at);
-        buf = this.scratch = grown;
-      }
-      at = legacy === undefined ? ev.writeJsonLine(buf, at) : at + buf.write(legacy, at);
+  /**
+   * Adds the event's line, as UTF-8, to the scratch buffer. Encoded as it comes, the event's text
+   * (a rope of the pieces it was made of) is flattened while young, and what waits for the write
+   * is bytes outside the heap rather than strings the collector copies.
+   */
+  private encode(ev: AuditEventRecord): void {
+    const legacy = this.o.format === "json" ? undefined : ev.legacy() + "\n";
+    // At most 3 bytes for each UTF-16 unit.
+    const room = 3 * (legacy === undefined ? ev.jsonLineLength() : legacy.length);
+    const at = this.encoded;
+    if (this.scratch.length - at < room) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * this.scratch.length, at + room));
+      this.scratch.copy(grown, 0, 0, at);
+      this.scratch = grown;
     }
-    return buf.subarray(0, at);
+    this.encoded = legacy === undefined ? ev.writeJsonLine(this.scratch, at) : at + this.scratch.write(legacy, at);
   }
 
   async shutdown(): Promise<void> {
