@@ -34,6 +34,18 @@ describe("path elements", () => {
     expect(() => deserializePathElement("k:[1]")).toThrow(FieldsV1Error);
   });
 
+  it("shares field elements by name, and past the bound of shared names every key is still its own", () => {
+    expect(f("spec")).toBe(f("spec"));
+    // More distinct names than are shared (map keys are users'): the table starts afresh on the
+    // way, and every name keeps its own element and key through FieldsV1 and back.
+    const names = Array.from({ length: 10_000 }, (_, n) => `label-${n}`);
+    const set = FieldSet.of(...names.map((name) => [f("metadata"), f("labels"), f(name)]));
+    const json = set.toFieldsV1() as { "f:metadata": { "f:labels": Record<string, object> } };
+    expect(Object.keys(json["f:metadata"]["f:labels"])).toEqual(names.map((name) => `f:${name}`).sort());
+    expect(FieldSet.fromFieldsV1(json).equals(set)).toBe(true);
+    expect(serializePathElement(f("label-1"))).toBe("f:label-1");
+  });
+
   it("orders fields < keys < values < indexes", () => {
     const sorted = [i(0), v("a"), k({ name: "a" }), f("z"), f("a")].sort(comparePathElements);
     expect(sorted.map(serializePathElement)).toEqual(["f:a", "f:z", 'k:{"name":"a"}', 'v:"a"', "i:0"]);

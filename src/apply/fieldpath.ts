@@ -30,9 +30,26 @@ export type Path = readonly PathElement[];
 /** The FieldsV1 JSON form of a field set (`{"f:spec":{"f:replicas":{}}}`). */
 export type FieldsV1 = { [key: string]: FieldsV1 };
 
+// Field elements and their FieldsV1 keys are shared by name: every write walks the same few
+// hundred field names (its object, its managedFields), and a shared element is neither allocated
+// again nor is its key built and hashed again as a property name. Bounded: map keys (labels,
+// annotations) are the users' to choose.
+const maxSharedFields = 4096;
+const sharedFields = new Map<string, { readonly pe: PathElement; readonly key: string }>();
+
+function sharedField(name: string): { readonly pe: PathElement; readonly key: string } {
+  let f = sharedFields.get(name);
+  if (f === undefined) {
+    if (sharedFields.size >= maxSharedFields) sharedFields.clear();
+    f = { pe: { kind: "field", name }, key: "f:" + name };
+    sharedFields.set(name, f);
+  }
+  return f;
+}
+
 /** A field-name element. */
 export function fieldElement(name: string): PathElement {
-  return { kind: "field", name };
+  return sharedField(name).pe;
 }
 
 /** A list-map item element; key fields are sorted by name. */
@@ -121,7 +138,7 @@ export function pathString(path: Path): string {
 export function serializePathElement(pe: PathElement): string {
   switch (pe.kind) {
     case "field":
-      return "f:" + pe.name;
+      return sharedField(pe.name).key;
     case "key":
       return "k:{" + pe.fields.map(([k, v]) => goJSONString(k) + ":" + goJSON(v)).join(",") + "}";
     case "value":
