@@ -61,6 +61,33 @@ describe("path elements", () => {
   });
 });
 
+describe("FieldsV1 read and written again", () => {
+  // Each is read as a set that upstream writes differently: the set is written, not what was read.
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["elements out of order", { "f:b": {}, "f:a": {} }, '{"f:a":{},"f:b":{}}'],
+    ['"." after an element', { "f:a": { "f:x": {}, ".": {} } }, '{"f:a":{".":{},"f:x":{}}}'],
+    ['"." with nothing beside it', { "f:a": { ".": {} } }, '{"f:a":{}}'],
+    ['"." at the top', { ".": {}, "f:a": {} }, '{"f:a":{}}'],
+    ['"." not empty', { "f:a": { ".": { "f:z": {} }, "f:x": {} } }, '{"f:a":{".":{},"f:x":{}}}'],
+    ["an unknown element type", { "f:a": {}, "x:y": {} }, '{"f:a":{}}'],
+    ["a key not as written", { 'k:{"protocol":"TCP","port":1}': {} }, '{"k:{\\"port\\":1,\\"protocol\\":\\"TCP\\"}":{}}'],
+    ["an index not as written", { "i:+1": {} }, '{"i:1":{}}'],
+    ["a difference deep below", { "f:a": { "f:b": { "f:d": {}, "f:c": {} } } }, '{"f:a":{"f:b":{"f:c":{},"f:d":{}}}}'],
+  ];
+  it.each(cases)("%s", (_name, json, written) => {
+    const out = FieldSet.fromFieldsV1(json).toFieldsV1();
+    expect(out).not.toBe(json);
+    expect(JSON.stringify(out)).toBe(written);
+  });
+
+  it("a set changed after it was read is written as changed", () => {
+    const json = { "f:a": {} };
+    const s = FieldSet.fromFieldsV1(json).insert([f("b")]);
+    expect(JSON.stringify(s.toFieldsV1())).toBe('{"f:a":{},"f:b":{}}');
+    expect(json).toEqual({ "f:a": {} });
+  });
+});
+
 describe("FieldSet", () => {
   const a = FieldSet.of([f("spec"), f("replicas")], [f("metadata"), f("labels"), f("app")]);
   const b = FieldSet.of([f("spec"), f("replicas")], [f("spec"), f("paused")]);
@@ -109,6 +136,8 @@ describe("FieldSet", () => {
       '.spec.containers[name="c"].image',
     ]);
     expect(s.toFieldsV1()).toEqual(json);
+    // Written as it was read: the object read stands for the set.
+    expect(s.toFieldsV1()).toBe(json);
     expect(FieldSet.fromFieldsV1({}).isEmpty()).toBe(true);
     expect(() => FieldSet.fromFieldsV1({ "f:a": 1 })).toThrow(FieldsV1Error);
   });

@@ -240,6 +240,7 @@ export class FieldSet {
   /** Adds a path (the empty path is ignored). */
   insert(path: Path): this {
     if (path.length === 0) return this;
+    readFrom.delete(this);
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     let s: FieldSet = this;
     for (let i = 0; i < path.length - 1; i++) s = s.descend(path[i]!);
@@ -253,6 +254,7 @@ export class FieldSet {
    * them on its stack). Valid while the set changes through it alone.
    */
   sequentialInserter(): (path: Path) => void {
+    readFrom.delete(this);
     const prefix: PathElement[] = [];
     const nodes: FieldSet[] = [this];
     return (path) => {
@@ -306,6 +308,7 @@ export class FieldSet {
 
   /** Adds every path of `sub`, prefixed with `pe`. */
   insertSubset(pe: PathElement, sub: FieldSet): this {
+    readFrom.delete(this);
     const r = search(this.children, pe, nodePe);
     if (r >= 0) this.children[r] = { pe, set: this.children[r]!.set.union(sub) };
     else this.children.splice(-r - 1, 0, { pe, set: sub });
@@ -446,7 +449,7 @@ export class FieldSet {
 
   /** The FieldsV1 JSON object (key order is upstream's serialization order). */
   toFieldsV1(): FieldsV1 {
-    return this.emit(false);
+    return readFrom.get(this) ?? this.emit(false);
   }
 
   private emit(includeSelf: boolean): FieldsV1 {
@@ -476,7 +479,12 @@ export class FieldSet {
   /** Reads a FieldsV1 JSON object (throws FieldsV1Error when malformed). */
   static fromFieldsV1(json: unknown): FieldSet {
     if (!isObject(json)) throw new FieldsV1Error("FieldsV1 must be a JSON object");
-    return readLevel(json).children ?? new FieldSet();
+    const level = readLevel(json);
+    const set = level.children ?? new FieldSet();
+    // Exactly what toFieldsV1 would write (no "." at the top): it is the set's FieldsV1 as long
+    // as the set is not changed (sets are changed only while they are built).
+    if (level.canonical && !level.dot) readFrom.set(set, json as FieldsV1);
+    return set;
   }
 }
 
@@ -498,20 +506,45 @@ function mergeSorted(a: readonly PathElement[], b: readonly PathElement[]): Path
   return out;
 }
 
-// Reads one FieldsV1 level: the set below it (undefined if none) and whether
-// the level's own element is a member (`"."`, or nothing below it).
-function readLevel(obj: JsonObject): { children: FieldSet | undefined; isMember: boolean } {
+/**
+ * The FieldsV1 object a set was read from, when it is byte for byte what the set writes: an
+ * ordinary write keeps most entries as they were, and writing them again was a third of its
+ * ownership bookkeeping. Read-only use only: the object becomes part of the written object.
+ */
+const readFrom = new WeakMap<FieldSet, FieldsV1>();
+
+// Reads one FieldsV1 level: the set below it (undefined if none), whether the level's own
+// element is a member (`"."`, or nothing below it), whether it has a "." key, and whether the
+// level is written exactly as emit writes it (elements in order, each key as serialized, "."
+// first, empty and only beside elements), so that it can stand for the set unchanged.
+function readLevel(obj: JsonObject): { children: FieldSet | undefined; isMember: boolean; dot: boolean; canonical: boolean } {
   let children: FieldSet | undefined;
   let isMember = false;
-  for (const [key, val] of Object.entries(obj)) {
+  let dot = false;
+  let canonical = true;
+  let prev: PathElement | undefined;
+  let first = true;
+  for (const key in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
+    const val = obj[key];
     if (key === ".") {
       isMember = true;
+      dot = true;
+      if (!first || !isObject(val) || !isEmptyObject(val)) canonical = false;
+      first = false;
       continue;
     }
+    first = false;
     const pe = deserializePathElement(key);
-    if (pe === undefined) continue;
+    if (pe === undefined) {
+      canonical = false;
+      continue;
+    }
     if (!isObject(val)) throw new FieldsV1Error(`value of ${goQuote(key)} must be a JSON object`);
+    if (canonical && ((prev !== undefined && comparePathElements(prev, pe) >= 0) || (pe.kind !== "field" && serializePathElement(pe) !== key))) canonical = false;
+    prev = pe;
     const sub = readLevel(val);
+    if (!sub.canonical || (sub.dot && sub.children === undefined)) canonical = false;
     if (sub.isMember) {
       children ??= new FieldSet();
       children.insert([pe]);
@@ -522,5 +555,10 @@ function readLevel(obj: JsonObject): { children: FieldSet | undefined; isMember:
     }
   }
   if (children === undefined) isMember = true;
-  return { children, isMember };
+  return { children, isMember, dot, canonical };
+}
+
+function isEmptyObject(o: JsonObject): boolean {
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) return false;
+  return true;
 }

@@ -146,6 +146,22 @@ describe("field ownership table", () => {
     });
   });
 
+  it("an update of fields its writer owns keeps every entry's fields as stored; one not as upstream writes it is rewritten", () => {
+    const live = update(update(undefined, deployment({ replicas: 2 }, { labels: { app: "web" } }), "writer", T0), deployment({ replicas: 2 }, { labels: { app: "web", tier: "x" } }), "labeller");
+    const stored = JSON.stringify(live.metadata.managedFields);
+    const r = update(live, { ...live, spec: { ...live.spec, replicas: 3 } }, "writer");
+    expect(JSON.stringify(entry(r, "writer"))).toBe(JSON.stringify({ ...entry(live, "writer"), time: T1 }));
+    expect(JSON.stringify(entry(r, "labeller"))).toBe(JSON.stringify(entry(live, "labeller")));
+    // The same entries with the writer's fields out of upstream's order: written in its order.
+    const shuffled = deepClone(live);
+    const w = entry(shuffled, "writer")!;
+    const { "f:metadata": m, ...rest } = w.fieldsV1! as Record<string, object>;
+    w.fieldsV1 = { ...rest, "f:metadata": m } as typeof w.fieldsV1;
+    expect(JSON.stringify(shuffled.metadata.managedFields)).not.toBe(stored);
+    const again = update(shuffled, { ...shuffled, spec: { ...shuffled.spec, replicas: 3 } }, "writer");
+    expect(JSON.stringify(again.metadata.managedFields)).toBe(JSON.stringify(r.metadata.managedFields));
+  });
+
   it("managedFields: [{}] in a non-apply write strips them; [] does not", () => {
     const live = apply(undefined, deployment({ replicas: 2 }), "manager-a");
     const kept = recordUpdate(live, { ...live, metadata: { ...live.metadata, managedFields: [] } }, "editor", undefined, { ...base, now: T1 });

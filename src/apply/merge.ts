@@ -276,6 +276,7 @@ function stripMeta(managers: Map<string, VersionedSet>, id: string): void {
 // entry with a fresh time stamp, cap of Update entries).
 function recordUpdateFields(env: Env, oldObj: JsonObject, newObj: JsonObject, managed: Managed, id: string): void {
   const managers = managed.fields;
+  const before = managers.get(id)?.set;
   reconcileManagers(env, managers);
   const cmp = updateOthers(env, oldObj, newObj, managers, CURRENT_OPERATION, true);
   const prevCur = managers.get(CURRENT_OPERATION)?.set ?? new FieldSet();
@@ -287,7 +288,11 @@ function recordUpdateFields(env: Env, oldObj: JsonObject, newObj: JsonObject, ma
   if (cur !== undefined) {
     managers.delete(CURRENT_OPERATION);
     const prev = managers.get(id);
-    managers.set(id, { set: prev === undefined ? cur.set : cur.set.union(prev.set), apiVersion: cur.apiVersion, applied: cur.applied });
+    const merged = prev === undefined ? cur.set : cur.set.union(prev.set);
+    // The same fields as the entry held (a write of fields it already owns): its set as read, so
+    // that its FieldsV1 is written as it was read, not again.
+    const set = before !== undefined && merged.equals(before) ? before : merged;
+    managers.set(id, { set, apiVersion: cur.apiVersion, applied: cur.applied });
     managed.times.set(id, env.now);
   }
   capUpdateManagers(managed);
