@@ -11,7 +11,7 @@
 // (field names < keys < values < indexes), which is the order FieldsV1 is
 // written in.
 
-import { compareValues, isObject, smdValueString } from "./value.js";
+import { compareValues, hasNoKeys, isObject, smdValueString } from "./value.js";
 import { compareStrings, goJSON, goJSONString } from "../apimachinery/go-json.js";
 import { deepEqual } from "../apimachinery/json-value.js";
 import type { JsonObject, JsonValue } from "./value.js";
@@ -255,21 +255,23 @@ export class FieldSet {
    */
   sequentialInserter(): (path: Path) => void {
     readFrom.delete(this);
+    // prefix[0..depth) is the previous path's, nodes[i] the set below prefix[0..i); entries past
+    // depth are stale and overwritten (not cut off: that is an array resize per insert).
     const prefix: PathElement[] = [];
     const nodes: FieldSet[] = [this];
+    let depth = 0;
     return (path) => {
       if (path.length === 0) return;
       const last = path.length - 1;
       let i = 0;
-      while (i < last && i < prefix.length && prefix[i] === path[i]) i++;
-      prefix.length = i;
-      nodes.length = i + 1;
+      while (i < last && i < depth && prefix[i] === path[i]) i++;
       let s = nodes[i]!;
       for (; i < last; i++) {
         s = s.descend(path[i]!);
-        prefix.push(path[i]!);
-        nodes.push(s);
+        prefix[i] = path[i]!;
+        nodes[i + 1] = s;
       }
+      depth = last;
       s.insertMember(path[last]!);
     };
   }
@@ -530,7 +532,7 @@ function readLevel(obj: JsonObject): { children: FieldSet | undefined; isMember:
     if (key === ".") {
       isMember = true;
       dot = true;
-      if (!first || !isObject(val) || !isEmptyObject(val)) canonical = false;
+      if (!first || !isObject(val) || !hasNoKeys(val)) canonical = false;
       first = false;
       continue;
     }
@@ -558,7 +560,3 @@ function readLevel(obj: JsonObject): { children: FieldSet | undefined; isMember:
   return { children, isMember, dot, canonical };
 }
 
-function isEmptyObject(o: JsonObject): boolean {
-  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) return false;
-  return true;
-}

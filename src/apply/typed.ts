@@ -7,7 +7,7 @@ import { FieldSet, fieldElement, keyElement, pathElementString, pathElementsEqua
 import type { Path, PathElement } from "./fieldpath.js";
 import { SchemaContext, fieldType } from "./schema.js";
 import type { Atom, ListAtom, MapAtom, TypeRef } from "./schema.js";
-import { isObject } from "./value.js";
+import { hasNoKeys, isObject } from "./value.js";
 import { deepEqual } from "../apimachinery/json-value.js";
 import type { JsonObject, JsonValue } from "./value.js";
 
@@ -148,7 +148,7 @@ export function toFieldSet(ctx: SchemaContext, value: unknown, type: TypeRef): F
       const ft = fieldType(a, k);
       path.push(fieldElement(k));
       walk(child, ft.type);
-      if (child === null || (isObject(child) && Object.keys(child).length === 0) || !ft.declared) insert(path);
+      if (child === null || (isObject(child) && hasNoKeys(child)) || !ft.declared) insert(path);
       path.pop();
     }
   };
@@ -199,8 +199,8 @@ export function compare(ctx: SchemaContext, lhs: unknown, rhs: unknown, type: Ty
     } else {
       const lm = isObject(l) ? l : undefined;
       const rm = isObject(r) ? r : undefined;
-      const lEmpty = lm === undefined || Object.keys(lm).length === 0;
-      const rEmpty = rm === undefined || Object.keys(rm).length === 0;
+      const lEmpty = lm === undefined || hasNoKeys(lm);
+      const rEmpty = rm === undefined || hasNoKeys(rm);
       if (a.atomic || (lEmpty && rEmpty)) {
         leaf(l, r);
         inLeaf = true;

@@ -15,6 +15,12 @@ export type JsonObject = { [key: string]: JsonValue };
 /** True for a non-null, non-array object. */
 export const isObject = isPlainObject as (v: unknown) => v is JsonObject;
 
+/** True for an object with no own keys (without building the list of its keys, as every write's walks ask of every map). */
+export function hasNoKeys(o: object): boolean {
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) return false;
+  return true;
+}
+
 // Kind rank of the total order: numbers < strings < booleans < lists < maps < null.
 function rank(v: unknown): number {
   if (typeof v === "number") return 0;
