@@ -117,4 +117,30 @@ describe("admissionChain", () => {
       'apiserver_admission_controller_admission_duration_seconds_count{name="Refuser",operation="UPDATE",rejected="true",type="validate"} 1',
     ]);
   });
+
+  it("with metrics, a plugin that answers at once and one that answers later run in order; one that throws at once is a timed rejection", async () => {
+    const m = new AdmissionMetrics();
+    const log: string[] = [];
+    const chain = admissionChain(
+      [
+        { name: "Later", admit: async () => void (await new Promise((r) => setTimeout(r, 5)), log.push("later")) },
+        { name: "AtOnce", admit: () => void log.push("at once") },
+        {
+          name: "Thrower",
+          operations: ["UPDATE"],
+          admit: () => {
+            throw new ApiError(403, "Forbidden", "no");
+          },
+        },
+      ],
+      m,
+    );
+    await chain.admit(attrs("CREATE"));
+    expect(log).toEqual(["later", "at once"]);
+    await expect(chain.admit(attrs("UPDATE"))).rejects.toMatchObject({ code: 403 });
+    const counts = m.controller.render().split("\n").filter((l) => l.includes("_count") && l.includes("Thrower"));
+    expect(counts).toEqual(['apiserver_admission_controller_admission_duration_seconds_count{name="Thrower",operation="UPDATE",rejected="true",type="admit"} 1']);
+    const stepCounts = m.step.render().split("\n").filter((l) => l.includes("_count") && l.includes("UPDATE"));
+    expect(stepCounts).toEqual(['apiserver_admission_step_admission_duration_seconds_count{operation="UPDATE",rejected="true",type="admit"} 1']);
+  });
 });

@@ -38,38 +38,67 @@ export function admissionChain(plugins: readonly AdmissionPlugin[], metrics?: Ad
     admitOne = timed(admitOne, (p, a, rejected, s) => metrics.observeController(p.name, "admit", a.operation, rejected, s));
     validateOne = timed(validateOne, (p, a, rejected, s) => metrics.observeController(p.name, "validate", a.operation, rejected, s));
   }
+  // A plugin that answers at once (most do) is not awaited: an await is a turn of the
+  // microtask queue, and a write passes some forty plugin calls.
   const chain: Admission = {
     async admit(a) {
       const { mutating, reinvocable } = stages(a);
-      for (const p of mutating) if (handles(p, a)) await admitOne(p, a);
+      for (const p of mutating) {
+        if (!handles(p, a)) continue;
+        const pending = admitOne(p, a);
+        if (isThenable(pending)) await pending;
+      }
       if (!a.reinvocation.shouldReinvoke) return;
       a.reinvocation.isReinvoke = true;
       a.reinvocation.shouldReinvoke = false;
-      for (const p of reinvocable) if (handles(p, a)) await admitOne(p, a);
+      for (const p of reinvocable) {
+        if (!handles(p, a)) continue;
+        const pending = admitOne(p, a);
+        if (isThenable(pending)) await pending;
+      }
     },
     async validate(a) {
-      for (const p of stages(a).validating) if (handles(p, a)) await validateOne(p, a);
+      for (const p of stages(a).validating) {
+        if (!handles(p, a)) continue;
+        const pending = validateOne(p, a);
+        if (isThenable(pending)) await pending;
+      }
     },
   };
   if (!metrics) return chain;
   const step = (type: AdmissionStepType, run: (a: AdmissionAttributes) => Promise<void>) => timed((_: undefined, a: AdmissionAttributes) => run(a), (_, a, rejected, s) => metrics.observeStep(type, a.operation, rejected, s));
   const admit = step("admit", (a) => chain.admit(a));
   const validate = step("validate", (a) => chain.validate(a));
-  return { admit: (a) => admit(undefined, a), validate: (a) => validate(undefined, a) };
+  // The passes are async functions: timing one gives a promise.
+  return { admit: (a) => admit(undefined, a) as Promise<void>, validate: (a) => validate(undefined, a) as Promise<void> };
 }
 
-/** `call`, reporting how long it took and whether it threw (rejected). */
+/** `call`, reporting how long it took and whether it threw (rejected); a promise only when `call` gave one. */
 function timed<P>(call: (p: P, a: AdmissionAttributes) => void | Promise<void>, report: (p: P, a: AdmissionAttributes, rejected: boolean, seconds: number) => void) {
-  return async (p: P, a: AdmissionAttributes): Promise<void> => {
+  return (p: P, a: AdmissionAttributes): void | Promise<void> => {
     const started = performance.now();
-    let rejected = true;
+    const done = (rejected: boolean) => report(p, a, rejected, (performance.now() - started) / 1000);
+    let pending: void | Promise<void>;
     try {
-      await call(p, a);
-      rejected = false;
-    } finally {
-      report(p, a, rejected, (performance.now() - started) / 1000);
+      pending = call(p, a);
+    } catch (e) {
+      done(true);
+      throw e;
     }
+    // A function typed to return nothing may still return a value (TypeScript allows it): only a promise is waited for.
+    if (!isThenable(pending)) return done(false);
+    return pending.then(
+      () => done(false),
+      (e: unknown) => {
+        done(true);
+        throw e;
+      },
+    );
   };
+}
+
+function isThenable(v: unknown): v is PromiseLike<void> {
+  return typeof (v as PromiseLike<void> | undefined)?.then === "function";
 }
 
 /** No plugins: what a store built without admission (unit tests, tools) runs. */
