@@ -33,6 +33,17 @@ describe("formatQuantity", () => {
     expect(formatQuantityPtr(undefined)).toBe("<nil>");
     expect(formatQuantity(3)).toBe("3");
   });
+
+  it("answers the same for a string read again, and past the number of strings it remembers", () => {
+    const inputs = Array.from({ length: 3000 }, (_, n) => `${n * 1024}Mi`);
+    const first = inputs.map((q) => [formatQuantity(q), parseQuantity(q)]);
+    expect(first[3]).toEqual(["3Gi", { n: 3n * 1024n ** 3n, d: 1n }]);
+    expect(inputs.map((q) => [formatQuantity(q), parseQuantity(q)])).toEqual(first);
+    expect(formatQuantity("junk")).toBe("junk");
+    expect(parseQuantity("junk")).toBeUndefined();
+    expect(parseQuantity("junk")).toBeUndefined();
+    expect(formatQuantity(" 1Gi ")).toBe("1Gi");
+  });
 });
 
 describe("parseQuantity / compareQuantity / isZeroQuantity", () => {

@@ -18,7 +18,27 @@ interface Parsed {
 
 const QUANTITY_RE = /^([+-]?)(\d*)(?:\.(\d*))?(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei)|([numkMGTPE]))?$/;
 
+// Quantities are read on every write of a pod (defaulting, validation, admission: requests,
+// limits, quota) and are few distinct strings: each is parsed and rendered once, not with BigInt
+// arithmetic per read. Bounded: the strings are the clients'. Results are never changed by readers.
+const maxRemembered = 1024;
+const parsedStrings = new Map<string, Parsed | null>();
+const formattedStrings = new Map<string, string>();
+
+function remember<V>(m: Map<string, V>, key: string, v: V): V {
+  if (m.size >= maxRemembered) m.clear();
+  m.set(key, v);
+  return v;
+}
+
 function parse(input: unknown): Parsed | undefined {
+  if (typeof input !== "string") return parseUncached(input);
+  const known = parsedStrings.get(input);
+  if (known !== undefined) return known ?? undefined;
+  return remember(parsedStrings, input, parseUncached(input) ?? null) ?? undefined;
+}
+
+function parseUncached(input: unknown): Parsed | undefined {
   const s = typeof input === "number" ? String(input) : typeof input === "string" ? input.trim() : undefined;
   if (s === undefined) return undefined;
   const m = QUANTITY_RE.exec(s);
@@ -65,6 +85,11 @@ function asInteger(mantissa: bigint, scale: number): bigint | undefined {
 
 /** Canonical rendering of a quantity string; unparseable input is returned unchanged. */
 export function formatQuantity(input: unknown): string {
+  if (typeof input !== "string") return formatUncached(input);
+  return formattedStrings.get(input) ?? remember(formattedStrings, input, formatUncached(input));
+}
+
+function formatUncached(input: unknown): string {
   if (typeof input !== "number" && typeof input !== "string") return "0";
   const p = parse(input);
   if (!p) return String(input);
