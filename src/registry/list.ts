@@ -9,6 +9,8 @@ import type { Cacher, CacheSpec } from "../storage/cacher/cacher.js";
 import type { WatchCache } from "../storage/cacher/watch-cache.js";
 import { CorruptValueError, StorageError, type KeyValue } from "../storage/interface.js";
 import { decodeFromStorage } from "./codec.js";
+import { shareFieldSets } from "./shared-field-sets.js";
+import { shareUnchanged } from "./share-unchanged.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
 import { tooLargeError, tooOldError, type ListOptions } from "./list-options.js";
 import type { KObject } from "../apimachinery/object.js";
@@ -55,8 +57,10 @@ export function cacheSpec(t: ResourceType): CacheSpec<KObject> {
     spec = {
       prefix: t.keyPrefix,
       namespaced: t.namespaced,
-      decode: (kv: KeyValue) => {
-        const object = decodeFromStorage(kv, t);
+      decode: (kv: KeyValue, prev?: KObject) => {
+        const decoded = decodeFromStorage(kv, t);
+        shareFieldSets(decoded);
+        const object = prev ? (shareUnchanged(decoded, prev) as KObject) : decoded;
         return { object, labels: object.metadata.labels, fields: objectFields(t, object) };
       },
     };

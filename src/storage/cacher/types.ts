@@ -10,7 +10,11 @@ export interface Decoded<O> {
   fields: Readonly<Record<string, string>>;
 }
 
-export type Decoder<O> = (kv: KeyValue) => Decoded<O>;
+/**
+ * `prev` is the object the value replaces in the cache, when there is one: a decoder may share the
+ * parts that did not change with it (both are read-only once cached).
+ */
+export type Decoder<O> = (kv: KeyValue, prev?: O) => Decoded<O>;
 
 /**
  * One object as the cache holds it. Read-only once built: the same entry is shared by lists,

@@ -252,10 +252,10 @@ export class WatchCache<O> {
    * which loads again at its next use and meets it again — as upstream's reflector relists after
    * such a watch event and its storage counts the value in the list.
    */
-  private entry(kv: KeyValue, modRevision: number): Entry<O> {
+  private entry(kv: KeyValue, modRevision: number, prev?: Entry<O>): Entry<O> {
     let decoded: Decoded<O>;
     try {
-      decoded = this.cfg.decode(kv);
+      decoded = this.cfg.decode(kv, prev?.object);
     } catch (e) {
       this.observer?.decodeFailed?.();
       throw e;
@@ -295,7 +295,7 @@ export class WatchCache<O> {
     let cev: CacheEvent<O>;
     const now = Date.now();
     if (ev.type === "put") {
-      const cur = this.entry(ev.kv, ev.revision);
+      const cur = this.entry(ev.kv, ev.revision, this.store.get(ev.kv.key));
       const prev = this.put(cur);
       cev = { type: prev ? "MODIFIED" : "ADDED", revision: ev.revision, key: cur.key, cur, prev, time: now };
     } else {
