@@ -11,6 +11,7 @@ import { CorruptValueError, StorageError, type KeyValue } from "../storage/inter
 import { decodeFromStorage } from "./codec.js";
 import { shareFieldSets } from "./shared-field-sets.js";
 import { shareUnchanged } from "./share-unchanged.js";
+import { shareStrings } from "./shared-strings.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
 import { tooLargeError, tooOldError, type ListOptions } from "./list-options.js";
 import type { KObject } from "../apimachinery/object.js";
@@ -60,6 +61,7 @@ export function cacheSpec(t: ResourceType): CacheSpec<KObject> {
       decode: (kv: KeyValue, prev?: KObject) => {
         const decoded = decodeFromStorage(kv, t);
         shareFieldSets(decoded);
+        shareStrings(decoded);
         const object = prev ? (shareUnchanged(decoded, prev) as KObject) : decoded;
         return { object, labels: object.metadata.labels, fields: objectFields(t, object) };
       },

@@ -260,7 +260,8 @@ export class WatchCache<O> {
       this.observer?.decodeFailed?.();
       throw e;
     }
-    return new CacheEntry(kv.key, modRevision, decoded, kv.value.length);
+    // The key string is the replaced entry's when there is one: each version of a key holds it once.
+    return new CacheEntry(prev?.key ?? kv.key, modRevision, decoded, kv.value.length);
   }
 
   /** Stores an entry, keeping the size total; the entry it replaced. */
