@@ -60,9 +60,10 @@ export function cacheSpec(t: ResourceType): CacheSpec<KObject> {
       namespaced: t.namespaced,
       decode: (kv: KeyValue, prev?: KObject) => {
         const decoded = decodeFromStorage(kv, t);
-        shareFieldSets(decoded);
-        shareStrings(decoded);
+        // Unchanged parts first: what they take from prev needs no hashing or interning again.
         const object = prev ? (shareUnchanged(decoded, prev) as KObject) : decoded;
+        shareFieldSets(object);
+        shareStrings(object, prev);
         return { object, labels: object.metadata.labels, fields: objectFields(t, object) };
       },
     };

@@ -18,7 +18,8 @@ export function shareFieldSets(obj: KObject): void {
   if (!Array.isArray(entries)) return;
   for (const e of entries) {
     const set = (e as { fieldsV1?: unknown } | undefined)?.fieldsV1;
-    if (set === null || typeof set !== "object") continue;
+    // Frozen: shared already (taken from the previous version).
+    if (set === null || typeof set !== "object" || Object.isFrozen(set)) continue;
     const text = JSON.stringify(set);
     const held = sets.get(text)?.deref();
     if (held) {

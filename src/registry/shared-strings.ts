@@ -10,14 +10,18 @@ const maxEntries = 50_000;
 
 let table = new Map<string, string>();
 
-/** Replaces the string values in a freshly decoded JSON value by equal ones already held (in place). */
-export function shareStrings(v: unknown): void {
-  if (v === null || typeof v !== "object" || Object.isFrozen(v)) return;
+/**
+ * Replaces the string values in a freshly decoded JSON value by equal ones already held (in place).
+ * Parts that are `prev`'s own (shared by shareUnchanged) were interned when prev was: skipped.
+ */
+export function shareStrings(v: unknown, prev?: unknown): void {
+  if (v === null || typeof v !== "object" || v === prev || Object.isFrozen(v)) return;
+  const p = prev !== null && typeof prev === "object" ? (prev as Record<string, unknown>) : undefined;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const x: unknown = v[i];
       if (typeof x === "string") v[i] = held(x);
-      else shareStrings(x);
+      else shareStrings(x, p?.[i]);
     }
     return;
   }
@@ -25,7 +29,7 @@ export function shareStrings(v: unknown): void {
   for (const k in o) {
     const x = o[k];
     if (typeof x === "string") o[k] = held(x);
-    else shareStrings(x);
+    else shareStrings(x, p?.[k]);
   }
 }
 

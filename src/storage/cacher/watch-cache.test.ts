@@ -310,6 +310,21 @@ describe("watch cache", () => {
     expect(c.objectCount).toBe(n);
     expect(c.lookup(`${prefix}ns/o0000`)).toMatchObject({ modRevision: late.modRevision, object: { v: 2 } });
   });
+
+  it("hands the decoder the object a value replaces, so a new version can share what did not change", async () => {
+    setup();
+    await put("ns", "a", { v: 1 });
+    const seen: (Obj | undefined)[] = [];
+    const c = await cacher.get({ ...spec, decode: (kv, prev) => (seen.push(prev), decode(kv)) });
+    const first = c.lookup(`${prefix}ns/a`)!.object;
+    await storage.update(`${prefix}ns/a`, JSON.stringify({ name: "a", v: 2 }), 0);
+    await put("ns", "b");
+    await tick();
+    // The state read has nothing to replace; the update replaces the first version; b is new.
+    expect(seen).toEqual([undefined, first, undefined]);
+    expect(seen[1]).toBe(first);
+    expect(c.lookup(`${prefix}ns/a`)!.object.v).toBe(2);
+  });
 });
 
 // Deliveries are shared: every watcher that sees an event the same way gets the same delivery
