@@ -28,19 +28,16 @@ export function shareUnchanged(next: Json, prev: Json): Json {
   if (Array.isArray(prev)) return next;
   const n = next as Record<string, Json>;
   const p = prev as Record<string, Json>;
-  const nk = Object.keys(n);
   const pk = Object.keys(p);
   // Equal only with the same keys in the same order: the shared part is served as it was stored.
-  let same = nk.length === pk.length;
-  for (let i = 0; i < nk.length; i++) {
-    const k = nk[i]!;
-    if (!Object.hasOwn(p, k)) {
-      same = false;
-      continue;
-    }
+  let same = true;
+  let i = 0;
+  for (const k in n) {
+    if (pk[i++] !== k) same = false;
+    if (!(k in p)) continue;
     const s = shareUnchanged(n[k], p[k]);
-    if (s !== p[k] || pk[i] !== k) same = false;
     if (s === p[k]) n[k] = s;
+    else same = false;
   }
-  return same ? prev : next;
+  return same && i === pk.length ? prev : next;
 }
