@@ -36,7 +36,9 @@ export function unionAuthenticator(authenticators: Authenticator[], anonymous?: 
     for (const a of authenticators) {
       let r;
       try {
-        r = await a.authenticate(req);
+        // A method that answers at once is not awaited: a microtask turn per method tried, per request.
+        const answer = a.authenticate(req);
+        r = answer instanceof Promise ? await answer : answer;
       } catch (e) {
         r = { error: (e as Error)?.message ?? String(e) };
       }
@@ -55,7 +57,8 @@ export function unionAuthenticator(authenticators: Authenticator[], anonymous?: 
     if (errors.length > 0) return { error: aggregate(errors) };
     if (bearerToken(req) !== undefined) return { error: "invalid bearer token" };
     if (anonymous) {
-      const r = await anonymous.authenticate(req);
+      const answer = anonymous.authenticate(req);
+      const r = answer instanceof Promise ? await answer : answer;
       if (r && "user" in r) return { user: r.user };
     }
     return { error: "Unauthorized", unrecognised: true };
