@@ -201,7 +201,6 @@ describe("availability of a service-backed APIService", () => {
     // The periodic recheck (every 30 s) or a change finds it; touch the APIService to not wait.
     await req(s, "PATCH", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`, { body: { metadata: { labels: { touched: "1" } } }, headers: { "content-type": "application/merge-patch+json" } });
     expect(await waitFor("FailedDiscoveryCheck")).toMatchObject({ status: "False", message: `failing or missing response from ${url}: bad status from ${url}: 403` });
-    backend.on(() => undefined);
 
     // kube-aggregator's families: the gauge per APIService (1 while not Available), the counter of
     // each change from Available to not, by its new reason.
@@ -215,6 +214,9 @@ describe("availability of a service-backed APIService", () => {
     expect(text).not.toMatch(new RegExp(`aggregator_unavailable_apiservice_total\\{name="${name.replace(/\./g, "\\.")}",reason="(ServiceNotFound|ServicePortError|EndpointsNotFound|MissingEndpoints)"`));
     expect(text).toContain(`aggregator_unavailable_apiservice_total{name="${name}",reason="FailedDiscoveryCheck"} 1\n`);
     expect(text).not.toMatch(/aggregator_unavailable_apiservice_total\{name="v1\.apps"/);
+    // The backend answers again only now: the controller retries a failed check within milliseconds,
+    // and a passing retry would set the gauge back to 0 before the scrape above.
+    backend.on(() => undefined);
     // A deleted APIService leaves the gauge; its counter stays (upstream's).
     expect((await req(s, "DELETE", `/apis/apiregistration.k8s.io/v1/apiservices/${name}`)).status).toBe(200);
     await until("gauge forgotten", async () => (!(await metrics()).includes(`aggregator_unavailable_apiservice{name="${name}"}`) ? true : undefined), 15_000, 50);
