@@ -23,13 +23,24 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const outdir = `${root}dist/bundle`;
 /** Packages every start loads, built into the bundles (their types still come from the installed package). */
 const bundledPackages = new Set(["lru-cache"]);
-const externalPackages = {
+const externalPackages = (bundled) => ({
   name: "external-packages",
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (a) => (bundledPackages.has(a.path) ? undefined : { path: a.path, external: true }));
+    b.onResolve({ filter: /^[^./]/ }, (a) => (bundled.has(a.path) ? undefined : { path: a.path, external: true }));
+  },
+});
+const common = { absWorkingDir: root, bundle: true, platform: "node", target: "node20", plugins: [externalPackages(bundledPackages)], logLevel: "warning" };
+/**
+ * The CommonJS bundles also hold better-sqlite3's JavaScript (CommonJS itself, so the ES module
+ * bundle cannot): src/storage/sqlite/better-sqlite3-package.ts becomes a require esbuild resolves.
+ */
+const betterSqlite3Bundled = {
+  name: "better-sqlite3-bundled",
+  setup(b) {
+    b.onLoad({ filter: /better-sqlite3-package\.ts$/ }, () => ({ contents: 'export const requireBetterSqlite3 = () => require("better-sqlite3");', loader: "ts", resolveDir: `${root}src/storage/sqlite` }));
   },
 };
-const common = { absWorkingDir: root, bundle: true, platform: "node", target: "node20", plugins: [externalPackages], logLevel: "warning" };
+const commonJsPlugins = [externalPackages(new Set([...bundledPackages, "better-sqlite3"])), betterSqlite3Bundled];
 rmSync(outdir, { recursive: true, force: true });
 rmSync(`${root}dist/types/generated`, { recursive: true, force: true });
 cpSync(`${root}src/types/generated`, `${root}dist/types/generated`, { recursive: true, filter: (src) => !src.endsWith(".ts") });
@@ -41,6 +52,7 @@ async function commonJs(entry, file) {
     entryPoints: [entry],
     outfile: `${outdir}/${file}`,
     format: "cjs",
+    plugins: commonJsPlugins,
     // import() inside a vm.Script needs a loader callback Node 20 has only behind a flag: lazy
     // modules are initialised in place and packages required (jose, an ES module, by require(esm)).
     supported: { "dynamic-import": false },

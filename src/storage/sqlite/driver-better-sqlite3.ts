@@ -2,18 +2,36 @@
 // for, loading it throws, and a process that uses node:sqlite or memory storage must not care.
 import { createRequire } from "node:module";
 import type BetterSqlite3 from "better-sqlite3";
+import { requireBetterSqlite3 } from "./better-sqlite3-package.js";
 import type { SqlDatabase, SqliteDriver } from "./driver.js";
 
 const require = createRequire(import.meta.url);
-let loaded: { ctor: typeof BetterSqlite3 } | { error: string } | undefined;
+type Loaded = { ctor: typeof BetterSqlite3; nativeBinding: string } | { error: string };
+let loaded: Loaded | undefined;
 
-function load(): { ctor: typeof BetterSqlite3 } | { error: string } {
+/**
+ * Where the package's install built (or fetched) the addon, given to the constructor: the
+ * package's own lookup (the `bindings` package) would search from the bundle's directory.
+ */
+function addonPath(): string {
+  for (const build of ["Release", "Debug"]) {
+    try {
+      return require.resolve(`better-sqlite3/build/${build}/better_sqlite3.node`);
+    } catch {
+      // the next one
+    }
+  }
+  throw new Error("its addon is not built (no build/Release or build/Debug better_sqlite3.node in the installed package)");
+}
+
+function load(): Loaded {
   if (loaded) return loaded;
   try {
-    const ctor = require("better-sqlite3") as typeof BetterSqlite3;
+    const ctor = requireBetterSqlite3();
+    const nativeBinding = addonPath();
     // The addon itself is loaded by the first open; an in-memory one proves it matches this Node.
-    new ctor(":memory:").close();
-    loaded = { ctor };
+    new ctor(":memory:", { nativeBinding }).close();
+    loaded = { ctor, nativeBinding };
   } catch (e) {
     loaded = { error: `better-sqlite3 cannot be loaded on Node ${process.versions.node}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` };
   }
@@ -29,7 +47,7 @@ export const betterSqlite3Driver: SqliteDriver = {
   open(path, opts) {
     const l = load();
     if ("error" in l) throw new Error(l.error);
-    const db = new l.ctor(path, { readonly: opts?.readonly ?? false });
+    const db = new l.ctor(path, { readonly: opts?.readonly ?? false, nativeBinding: l.nativeBinding });
     return {
       driver: "better-sqlite3",
       prepare: (sql) => db.prepare(sql) as never,
