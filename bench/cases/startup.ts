@@ -70,14 +70,15 @@ async function timeToReady(ctx: BenchContext, args: (port: number) => string[], 
   }
 }
 
-function startupCase(name: string, objects: (ctx: BenchContext) => number, title: string): BenchCase {
+/** Issue 22's goal for a restart holding 10,000 objects: ≤ 1.5× the anchor. For an empty store its goal is absolute (≤ 150 ms, the note); the ratio's 2 is the bench's own. */
+function startupCase(name: string, objects: (ctx: BenchContext) => number, title: string, goal = 2): BenchCase {
   return {
     name,
     title,
     anchorTitle: "node start + SQLite open + HTTPS listen (bench/servers/startup-anchor.mjs)",
     unit: "ms",
     better: "lower",
-    goal: { op: "<=", value: 2, text: "≤ 2" },
+    goal: { op: "<=", value: goal, text: `≤ ${goal}` },
     absoluteNote: (ms) => `kapi start-up median ${Math.round(ms)} ms (note: ≤ 150 ms wanted on this machine) ${ms <= 150 ? "✓" : "✗"}`,
     async setup(ctx): Promise<Session> {
       // Prepare the data dir once with the library server: certificates, namespaces, the pods.
@@ -142,4 +143,4 @@ export const startupFirst: BenchCase = {
 };
 
 export const startupEmpty = startupCase("startup-empty", () => 0, "start-up to /readyz 200, restart of a store holding only the bootstrap objects");
-export const startup10k = startupCase("startup-10k", (ctx) => ctx.opts.startupObjects, "start-up to /readyz 200, 10,000 pods stored");
+export const startup10k = startupCase("startup-10k", (ctx) => ctx.opts.startupObjects, "start-up to /readyz 200, 10,000 pods stored", 1.5);
