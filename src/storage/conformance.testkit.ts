@@ -229,6 +229,17 @@ export function runStorageConformance(name: string, factory: StorageFactory, cap
       expect((await s.range("/r/", { startAfter: "/r/bb" })).items.map((i) => i.value)).toEqual(["c", "d", "e"]);
     });
 
+    it("range without countRemaining pages the same items and says when there are more", async () => {
+      await open();
+      for (const n of ["a", "b", "c"]) await s.create(`/r/${n}`, n);
+      const p1 = await s.range("/r/", { limit: 2, countRemaining: false });
+      expect(p1.items.map((i) => i.value)).toEqual(["a", "b"]);
+      expect(p1.more).toBe(true);
+      const p2 = await s.range("/r/", { limit: 2, startAfter: "/r/b", countRemaining: false });
+      expect(p2.items.map((i) => i.value)).toEqual(["c"]);
+      expect(p2).toMatchObject({ more: false, remaining: 0 });
+    });
+
     it("get and range at an older revision inside the window", async () => {
       await open();
       const a1 = await s.create("/r/a", "a1"); // 1

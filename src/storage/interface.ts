@@ -38,6 +38,11 @@ export interface RangeOptions {
   startAfter?: string;
   /** At most this many items; `more` tells if there were more. 0/undefined = no limit. */
   limit?: number;
+  /**
+   * false: the caller only pages through (a cache filling) and needs no `remaining`; a backend
+   * that counts it separately (SQLite: a count per page, O(n²) over a whole prefix) may leave it 0.
+   */
+  countRemaining?: boolean;
 }
 
 export interface RangeResult {

@@ -38,9 +38,13 @@ export function namespaceLifecycleFeature(): FeatureModule {
   return { name: "namespace-lifecycle", setup: ({ options }) => ({ controllers: (core) => (controllerEnabled(namespaceController, enabledList(options)) ? [startNamespaceController(core)] : []) }) };
 }
 
-/** The protection finalizers of PersistentVolumeClaims and PersistentVolumes in use. */
+/**
+ * The protection finalizers of PersistentVolumeClaims and PersistentVolumes in use. Started once
+ * serving: its pod informer would otherwise read the first page of every stored pod before the
+ * server listens (the finalizers are added by admission; this controller only removes them).
+ */
 export function storageProtectionFeature(): FeatureModule {
-  return { name: "storage-object-in-use-protection", setup: ({ options }) => ({ controllers: (core) => startStorageProtection(core, enabledList(options)) }) };
+  return { name: "storage-object-in-use-protection", setup: ({ options }) => ({ controllersOnceServing: (core) => startStorageProtection(core, enabledList(options)) }) };
 }
 
 /** kube-root-ca.crt in every namespace, holding the serving CA. */

@@ -230,7 +230,7 @@ export class WatchCache<O> {
     for (;;) {
       let page: RangeResult;
       try {
-        page = await storage.range(prefix, { revision: base, limit: fillPageSize, startAfter });
+        page = await storage.range(prefix, { revision: base, limit: fillPageSize, startAfter, countRemaining: false });
       } catch (e) {
         // A page names the unreadable values it met; whoever is told should hear of all of them.
         if (e instanceof CorruptValueError) await storage.range(prefix, { revision: base });

@@ -162,7 +162,7 @@ export class SqliteStorage implements Storage {
     if (more) rows.length = limit;
     const items = rows.map(rowToKv);
     let remaining = 0;
-    if (more) {
+    if (more && opts.countRemaining !== false) {
       const last = items[items.length - 1]!.key;
       remaining = this.st.countRows({ ...bounds, lower: last, lowerExclusive: true }, at);
     }
