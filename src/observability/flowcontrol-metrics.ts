@@ -6,7 +6,7 @@ import { CounterFamily, GaugeFamily, HistogramFamily, type CounterCell, type Fam
 import type { ServerMetrics } from "./metrics.js";
 import { KindWatermark, type RequestKind } from "./kind-watermark.js";
 import { readVsWriteFamily } from "./read-vs-write.js";
-import { TimingRatioHistogramFamily, type TimingRatioCell } from "./timing-ratio-histogram.js";
+import { nowNs, TimingRatioHistogramFamily, type TimingRatioCell } from "./timing-ratio-histogram.js";
 
 const queueLengthBuckets = [0, 10, 25, 50, 100, 250, 500, 1000];
 const durationBuckets = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30];
@@ -197,6 +197,7 @@ export class FlowControlMetrics {
       noAccommodation: (fs: string) => this.noteNoAccommodation(pl, fs),
       reject: (fs: string, reason: "queue-full" | "concurrency-limit" | "time-out") => this.reject(pl, fs, reason),
       utilization,
+      nowNs,
     };
   }
 }

@@ -6,7 +6,7 @@
 // HELP reads "EXPERIMENTAL: [ALPHA] ..." as upstream's wrapper writes it.
 import { Family, goFloat, type FamilyOptions } from "./metric-family.js";
 
-const nowNs = () => performance.now() * 1e6;
+export const nowNs = () => performance.now() * 1e6;
 
 export class TimingRatioCell {
   /** Nanoseconds per bucket (not cumulative); the last counts what lies above the highest bound. */
@@ -21,10 +21,11 @@ export class TimingRatioCell {
     this.weights = new Float64Array(bounds.length + 1);
   }
 
-  set(numerator: number): void {
+  /** `now`: the time of the change (nowNs()) when the caller sets several cells at once. */
+  set(numerator: number, now?: number): void {
     // Unchanged, the time since is credited to the same ratio later: nothing to do now.
     if (numerator === this.numerator) return;
-    this.advance();
+    this.advance(now);
     this.numerator = numerator;
   }
 
@@ -39,8 +40,7 @@ export class TimingRatioCell {
   }
 
   /** Credits the time since the last change to the ratio held through it. */
-  advance(): void {
-    const now = nowNs();
+  advance(now = nowNs()): void {
     const ns = Math.round(now - this.since);
     if (ns <= 0) return;
     this.since = now;

@@ -258,7 +258,7 @@ export class Dispatcher {
         currentLimit: currentCL,
       });
       const denominator = currentCL > 0 ? currentCL : Math.max(1, Math.round(this.o.serverConcurrencyLimit / 10));
-      s.queues ??= new QueueSet(s.qCfg, this.clock, this.o.metrics.level(name), (seats) => s.seatDemand.set(seats));
+      s.queues ??= new QueueSet(s.qCfg, this.clock, this.o.metrics.level(name), (seats, now) => s.seatDemand.set(seats, now));
       s.queues.configure(s.qCfg, { concurrencyLimit: currentCL, concurrencyDenominator: denominator });
     }
   }

@@ -22,15 +22,15 @@ export class Integrator {
     this.lastTime = now();
   }
 
-  set(x: number): void {
-    this.update();
+  /** `now`: the time of the change when the caller has read the clock already. */
+  set(x: number, now = this.now()): void {
+    this.update(now);
     this.x = x;
     if (x < this.min) this.min = x;
     if (x > this.max) this.max = x;
   }
 
-  private update(): void {
-    const t = this.now();
+  private update(t = this.now()): void {
     const dt = (t - this.lastTime) / 1000;
     this.lastTime = t;
     if (dt <= 0) return;

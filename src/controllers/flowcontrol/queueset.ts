@@ -51,11 +51,14 @@ export interface LevelMetrics {
   reject(fsName: string, reason: "queue-full" | "concurrency-limit" | "time-out"): void;
   /** The level's timing ratio gauges: requests waiting and executing, seats executing, seat demand. */
   utilization?: Record<"waiting" | "executing" | "seats" | "demand", RatioGauge>;
+  /** performance.now() in ns: one reading serves all the gauges a change sets (each would read the clock again). */
+  nowNs?(): number;
 }
 
 /** A gauge observed as a ratio of a numerator to a denominator (upstream's RatioedGauge). */
 export interface RatioGauge {
-  set(numerator: number): void;
+  /** `nowNs`: the time of the change when the caller has read it already (performance.now() in ns). */
+  set(numerator: number, nowNs?: number): void;
   setDenominator(denominator: number): void;
 }
 
@@ -99,14 +102,15 @@ export class Request {
     readonly series: FlowSeries,
     readonly detail: RequestDetail,
     readonly queueNote?: (inQueue: boolean) => void,
-  ) {}
+  ) {
+    this.maxSeats = maxSeats(work);
+  }
 
   get initialSeats(): number {
     return this.work.initialSeats;
   }
-  get maxSeats(): number {
-    return maxSeats(this.work);
-  }
+  /** Read at every change of the seats in use or waiting: computed once. */
+  readonly maxSeats: number;
   get totalWork(): number {
     return this.work.totalWork;
   }
@@ -191,8 +195,8 @@ export class QueueSet {
     private qCfg: QueuingConfig,
     private readonly clock: Clock,
     private readonly metrics: LevelMetrics,
-    /** Told the seats in use plus waiting whenever they change (the level's seat demand). */
-    private readonly seatDemand: (seats: number) => void,
+    /** Told the seats in use plus waiting whenever they change (the level's seat demand), and when (the clock's time). */
+    private readonly seatDemand: (seats: number, now: number) => void,
   ) {
     this.lastRealTime = clock.now();
   }
@@ -227,13 +231,15 @@ export class QueueSet {
 
   /** The requests or seats waiting or executing changed: the seat demand and the utilization gauges hear it. */
   private noteChange(): void {
-    this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting);
+    // Every change comes after syncTime in the same turn: its time is the clock's last reading.
+    this.seatDemand(this.totSeatsInUse + this.totSeatsWaiting, this.lastRealTime);
     const u = this.metrics.utilization;
     if (!u) return;
-    u.waiting.set(this.totRequestsWaiting);
-    u.executing.set(this.totRequestsExecuting);
-    u.seats.set(this.totSeatsInUse);
-    u.demand.set(this.totSeatsInUse + this.totSeatsWaiting);
+    const t = this.metrics.nowNs?.();
+    u.waiting.set(this.totRequestsWaiting, t);
+    u.executing.set(this.totRequestsExecuting, t);
+    u.seats.set(this.totSeatsInUse, t);
+    u.demand.set(this.totSeatsInUse + this.totSeatsWaiting, t);
   }
 
   isIdle(): boolean {
@@ -242,7 +248,7 @@ export class QueueSet {
 
   startRequest(we: WorkEstimate, hash: bigint, flowDistinguisher: string, fsName: string, series: FlowSeries, detail: RequestDetail, queueNote?: (inQueue: boolean) => void): StartResult {
     this.syncTime();
-    const now = this.clock.now();
+    const now = this.lastRealTime;
     const req = new Request(this, fsName, flowDistinguisher, this.completeWork(we), now, this.currentR, series, detail, queueNote);
     if (this.qCfg.desiredNumQueues < 1) {
       if (!this.canAccommodateSeats(req.maxSeats)) {
@@ -391,7 +397,8 @@ export class QueueSet {
       this.boundNextDispatch(queue);
       return true;
     }
-    req.startTime = this.clock.now();
+    // Dispatching follows syncTime in the same turn (a request's start, end or reconfiguration).
+    req.startTime = this.lastRealTime;
     this.totRequestsExecuting++;
     this.totSeatsInUse += req.maxSeats;
     queue.executing.add(req);
@@ -466,7 +473,7 @@ export class QueueSet {
   /** A request ended: its queue's virtual time is corrected by its real duration; returns whether the set is idle. */
   finishRequest(r: Request): boolean {
     this.syncTime();
-    const now = this.clock.now();
+    const now = this.lastRealTime;
     this.totRequestsExecuting--;
     r.series.executing.inc(-1);
     this.metrics.utilization?.executing.set(this.totRequestsExecuting);

@@ -59,14 +59,16 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     if (we.watchCount !== undefined) series.watchCount.observe(we.watchCount);
     ctx.ex.setResponseHeader(priorityLevelUIDHeader, c.pl.metadata.uid ?? "");
     ctx.ex.setResponseHeader(flowSchemaUIDHeader, c.fs.metadata.uid ?? "");
-    const waitStart = dispatcher.clock.now();
+    // Only a limited level's requests are timed waiting (an exempt one never waits).
+    const exempt = c.pl.spec.type === "Exempt";
+    const waitStart = exempt ? 0 : dispatcher.clock.now();
     // As upstream: what is not get, list or watch is mutating.
     const kind = info.verb === "get" || info.verb === "list" || isWatch ? "readOnly" : "mutating";
     const req = dispatcher.start(c, we, series, { user, info }, queueNotes[kind]);
     const queued = req !== undefined && req.decision !== "execute";
     const executed = req ? !queued || (await waitTurn(ctx, req, o.requestTimeoutMs)) : false;
     // Every request of a limited level is counted as having waited, if only for no time at all.
-    if (c.pl.spec.type !== "Exempt") {
+    if (!exempt) {
       const waited = (dispatcher.clock.now() - waitStart) / 1000;
       (executed ? series.waitExecuted : series.waitRejected).observe(waited);
       // Time queued is left out of the request's latency SLI (upstream's APF queue-wait tracker).
@@ -81,7 +83,8 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     }
     req.qs.noteDispatched();
     series.dispatched.inc();
-    const started = dispatcher.clock.now();
+    // A request dispatched at once started when its level took it (the clock's reading then).
+    const started = queued ? dispatcher.clock.now() : req.startTime;
     executing[kind].add(1);
     const executionDone = () => {
       executing[kind].add(-1);
