@@ -158,8 +158,14 @@ users: []
 describe("the webhook backend", () => {
   let hook: Awaited<ReturnType<typeof receiver>>;
   let failing = 0;
+  /** How long the receiver takes to answer a list holding a ResponseComplete event. */
+  let completeDelayMs = 0;
   beforeAll(async () => {
-    hook = await receiver(() => (failing-- > 0 ? 500 : 200));
+    hook = await receiver(async (_, body) => {
+      if (failing-- > 0) return 500;
+      if (completeDelayMs > 0 && body.items.some((e: any) => e.stage === "ResponseComplete")) await new Promise((r) => setTimeout(r, completeDelayMs));
+      return 200;
+    });
   });
   afterAll(async () => hook?.close());
 
@@ -168,7 +174,10 @@ describe("the webhook backend", () => {
     const s = withCredentials(await startServer({ options: log.options }));
     try {
       failing = 1;
+      // A slow receiver: the response's last bytes wait for the event, not only its end.
+      completeDelayMs = 200;
       const r = await req(s, "GET", "/api/v1/namespaces/default/configmaps", { headers: { "audit-id": "hooked" } });
+      completeDelayMs = 0;
       expect(r.status).toBe(200);
       const mine = hook.items().filter((e) => e.auditID === "hooked");
       expect(mine.map((e) => e.stage)).toEqual(["RequestReceived", "ResponseComplete"]);

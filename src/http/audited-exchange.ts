@@ -4,7 +4,9 @@
 // client before its event is written (blocking modes). When that write is one shared by a turn's
 // requests (the log's group commit), the head of a response that is not long-running is held
 // until the body goes with it: sent apart, HTTP/2 would frame them in two writes to the
-// connection. The head of a long-running response (a watch) waits for its ResponseStarted event
+// connection. A streamed body goes out as it is written but for its last chunk, held until the
+// end's final stage is written: with a Content-Length, a client has the whole response once its
+// last byte arrives, before the end itself. The head of a long-running response (a watch) waits for its ResponseStarted event
 // when a backend must be waited for (a blocking webhook), as upstream's handler waits in
 // WriteHeader: what the handler writes meanwhile is kept, in order, and goes after it.
 import type { ResponseBody } from "../observability/audit/event-bodies.js";
@@ -28,6 +30,9 @@ export class AuditedExchange extends DelegatingExchange {
   /** While the head waits for a backend: what was written after it, in order (undefined when nothing waits). */
   private waiting: { write?: Buffer | string; end?: true; chunk?: Buffer | string; bytes: number }[] | undefined;
   private opened: Promise<void> | undefined;
+  /** A response that is not long-running: its last chunk written, held until the end (undefined: none yet). */
+  private tail: Buffer | string | undefined;
+  private holdsTail = false;
 
   constructor(
     inner: Exchange,
@@ -53,7 +58,10 @@ export class AuditedExchange extends DelegatingExchange {
     const r = this.observer.started(status);
     if (r === false) return this.inner.head(status, headers);
     this.held = { status, headers };
-    if (r === true) return;
+    if (r === true) {
+      this.holdsTail = true;
+      return;
+    }
     this.waiting = [];
     this.opened = r.then(
       () => this.open(),
@@ -66,6 +74,12 @@ export class AuditedExchange extends DelegatingExchange {
       this.waiting.push({ write: chunk, bytes: chunk.length });
       return false;
     }
+    if (this.holdsTail) {
+      const previous = this.tail;
+      this.tail = chunk;
+      if (previous === undefined) return true;
+      chunk = previous;
+    }
     this.release();
     return this.inner.write(chunk);
   }
@@ -75,7 +89,7 @@ export class AuditedExchange extends DelegatingExchange {
   }
 
   override pending(): number {
-    let n = this.inner.pending();
+    let n = this.inner.pending() + (this.tail?.length ?? 0);
     for (const w of this.waiting ?? []) n += w.bytes;
     return n;
   }
@@ -92,6 +106,7 @@ export class AuditedExchange extends DelegatingExchange {
 
   override abort(): void {
     this.held = undefined;
+    this.tail = undefined;
     this.waiting = undefined;
     this.inner.abort();
   }
@@ -112,6 +127,9 @@ export class AuditedExchange extends DelegatingExchange {
 
   private finish(chunk?: Buffer | string): void {
     this.release();
+    const tail = this.tail;
+    this.tail = undefined;
+    if (tail !== undefined) this.inner.write(tail);
     this.inner.end(chunk);
   }
 
