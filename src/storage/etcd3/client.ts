@@ -1,15 +1,16 @@
-// A thin client of etcd's v3 gRPC API over @grpc/grpc-js: unary KV and Maintenance calls with a
-// deadline, and raw watch streams. One channel per endpoint (--etcd-servers), all connected from
-// the start; calls go round robin over the endpoints whose connection is up, as etcd's Go client
-// balances them, so a cluster that loses one member keeps serving through the others. As that
-// client does, a read (Range, Status) that finds its member gone is retried on another one within
-// its deadline, and a write (Txn, Compact) is not: it may have been applied before the member
-// went, and only the caller can tell (a create retried would find its own key). This module is
-// loaded only when etcd3 is the backend.
+// A thin client of etcd's v3 gRPC API over @grpc/grpc-js: unary KV, Maintenance and Lease calls
+// with a deadline (made straight on the channel, ./unary-call.ts), and raw watch streams. One
+// channel per endpoint (--etcd-servers), all connected from the start; calls go round robin over
+// the endpoints whose connection is up, as etcd's Go client balances them, so a cluster that
+// loses one member keeps serving through the others. As that client does, a read (Range, Status)
+// that finds its member gone is retried on another one within its deadline, and a write (Txn,
+// Compact) is not: it may have been applied before the member went, and only the caller can tell
+// (a create retried would find its own key). This module is loaded only when etcd3 is the backend.
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { etcdApiDescriptor } from "./api-descriptor.js";
 import { EtcdCallError } from "./call-error.js";
+import { unaryCall } from "./unary-call.js";
 import { requestTooLargeMessage } from "../common/request-size.js";
 
 export interface EtcdTls {
@@ -80,16 +81,16 @@ export interface RawWatchResponse {
 
 export type WatchStream = grpc.ClientDuplexStream<object, RawWatchResponse>;
 
-type Unary = (req: object, meta: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => grpc.ClientUnaryCall;
+/** The unary methods kapi calls, each made on a channel by unaryCall. */
+type UnaryMethod = "Range" | "Txn" | "Compact" | "Status" | "LeaseGrant";
+type MethodDefinitions = Record<UnaryMethod, grpc.MethodDefinition<object, unknown>>;
 interface Endpoint {
   url: string;
   /** host:port, as the Go client's errors name the member. */
   address: string;
   channel: grpc.Channel;
-  kv: grpc.Client & Record<"Range" | "Txn" | "Compact", Unary>;
+  /** Watch streams go through grpc-js's client (its streaming call); unary calls straight on the channel. */
   watch: grpc.Client & { Watch(meta: grpc.Metadata, opts: grpc.CallOptions): WatchStream };
-  maintenance: grpc.Client & { Status: Unary };
-  lease: grpc.Client & { LeaseGrant: Unary };
 }
 
 /** A watch stream and the endpoint it runs on (to resume elsewhere when that member goes). */
@@ -134,38 +135,44 @@ export class EtcdClient {
     const leasePkg = grpc.loadPackageDefinition(protoLoader.fromJSON(etcdApiDescriptor as Parameters<typeof protoLoader.fromJSON>[0], { ...loadOptions, longs: String })) as unknown as {
       etcdserverpb: Record<"Lease", grpc.ServiceClientConstructor>;
     };
-    const txnMethod = (pkg.etcdserverpb.KV.service as grpc.ServiceDefinition).Txn!;
-    this.txnBytes = (req) => txnMethod.requestSerialize(req).length;
+    const service = (name: "KV" | "Maintenance") => pkg.etcdserverpb[name].service as grpc.ServiceDefinition;
+    const kv = service("KV");
+    this.methods = {
+      Range: kv.Range!,
+      Txn: kv.Txn!,
+      Compact: kv.Compact!,
+      Status: service("Maintenance").Status!,
+      LeaseGrant: (leasePkg.etcdserverpb.Lease.service as grpc.ServiceDefinition).LeaseGrant!,
+    };
+    this.txnBytes = (req) => this.methods.Txn.requestSerialize(req).length;
     this.endpoints = opts.endpoints.map((url) => {
       const { address, secure } = parseEndpoint(url);
       const creds = secure
         ? grpc.credentials.createSsl(opts.tls?.ca ?? null, opts.tls?.key ?? null, opts.tls?.cert ?? null)
         : grpc.credentials.createInsecure();
-      // One channel per endpoint, shared by its four services.
-      const kv = new pkg.etcdserverpb.KV(address, creds, { "grpc.max_send_message_length": maxCallSendMsgSize }) as unknown as Endpoint["kv"];
-      const channel = kv.getChannel() as grpc.Channel;
-      const watch = new pkg.etcdserverpb.Watch(address, creds, { channelOverride: channel }) as unknown as Endpoint["watch"];
-      const maintenance = new pkg.etcdserverpb.Maintenance(address, creds, { channelOverride: channel }) as unknown as Endpoint["maintenance"];
-      const lease = new leasePkg.etcdserverpb.Lease(address, creds, { channelOverride: channel }) as unknown as Endpoint["lease"];
+      // One channel per endpoint, carrying its watch streams and every unary call.
+      const watch = new pkg.etcdserverpb.Watch(address, creds, { "grpc.max_send_message_length": maxCallSendMsgSize }) as unknown as Endpoint["watch"];
+      const channel = watch.getChannel() as grpc.Channel;
       // Connect every member now: the one a call fails over to is then already up.
       channel.getConnectivityState(true);
-      return { url, address, channel, kv, watch, maintenance, lease };
+      return { url, address, channel, watch };
     });
   }
 
   /** The encoded size of a Txn request. */
   private readonly txnBytes: (req: object) => number;
+  private readonly methods: MethodDefinitions;
 
   get endpointCount(): number {
     return this.endpoints.length;
   }
 
   range(req: object, timeoutMs?: number): Promise<RawRangeResponse> {
-    return this.read((e) => e.kv.Range.bind(e.kv), req, timeoutMs) as Promise<RawRangeResponse>;
+    return this.read("Range", req, timeoutMs) as Promise<RawRangeResponse>;
   }
 
   txn(req: object): Promise<RawTxnResponse> {
-    return (this.write((e) => e.kv.Txn.bind(e.kv), req) as Promise<RawTxnResponse>).catch((e: unknown) => {
+    return (this.write("Txn", req) as Promise<RawTxnResponse>).catch((e: unknown) => {
       // Over the send limit: the size it had, which grpc-js leaves out and Go's client names.
       if ((e as grpc.ServiceError)?.code === grpc.status.RESOURCE_EXHAUSTED) Object.assign(e as object, { sentBytes: this.txnBytes(req) });
       throw e;
@@ -173,18 +180,18 @@ export class EtcdClient {
   }
 
   compact(revision: number): Promise<{ header: RawHeader }> {
-    return this.write((e) => e.kv.Compact.bind(e.kv), { revision }) as Promise<{ header: RawHeader }>;
+    return this.write("Compact", { revision }) as Promise<{ header: RawHeader }>;
   }
 
   /** A new lease of `ttlSeconds` (etcd may round it up to its minimum); resolves with its id (64 bits, as a decimal string). */
   async leaseGrant(ttlSeconds: number): Promise<string> {
-    const r = (await this.write((e) => e.lease.LeaseGrant.bind(e.lease), { TTL: ttlSeconds })) as { ID: string; error: string };
+    const r = (await this.write("LeaseGrant", { TTL: ttlSeconds })) as { ID: string; error: string };
     if (r.error) throw new Error(`etcd lease grant: ${r.error}`);
     return r.ID;
   }
 
   status(timeoutMs?: number): Promise<RawStatusResponse> {
-    return this.read((e) => e.maintenance.Status.bind(e.maintenance), {}, timeoutMs) as Promise<RawStatusResponse>;
+    return this.read("Status", {}, timeoutMs) as Promise<RawStatusResponse>;
   }
 
   /**
@@ -204,7 +211,7 @@ export class EtcdClient {
   }
 
   close(): void {
-    for (const e of this.endpoints) e.kv.close();
+    for (const e of this.endpoints) e.watch.close();
   }
 
   /**
@@ -235,15 +242,17 @@ export class EtcdClient {
     return this.endpoints[at];
   }
 
-  private call(e: Endpoint, method: (e: Endpoint) => Unary, req: object, deadline: number): Promise<unknown> {
+  private call(e: Endpoint, method: UnaryMethod, req: object, deadline: number): Promise<unknown> {
     // Wait for a connection up to the deadline (as etcd's Go client does), rather than failing
     // at once while a restarting etcd is still coming back.
     const meta = new grpc.Metadata();
     meta.setOptions({ waitForReady: true });
-    return new Promise((resolve, reject) => method(e)(req, meta, { deadline }, (err, res) => (err ? reject(new EtcdCallError(err, e.address)) : resolve(res))));
+    return unaryCall(e.channel, this.methods[method], req, deadline, meta).catch((err: grpc.ServiceError) => {
+      throw new EtcdCallError(err, e.address);
+    });
   }
 
-  private async read(method: (e: Endpoint) => Unary, req: object, timeoutMs = this.opts.callTimeoutMs): Promise<unknown> {
+  private async read(method: UnaryMethod, req: object, timeoutMs = this.opts.callTimeoutMs): Promise<unknown> {
     const deadline = Date.now() + timeoutMs;
     let e = this.pick()!;
     for (;;) {
@@ -258,7 +267,7 @@ export class EtcdClient {
     }
   }
 
-  private write(method: (e: Endpoint) => Unary, req: object): Promise<unknown> {
+  private write(method: UnaryMethod, req: object): Promise<unknown> {
     return this.call(this.pick()!, method, req, Date.now() + this.opts.callTimeoutMs);
   }
 }
