@@ -24,16 +24,16 @@ async function etcdSession(ctx: BenchContext, op: "create" | "get"): Promise<Ses
     return {
       async api(pair) {
         const request = op === "create" ? { op, namespace: "default", ownerUid, prefix: `etcd-${op}-${pair}` } : { op, path: getPath };
-        const { value: r, serverCpuPct } = await k.cpuDuring(() =>
+        const { value: r, serverCpuPct, serverLoopBusyPct } = await k.cpuDuring(() =>
           ctx.client.closed({ target: k.target, proto: "h2", connections: ctx.opts.connections, perConnection: 1, durationMs: ctx.opts.durationMs, request }),
         );
         if (r.requests === 0) throw new Error(`etcd-${op}: no request succeeded (${r.errors} errors; ${r.firstError})`);
-        return measured(r.rate, r.cpuPct, serverCpuPct, { errors: r.errors, p50Ms: r.latencyMs.p50, p99Ms: r.latencyMs.p99 });
+        return measured(r.rate, r.cpuPct, serverCpuPct, { errors: r.errors, p50Ms: r.latencyMs.p50, p99Ms: r.latencyMs.p99, loopBusyPct: serverLoopBusyPct });
       },
       async anchor(pair) {
         const job: EtcdRawJob = { endpoint: etcd.url, op: op === "create" ? "put" : "get", concurrency: ctx.opts.connections, durationMs: ctx.opts.durationMs, valueBytes, prefix: `/bench-raw/${op}-${pair}` };
         const r = await raw.call<EtcdRawResult>("run", job);
-        return { value: (r.ops / r.elapsedMs) * 1000, serverCpuPct: r.cpuPct, detail: { ops: r.ops, errors: r.errors } };
+        return { value: (r.ops / r.elapsedMs) * 1000, serverCpuPct: r.cpuPct, detail: { ops: r.ops, errors: r.errors, loopBusyPct: r.loopBusyPct } };
       },
       close: async () => {
         await Promise.all([k.stop(), raw.stop()]);

@@ -3,6 +3,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { performance as nodePerformance } from "node:perf_hooks";
 
 export const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
 export const repoRoot = dirname(benchDir);
@@ -68,10 +69,19 @@ export class Child {
 
 export type Handler = (arg: any) => unknown | Promise<unknown>;
 
+/** A child's CPU time and its event loop's busy time so far (nodePerformance.eventLoopUtilization). */
+export interface CpuReading extends NodeJS.CpuUsage {
+  loopActiveMs: number;
+  loopIdleMs: number;
+}
+
 /** In a child: answer IPC requests with the given handlers; "cpu" and "stop" are built in. */
 export function serveIpc(handlers: Record<string, Handler>, onStop: () => Promise<void> = async () => undefined): void {
   const all: Record<string, Handler> = {
-    cpu: () => process.cpuUsage(),
+    cpu: (): CpuReading => {
+      const { active, idle } = nodePerformance.eventLoopUtilization();
+      return { ...process.cpuUsage(), loopActiveMs: active, loopIdleMs: idle };
+    },
     rss: () => {
       // A forced collection first, so the figure is live memory and not garbage waiting.
       const gc = (globalThis as { gc?: () => void }).gc;
@@ -99,6 +109,16 @@ export function serveIpc(handlers: Record<string, Handler>, onStop: () => Promis
   });
   // The parent going away ends us too: no orphaned servers after a ^C.
   process.on("disconnect", () => process.exit(0));
+}
+
+/**
+ * The share of the time between two readings the event loop was running (not waiting in the
+ * poll): near 100% while the process gets less than a core means it waits for a CPU, not for I/O.
+ */
+export function loopBusyPct(a: CpuReading, b: CpuReading): number {
+  const active = b.loopActiveMs - a.loopActiveMs;
+  const total = active + b.loopIdleMs - a.loopIdleMs;
+  return total > 0 ? (active / total) * 100 : 0;
 }
 
 /** CPU time (µs) between two process.cpuUsage() readings as a percentage of one core over ms. */

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LoadClient } from "../client/load-client.js";
 import type { Target } from "../client/protocol.js";
-import { Child, cpuPct, repoRoot } from "./child.js";
+import { Child, cpuPct, loopBusyPct, repoRoot, type CpuReading } from "./child.js";
 import { replicaSet } from "../fixtures.js";
 import { clientCredsFromKubeconfig } from "./tls.js";
 import type { KapiStart } from "../servers/kapi.js";
@@ -62,8 +62,8 @@ export const quickSizes: Partial<BenchOptions> = {
 export interface ServerHandle {
   child: Child;
   target: Target;
-  /** Run fn and report the server's CPU over it: as % of one core, and in ms. */
-  cpuDuring<T>(fn: () => Promise<T>): Promise<{ value: T; serverCpuPct: number; serverCpuMs: number }>;
+  /** Run fn and report the server's CPU over it: as % of one core, and in ms; and how busy its event loop was (%). */
+  cpuDuring<T>(fn: () => Promise<T>): Promise<{ value: T; serverCpuPct: number; serverCpuMs: number; serverLoopBusyPct: number }>;
   stop(): Promise<void>;
 }
 
@@ -91,12 +91,12 @@ export class BenchContext {
       child,
       target,
       async cpuDuring(fn) {
-        const c0 = await child.call<NodeJS.CpuUsage>("cpu");
+        const c0 = await child.call<CpuReading>("cpu");
         const t0 = performance.now();
         const value = await fn();
         const ms = performance.now() - t0;
-        const c1 = await child.call<NodeJS.CpuUsage>("cpu");
-        return { value, serverCpuPct: cpuPct(c0, c1, ms), serverCpuMs: (c1.user - c0.user + c1.system - c0.system) / 1000 };
+        const c1 = await child.call<CpuReading>("cpu");
+        return { value, serverCpuPct: cpuPct(c0, c1, ms), serverCpuMs: (c1.user - c0.user + c1.system - c0.system) / 1000, serverLoopBusyPct: loopBusyPct(c0, c1) };
       },
       stop: () => child.stop(),
     };

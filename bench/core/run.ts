@@ -32,8 +32,9 @@ function cpuText(m: Measurement): string {
   const parts: string[] = [];
   if (m.clientCpuPct) parts.push(`client ${Math.round(m.clientCpuPct)}%`);
   if (m.serverCpuPct) parts.push(`server ${Math.round(m.serverCpuPct)}%${m.serverCpuUsPerOp ? ` = ${fmt(m.serverCpuUsPerOp)} µs/op` : ""}`);
+  const { p50Ms, p99Ms, loopBusyPct } = m.detail ?? {};
+  if (typeof loopBusyPct === "number") parts.push(`server event loop busy ${Math.round(loopBusyPct)}%`);
   const cpu = parts.length ? `CPU ${parts.join(", ")}` : "";
-  const { p50Ms, p99Ms } = m.detail ?? {};
   const latency = typeof p50Ms === "number" && typeof p99Ms === "number" ? `p50 ${fmt(p50Ms)} ms, p99 ${fmt(p99Ms)} ms` : "";
   const all = [cpu, latency].filter(Boolean).join("; ");
   return all ? ` (${all})` : "";

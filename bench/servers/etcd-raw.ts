@@ -6,6 +6,7 @@ import { EtcdClient, type RawWatchResponse } from "../../src/storage/etcd3/clien
 import { cpuPct, serveIpc } from "../core/child.js";
 import { Latencies } from "../client/latency.js";
 import type { LatencySummary } from "../client/protocol.js";
+import { performance as nodePerformance } from "node:perf_hooks";
 
 export interface EtcdRawJob {
   endpoint: string;
@@ -21,6 +22,8 @@ export interface EtcdRawResult {
   errors: number;
   elapsedMs: number;
   cpuPct: number;
+  /** How busy this process's event loop was over the run (%). */
+  loopBusyPct: number;
 }
 
 /** Create transactions under a prefix by closed-loop writers, each timed from sending it until a watch on the prefix delivers it. */
@@ -99,6 +102,7 @@ serveIpc({
     let ops = 0;
     let errors = 0;
     const c0 = process.cpuUsage();
+    const l0 = nodePerformance.eventLoopUtilization();
     const t0 = performance.now();
     const end = t0 + job.durationMs;
     // A put is a one-operation transaction: the same RPC kapi's create makes, without its compare.
@@ -117,6 +121,6 @@ serveIpc({
     await Promise.all(Array.from({ length: job.concurrency }, (_, w) => worker(w)));
     const elapsedMs = performance.now() - t0;
     client.close();
-    return { ops, errors, elapsedMs, cpuPct: cpuPct(c0, process.cpuUsage(), elapsedMs) };
+    return { ops, errors, elapsedMs, cpuPct: cpuPct(c0, process.cpuUsage(), elapsedMs), loopBusyPct: nodePerformance.eventLoopUtilization(l0).utilization * 100 };
   },
 });
