@@ -15,6 +15,7 @@ import { parseMetricsPage, type MetricsPage } from "./support/prometheus-text.js
 let s: EmbeddedTestServer;
 let hooks: AdmissionWebhookServer;
 let page: MetricsPage;
+let cpuBeforeScrape: NodeJS.CpuUsage;
 const ns = "metered";
 
 const requestLabels = ["verb", "group", "version", "resource", "subresource", "scope", "component"];
@@ -71,6 +72,7 @@ beforeAll(async () => {
   expect((await req(s, "DELETE", `${cms}/second`, { body: { kind: "DeleteOptions", apiVersion: "v1", gracePeriodSeconds: 0 } })).status).toBe(200);
   await notTls(new URL(s.url));
 
+  cpuBeforeScrape = process.cpuUsage();
   const res = await req(s, "GET", "/metrics", { creds: s.as("monitor-token") });
   expect(res.status).toBe(200);
   expect(String(res.headers["content-type"])).toBe("text/plain; version=0.0.4; charset=utf-8");
@@ -253,6 +255,9 @@ describe("/metrics families (kube-apiserver 1.34's)", () => {
       expectFamily(name, type, undefined, []);
       expect(value(name, {}), name).toBeGreaterThanOrEqual(name === "nodejs_eventloop_lag_seconds" ? 0 : 1e-9);
     }
+    // The process's whole CPU time, as client_golang's collector reads it (this server runs in the test's process).
+    expect(value("process_cpu_seconds_total", {})).toBeGreaterThanOrEqual((cpuBeforeScrape.user + cpuBeforeScrape.system) / 1e6);
+    expect(value("process_cpu_user_seconds_total", {})).toBeGreaterThanOrEqual(cpuBeforeScrape.user / 1e6);
   });
 
   it("priority and fairness: the timing ratio histograms, in nanoseconds spent at each ratio", () => {

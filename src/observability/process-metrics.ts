@@ -11,7 +11,16 @@ let shared: Registry | undefined;
 export function processMetrics(pc: typeof import("prom-client")): Registry {
   if (!shared) {
     shared = new pc.Registry();
+    const before = process.cpuUsage();
     pc.collectDefaultMetrics({ register: shared });
+    // prom-client counts the CPU used after it registers; client_golang's collector reports the
+    // process's whole CPU time, and kapi loads prom-client only after start-up.
+    const spent: [string, number][] = [
+      ["process_cpu_user_seconds_total", before.user],
+      ["process_cpu_system_seconds_total", before.system],
+      ["process_cpu_seconds_total", before.user + before.system],
+    ];
+    for (const [name, micros] of spent) (shared.getSingleMetric(name) as import("prom-client").Counter | undefined)?.inc(micros / 1e6);
   }
   return shared;
 }
