@@ -1,10 +1,12 @@
 // LIST from the watch cache is written from each object's memoised bytes (src/handlers/list-json.ts):
 // every page must be byte for byte what encoding the list object gives (the generic path, here
 // reached through ?pretty=true and compacted), over HTTP/1.1 and HTTP/2, gzipped or not, and an
-// object's bytes must follow its changes.
-import { connect } from "node:http2";
+// object's bytes must follow its changes. A list larger than one body (wholeBodyBytes) is streamed
+// as the client takes it: the same bytes, without a Content-Length.
+import { connect, type ClientHttp2Session } from "node:http2";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wholeBodyBytes } from "../src/http/respond.js";
 import { req } from "./support/client.js";
 import { create, mkns, startTuned, type PartsServer } from "./support/list-watch.js";
 
@@ -27,6 +29,21 @@ const reference = async (path: string) => {
   const r = await req(s, "GET", `${path}${path.includes("?") ? "&" : "?"}pretty=true`);
   return Buffer.from(JSON.stringify(JSON.parse(r.text)) + "\n");
 };
+
+/** One GET over HTTP/2: the body as received and the response's headers. */
+function h2get(session: ClientHttp2Session, path: string, headers: Record<string, string> = {}): Promise<{ body: Buffer; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const st = session.request({ ":path": path, accept: "application/json", ...headers });
+    const chunks: Buffer[] = [];
+    let h: Record<string, unknown> = {};
+    st.on("response", (r) => (h = r));
+    st.on("data", (c: Buffer) => chunks.push(c));
+    st.on("end", () => resolve({ body: Buffer.concat(chunks), headers: h }));
+    st.on("error", reject);
+  });
+}
+
+const h2session = () => connect(s.url, { ca: s.admin.ca, cert: s.admin.cert, key: s.admin.key });
 
 /** Every page of a traversal by `limit`, as served (HTTP/1.1). */
 async function pages(limit: number): Promise<{ path: string; body: Buffer; length: string | undefined }[]> {
@@ -80,20 +97,74 @@ describe("LIST pages from memoised item bytes", () => {
   });
 
   it("writes the same bytes over HTTP/2", async () => {
-    const { ca, cert, key } = s.admin;
-    const session = connect(s.url, { ca, cert, key });
+    const session = h2session();
     try {
-      const got = await new Promise<{ body: Buffer; length: string | undefined }>((resolve, reject) => {
-        const st = session.request({ ":path": `${base}?limit=3`, accept: "application/json" });
-        const chunks: Buffer[] = [];
-        let length: string | undefined;
-        st.on("response", (h) => (length = h["content-length"] as string | undefined));
-        st.on("data", (c: Buffer) => chunks.push(c));
-        st.on("end", () => resolve({ body: Buffer.concat(chunks), length }));
+      const got = await h2get(session, `${base}?limit=3`);
+      expect(got.body.equals(await reference(`${base}?limit=3`))).toBe(true);
+      expect(Number(got.headers["content-length"])).toBe(got.body.length);
+    } finally {
+      session.close();
+    }
+  });
+});
+
+describe("an unpaged LIST larger than one body", () => {
+  const big = "/api/v1/namespaces/enc-big/configmaps";
+  beforeAll(async () => {
+    await mkns(s, "enc-big");
+    // 24 objects of ~100 KiB with multi-byte text: more than two whole bodies' worth, many socket buffers.
+    for (let i = 0; i < 24; i++) await create(s, "enc-big", { metadata: { name: `big-${i}` }, data: { ...tricky, blob: `${i}ü`.repeat(50 * 1024) } });
+  });
+
+  it("streams it over HTTP/1.1 without a Content-Length, byte for byte, again and again", async () => {
+    const want = await reference(big);
+    expect(want.length).toBeGreaterThan(2 * wholeBodyBytes);
+    for (let i = 0; i < 2; i++) {
+      const r = await req(s, "GET", big);
+      expect(r.status).toBe(200);
+      expect(r.headers["content-length"]).toBeUndefined();
+      expect(r.headers["transfer-encoding"]).toBe("chunked");
+      expect(r.body.equals(want)).toBe(true);
+    }
+  });
+
+  it("streams the same bytes over HTTP/2, plain and gzipped", async () => {
+    const want = await reference(big);
+    const session = h2session();
+    try {
+      const plain = await h2get(session, big);
+      expect([plain.headers[":status"], plain.headers["content-length"]]).toEqual([200, undefined]);
+      expect(plain.body.equals(want)).toBe(true);
+      const zipped = await h2get(session, big, { "accept-encoding": "gzip" });
+      expect([zipped.headers["content-encoding"], zipped.headers["content-length"]]).toEqual(["gzip", undefined]);
+      expect(gunzipSync(zipped.body).equals(want)).toBe(true);
+    } finally {
+      session.close();
+    }
+  });
+
+  it("streams it gzipped over HTTP/1.1", async () => {
+    const r = await req(s, "GET", big, { headers: { "accept-encoding": "gzip" } });
+    expect([r.headers["content-encoding"], r.headers["content-length"], r.headers["vary"]]).toEqual(["gzip", undefined, "Accept-Encoding"]);
+    expect(r.body.length).toBeLessThan(wholeBodyBytes);
+    expect(gunzipSync(r.body).equals(await reference(big))).toBe(true);
+  });
+
+  it("stops for a client that leaves mid-body, and serves the next one whole", async () => {
+    const session = h2session();
+    try {
+      // A small window: the server can send little before the client stops reading and resets.
+      const got = await new Promise<number>((resolve, reject) => {
+        const st = session.request({ ":path": big, accept: "application/json" });
+        st.once("data", (c: Buffer) => {
+          st.close();
+          resolve(c.length);
+        });
         st.on("error", reject);
       });
-      expect(got.body.equals(await reference(`${base}?limit=3`))).toBe(true);
-      expect(Number(got.length)).toBe(got.body.length);
+      expect(got).toBeGreaterThan(0);
+      const next = await h2get(session, big);
+      expect(next.body.equals(await reference(big))).toBe(true);
     } finally {
       session.close();
     }

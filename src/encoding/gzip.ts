@@ -26,3 +26,8 @@ export function gzipBody(body: Buffer): Buffer {
   }
   return z;
 }
+
+/** A gzip stream at the same level, for a body sent as it is made (a large list). */
+export function gzipStream(): import("node:zlib").Gzip {
+  return process.getBuiltinModule("node:zlib").createGzip({ level: 1 });
+}

@@ -1,9 +1,10 @@
 // GET one object, LIST a collection. A JSON list served from the watch cache is assembled from
-// each object's memoised bytes (list-json.ts), written as they are, not re-serialised per request.
+// each object's memoised bytes (list-json.ts), written as they are, not re-serialised per request;
+// a large one is streamed as the client takes it.
 import { applyListDefaults, parseListOptions, validateListOptions } from "../registry/list-options.js";
-import { writeBytes, writeJsonChunks } from "../http/respond.js";
+import { writeBytes, writeJsonPieces } from "../http/respond.js";
 import type { ResourceRequest } from "./context.js";
-import { jsonListChunks } from "./list-json.js";
+import { jsonListPieces } from "./list-json.js";
 import { negotiateRead, writeList, writeOne } from "./output.js";
 
 /**
@@ -36,7 +37,7 @@ export async function handleList(r: ResourceRequest): Promise<void> {
   validateListOptions(opts, watchList);
   const list = await r.store.list(r.info.namespace, opts, signalIfWaiting(r, opts.resourceVersion));
   if (list.entries && !n.target && !r.pretty && n.codec.mediaType === "application/json") {
-    writeJsonChunks(r.ex, 200, jsonListChunks(r.type, list, list.entries), { warnings: r.warnings });
+    await writeJsonPieces(r.ex, 200, jsonListPieces(r.type, list, list.entries), { warnings: r.warnings });
     return;
   }
   writeList(r, n, list);

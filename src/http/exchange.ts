@@ -187,7 +187,9 @@ class H2Exchange implements Exchange {
   }
   end(chunk?: Buffer | string): void {
     const stream = this.stream;
-    if (stream.closed || stream.destroyed) return;
+    if (stream.destroyed) return;
+    // Reset by the client before the response was done (see onClose): nothing more goes out; free it.
+    if (stream.closed) return void stream.destroy();
     if (chunk !== undefined) this.written += byteLength(chunk);
     stream.end(chunk);
   }
@@ -207,7 +209,17 @@ class H2Exchange implements Exchange {
     return this.stream.closed || this.stream.destroyed;
   }
   onClose(cb: () => void): void {
-    this.stream.once("close", cb);
+    // A client that resets the stream with NO_ERROR while the response is still being written
+    // leaves it closed but not destroyed: Node emits 'aborted' and holds 'close' back until the
+    // writable side ends, which a streamed body or a watch would wait for forever.
+    let called = false;
+    const once = () => {
+      if (called) return;
+      called = true;
+      cb();
+    };
+    this.stream.once("close", once);
+    this.stream.once("aborted", once);
   }
   drained(): Promise<void> {
     const stream = this.stream;

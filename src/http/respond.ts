@@ -6,6 +6,7 @@ import { jsonCodec } from "../encoding/codec.js";
 import { gzipBody, gzipThresholdBytes } from "../encoding/gzip.js";
 import { negotiateOutput, type CodecSet } from "../encoding/negotiate.js";
 import { header, type Exchange } from "./exchange.js";
+import { streamBody } from "./stream-body.js";
 
 export interface WriteOptions {
   pretty?: boolean;
@@ -25,21 +26,43 @@ export function writeBytes(ex: Exchange, status: number, body: Buffer, contentTy
   sendBytes(ex, status, body, contentType, opts);
 }
 
+/** A body this large or smaller is sent whole, with its Content-Length; a larger one is streamed. */
+export const wholeBodyBytes = 1 << 20;
+
 /**
- * JSON bytes in pieces (a list's envelope and its items' memoised bytes), written as they are:
- * no page-sized copy per request. Gzipped responses are joined first (the compressor wants one).
+ * JSON bytes in pieces (a list's envelope and its items' memoised bytes), written as they are: no
+ * body-sized copy per request. Pieces are taken until they pass wholeBodyBytes: a body that ends
+ * before is sent as before (Content-Length; gzipped as one when large enough); a larger one goes
+ * out as the client takes it (stream-body.ts), its remaining pieces made only as the socket drains.
+ * `pieces` may be called again: the audit log reads the body from it at RequestResponse level.
  */
-export function writeJsonChunks(ex: Exchange, status: number, chunks: readonly Buffer[], opts: WriteOptions = {}): void {
-  ex.observeResponse?.({ json: chunks });
+export async function writeJsonPieces(ex: Exchange, status: number, pieces: () => Iterable<Buffer>, opts: WriteOptions = {}): Promise<void> {
+  ex.observeResponse?.({ json: pieces });
+  const it = pieces()[Symbol.iterator]();
+  const first: Buffer[] = [];
   let size = 0;
-  for (const c of chunks) size += c.length;
-  if (ex.responseEncoding === "gzip" && size > gzipThresholdBytes) return sendBytes(ex, status, Buffer.concat(chunks, size), "application/json", opts);
+  let next = it.next();
+  for (; !next.done && size <= wholeBodyBytes; next = it.next()) {
+    first.push(next.value);
+    size += next.value.length;
+  }
   const h = responseHeaders("application/json", opts);
-  h["content-length"] = size;
+  if (next.done) {
+    if (ex.responseEncoding === "gzip" && size > gzipThresholdBytes) return sendBytes(ex, status, Buffer.concat(first, size), "application/json", opts);
+    h["content-length"] = size;
+    ex.head(status, h);
+    if (ex.method === "HEAD") return ex.end();
+    for (const c of first) ex.write(c);
+    ex.end();
+    return;
+  }
+  // Larger than wholeBodyBytes, so past the gzip threshold too.
+  const gzip = ex.responseEncoding === "gzip";
+  if (gzip) gzipHeaders(h);
   ex.head(status, h);
   if (ex.method === "HEAD") return ex.end();
-  for (const c of chunks) ex.write(c);
-  ex.end();
+  first.push(next.value);
+  await streamBody(ex, first, it, gzip);
 }
 
 function responseHeaders(contentType: string, opts: WriteOptions): Record<string, string | number | string[]> {
@@ -62,9 +85,13 @@ function sendBytes(ex: Exchange, status: number, body: Buffer, contentType: stri
  */
 export function encodeBody(ex: Exchange, body: Buffer, h: Record<string, string | number | string[]>): Buffer {
   if (ex.responseEncoding !== "gzip" || body.length <= gzipThresholdBytes) return body;
+  gzipHeaders(h);
+  return gzipBody(body);
+}
+
+function gzipHeaders(h: Record<string, string | number | string[]>): void {
   h["content-encoding"] = "gzip";
   h["vary"] = h["vary"] ? `${h["vary"]}, Accept-Encoding` : "Accept-Encoding";
-  return gzipBody(body);
 }
 
 export function writeObject(ex: Exchange, status: number, obj: unknown, codec: Codec, opts: WriteOptions = {}): void {

@@ -4,15 +4,19 @@
 import { goEscapeJSON } from "./event-record.js";
 import type { ResponseStatus } from "./types.js";
 
-/** A response body: the object about to be encoded, or JSON text already encoded (stored bytes). */
-/** The response as its writer had it: an object, or JSON bytes (in pieces when it was written in pieces: a list from the cache). */
-export type ResponseBody = { object: unknown } | { json: Buffer | string | readonly Buffer[] };
+/**
+ * The response as its writer had it: an object, or JSON bytes — in pieces made on demand when it
+ * was written in pieces (a list from the cache, streamed: the pieces are made again only when the
+ * body is logged).
+ */
+export type ResponseBody = { object: unknown } | { json: Buffer | string | readonly Buffer[] | (() => Iterable<Buffer>) };
 
 type Obj = Record<string, unknown>;
 
 export function encodeBody(body: ResponseBody, omitManagedFields: boolean): string {
   if ("object" in body) return goEscapeJSON(JSON.stringify(omitManagedFields ? withoutManagedFields(body.object) : body.object) ?? "null");
-  const text = (typeof body.json === "string" || Buffer.isBuffer(body.json) ? String(body.json) : Buffer.concat(body.json).toString()).trimEnd();
+  const j = body.json;
+  const text = (typeof j === "string" || Buffer.isBuffer(j) ? String(j) : Buffer.concat(typeof j === "function" ? [...j()] : j).toString()).trimEnd();
   if (!omitManagedFields) return goEscapeJSON(text);
   return goEscapeJSON(JSON.stringify(withoutManagedFields(JSON.parse(text) as unknown)));
 }

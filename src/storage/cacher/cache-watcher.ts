@@ -6,6 +6,7 @@
 // queue of at most `maxQueued` references (the events themselves are shared with the history
 // ring). A watcher whose queue overflows is ended — never allowed to buffer without bound.
 import type { CacheEvent, CacheEventType, Delivery, Entry, Predicate, WatchCacheObserver } from "./types.js";
+import { BudgetedMemo } from "./memo-budget.js";
 
 export interface WatchSink<O> {
   /** Deliver one event. Return false when the consumer cannot take more now; call resume() later. */
@@ -227,6 +228,6 @@ class InitialDelivery<O> implements Delivery<O> {
 
 function sub(m: Map<string, unknown>, k: string): Map<string, unknown> {
   let s = m.get(k) as Map<string, unknown> | undefined;
-  if (!s) m.set(k, (s = new Map()));
+  if (!s) m.set(k, (s = new BudgetedMemo()));
   return s;
 }

@@ -23,7 +23,10 @@ export type Decoder<O> = (kv: KeyValue, prev?: O) => Decoded<O>;
 export interface Entry<O> extends Decoded<O> {
   key: string;
   modRevision: number;
-  /** Lazily filled per-encoding byte cache (e.g. "application/json|v1" → bytes), shared by all readers. */
+  /**
+   * Lazily filled per-encoding byte cache (e.g. "application/json|v1" → bytes), shared by all
+   * readers. It may decline to keep bytes (memo-budget.ts): a reader uses what it made either way.
+   */
   memo: Map<string, unknown>;
   /** The stored value's length, which the object was decoded from (the resource size estimate). */
   readonly size: number;

@@ -23,6 +23,7 @@ import { CorruptValueError, StorageError, type KeyValue, type RangeResult, type 
 import { compareKeys, prefixEnd } from "../common/keys.js";
 import { CacheWatcher, type WatchSink, type WatcherStart } from "./cache-watcher.js";
 import { EventRing } from "./event-ring.js";
+import { BudgetedMemo } from "./memo-budget.js";
 import { SortedStore, lowerBound } from "./sorted-store.js";
 import { CacheError, type CacheEvent, type Decoded, type Decoder, type Entry, type Predicate, type WatchCacheObserver } from "./types.js";
 import { WatcherIndex } from "./watcher-index.js";
@@ -573,7 +574,7 @@ export class WatchCache<O> {
 /**
  * An entry whose byte memo is made on first use: most cached objects are never encoded (caches
  * that only in-process informers read, objects no list has reached), and an empty Map costs
- * about 200 bytes per object.
+ * about 200 bytes per object. The bytes it keeps count against the process's memo budget.
  */
 class CacheEntry<O> implements Entry<O> {
   readonly object: O;
@@ -593,7 +594,7 @@ class CacheEntry<O> implements Entry<O> {
   }
 
   get memo(): Map<string, unknown> {
-    return (this.lazyMemo ??= new Map());
+    return (this.lazyMemo ??= new BudgetedMemo());
   }
 }
 

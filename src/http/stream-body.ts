@@ -1,0 +1,66 @@
+// A large response body written as the client takes it: each piece is asked of the source only
+// when the connection has room (the exchange's backpressure, HTTP/1.1 and HTTP/2 alike), so the
+// process holds about a socket buffer of it at a time instead of the whole body. Gzipped bodies
+// go through one compressor, fed at the pace its output drains. A client that leaves stops it.
+import { gzipStream } from "../encoding/gzip.js";
+import type { Exchange } from "./exchange.js";
+
+/** Writes `first`, then every piece `rest` gives, then ends the response (head already sent). */
+export async function streamBody(ex: Exchange, first: readonly Buffer[], rest: Iterator<Buffer>, gzip: boolean): Promise<void> {
+  let closed = ex.closed;
+  // One close listener for the whole body; each wait registers its wake-up here, not on the exchange.
+  let wake: (() => void) | undefined;
+  ex.onClose(() => {
+    closed = true;
+    wake?.();
+  });
+  const until = (start: (done: () => void) => void): Promise<void> =>
+    closed
+      ? Promise.resolve()
+      : new Promise<void>((done) => {
+          wake = done;
+          start(done);
+        });
+  const drained = () => until((done) => void ex.drained().then(done));
+  const pieces = function* () {
+    yield* first;
+    for (let r = rest.next(); !r.done; r = rest.next()) yield r.value;
+  };
+
+  if (!gzip) {
+    for (const c of pieces()) {
+      if (closed) break;
+      if (!ex.write(c)) await drained();
+    }
+    // Also after the client left: ending frees a stream it reset (exchange.ts).
+    ex.end();
+    return;
+  }
+  const z = gzipStream();
+  let full = false;
+  z.on("data", (c: Buffer) => {
+    if (!closed && !ex.write(c)) full = true;
+  });
+  // The compressor fails only when the process does (out of memory): the client sees a cut body.
+  const ended = new Promise<void>((done) => {
+    z.once("end", done);
+    z.once("error", () => {
+      ex.abort();
+      done();
+    });
+  });
+  for (const c of pieces()) {
+    if (closed) break;
+    if (!z.write(c)) await until((done) => z.once("drain", done));
+    if (full) {
+      full = false;
+      await drained();
+    }
+  }
+  if (closed) z.destroy();
+  else {
+    z.end();
+    await until((done) => void ended.then(done));
+  }
+  ex.end();
+}
