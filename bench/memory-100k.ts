@@ -1,4 +1,4 @@
-// `npx tsx bench/memory-100k.ts [--pods N] [--storage sqlite|memory] [--entry dist/bundle/index.js] [--concurrency N] [--no-status]`
+// `npx tsx bench/memory-100k.ts [--pods N] [--storage sqlite|memory] [--entry dist/bundle/index.js] [--concurrency N] [--no-status] [--heap-snapshot]`
 // Issue 26's memory figures for a large store: kapi (the built bundle, --expose-gc) runs in a
 // forked process; this one seeds N realistic pods through the API (create, then the kubelet's
 // status write, over HTTP/2 with `--concurrency` streams in flight; --no-status creates only, half
@@ -7,7 +7,8 @@
 // (VmHWM, reset before each step through /proc/<pid>/clear_refs) while it serves: an unpaged JSON
 // LIST of every pod, the same gzipped, a watch from resourceVersion 0 (every pod's ADDED event),
 // and a watch from now that sees 100 new pods. The client only counts bytes and event lines: it
-// never parses or keeps a body, so the figures are the server's.
+// never parses or keeps a body, so the figures are the server's. --heap-snapshot also writes the
+// server's heap once the pods are stored and summarises it by constructor (bench/heap-summary.ts).
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, type ClientHttp2Session } from "node:http2";
@@ -16,6 +17,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { clientCredsFromKubeconfig } from "./core/tls.js";
 import { pod, replicaSet } from "./fixtures.js";
+import { formatSummary, summarise } from "./heap-summary.js";
 
 interface Mem {
   rss: number;
@@ -39,6 +41,8 @@ async function serve(): Promise<void> {
       for (let i = 0; i < 3; i++) gc();
       const u = process.memoryUsage();
       process.send!({ rss: u.rss, heapUsed: u.heapUsed, external: u.external, arrayBuffers: u.arrayBuffers } satisfies Mem);
+    } else if (m.op === "snapshot") {
+      process.send!({ file: (await import("node:v8")).writeHeapSnapshot(join(dataDir, "..", `kapi-${process.pid}.heapsnapshot`)) });
     } else if (m.op === "stop") {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -50,7 +54,7 @@ async function serve(): Promise<void> {
 }
 
 function opts(argv: string[]) {
-  const o = { pods: 100_000, storage: "sqlite" as "sqlite" | "memory", entry: "dist/bundle/index.js", concurrency: 64, status: true };
+  const o = { pods: 100_000, storage: "sqlite" as "sqlite" | "memory", entry: "dist/bundle/index.js", concurrency: 64, status: true, snapshot: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split("=", 2);
     const value = () => inline ?? argv[++i]!;
@@ -59,6 +63,7 @@ function opts(argv: string[]) {
     else if (flag === "--entry") o.entry = value();
     else if (flag === "--concurrency") o.concurrency = Number(value());
     else if (flag === "--no-status") o.status = false;
+    else if (flag === "--heap-snapshot") o.snapshot = true;
     else throw new Error(`unknown flag ${argv[i]}`);
   }
   return o;
@@ -169,6 +174,10 @@ async function main(): Promise<void> {
     const per = (k: keyof Mem) => (m1[k] - m0[k]) / o.pods;
     out(`kapi ${o.entry}, storage ${o.storage}: ${o.pods} pods seeded in ${seedS.toFixed(0)} s (${Math.round((o.pods * (o.status ? 2 : 1)) / seedS)} writes/s${o.status ? "" : ", no status writes"}); pod JSON ${json} B`);
     out(`stored (after GC): RSS ${(m1.rss / MiB).toFixed(0)} MiB; per pod: heap ${per("heapUsed").toFixed(0)} B (${(per("heapUsed") / json).toFixed(2)}× JSON), RSS ${per("rss").toFixed(0)} B (${(per("rss") / json).toFixed(2)}× JSON), external ${per("external").toFixed(0)} B`);
+    if (o.snapshot) {
+      const { file } = await ask<{ file: string }>(child, "snapshot");
+      out(`heap snapshot ${file}:\n${formatSummary(summarise(file), o.pods, 25)}`);
+    }
     const total = o.pods + 200;
     const list = `/api/v1/namespaces/${ns}/pods`;
     const steps: [string, () => Promise<{ status: number; bytes: number; lines: number }>][] = [

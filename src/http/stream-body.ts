@@ -5,6 +5,13 @@
 import { gzipStream } from "../encoding/gzip.js";
 import type { Exchange } from "./exchange.js";
 
+/**
+ * Bytes let wait in the connection's buffers before the next piece waits for them to drain: a
+ * socket buffer's worth would stall the stream at every drain; this keeps it busy.
+ */
+const aheadBytes = 256 * 1024;
+const gzipBatchBytes = 64 * 1024;
+
 /** Writes `first`, then every piece `rest` gives, then ends the response (head already sent). */
 export async function streamBody(ex: Exchange, first: readonly Buffer[], rest: Iterator<Buffer>, gzip: boolean): Promise<void> {
   let closed = ex.closed;
@@ -30,7 +37,7 @@ export async function streamBody(ex: Exchange, first: readonly Buffer[], rest: I
   if (!gzip) {
     for (const c of pieces()) {
       if (closed) break;
-      if (!ex.write(c)) await drained();
+      if (!ex.write(c) && ex.pending() >= aheadBytes) await drained();
     }
     // Also after the client left: ending frees a stream it reset (exchange.ts).
     ex.end();
@@ -49,14 +56,26 @@ export async function streamBody(ex: Exchange, first: readonly Buffer[], rest: I
       done();
     });
   });
-  for (const c of pieces()) {
-    if (closed) break;
-    if (!z.write(c)) await until((done) => z.once("drain", done));
+  // The compressor takes each write to the thread pool and back: pieces go in by the batch.
+  const batch: Buffer[] = [];
+  let batched = 0;
+  const feed = async (b: Buffer) => {
+    if (!z.write(b)) await until((done) => z.once("drain", done));
     if (full) {
       full = false;
       await drained();
     }
+  };
+  for (const c of pieces()) {
+    if (closed) break;
+    batch.push(c);
+    batched += c.length;
+    if (batched < gzipBatchBytes) continue;
+    await feed(Buffer.concat(batch, batched));
+    batch.length = 0;
+    batched = 0;
   }
+  if (batched > 0 && !closed) await feed(Buffer.concat(batch, batched));
   if (closed) z.destroy();
   else {
     z.end();
