@@ -112,8 +112,8 @@ describe("an unpaged LIST larger than one body", () => {
   const big = "/api/v1/namespaces/enc-big/configmaps";
   beforeAll(async () => {
     await mkns(s, "enc-big");
-    // 24 objects of ~100 KiB with multi-byte text: more than two whole bodies' worth, many socket buffers.
-    for (let i = 0; i < 24; i++) await create(s, "enc-big", { metadata: { name: `big-${i}` }, data: { ...tricky, blob: `${i}ü`.repeat(50 * 1024) } });
+    // 32 objects of 300–400 KB with multi-byte text: more than two whole bodies' worth, many socket buffers.
+    for (let i = 0; i < 32; i++) await create(s, "enc-big", { metadata: { name: `big-${i}` }, data: { ...tricky, blob: `${i}ü`.repeat(100 * 1024) } });
   });
 
   it("streams it over HTTP/1.1 without a Content-Length, byte for byte, again and again", async () => {

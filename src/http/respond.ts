@@ -26,8 +26,12 @@ export function writeBytes(ex: Exchange, status: number, body: Buffer, contentTy
   sendBytes(ex, status, body, contentType, opts);
 }
 
-/** A body this large or smaller is sent whole, with its Content-Length; a larger one is streamed. */
-export const wholeBodyBytes = 1 << 20;
+/**
+ * A body this large or smaller is sent whole, with its Content-Length; a larger one is streamed.
+ * A page of 500 pods (~2.2 MB, mostly memoised bytes the cache keeps anyway) still goes whole:
+ * streaming it costs ~15% more server CPU per page for no memory saved.
+ */
+export const wholeBodyBytes = 4 << 20;
 
 /**
  * JSON bytes in pieces (a list's envelope and its items' memoised bytes), written as they are: no
