@@ -38,7 +38,19 @@ export interface AuthnRequest {
  * { user }: authenticated; `warnings` go to the response's Warning header (a credential that
  * still works but should be replaced). { error }: the credential was presented and is invalid (401).
  */
-export type AuthnResult = { user: UserInfo; audiences?: string[]; warnings?: string[] } | { error: string } | undefined;
+export type AuthnResult =
+  | {
+      user: UserInfo;
+      audiences?: string[];
+      warnings?: string[];
+      /**
+       * The method hands this same user object to later requests (a connection's certificate), so
+       * the union may remember the user it makes from it instead of making one per request.
+       */
+      reused?: true;
+    }
+  | { error: string }
+  | undefined;
 
 export interface Authenticator {
   name: string;

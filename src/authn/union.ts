@@ -20,9 +20,19 @@ export interface UnionOptions {
   apiAudiences?: readonly string[];
 }
 
-function withAuthenticated(u: UserInfo): UserInfo {
+/**
+ * The users with system:authenticated added, by the user a method handed over again and again
+ * (a connection's certificate): one user per connection, not one per request. Users are never
+ * changed once authenticated (impersonation makes a new one).
+ */
+const authenticatedUsers = new WeakMap<UserInfo, UserInfo>();
+
+function withAuthenticated(u: UserInfo, reused: boolean): UserInfo {
   if (u.groups.includes(authenticatedGroup) || u.groups.includes(unauthenticatedGroup)) return u;
-  return { ...u, groups: [...u.groups, authenticatedGroup] };
+  if (!reused) return { ...u, groups: [...u.groups, authenticatedGroup] };
+  let added = authenticatedUsers.get(u);
+  if (added === undefined) authenticatedUsers.set(u, (added = { ...u, groups: [...u.groups, authenticatedGroup] }));
+  return added;
 }
 
 /** Go's utilerrors aggregate text: one error as is, several in brackets. */
@@ -47,7 +57,7 @@ export function unionAuthenticator(authenticators: Authenticator[], anonymous?: 
         if (request.audiences === undefined && apiAudiences.length > 0 && r.audiences && r.audiences.length > 0 && !r.audiences.some((x) => apiAudiences.includes(x))) {
           return { error: "unable to match the audience" };
         }
-        const outcome: AuthnOutcome = { user: withAuthenticated(r.user) };
+        const outcome: AuthnOutcome = { user: withAuthenticated(r.user, r.reused === true) };
         if (r.audiences) outcome.audiences = r.audiences;
         if (r.warnings?.length) outcome.warnings = r.warnings;
         return outcome;

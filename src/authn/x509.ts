@@ -6,6 +6,7 @@
 import { X509Certificate } from "node:crypto";
 import { pemBlocks } from "../apimachinery/pem.js";
 import type { Authenticator, ClientCertificate } from "./authenticator.js";
+import type { UserInfo } from "../apimachinery/user.js";
 import { goQuote } from "../apimachinery/go-quote.js";
 
 const clientAuthOid = "1.3.6.1.5.5.7.3.2";
@@ -216,6 +217,11 @@ export function cachedVerifier(roots: readonly X509Certificate[]) {
 export function x509Authenticator(clientCA: string | readonly X509Certificate[]): Authenticator {
   const roots = typeof clientCA === "string" ? (clientCA.trim() ? parseCertificates(clientCA, "client-ca-file") : []) : clientCA;
   const verify = cachedVerifier(roots);
+  // The answer for a certificate, made once per connection (its certificate is fixed for the
+  // connection's life) and handed to every request on it: the same user object each time, which
+  // lets the union add system:authenticated once per connection too. Users are never changed
+  // once authenticated (impersonation builds a new one).
+  const answers = new WeakMap<ClientCertificate, { user: UserInfo; reused: true }>();
   return {
     name: "x509",
     authenticate(req) {
@@ -226,7 +232,9 @@ export function x509Authenticator(clientCA: string | readonly X509Certificate[])
       if ("error" in v) return { error: `verifying certificate ${certificateIdentifier(cert.chain[0]!)} failed: ${v.error}` };
       // CN → user name; an empty CN is not this method's (the next method decides).
       if (!cert.commonName) return undefined;
-      return { user: { name: cert.commonName, groups: [...cert.organizations] } };
+      let answer = answers.get(cert);
+      if (answer === undefined) answers.set(cert, (answer = { user: { name: cert.commonName, groups: [...cert.organizations] }, reused: true }));
+      return answer;
     },
   };
 }

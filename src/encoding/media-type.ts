@@ -24,9 +24,29 @@ export function parseMediaType(s: string): MediaType | undefined {
   return { type, subtype, params, q };
 }
 
+/**
+ * Parsed Accept headers by their text: a client sends the same one with every request, and
+ * parsing it again cost a GET a few percent of its CPU. Bounded: a client sending ever-new
+ * headers empties it instead of growing it. Callers only read what it holds.
+ */
+const parsedAccepts = new Map<string, readonly MediaType[]>();
+const parsedAcceptsLimit = 256;
+const anyRange: readonly MediaType[] = [{ type: "*", subtype: "*", params: {}, q: 1 }];
+
 /** Accept header → media ranges, best first (stable for equal q). Empty header = any. */
-export function parseAccept(header: string | undefined): MediaType[] {
-  if (!header || !header.trim()) return [{ type: "*", subtype: "*", params: {}, q: 1 }];
+export function parseAccept(header: string | undefined): readonly MediaType[] {
+  if (header === undefined) return anyRange;
+  let ranges = parsedAccepts.get(header);
+  if (ranges === undefined) {
+    ranges = parseAcceptText(header);
+    if (parsedAccepts.size >= parsedAcceptsLimit) parsedAccepts.clear();
+    parsedAccepts.set(header, ranges);
+  }
+  return ranges;
+}
+
+function parseAcceptText(header: string): readonly MediaType[] {
+  if (!header.trim()) return anyRange;
   const out: MediaType[] = [];
   for (const part of header.split(",")) {
     const mt = parseMediaType(part);

@@ -22,7 +22,7 @@ export async function handleGet(r: ResourceRequest): Promise<void> {
   if (!n.target && !r.pretty && n.codec.mediaType === "application/json") {
     // The hot path: plain JSON straight from the stored bytes.
     const got = await r.store.getJson(r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv));
-    if ("json" in got) writeBytes(r.ex, 200, Buffer.from(got.json + "\n"), "application/json", { warnings: r.warnings });
+    if ("json" in got) writeBytes(r.ex, 200, got.json, "application/json", { warnings: r.warnings });
     else writeOne(r, n, 200, got.obj);
     return;
   }

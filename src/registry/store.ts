@@ -22,7 +22,7 @@ import { withPropagationFinalizers, type DeleteOptions } from "./deletion.js";
 import { dropEmptyMetadata } from "./empty-metadata.js";
 import { withoutMetaAndStatus } from "./subresource-writes.js";
 import { listObjects, type ListResult, type ObjectCacher } from "./list.js";
-import { currentJsonFromCache } from "./cached-get.js";
+import { currentJsonFromCache, getBody } from "./cached-get.js";
 import type { ListOptions } from "./list-options.js";
 import { prepareWatch, type PreparedWatch } from "./watch.js";
 import type { SubresourceCreate, WriteOptions, WriteRequest } from "./write-options.js";
@@ -174,8 +174,8 @@ export class GenericStore {
     return servedOne(t, this.decode(await this.read(ns, name, rv, signal)));
   }
 
-  /** GET as JSON text: the stored bytes with the resourceVersion spliced in when possible. */
-  async getJson(ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<{ json: string } | { obj: KObject }> {
+  /** GET as a JSON body (newline included): the stored bytes with the resourceVersion spliced in when possible. */
+  async getJson(ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<{ json: Buffer } | { obj: KObject }> {
     const t = this.type;
     if (parseResourceVersion(rv) === undefined) {
       const json = await currentJsonFromCache(this.parts.cacher, t, storageKey(t, ns, name));
@@ -185,13 +185,13 @@ export class GenericStore {
     const kv = await this.read(ns, name, rv, signal);
     if (t.onDecode) {
       try {
-        return { json: decodedJson(kv, t) };
+        return { json: getBody(decodedJson(kv, t)) };
       } catch (e) {
         throw this.decodeFailed(e);
       }
     }
     const json = servedJson(kv, t);
-    return json !== undefined ? { json } : { obj: await servedOne(t, this.decode(kv)) };
+    return json !== undefined ? { json: getBody(json) } : { obj: await servedOne(t, this.decode(kv)) };
   }
 
   /** A stored value as an object (one that does not decode is counted, as upstream's etcd3 store counts it). */
