@@ -9,7 +9,7 @@
 //   system:unauthenticated (upstream's AuthenticatedGroupAdder); anonymous gets nothing added;
 // - with --api-audiences, requests are audience-bound to them (upstream's filter), and an answer
 //   whose audiences miss them all is a 401.
-import { bearerToken, type Authenticator, type AuthnRequest } from "./authenticator.js";
+import { bearerToken, type Authenticator, type AuthnRequest, type AuthnResult } from "./authenticator.js";
 import { authenticatedGroup, unauthenticatedGroup, type UserInfo } from "../apimachinery/user.js";
 
 /** `unrecognised`: no method recognised a credential and anonymous is off (not a refusal: upstream's !ok without error). */
@@ -40,19 +40,14 @@ const aggregate = (errors: string[]) => (errors.length === 1 ? errors[0]! : `[${
 
 export function unionAuthenticator(authenticators: Authenticator[], anonymous?: Authenticator, options: UnionOptions = {}) {
   const apiAudiences = options.apiAudiences ?? [];
-  return async function authenticate(request: AuthnRequest): Promise<AuthnOutcome> {
+  // Synchronous while every method asked answers at once (client certificates, cached tokens): a
+  // request is authenticated without a promise or a microtask turn per method.
+  return function authenticate(request: AuthnRequest): AuthnOutcome | Promise<AuthnOutcome> {
     const req = request.audiences === undefined && apiAudiences.length > 0 ? { ...request, audiences: [...apiAudiences] } : request;
     const errors: string[] = [];
-    for (const a of authenticators) {
-      let r;
-      try {
-        // A method that answers at once is not awaited: a microtask turn per method tried, per request.
-        const answer = a.authenticate(req);
-        r = answer instanceof Promise ? await answer : answer;
-      } catch (e) {
-        r = { error: (e as Error)?.message ?? String(e) };
-      }
-      if (!r) continue;
+    /** The outcome when this answer authenticated someone; an error is kept for the end. */
+    const outcomeOf = (r: AuthnResult): AuthnOutcome | undefined => {
+      if (!r) return undefined;
       if ("user" in r) {
         if (request.audiences === undefined && apiAudiences.length > 0 && r.audiences && r.audiences.length > 0 && !r.audiences.some((x) => apiAudiences.includes(x))) {
           return { error: "unable to match the audience" };
@@ -63,14 +58,37 @@ export function unionAuthenticator(authenticators: Authenticator[], anonymous?: 
         return outcome;
       }
       errors.push(r.error);
+      return undefined;
+    };
+    const failed = (e: unknown): AuthnResult => ({ error: (e as Error)?.message ?? String(e) });
+    const askFrom = (first: number): AuthnOutcome | Promise<AuthnOutcome> => {
+      for (let i = first; i < authenticators.length; i++) {
+        let answer: AuthnResult | Promise<AuthnResult>;
+        try {
+          answer = authenticators[i]!.authenticate(req);
+        } catch (e) {
+          answer = failed(e);
+        }
+        if (answer instanceof Promise) return answer.then((r) => r, failed).then((r) => outcomeOf(r) ?? askFrom(i + 1));
+        const outcome = outcomeOf(answer);
+        if (outcome) return outcome;
+      }
+      return noneAuthenticated();
+    };
+    const noneAuthenticated = (): AuthnOutcome | Promise<AuthnOutcome> => {
+      if (errors.length > 0) return { error: aggregate(errors) };
+      if (bearerToken(req) !== undefined) return { error: "invalid bearer token" };
+      if (anonymous) {
+        const anonymousOutcome = (r: AuthnResult): AuthnOutcome => (r && "user" in r ? { user: r.user } : { error: "Unauthorized", unrecognised: true });
+        const answer = anonymous.authenticate(req);
+        return answer instanceof Promise ? answer.then(anonymousOutcome) : anonymousOutcome(answer);
+      }
+      return { error: "Unauthorized", unrecognised: true };
+    };
+    try {
+      return askFrom(0);
+    } catch (e) {
+      return Promise.reject(e);
     }
-    if (errors.length > 0) return { error: aggregate(errors) };
-    if (bearerToken(req) !== undefined) return { error: "invalid bearer token" };
-    if (anonymous) {
-      const answer = anonymous.authenticate(req);
-      const r = answer instanceof Promise ? await answer : answer;
-      if (r && "user" in r) return { user: r.user };
-    }
-    return { error: "Unauthorized", unrecognised: true };
   };
 }

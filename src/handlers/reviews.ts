@@ -114,7 +114,7 @@ function resourceRuleJson(x: ResourceRule): Record<string, unknown> {
 }
 
 /** The storages of the review types, each for its group/resource: created only (answered, never stored). */
-export function reviewStorages(authorizer: Authorizer, authenticate: (req: AuthnRequest) => Promise<AuthnOutcome>): StorageRegistration[] {
+export function reviewStorages(authorizer: Authorizer, authenticate: (req: AuthnRequest) => AuthnOutcome | Promise<AuthnOutcome>): StorageRegistration[] {
   const m: StorageRegistration[] = [];
   const set = (group: string, resource: string, storage: Creater) => m.push({ group, resource, subresource: "", storage });
   set("authentication.k8s.io", "selfsubjectreviews", {

@@ -119,7 +119,7 @@ export interface ServingContext {
   /** The server's authorizer chain (the access reviews). */
   readonly authorizer: Authorizer;
   /** The server's authenticator union (TokenReview). */
-  authenticate(req: AuthnRequest): Promise<AuthnOutcome>;
+  authenticate(req: AuthnRequest): AuthnOutcome | Promise<AuthnOutcome>;
   readonly metrics: ServerMetrics;
   readonly lifecycle: ServerLifecycle;
 }

@@ -8,22 +8,38 @@ import type { AuthenticationMetrics } from "../../observability/authn-metrics.js
 import { clientCertificate } from "../client-certificate.js";
 import type { Filter } from "./filter.js";
 
-export type Authenticate = (req: AuthnRequest) => Promise<AuthnOutcome>;
+export type Authenticate = (req: AuthnRequest) => AuthnOutcome | Promise<AuthnOutcome>;
 
 export function authenticationFilter(authenticate: Authenticate, metrics?: AuthenticationMetrics): Filter {
-  return async (ctx, next) => {
-    const ex = ctx.ex;
-    const started = metrics ? performance.now() : 0;
-    const outcome = await authenticate({ path: ex.path, headers: ex.headers, ...(ex.rawHeaders ? { rawHeaders: ex.rawHeaders } : {}), peerCertificate: clientCertificate(ex.socket) });
-    if (metrics) {
-      const seconds = (performance.now() - started) / 1000;
-      // Upstream's results: a refused credential is an error, nothing recognised a failure.
-      if ("error" in outcome) metrics.observe(outcome.unrecognised ? "failure" : "error", seconds);
-      else metrics.observe("success", seconds, outcome.user.name);
+  // Not async: an outcome known at once (a connection's client certificate) hands the request on
+  // in the same turn, with no promise of this stage's own.
+  return (ctx, next) => {
+    let started: number;
+    let outcome: AuthnOutcome | Promise<AuthnOutcome>;
+    try {
+      const ex = ctx.ex;
+      started = metrics ? performance.now() : 0;
+      outcome = authenticate({ path: ex.path, headers: ex.headers, ...(ex.rawHeaders ? { rawHeaders: ex.rawHeaders } : {}), peerCertificate: clientCertificate(ex.socket) });
+    } catch (e) {
+      return Promise.reject(e);
     }
-    if ("error" in outcome) throw unauthorized();
-    ctx.user = outcome.user;
-    if (outcome.warnings) ctx.warnings.push(...outcome.warnings);
-    return next();
+    const decide = (o: AuthnOutcome): Promise<void> => {
+      if (metrics) {
+        const seconds = (performance.now() - started) / 1000;
+        // Upstream's results: a refused credential is an error, nothing recognised a failure.
+        if ("error" in o) metrics.observe(o.unrecognised ? "failure" : "error", seconds);
+        else metrics.observe("success", seconds, o.user.name);
+      }
+      if ("error" in o) return Promise.reject(unauthorized());
+      ctx.user = o.user;
+      if (o.warnings) ctx.warnings.push(...o.warnings);
+      return next();
+    };
+    if (outcome instanceof Promise) return outcome.then(decide);
+    try {
+      return decide(outcome);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   };
 }

@@ -12,24 +12,42 @@ import type { AuthorizationFilterMetrics, AuthorizationResult } from "../../obse
 import type { Filter } from "./filter.js";
 
 export function authorizationFilter(authorizer: Authorizer, metrics?: AuthorizationFilterMetrics): Filter {
-  return async (ctx, next) => {
-    const info = requestInfoOf(ctx);
-    const user = userOf(ctx);
-    const started = metrics ? performance.now() : 0;
-    const decision = await authorizer.authorize(attributesFor(user, info));
-    metrics?.observe(resultOf(decision), (performance.now() - started) / 1000);
-    // Allowed even with an evaluation error (an authorizer may err and another still allow).
-    if (decision.decision === "allow") {
-      annotate(ctx, "allow", decision.reason);
-      return next();
+  // Not async: a decision made at once (system:masters, RBAC) hands the request on in the same
+  // turn, with no promise of this stage's own.
+  return (ctx, next) => {
+    let user: UserInfo;
+    let info: RequestInfo;
+    let started: number;
+    let decision: AuthzResult | Promise<AuthzResult>;
+    try {
+      info = requestInfoOf(ctx);
+      user = userOf(ctx);
+      started = metrics ? performance.now() : 0;
+      decision = authorizer.authorize(attributesFor(user, info));
+    } catch (e) {
+      return Promise.reject(e);
     }
-    // Not allowed because an authorizer failed: upstream answers 500 with the error.
-    if (decision.error) {
-      annotate(ctx, undefined, "internal error");
-      throw internalError(new Error(decision.error));
+    const decide = (d: AuthzResult): Promise<void> => {
+      metrics?.observe(resultOf(d), (performance.now() - started) / 1000);
+      // Allowed even with an evaluation error (an authorizer may err and another still allow).
+      if (d.decision === "allow") {
+        annotate(ctx, "allow", d.reason);
+        return next();
+      }
+      // Not allowed because an authorizer failed: upstream answers 500 with the error.
+      if (d.error) {
+        annotate(ctx, undefined, "internal error");
+        return Promise.reject(internalError(new Error(d.error)));
+      }
+      annotate(ctx, "forbid", d.reason);
+      return Promise.reject(forbiddenFor(user, info, d.reason));
+    };
+    if (decision instanceof Promise) return decision.then(decide);
+    try {
+      return decide(decision);
+    } catch (e) {
+      return Promise.reject(e);
     }
-    annotate(ctx, "forbid", decision.reason);
-    throw forbiddenFor(user, info, decision.reason);
   };
 }
 
