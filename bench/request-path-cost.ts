@@ -1,4 +1,4 @@
-// `npx tsx bench/request-path-cost.ts [durationMs] [get|create]`: kapi's own CPU per request for a
+// `npx tsx bench/request-path-cost.ts [durationMs] [get|create] [--bundle]`: kapi's own CPU per request for a
 // GET of one pod by name and for one pod create, without TLS or HTTP/2 framing: the real server
 // (started in this process as the bench's kapi is, sqlite storage, the admin's client
 // certificate, the default authorizers) is handed HTTP/2 streams that exist only in memory, on its
@@ -6,7 +6,9 @@
 // the exchange, the whole filter chain, the router, the handler, the encoder. Requests run in
 // turns of 64 concurrent ones (as the bench's clients keep them in flight); the figure is the
 // best of three rounds of process CPU time over requests. Run it under `node --cpu-prof` (see
-// bench/profile-summary.ts) for where the time goes by stage.
+// bench/profile-summary.ts) for where the time goes by stage. `--bundle`: the built bundle
+// (`npm run build`) instead of the sources under tsx, whose per-closure naming helper (`__name`,
+// "set natives" in profiles) the bundle does not have.
 import { X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,14 +16,16 @@ import { join } from "node:path";
 import { Duplex } from "node:stream";
 import { Server as TlsServer } from "node:tls";
 import { parse } from "yaml";
-import { startServer } from "../src/index.js";
+import type { startServer as StartServer } from "../src/index.js";
 import { pod } from "./fixtures.js";
 
-const durationMs = Number(process.argv[2] ?? 3000);
-const only = process.argv[3];
+const args = process.argv.slice(2).filter((a) => a !== "--bundle");
+const bundle = process.argv.includes("--bundle");
+const durationMs = Number(args[0] ?? 3000);
+const only = args[1];
+const { startServer } = (await import(bundle ? "../dist/bundle/index.js" : "../src/index.js")) as { startServer: typeof StartServer };
 const dir = mkdtempSync(join(tmpdir(), "request-path-cost-"));
 const server = await startServer({ storage: "sqlite", dataDir: join(dir, "data"), port: 0, journal: false, faults: false, options: { certDir: join(dir, "certs") } });
-process.stderr.write("started\n");
 const listener = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().find((h): h is TlsServer => h instanceof TlsServer);
 if (!listener) throw new Error("the server's listener was not found");
 
@@ -52,7 +56,6 @@ class MemoryStream extends Duplex {
     this.once("finish", () => this.destroy());
   }
   respond(headers: Record<string, unknown>): void {
-    if (process.env.SHOW_HEADERS) process.stderr.write(`${JSON.stringify(headers)}\n`);
     this.status = Number(headers[":status"]);
   }
   override _read(): void {
@@ -87,7 +90,6 @@ function request(i: number, method: string, path: string, body?: string, keep = 
   });
 }
 
-process.stderr.write(`listener ${Boolean(listener)}\n`);
 const ns = "default";
 const owner = await request(0, "POST", `/apis/apps/v1/namespaces/${ns}/replicasets`, JSON.stringify({ apiVersion: "apps/v1", kind: "ReplicaSet", metadata: { name: "owner" }, spec: { replicas: 0, selector: { matchLabels: { app: "bench" } }, template: { metadata: { labels: { app: "bench" } }, spec: { containers: [{ name: "c", image: "busybox" }] } } } }), true);
 if (owner.status !== 201) throw new Error(`owner: HTTP ${owner.status}`);

@@ -41,54 +41,74 @@ const aggregate = (errors: string[]) => (errors.length === 1 ? errors[0]! : `[${
 export function unionAuthenticator(authenticators: Authenticator[], anonymous?: Authenticator, options: UnionOptions = {}) {
   const apiAudiences = options.apiAudiences ?? [];
   // Synchronous while every method asked answers at once (client certificates, cached tokens): a
-  // request is authenticated without a promise or a microtask turn per method.
+  // request is authenticated without a promise, a microtask turn or a closure per method.
   return function authenticate(request: AuthnRequest): AuthnOutcome | Promise<AuthnOutcome> {
     const req = request.audiences === undefined && apiAudiences.length > 0 ? { ...request, audiences: [...apiAudiences] } : request;
-    const errors: string[] = [];
-    /** The outcome when this answer authenticated someone; an error is kept for the end. */
-    const outcomeOf = (r: AuthnResult): AuthnOutcome | undefined => {
-      if (!r) return undefined;
-      if ("user" in r) {
-        if (request.audiences === undefined && apiAudiences.length > 0 && r.audiences && r.audiences.length > 0 && !r.audiences.some((x) => apiAudiences.includes(x))) {
-          return { error: "unable to match the audience" };
-        }
-        const outcome: AuthnOutcome = { user: withAuthenticated(r.user, r.reused === true) };
-        if (r.audiences) outcome.audiences = r.audiences;
-        if (r.warnings?.length) outcome.warnings = r.warnings;
-        return outcome;
-      }
-      errors.push(r.error);
-      return undefined;
-    };
-    const failed = (e: unknown): AuthnResult => ({ error: (e as Error)?.message ?? String(e) });
-    const askFrom = (first: number): AuthnOutcome | Promise<AuthnOutcome> => {
-      for (let i = first; i < authenticators.length; i++) {
-        let answer: AuthnResult | Promise<AuthnResult>;
-        try {
-          answer = authenticators[i]!.authenticate(req);
-        } catch (e) {
-          answer = failed(e);
-        }
-        if (answer instanceof Promise) return answer.then((r) => r, failed).then((r) => outcomeOf(r) ?? askFrom(i + 1));
-        const outcome = outcomeOf(answer);
-        if (outcome) return outcome;
-      }
-      return noneAuthenticated();
-    };
-    const noneAuthenticated = (): AuthnOutcome | Promise<AuthnOutcome> => {
-      if (errors.length > 0) return { error: aggregate(errors) };
-      if (bearerToken(req) !== undefined) return { error: "invalid bearer token" };
-      if (anonymous) {
-        const anonymousOutcome = (r: AuthnResult): AuthnOutcome => (r && "user" in r ? { user: r.user } : { error: "Unauthorized", unrecognised: true });
-        const answer = anonymous.authenticate(req);
-        return answer instanceof Promise ? answer.then(anonymousOutcome) : anonymousOutcome(answer);
-      }
-      return { error: "Unauthorized", unrecognised: true };
-    };
+    const asking: Asking = { authenticators, anonymous, apiAudiences, request, req, errors: undefined };
     try {
-      return askFrom(0);
+      return askFrom(asking, 0);
     } catch (e) {
       return Promise.reject(e);
     }
   };
+}
+
+/** One request's pass through the methods. */
+interface Asking {
+  readonly authenticators: readonly Authenticator[];
+  readonly anonymous: Authenticator | undefined;
+  readonly apiAudiences: readonly string[];
+  /** As the caller made it, and as the methods see it (with --api-audiences). */
+  readonly request: AuthnRequest;
+  readonly req: AuthnRequest;
+  /** The refusals so far (made at the first). */
+  errors: string[] | undefined;
+}
+
+const failed = (e: unknown): AuthnResult => ({ error: (e as Error)?.message ?? String(e) });
+
+function askFrom(s: Asking, first: number): AuthnOutcome | Promise<AuthnOutcome> {
+  for (let i = first; i < s.authenticators.length; i++) {
+    let answer: AuthnResult | Promise<AuthnResult>;
+    try {
+      answer = s.authenticators[i]!.authenticate(s.req);
+    } catch (e) {
+      answer = failed(e);
+    }
+    if (answer instanceof Promise) return answer.then((r) => r, failed).then((r) => outcomeOf(s, r) ?? askFrom(s, i + 1));
+    const outcome = outcomeOf(s, answer);
+    if (outcome) return outcome;
+  }
+  return noneAuthenticated(s);
+}
+
+/** The outcome when this answer authenticated someone; a refusal is kept for the end. */
+function outcomeOf(s: Asking, r: AuthnResult): AuthnOutcome | undefined {
+  if (!r) return undefined;
+  if ("user" in r) {
+    const { apiAudiences } = s;
+    if (s.request.audiences === undefined && apiAudiences.length > 0 && r.audiences && r.audiences.length > 0 && !r.audiences.some((x) => apiAudiences.includes(x))) {
+      return { error: "unable to match the audience" };
+    }
+    const outcome: AuthnOutcome = { user: withAuthenticated(r.user, r.reused === true) };
+    if (r.audiences) outcome.audiences = r.audiences;
+    if (r.warnings?.length) outcome.warnings = r.warnings;
+    return outcome;
+  }
+  (s.errors ??= []).push(r.error);
+  return undefined;
+}
+
+function noneAuthenticated(s: Asking): AuthnOutcome | Promise<AuthnOutcome> {
+  if (s.errors) return { error: aggregate(s.errors) };
+  if (bearerToken(s.req) !== undefined) return { error: "invalid bearer token" };
+  if (s.anonymous) {
+    const answer = s.anonymous.authenticate(s.req);
+    return answer instanceof Promise ? answer.then(anonymousOutcome) : anonymousOutcome(answer);
+  }
+  return { error: "Unauthorized", unrecognised: true };
+}
+
+function anonymousOutcome(r: AuthnResult): AuthnOutcome {
+  return r && "user" in r ? { user: r.user } : { error: "Unauthorized", unrecognised: true };
 }

@@ -7,34 +7,41 @@ import type { UserInfo } from "../apimachinery/user.js";
 export function unionAuthorizer(chain: Authorizer[]): Authorizer {
   return {
     // Synchronous while every authorizer asked answers at once (system:masters, RBAC): most
-    // requests are decided without a promise or a microtask turn per authorizer.
+    // requests are decided without a promise, a microtask turn or a closure per authorizer.
     authorize(a: Attributes): AuthzResult | Promise<AuthzResult> {
-      const reasons: string[] = [];
-      const errors: string[] = [];
-      const decided = (r: AuthzResult): boolean => {
-        if (r.decision !== "no-opinion") return true;
-        if (r.reason) reasons.push(r.reason);
-        if (r.error) errors.push(r.error);
-        return false;
-      };
-      const askFrom = (first: number): AuthzResult | Promise<AuthzResult> => {
-        for (let i = first; i < chain.length; i++) {
-          const r = chain[i]!.authorize(a);
-          if (r instanceof Promise) return r.then((x) => (decided(x) ? x : askFrom(i + 1)));
-          if (decided(r)) return r;
-        }
-        const out: AuthzResult = { decision: "deny", reason: reasons.join("\n"), defaultDeny: true };
-        const error = aggregateErrors(errors);
-        if (error) out.error = error;
-        return out;
-      };
       try {
-        return askFrom(0);
+        return askFrom(chain, a, 0, undefined);
       } catch (e) {
         return Promise.reject(e);
       }
     },
   };
+}
+
+/** What the authorizers with no opinion said so far (made at the first of them). */
+interface NoOpinions {
+  reasons: string[];
+  errors: string[];
+}
+
+function askFrom(chain: readonly Authorizer[], a: Attributes, first: number, seen: NoOpinions | undefined): AuthzResult | Promise<AuthzResult> {
+  for (let i = first; i < chain.length; i++) {
+    const r = chain[i]!.authorize(a);
+    if (r instanceof Promise) return r.then((x) => (x.decision !== "no-opinion" ? x : askFrom(chain, a, i + 1, noted(seen, x))));
+    if (r.decision !== "no-opinion") return r;
+    seen = noted(seen, r);
+  }
+  const out: AuthzResult = { decision: "deny", reason: seen ? seen.reasons.join("\n") : "", defaultDeny: true };
+  const error = seen ? aggregateErrors(seen.errors) : "";
+  if (error) out.error = error;
+  return out;
+}
+
+function noted(seen: NoOpinions | undefined, r: AuthzResult): NoOpinions {
+  const s = seen ?? { reasons: [], errors: [] };
+  if (r.reason) s.reasons.push(r.reason);
+  if (r.error) s.errors.push(r.error);
+  return s;
 }
 
 /** An authorizer without a rule resolver makes the answer incomplete. */

@@ -13,42 +13,35 @@ import type { Filter } from "./filter.js";
 
 export function authorizationFilter(authorizer: Authorizer, metrics?: AuthorizationFilterMetrics): Filter {
   // Not async: a decision made at once (system:masters, RBAC) hands the request on in the same
-  // turn, with no promise of this stage's own.
+  // turn, with no promise or closure of this stage's own.
   return (ctx, next) => {
-    let user: UserInfo;
-    let info: RequestInfo;
-    let started: number;
-    let decision: AuthzResult | Promise<AuthzResult>;
     try {
-      info = requestInfoOf(ctx);
-      user = userOf(ctx);
-      started = metrics ? performance.now() : 0;
-      decision = authorizer.authorize(attributesFor(user, info));
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    const decide = (d: AuthzResult): Promise<void> => {
-      metrics?.observe(resultOf(d), (performance.now() - started) / 1000);
-      // Allowed even with an evaluation error (an authorizer may err and another still allow).
-      if (d.decision === "allow") {
-        annotate(ctx, "allow", d.reason);
-        return next();
-      }
-      // Not allowed because an authorizer failed: upstream answers 500 with the error.
-      if (d.error) {
-        annotate(ctx, undefined, "internal error");
-        return Promise.reject(internalError(new Error(d.error)));
-      }
-      annotate(ctx, "forbid", d.reason);
-      return Promise.reject(forbiddenFor(user, info, d.reason));
-    };
-    if (decision instanceof Promise) return decision.then(decide);
-    try {
-      return decide(decision);
+      const info = requestInfoOf(ctx);
+      const user = userOf(ctx);
+      const started = metrics ? performance.now() : 0;
+      const decision = authorizer.authorize(attributesFor(user, info));
+      if (decision instanceof Promise) return decision.then((d) => decided(ctx, next, d, user, info, started, metrics));
+      return decided(ctx, next, decision, user, info, started, metrics);
     } catch (e) {
       return Promise.reject(e);
     }
   };
+}
+
+function decided(ctx: RequestContext, next: () => Promise<void>, d: AuthzResult, user: UserInfo, info: RequestInfo, started: number, metrics: AuthorizationFilterMetrics | undefined): Promise<void> {
+  metrics?.observe(resultOf(d), (performance.now() - started) / 1000);
+  // Allowed even with an evaluation error (an authorizer may err and another still allow).
+  if (d.decision === "allow") {
+    annotate(ctx, "allow", d.reason);
+    return next();
+  }
+  // Not allowed because an authorizer failed: upstream answers 500 with the error.
+  if (d.error) {
+    annotate(ctx, undefined, "internal error");
+    return Promise.reject(internalError(new Error(d.error)));
+  }
+  annotate(ctx, "forbid", d.reason);
+  return Promise.reject(forbiddenFor(user, info, d.reason));
 }
 
 /** Upstream's result label: an allow wins over an error; the union's default deny is no opinion. */
