@@ -95,6 +95,17 @@ describe("x509 verification (Go's crypto/x509 rules and texts)", () => {
     expect(BigInt(certificateIdentifier(c).slice(3).split(",")[0]!).toString(16)).toBe(c.serialNumber.toLowerCase().replace(/^0+/, ""));
   });
 
+  it("answers every request of a connection with the one user its certificate names, and another connection with its own", async () => {
+    const a = x509Authenticator(bundle());
+    const connection = presented(jane);
+    const first = (await a.authenticate(request(connection))) as { user: unknown; reused?: true };
+    expect(first).toEqual({ user: { name: "jane", groups: ["team-a", "team-b"] }, reused: true });
+    expect(((await a.authenticate(request(connection))) as { user: unknown }).user).toBe(first.user);
+    const other = (await a.authenticate(request(presented(jane)))) as { user: unknown };
+    expect(other.user).not.toBe(first.user);
+    expect(other.user).toEqual(first.user);
+  });
+
   it("leaves a verified certificate without a CN to the next method, and does nothing without a CA bundle", async () => {
     expect(await x509Authenticator(bundle()).authenticate(request(presented(noCN)))).toBeUndefined();
     expect(await x509Authenticator("").authenticate(request(presented(jane)))).toBeUndefined();

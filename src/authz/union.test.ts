@@ -14,6 +14,24 @@ describe("privileged groups", () => {
   });
 });
 
+describe("the authorizers' union", () => {
+  const noOpinion = (reason: string, error?: string) => ({ authorize: () => ({ decision: "no-opinion" as const, reason, ...(error ? { error } : {}) }) });
+  it("decides at once when every authorizer asked answered at once, and waits for one that answers later", async () => {
+    const bob = attributes({ user: { name: "bob", groups: [] }, verb: "get", resource: "pods" });
+    expect(unionAuthorizer([noOpinion("a"), alwaysAllow]).authorize(bob)).toEqual({ decision: "allow", reason: "" });
+    const later = { authorize: () => Promise.resolve({ decision: "no-opinion" as const, reason: "later", error: "e1" }) };
+    const answer = unionAuthorizer([noOpinion("a"), later, noOpinion("b", "e2")]).authorize(bob);
+    expect(answer).toBeInstanceOf(Promise);
+    expect(await answer).toEqual({ decision: "deny", reason: "a\nlater\nb", defaultDeny: true, error: "[e1, e2]" });
+    expect(unionAuthorizer([noOpinion("")]).authorize(bob)).toEqual({ decision: "deny", reason: "", defaultDeny: true });
+  });
+  it("a throwing authorizer is a rejected answer, not a throw", async () => {
+    const boom = { authorize: () => { throw new Error("down"); } };
+    const answer = unionAuthorizer([boom]).authorize(attributes({ user: masters, verb: "get", resource: "pods" }));
+    await expect(answer).rejects.toThrow("down");
+  });
+});
+
 describe("the rule resolvers' union", () => {
   it("concatenates rules, is incomplete when one resolver is or when an authorizer has none, and aggregates errors", async () => {
     const failing = { rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: "b" }) };
