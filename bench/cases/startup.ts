@@ -4,7 +4,6 @@
 // generates its certificates and writes every bootstrap object), a restart of a data dir that
 // holds only what start-up wrote, and a restart of one holding 10,000 pods.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
 import { request } from "node:https";
 import { join } from "node:path";
 import { benchDir, repoRoot } from "../core/child.js";
@@ -12,25 +11,13 @@ import type { BenchContext } from "../core/context.js";
 import { stats } from "../core/stats.js";
 import type { BenchCase, Session } from "../core/types.js";
 import { freePort } from "../core/free-port.js";
+import { kapiBuild } from "../core/kapi-build.js";
 
-
-function newestMtime(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return t;
-}
 
 /** The built CLI when there is one; otherwise the source through tsx (slower: a note says so). */
 function kapiCommand(root: string): { args: string[]; note: string } {
-  const dist = join(root, "dist/bundle/kapi.cjs");
-  if (existsSync(dist)) {
-    const stale = newestMtime(join(root, "src")) > statSync(dist).mtimeMs;
-    return { args: [dist], note: `kapi: node dist/bundle/kapi.cjs${stale ? " (dist/ is older than src/: run npm run build first)" : ""}` };
-  }
-  return { args: ["--import", "tsx", join(root, "src/cli/main.ts")], note: "kapi: src/cli/main.ts via tsx (no dist/: figures include TypeScript loading; run npm run build)" };
+  const b = kapiBuild(root, "dist/bundle/kapi.cjs", "src/cli/main.ts");
+  return { args: b.built ? [b.file] : ["--import", "tsx", b.file], note: b.built ? `kapi: node ${b.note.slice("kapi: ".length)}` : `${b.note}; figures include TypeScript loading` };
 }
 
 /**

@@ -77,6 +77,7 @@ export class BenchContext {
   /** Client credentials (from the first kapi's kubeconfig), valid for every server here. */
   creds?: Omit<Target, "url">;
   private dirs = 0;
+  private kapiLoadedSaid = false;
 
   constructor(readonly opts: BenchOptions) {}
 
@@ -110,7 +111,10 @@ export class BenchContext {
     const child = Child.start("servers/kapi.ts", [], ["--expose-gc", ...this.profileArgs()]);
     const merged = this.opts.kapiOptions || options ? { ...this.opts.kapiOptions, ...options } : undefined;
     const start: KapiStart = { kapiRoot: this.opts.kapiRoot, storage, dataDir, certDir: this.certDir, ...(merged ? { options: merged } : {}) };
-    const info = await child.call<{ url: string; kubeconfig: string }>("start", start);
+    const info = await child.call<{ url: string; kubeconfig: string; loaded: string }>("start", start);
+    // Which kapi runs (the build, or the source when it is newer), said once per run.
+    if (!this.kapiLoadedSaid) this.opts.log(`  · ${info.loaded}`);
+    this.kapiLoadedSaid = true;
     this.creds ??= clientCredsFromKubeconfig(info.kubeconfig);
     return this.handle(child, { url: info.url, ...clientCredsFromKubeconfig(info.kubeconfig) });
   }
