@@ -32,11 +32,18 @@ export class CacheWatcher<O> {
   private initial: readonly Entry<O>[];
   private initialIdx = 0;
   private endBookmark: number | undefined;
-  private replay: CacheEvent<O>[];
+  private replay: readonly CacheEvent<O>[];
   private replayIdx = 0;
   private queue: CacheEvent<O>[] = [];
   private queueIdx = 0;
   private blocked = false;
+  /**
+   * Something besides live events is left to send (initial entries, the end bookmark, replayed
+   * history or queued events). A flag, so that the check every event makes for every watcher reads
+   * this object alone, not the four backlogs (issue 26: per-watcher memory touches are the cost of
+   * a fan-out). Set with each backlog, cleared once a pump has sent them all.
+   */
+  private backlog: boolean;
   private pumping = false;
   private lastRevision: number;
   private readonly startRevision: number;
@@ -55,9 +62,10 @@ export class CacheWatcher<O> {
     private readonly maxQueued: number,
     start: WatcherStart<O>,
   ) {
-    this.initial = start.initial ?? [];
+    this.initial = start.initial ?? none;
     this.endBookmark = start.initialEventsEndAt;
-    this.replay = start.replay ?? [];
+    this.replay = start.replay ?? none;
+    this.backlog = this.initial.length > 0 || this.endBookmark !== undefined || this.replay.length > 0;
     this.lastRevision = start.startRevision;
     this.startRevision = start.startRevision;
     this.observer = start.observer;
@@ -69,7 +77,7 @@ export class CacheWatcher<O> {
 
   /** Everything handed to the sink so far, nothing pending: a bookmark may be sent now. */
   get idle(): boolean {
-    return !this.blocked && this.initialIdx >= this.initial.length && this.endBookmark === undefined && this.replayIdx >= this.replay.length && this.queueIdx >= this.queue.length;
+    return !this.blocked && !this.backlog;
   }
 
   matches(e: Entry<O>): boolean {
@@ -94,6 +102,7 @@ export class CacheWatcher<O> {
     }
     this.lastRevision = ev.revision;
     this.queue.push(ev);
+    this.backlog = true;
   }
 
   /** Periodic progress: tell the client everything up to `revision` was sent. */
@@ -120,9 +129,10 @@ export class CacheWatcher<O> {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.initial = [];
-    this.replay = [];
+    this.initial = none;
+    this.replay = none;
     this.queue = [];
+    this.backlog = false;
     this.detach();
   }
 
@@ -151,12 +161,13 @@ export class CacheWatcher<O> {
         } else break;
       }
       if (this.initialIdx >= this.initial.length && this.replayIdx >= this.replay.length) this.initDone();
-      if (this.initialIdx >= this.initial.length && this.initial.length > 0) this.initial = [];
+      if (this.initialIdx >= this.initial.length && this.initial.length > 0) this.initial = none;
       if (this.replayIdx >= this.replay.length && this.replay.length > 0) {
-        this.replay = [];
+        this.replay = none;
         this.replayIdx = 0;
       }
     } finally {
+      this.backlog = this.initialIdx < this.initial.length || this.endBookmark !== undefined || this.replayIdx < this.replay.length || this.queueIdx < this.queue.length;
       this.pumping = false;
     }
   }
@@ -175,8 +186,18 @@ export class CacheWatcher<O> {
 
   /** Translate a cache event into what this watcher sees (or nothing). */
   private deliverEvent(ev: CacheEvent<O>): void {
-    const curPasses = ev.type !== "DELETED" && this.matches(ev.cur);
-    const prevPasses = ev.prev ? this.matches(ev.prev) : ev.type === "DELETED" && this.matches(ev.cur);
+    let curPasses: boolean;
+    let prevPasses: boolean;
+    if (ev.matchedBy === this.pred) {
+      curPasses = ev.curPasses!;
+      prevPasses = ev.prevPasses!;
+    } else {
+      curPasses = ev.type !== "DELETED" && this.matches(ev.cur);
+      prevPasses = ev.prev ? this.matches(ev.prev) : ev.type === "DELETED" && this.matches(ev.cur);
+      ev.matchedBy = this.pred;
+      ev.curPasses = curPasses;
+      ev.prevPasses = prevPasses;
+    }
     if (curPasses && !prevPasses) this.emit(shared(ev, "A"));
     else if (curPasses && prevPasses) this.emit(shared(ev, "M"));
     else if (!curPasses && prevPasses) {
@@ -186,6 +207,9 @@ export class CacheWatcher<O> {
     }
   }
 }
+
+/** Every watcher's backlog once sent (one array, not one per watcher). */
+const none: readonly never[] = [];
 
 // Deliveries find their byte memo only when a sink encodes: in-process sinks (informers) never
 // do, and a Map per event would otherwise stay in the history ring with it.

@@ -51,6 +51,13 @@ export interface CacheEvent<O> {
    * object and one byte memo per variant, not per watcher.
    */
   deliveries?: Partial<Record<"A" | "M" | "D" | "L", Delivery<O>>>;
+  /**
+   * The predicate this event was last matched against and its answers for `cur` and `prev`:
+   * watchers sharing a predicate (one scope, no selectors) match an event once between them.
+   */
+  matchedBy?: Predicate;
+  curPasses?: boolean;
+  prevPasses?: boolean;
 }
 
 /** Which objects a list or watch wants: the key scope plus an attribute filter. */

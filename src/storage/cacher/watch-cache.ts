@@ -96,12 +96,15 @@ interface Snapshot<O> {
 }
 
 const maxSnapshots = 64;
+/** Distinct selector-less watch scopes whose predicate is shared (see sharedPredicate). */
+const maxSharedPredicates = 4096;
 
 export class WatchCache<O> {
   revision = 0;
   private readonly store = new SortedStore<O>();
   private ring!: EventRing<O>;
   private readonly watchers = new WatcherIndex<O>();
+  private readonly plainPredicates = new Map<string, Predicate>();
   private readonly snapshots = new Map<number, Snapshot<O>>();
   private waiters: { rev: number; resolve: () => void }[] = [];
   private size = 0;
@@ -527,10 +530,27 @@ export class WatchCache<O> {
       }
       ws = { replay: this.ring.since(start.revision), startRevision: Math.max(this.revision, start.revision), observer: this.observer };
     }
-    const w = new CacheWatcher<O>(pred, sink, allowBookmarks, this.opts.maxQueuedPerWatcher, ws);
+    const w = new CacheWatcher<O>(this.sharedPredicate(pred), sink, allowBookmarks, this.opts.maxQueuedPerWatcher, ws);
     this.watchers.add(w);
     w.resume();
     return w;
+  }
+
+  /**
+   * Watchers of the same scope without selectors get one predicate object: an event is matched
+   * against it once for all of them (CacheWatcher.deliverEvent), and its prefix is read from one
+   * place rather than one copy per watch (issue 26). Bounded: past the bound, new watches start a
+   * fresh table (those already sharing keep their object).
+   */
+  private sharedPredicate(pred: Predicate): Predicate {
+    if (pred.matches) return pred;
+    const key = `${pred.prefix}\u0000${pred.namespace}\u0000${pred.name}`;
+    const known = this.plainPredicates.get(key);
+    if (known) return known;
+    if (this.plainPredicates.size >= maxSharedPredicates) this.plainPredicates.clear();
+    const own: Predicate = { prefix: pred.prefix, namespace: pred.namespace, name: pred.name };
+    this.plainPredicates.set(key, own);
+    return own;
   }
 
   private async tick(): Promise<void> {
