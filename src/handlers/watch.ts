@@ -13,7 +13,7 @@ import { servedObject } from "../registry/list.js";
 import type { KObject } from "../apimachinery/object.js";
 import { convertsOnRead, type ResourceType } from "../registry/resource-type.js";
 import { servedOne } from "../registry/conversion.js";
-import { bookmarkObject, initialEventsEndAnnotation, type ActiveWatch } from "../registry/watch.js";
+import { bookmarkObject, initialEventsEndAnnotation } from "../registry/watch.js";
 import type { Delivery } from "../storage/cacher/types.js";
 import type { ResourceRequest } from "./context.js";
 import { negotiateRead } from "./output.js";
@@ -22,6 +22,7 @@ import { toApiError } from "./errors.js";
 import { warningHeader } from "../http/respond.js";
 import type { WatchEnding } from "../http/watch-tap.js";
 import { Deadlines, type Deadline } from "./watch-deadlines.js";
+import { ResponseSink } from "./watch-sink.js";
 
 /** Upstream --min-request-timeout default: watches without timeoutSeconds last 1800–3600 s. */
 const defaultMinRequestTimeoutSeconds = 1800;
@@ -42,36 +43,49 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   const t = r.type;
   const table = n.target?.as === "Table" ? n.target : undefined;
   const contentType = table ? `application/json;as=Table;v=${table.version};g=meta.k8s.io` : n.codec.streamContentType;
-  let ended = false;
-  let waitingForDrain = false;
   let firstTableEvent = true;
-  let active: ActiveWatch | undefined;
   let timer: Deadline | undefined;
   const end = () => {
-    if (ended) return;
-    ended = true;
+    if (sink.ended) return;
+    sink.ended = true;
     timer?.cancel();
-    active?.stop();
+    sink.active?.stop();
     r.parts.streams.delete(handle);
     ex.end();
   };
   const handle = { stop: end };
+  // The memo is per delivery, shared by every watcher of the group-resource: keys carry the
+  // apiVersion, so each version's object (converted once per version) and bytes are made once.
+  const memoKey = internedKey(`${n.codec.mediaType}|${t.apiVersion}`);
+  // Each event is counted once per watcher it is sent to (upstream's watch event metrics).
+  const sent = r.parts.watchMetrics?.seriesOf(t.group, t.version, t.resource);
+  const sink = new ResponseSink(
+    ex,
+    memoKey,
+    sent,
+    (d) => encodeDelivery(n.codec, t, d),
+    watchList ? () => watchListSent(r) : undefined,
+    (reason) => {
+      // A watcher that fell behind is told so before its stream ends: its client resumes from
+      // the last resourceVersion it received (429 makes client-go back off and watch again).
+      if (reason === "slow" && !sink.ended) ex.write(n.codec.encodeWatchEvent("ERROR", slowWatcherStatus()));
+      end();
+    },
+    Number(opts.resourceVersion) || 0,
+  );
   // The request's signal aborts when the client goes away (handled just below) or when the
   // server cancels the request; either way the stream ends.
   r.ctx.signal.addEventListener("abort", () => (ex.closed ? undefined : end()), { once: true });
   ex.onClose(() => {
-    ended = true;
+    sink.ended = true;
     timer?.cancel();
-    active?.stop();
+    sink.active?.stop();
     r.parts.streams.delete(handle);
   });
   ex.head(200, { "content-type": contentType, "cache-control": "no-cache, private", ...(r.warnings.length > 0 ? { warning: warningHeader(r.warnings) } : {}) });
   // Flush the head now (upstream flushes too): clients wait for it before reading events.
   ex.write("");
 
-  // The memo is per delivery, shared by every watcher of the group-resource: keys carry the
-  // apiVersion, so each version's object (converted once per version) and bytes are made once.
-  const memoKey = internedKey(`${n.codec.mediaType}|${t.apiVersion}`);
   const bytesOf = (d: Delivery<KObject>, converted?: KObject): Buffer => {
     if (table && d.type !== "BOOKMARK") {
       const row = tableRow(r, table.version, converted ?? servedObject(t, d.entry!.object, d.revision), firstTableEvent);
@@ -85,38 +99,19 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     }
     return b;
   };
-  // Each event is counted once per watcher it is sent to (upstream's watch event metrics).
-  const sent = r.parts.watchMetrics?.seriesOf(t.group, t.version, t.resource);
-  const writeOut = (bytes: Buffer): boolean => {
-    if (sent) {
-      sent.count.inc();
-      sent.sizes.observe(bytes.length);
-    }
-    const ok = ex.write(bytes);
-    if (ok || waitingForDrain) return ok;
-    waitingForDrain = true;
-    void ex.drained().then(() => {
-      waitingForDrain = false;
-      if (!ended && pending === 0) active?.resume();
-    });
-    return false;
-  };
   // A test harness's tap (src/testing/) hears of each event and may end the watch early.
   const tap = r.ctx.watchTap;
-  let lastRevision = Number(opts.resourceVersion) || 0;
   const deliver = (d: Delivery<KObject>, converted?: KObject): boolean => {
-    const ok = writeOut(bytesOf(d, converted));
-    if (d.initialEventsEnd && watchList) watchListSent(r);
-    lastRevision = d.revision;
+    const ok = sink.sendBytes(d, bytesOf(d, converted));
     if (tap) endEarly(tap.sent({ type: d.type, name: d.entry?.object.metadata?.name, namespace: d.entry?.object.metadata?.namespace, resourceVersion: String(d.revision) }));
     return ok;
   };
   const endEarly = (ending: WatchEnding | undefined): void => {
-    if (!ending || ended) return;
+    if (!ending || sink.ended) return;
     if (ending.end === "error") {
       if (ending.bookmark && opts.allowWatchBookmarks) {
-        ex.write(n.codec.encodeWatchEvent("BOOKMARK", bookmarkObject(t, lastRevision)));
-        tap!.sent({ type: "BOOKMARK", resourceVersion: String(lastRevision) });
+        ex.write(n.codec.encodeWatchEvent("BOOKMARK", bookmarkObject(t, sink.lastRevision)));
+        tap!.sent({ type: "BOOKMARK", resourceVersion: String(sink.lastRevision) });
       }
       ex.write(n.codec.encodeWatchEvent("ERROR", ending.status.toStatus()));
       tap!.sent({ type: "ERROR" });
@@ -125,9 +120,9 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   };
   if (tap?.begin) {
     // A bookmark sent before any event carries the revision the watch starts from.
-    if (!lastRevision) lastRevision = await r.store.currentRevision();
+    if (!sink.lastRevision) sink.lastRevision = await r.store.currentRevision();
     endEarly(tap.begin());
-    if (ended) return;
+    if (sink.ended) return;
   }
 
   // Webhook-converted types: events are converted (once per delivery and version, see
@@ -145,56 +140,50 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
     return p;
   };
   let chain: Promise<void> = Promise.resolve();
-  let pending = 0;
   let pausedForConversion = false;
   const maxPendingConversions = 64;
-  const result = prepared.begin({
-    send(d) {
-      if (ended) return true;
-      if (!converting || (d.type === "BOOKMARK" && pending === 0)) return deliver(d);
-      pending++;
+  // Tables, conversion and a tap take the handler's path; everything else stays in the sink.
+  if (table || converting || tap) {
+    sink.special = (d) => {
+      if (!converting || (d.type === "BOOKMARK" && sink.pending === 0)) return deliver(d);
+      sink.pending++;
       const conversion = d.type === "BOOKMARK" ? undefined : convertedOf(d);
       chain = chain.then(async () => {
         let obj: KObject | undefined;
         try {
           obj = conversion ? await conversion : undefined;
         } catch (e) {
-          pending--;
-          if (!ended) ex.write(n.codec.encodeWatchEvent("ERROR", toApiError(e).toStatus()));
+          sink.pending--;
+          if (!sink.ended) ex.write(n.codec.encodeWatchEvent("ERROR", toApiError(e).toStatus()));
           end();
           return;
         }
-        pending--;
-        if (ended) return;
+        sink.pending--;
+        if (sink.ended) return;
         deliver(d, obj);
-        if (pausedForConversion && pending === 0 && !waitingForDrain) {
+        if (pausedForConversion && sink.pending === 0 && !sink.waitingForDrain) {
           pausedForConversion = false;
-          active?.resume();
+          sink.active?.resume();
         }
       });
-      if (pending < maxPendingConversions && !waitingForDrain) return true;
+      if (sink.pending < maxPendingConversions && !sink.waitingForDrain) return true;
       pausedForConversion = true;
       return false;
-    },
-    closed: (reason) => {
-      // A watcher that fell behind is told so before its stream ends: its client resumes from
-      // the last resourceVersion it received (429 makes client-go back off and watch again).
-      if (reason === "slow" && !ended) ex.write(n.codec.encodeWatchEvent("ERROR", slowWatcherStatus()));
-      end();
-    },
-  });
+    };
+  }
+  const result = prepared.begin(sink);
   // The initial events went out with begin (those a slow client held back wait in the watcher):
   // the seat flow control holds for the watch's initialization is free again.
   r.ctx.watchInitialized?.();
   if ("error" in result) {
-    if (!ended) ex.write(n.codec.encodeWatchEvent("ERROR", toApiError(result.error).toStatus()));
+    if (!sink.ended) ex.write(n.codec.encodeWatchEvent("ERROR", toApiError(result.error).toStatus()));
     tap?.sent({ type: "ERROR" });
     end();
     return;
   }
-  active = result;
-  if (ended) {
-    active.stop();
+  sink.active = result;
+  if (sink.ended) {
+    result.stop();
     return;
   }
   r.parts.streams.add(handle);
