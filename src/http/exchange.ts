@@ -181,7 +181,10 @@ class H2Exchange implements Exchange {
   }
   write(chunk: Buffer | string): boolean {
     const stream = this.stream;
-    if (stream.closed || stream.destroyed) return true;
+    // Not writable: closed (Node ends the writable side when a stream closes), destroyed, or
+    // ended. One check on the state the write reads anyway: a watch fan-out makes it once per
+    // event and watcher, and each other object it reads is memory touched per watcher (issue 26).
+    if (!stream.writable) return true;
     this.written += byteLength(chunk);
     return stream.write(chunk);
   }

@@ -363,4 +363,35 @@ describe("cache watcher deliveries", () => {
     // ADDED is seen the same way by both selectors.
     expect(w1.got[0]).toBe(a1.got[0]);
   });
+
+  it("watchers of one scope without selectors share a predicate; each event is matched once per predicate, and each watcher sees it as its own predicate says", async () => {
+    setup();
+    const c = await cacher.get(spec);
+    const scoped = (ns: string): Predicate => ({ prefix: `${prefix}${ns}/`, namespace: ns, name: "" });
+    const [a, b, other] = [new Keep(), new Keep(), new Keep()];
+    const wa = c.watch(scoped("ns"), a, { from: "revision", revision: c.revision }, false);
+    const wb = c.watch(scoped("ns"), b, { from: "revision", revision: c.revision }, false);
+    const wo = c.watch(scoped("other"), other, { from: "revision", revision: c.revision }, false);
+    expect(wb.pred).toBe(wa.pred);
+    expect(wo.pred).not.toBe(wa.pred);
+    // Selectors are never shared, and watchers with different selectors, met in turn on one event,
+    // each get their own answer (the event remembers only the last predicate it was matched with).
+    const calls: string[] = [];
+    const selecting = (tier: string) => ({ ...scoped("ns"), matches: (l: Readonly<Record<string, string>> | undefined) => (calls.push(tier), l?.tier === tier) });
+    const [web, db, web2] = [new Keep(), new Keep(), new Keep()];
+    const ww = c.watch(selecting("web"), web, { from: "revision", revision: c.revision }, false);
+    c.watch(selecting("db"), db, { from: "revision", revision: c.revision }, false);
+    const ww2 = c.watch(selecting("web"), web2, { from: "revision", revision: c.revision }, false);
+    expect(ww2.pred).not.toBe(ww.pred);
+    await storage.create(`${prefix}ns/x`, JSON.stringify({ name: "x", labels: { tier: "web" } }));
+    await storage.update(`${prefix}ns/x`, JSON.stringify({ name: "x", labels: { tier: "db" } }), 0);
+    await storage.create(`${prefix}other/y`, JSON.stringify({ name: "y" }));
+    await tick();
+    for (const k of [a, b]) expect(k.got.map((d) => `${d.type} ${d.entry!.object.name}`)).toEqual(["ADDED x", "MODIFIED x"]);
+    expect(other.got.map((d) => `${d.type} ${d.entry!.object.name}`)).toEqual(["ADDED y"]);
+    for (const k of [web, web2]) expect(k.got.map((d) => d.type)).toEqual(["ADDED", "DELETED"]);
+    expect(db.got.map((d) => d.type)).toEqual(["ADDED"]);
+    // ADDED: cur only (3 selectors); MODIFIED: cur and prev (3 selectors each).
+    expect(calls.length).toBe(3 + 6);
+  });
 });
