@@ -17,7 +17,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { clientCredsFromKubeconfig, servingCredsFromCertDir, type ClientCreds } from "./core/tls.js";
 import { openH2 } from "./client/transport.js";
 import { pod } from "./fixtures.js";
-import { listenBare, type BareExchange } from "./servers/listen.js";
+import { listenBare } from "./servers/listen.js";
+import { fanoutHandler } from "./servers/fanout-handler.js";
 
 interface ClientJob extends ClientCreds {
   url: string;
@@ -74,33 +75,12 @@ async function client(job: ClientJob): Promise<void> {
   process.send!({ ready: true } satisfies ToServer);
 }
 
-/** The anchor's fan-out, in this process: each event serialized once, the same bytes to every stream. */
+/** The anchor's fan-out (bench/servers/fanout-handler.ts), in this process; its other GETs answer 200. */
 async function bareServer(certDir: string, pad: number): Promise<{ url: string; close: () => void }> {
-  const watchers = new Set<BareExchange>();
-  let rv = 1;
+  const { handle } = fanoutHandler({ fansOut: (path) => path.startsWith("/api/v1/namespaces/default/"), pad });
   const { server, url } = await listenBare(servingCredsFromCertDir(certDir), (ex) => {
-    if (ex.method === "GET" && ex.path.includes("watch=1")) {
-      watchers.add(ex);
-      ex.onClose(() => watchers.delete(ex));
-      ex.head(200, { "content-type": "application/json", "cache-control": "no-cache, private" });
-      return;
-    }
-    if (ex.method === "GET") return ex.head(200, {}), ex.end();
-    void ex.body().then((raw) => {
-      const obj = JSON.parse(raw.toString("utf8"));
-      if (pad > 0) obj.metadata.annotations = { ...obj.metadata.annotations, pad: "x".repeat(pad) };
-      obj.metadata = { ...obj.metadata, resourceVersion: String(++rv), uid: `uid-${rv}`, creationTimestamp: new Date().toISOString() };
-      const created = JSON.stringify(obj);
-      if (ex.path.startsWith("/api/v1/namespaces/default/")) {
-        const event = Buffer.from(`{"type":"ADDED","object":${created}}\n`);
-        for (const w of watchers) {
-          w.write(event);
-          if (w.pending() > 16 * 1024 * 1024) w.end();
-        }
-      }
-      ex.head(201, { "content-type": "application/json" });
-      ex.end(Buffer.from(created));
-    });
+    if (ex.method === "GET" && !ex.path.includes("watch=1")) return ex.head(200, {}), ex.end();
+    handle(ex);
   });
   return { url, close: () => void server.close() };
 }

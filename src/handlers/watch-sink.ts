@@ -7,11 +7,10 @@
 import type { KObject } from "../apimachinery/object.js";
 import type { Exchange } from "../http/exchange.js";
 import type { WatchEventSeries } from "../observability/watch-metrics.js";
-import type { ActiveWatch } from "../registry/watch.js";
-import type { WatchSink } from "../storage/cacher/cache-watcher.js";
+import type { ActiveWatch, ObjectWatchSink } from "../registry/watch.js";
 import type { Delivery } from "../storage/cacher/types.js";
 
-export class ResponseSink implements WatchSink<KObject> {
+export class ResponseSink implements ObjectWatchSink {
   ended = false;
   /** A write returned false: the response is told to resume the watcher once it drains. */
   waitingForDrain = false;

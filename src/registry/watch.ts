@@ -29,12 +29,15 @@ export interface ActiveWatch {
   resume(): void;
 }
 
+/** What a watch's events are handed to (the watch handler's response). */
+export type ObjectWatchSink = WatchSink<KObject>;
+
 export interface PreparedWatch {
   /**
    * Register with the cache and start delivering to `sink` synchronously (so the response head
    * must already be sent). Returns the watch, or the error to send as an ERROR event.
    */
-  begin(sink: WatchSink<KObject>): ActiveWatch | { error: unknown };
+  begin(sink: ObjectWatchSink): ActiveWatch | { error: unknown };
 }
 
 export function bookmarkObject(t: ResourceType, rv: number, annotations?: Record<string, string>): KObject {
