@@ -82,14 +82,15 @@ export function serveIpc(handlers: Record<string, Handler>, onStop: () => Promis
       const { active, idle } = nodePerformance.eventLoopUtilization();
       return { ...process.cpuUsage(), loopActiveMs: active, loopIdleMs: idle };
     },
-    rss: () => {
-      // A forced collection first, so the figure is live memory and not garbage waiting.
+    /** After forced collections: the process's RSS, and its live heap plus what lives outside it (Buffers). */
+    memory: () => {
       const gc = (globalThis as { gc?: () => void }).gc;
       if (gc) {
         gc();
         gc();
       }
-      return process.memoryUsage().rss;
+      const m = process.memoryUsage();
+      return { rss: m.rss, live: m.heapUsed + m.external };
     },
     ...handlers,
     stop: async () => {
