@@ -26,7 +26,11 @@ export function replicaSet(namespace: string): Record<string, unknown> {
   };
 }
 
-/** A pod as the ReplicaSet controller of Deployment `web` would create it, with kubelet status. */
+/**
+ * A pod as the ReplicaSet controller of Deployment `web` would create it, with kubelet status. Like
+ * real pods of one ReplicaSet, pods differ beyond their names: the service account volume's suffix
+ * (here the pod's name, so an update keeps it) and the container's ID (here the seq).
+ */
 export function pod(name: string, namespace = "default", seq = "0", ownerUid = "6b3c1a5e-2f4d-4b8e-9a71-0c2d3e4f5a6b"): Record<string, unknown> {
   return {
     apiVersion: "v1",
@@ -51,12 +55,12 @@ export function pod(name: string, namespace = "default", seq = "0", ownerUid = "
           env: [{ name: "LOG_LEVEL", value: "info" }],
           resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "256Mi" } },
           readinessProbe: { httpGet: { path: "/healthz", port: 8080, scheme: "HTTP" }, periodSeconds: 10 },
-          volumeMounts: [{ name: "kube-api-access-x7k2p", mountPath: "/var/run/secrets/kubernetes.io/serviceaccount", readOnly: true }],
+          volumeMounts: [{ name: `kube-api-access-${name}`, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount", readOnly: true }],
         },
       ],
       volumes: [
         {
-          name: "kube-api-access-x7k2p",
+          name: `kube-api-access-${name}`,
           projected: {
             defaultMode: 420,
             sources: [
@@ -94,7 +98,7 @@ export function pod(name: string, namespace = "default", seq = "0", ownerUid = "
           restartCount: 0,
           image: "registry.example.com/shop/web:1.27.3",
           imageID: "registry.example.com/shop/web@sha256:3f1b2c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f809",
-          containerID: "containerd://9a8b7c6d5e4f30211a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081",
+          containerID: `containerd://9a8b7c6d5e4f30211a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e-${seq}`,
           state: { running: { startedAt: "2025-01-01T00:00:05Z" } },
           lastState: {},
         },
@@ -111,5 +115,5 @@ export function podTemplate(namespace: string, ownerUid: string): string {
 
 /** Fill a template made by podTemplate (names and seqs contain no JSON-special characters). */
 export function fillTemplate(tpl: string, name: string, seq = "0"): string {
-  return tpl.replace(NAME, name).replace(SEQ, seq);
+  return tpl.replaceAll(NAME, name).replaceAll(SEQ, seq);
 }

@@ -27,7 +27,7 @@ export type RequestSpec =
   /** Each slot first creates its own pod (untimed), then PUTs it with the last resourceVersion. */
   | { op: "update"; namespace: string; ownerUid: string; prefix: string }
   /**
-   * POST `template` (any object, serialized, with the fixtures' NAME and SEQ placeholders once each)
+   * POST `template` (any object, serialized, with the fixtures' NAME and SEQ placeholders)
    * to the collection `path`, named <prefix>-<slot>-<seq>: creates of kinds other than pods.
    */
   | { op: "post"; path: string; template: string; prefix: string };

@@ -9,9 +9,8 @@ import type { Cacher, CacheSpec } from "../storage/cacher/cacher.js";
 import type { WatchCache } from "../storage/cacher/watch-cache.js";
 import { CorruptValueError, StorageError, type KeyValue } from "../storage/interface.js";
 import { decodeFromStorage } from "./codec.js";
-import { shareFieldSets } from "./shared-field-sets.js";
 import { shareUnchanged } from "./share-unchanged.js";
-import { shareStrings } from "./shared-strings.js";
+import { shareSubtrees } from "./shared-subtrees.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
 import { tooLargeError, tooOldError, type ListOptions } from "./list-options.js";
 import type { KObject } from "../apimachinery/object.js";
@@ -60,10 +59,10 @@ export function cacheSpec(t: ResourceType): CacheSpec<KObject> {
       namespaced: t.namespaced,
       decode: (kv: KeyValue, prev?: KObject) => {
         const decoded = decodeFromStorage(kv, t);
-        // Unchanged parts first: what they take from prev needs no hashing or interning again.
+        // Unchanged parts first: a new version keeps its predecessor's parts even when the shared
+        // parts' table has started afresh since.
         const object = prev ? (shareUnchanged(decoded, prev) as KObject) : decoded;
-        shareFieldSets(object);
-        shareStrings(object, prev);
+        shareSubtrees(object as unknown as Record<string, unknown>);
         return { object, labels: object.metadata.labels, fields: objectFields(t, object) };
       },
     };

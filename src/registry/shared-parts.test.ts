@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KObject } from "../apimachinery/object.js";
-import { shareFieldSets } from "./shared-field-sets.js";
-import { shareStrings } from "./shared-strings.js";
+import { shareSubtrees } from "./shared-subtrees.js";
 import { shareUnchanged } from "./share-unchanged.js";
 
 const pod = (name: string, phase: string): KObject =>
@@ -50,32 +49,55 @@ describe("cached objects share their parts", () => {
     expect(Object.keys(out.a)).toEqual(["y", "x"]);
   });
 
-  it("equal managedFields field sets of different objects are one frozen set", () => {
+  it("equal parts of different objects are one frozen part; each root stays its own", () => {
     const a = pod("a", "Running");
     const b = pod("b", "Pending");
-    shareFieldSets(a);
-    shareFieldSets(b);
+    const wantA = JSON.stringify(a);
+    const wantB = JSON.stringify(b);
+    shareSubtrees(a);
+    shareSubtrees(b);
+    expect(JSON.stringify(a)).toBe(wantA);
+    expect(JSON.stringify(b)).toBe(wantB);
+    expect(b.spec).toBe(a.spec);
     const setA = setOf(a) as Record<string, unknown>;
     expect(setOf(b)).toBe(setA);
-    expect(Object.isFrozen(setA) && Object.isFrozen(setA["f:spec"])).toBe(true);
+    expect((b.metadata as { labels: unknown }).labels).toBe(a.metadata.labels);
+    // Parts that differ are not shared, their equal children are.
+    expect(b.metadata).not.toBe(a.metadata);
+    expect(b.status).not.toBe(a.status);
+    expect(Object.isFrozen(setA) && Object.isFrozen(setA["f:spec"]) && Object.isFrozen(a.spec)).toBe(true);
+    expect(Object.isFrozen(a)).toBe(false);
     expect(() => {
-      (setA as Record<string, unknown>)["f:status"] = {};
+      setA["f:status"] = {};
     }).toThrow(TypeError);
+    // A part changed before sharing is not taken for the held one.
     const c = pod("c", "Running");
     (setOf(c) as Record<string, unknown>)["f:status"] = {};
-    shareFieldSets(c);
+    shareSubtrees(c);
     expect(setOf(c)).not.toBe(setA);
-    // A new version after shareFieldSets: the frozen set is shared as it is, never written to.
+    // Held by one object only: not frozen until another shares it.
+    expect(Object.isFrozen(setOf(c))).toBe(false);
+    const e = pod("e", "Running");
+    (setOf(e) as Record<string, unknown>)["f:status"] = {};
+    shareSubtrees(e);
+    expect(setOf(e)).toBe(setOf(c));
+    expect(Object.isFrozen(setOf(c)) && Object.isFrozen((setOf(c) as Record<string, object>)["f:status"])).toBe(true);
+    // A new version keeps the frozen parts of the one before as they are, never written to.
     const d = pod("a", "Running");
-    shareFieldSets(d);
-    expect(() => shareUnchanged(d, a)).not.toThrow();
+    shareSubtrees(d);
+    expect(() => shareSubtrees(shareUnchanged(d, a) as KObject)).not.toThrow();
   });
 
-  it("string sharing leaves every value as it was", () => {
-    const a = pod("a", "Running");
-    const want = JSON.stringify(a);
-    shareStrings(a);
-    shareStrings(a);
-    expect(JSON.stringify(a)).toBe(want);
+  it("parts equal but for key order, array length or a value's type are not shared", () => {
+    const x = { a: { p: 1, q: "2" }, b: { q: "2", p: 1 }, c: { p: "1", q: "2" }, d: [1, 2], e: [1, 2, 2] };
+    shareSubtrees(x);
+    expect(x.a).not.toBe(x.b);
+    expect(x.a).not.toBe(x.c);
+    expect(x.d).not.toBe(x.e);
+    expect(JSON.stringify(x)).toBe('{"a":{"p":1,"q":"2"},"b":{"q":"2","p":1},"c":{"p":"1","q":"2"},"d":[1,2],"e":[1,2,2]}');
+    const y = { a: { p: 1, q: "2" }, d: [1, 2] };
+    shareSubtrees(y);
+    expect(y.a).toBe(x.a);
+    expect(y.d).toBe(x.d);
   });
 });
