@@ -52,7 +52,9 @@ export function initialise(db: SqlDatabase): StoredState {
   // FULL: the WAL is fsynced on every commit, so an acknowledged write survives power loss.
   db.exec("PRAGMA synchronous = FULL");
   db.exec("PRAGMA busy_timeout = 5000");
-  db.exec(SCHEMA);
+  // One transaction: a new database's tables and indexes cost one commit (one WAL fsync) rather
+  // than one each (~3-6 ms of a first start); an existing database's statements change nothing.
+  db.transaction(() => db.exec(SCHEMA));
   const meta = (name: string) =>
     (db.prepare("SELECT value FROM meta WHERE name = ?").get(name) as { value: number } | undefined)?.value ?? 0;
   const maxId = (db.prepare("SELECT max(id) AS m FROM log").get() as { m: number | null }).m ?? 0;
