@@ -17,17 +17,49 @@ import type { WriteOptions } from "./store.js";
 const uidMark = JSON.stringify("\u0000kapi-prepared-uid\u0000");
 const timeMark = JSON.stringify("\u0000kapi-prepared-time\u0000");
 
-/** The file form: each prepared input's hash and its stored value with the marks in place. */
+/**
+ * The file form: each prepared input's hash and its stored value with the marks in place; each
+ * prepared batch's keys and marked values, in write order.
+ */
 export interface PreparedCreatesData {
   forms: Record<string, string>;
+  batches?: Record<string, [key: string, form: string][]>;
 }
 
 export class PreparedCreates {
   private readonly forms: Map<string, string>;
+  private readonly batches: Map<string, [key: string, form: string][]>;
   private added = 0;
 
   constructor(data?: PreparedCreatesData) {
     this.forms = new Map(Object.entries(data?.forms ?? {}));
+    this.batches = new Map(Object.entries(data?.batches ?? {}));
+  }
+
+  /**
+   * The writes kept for batch `id` (a new uid each, now's time), or undefined when none is kept.
+   * A batch is named by its caller and holds objects that are a pure function of the build and
+   * the configuration (what the file is kept per): taking it needs neither the objects nor their
+   * input hashes, so the caller need not even build them.
+   */
+  takeBatch(id: string): { key: string; value: string }[] | undefined {
+    const batch = this.batches.get(id);
+    if (batch === undefined) return undefined;
+    const now = JSON.stringify(nowTimestamp());
+    return batch.map(([key, form]) => ({ key, value: form.replaceAll(uidMark, JSON.stringify(randomUUID())).replaceAll(timeMark, now) }));
+  }
+
+  /** Keeps batch `id`'s writes, when each value's uid and times can be told apart. */
+  recordBatch(id: string, writes: readonly { key: string; value: string }[]): void {
+    if (this.batches.has(id)) return;
+    const batch: [string, string][] = [];
+    for (const { key, value } of writes) {
+      const form = formOf(value);
+      if (form === undefined) return;
+      batch.push([key, form]);
+    }
+    this.batches.set(id, batch);
+    this.added++;
   }
 
   /**
@@ -61,7 +93,7 @@ export class PreparedCreates {
   }
 
   toJSON(): PreparedCreatesData {
-    return { forms: Object.fromEntries(this.forms) };
+    return { forms: Object.fromEntries(this.forms), ...(this.batches.size ? { batches: Object.fromEntries(this.batches) } : {}) };
   }
 }
 

@@ -5,6 +5,7 @@ import { RoutedStorage } from "../storage/common/routed-storage.js";
 import { MemoryStorage } from "../storage/memory/memory-storage.js";
 import { ipAddressKey } from "../types/allocation/service-claims.js";
 import { builtinTypeRegistry } from "../types/register.js";
+import { PreparedCreates } from "./prepared-creates.js";
 import { Stores } from "./stores.js";
 
 const types = builtinTypeRegistry((f) => f.group === "" && (f.resource === "configmaps" || f.resource === "secrets" || f.resource === "services"));
@@ -93,5 +94,39 @@ describe("Stores", () => {
     await expect(stores.createAll([{ type: configmaps, namespace: "default", object: { metadata: { name: "taken" } } }, svc("api")], { dryRun: false })).rejects.toMatchObject({ code: "KeyExists" });
     await expect(stores.for(services).get("default", "api")).rejects.toMatchObject({ code: 404 });
     expect((await main.range("/registry/networking.k8s.io/ipaddresses/")).items.map((kv) => kv.key)).toEqual(claimed);
+  });
+
+  it("writes a named batch kept by an earlier start as it was, without building it; a batch holding a shared pool's claim is never kept", async () => {
+    const built: string[] = [];
+    const batch = (name: string) => () => (built.push(name), [{ type: configmaps, namespace: "default", object: { metadata: { name: "a" }, data: { k: "v" } } }, { type: secrets, namespace: "default", object: { metadata: { name: "b" }, stringData: { k: "v" } } as never }]);
+    const forms = new PreparedCreates();
+    const first = new Stores(new MemoryStorage(), noAdmission);
+    first.preparedForms = forms;
+    expect(await first.createBatch("cm", batch("first"), { dryRun: false })).toBe(2);
+    const stored = (await first.for(secrets).get("default", "b")) as { metadata: { uid?: string; creationTimestamp?: string }; data?: unknown };
+    expect(forms.changed).toBe(true);
+
+    const storage = new MemoryStorage();
+    const again = new Stores(storage, noAdmission);
+    again.preparedForms = new PreparedCreates(JSON.parse(JSON.stringify(forms)));
+    expect(await again.createBatch("cm", batch("again"), { dryRun: false })).toBe(2);
+    expect(built).toEqual(["first"]);
+    const { items } = await storage.range("/registry/");
+    expect(items.map((kv) => kv.key)).toEqual(["/registry/configmaps/default/a", "/registry/secrets/default/b"]);
+    const b = (await again.for(secrets).get("default", "b")) as typeof stored;
+    expect(b.metadata.uid).not.toEqual(stored.metadata.uid);
+    expect({ ...b, metadata: { ...b.metadata, uid: "", creationTimestamp: "", resourceVersion: "" } }).toEqual({ ...stored, metadata: { ...stored.metadata, uid: "", creationTimestamp: "", resourceVersion: "" } });
+    // Another batch's name is not that one: built and created.
+    const other = new Stores(new MemoryStorage(), noAdmission);
+    other.preparedForms = new PreparedCreates(JSON.parse(JSON.stringify(forms)));
+    await other.createBatch("other", batch("other"), { dryRun: false });
+    expect(built).toEqual(["first", "other"]);
+
+    const withService = new PreparedCreates();
+    const s = new Stores(new MemoryStorage(), noAdmission, { serviceClusterIPRange: "10.96.0.0/24" });
+    s.preparedForms = withService;
+    const api = { type: services, namespace: "default", object: { metadata: { name: "api" }, spec: { ports: [{ port: 80 }] } } };
+    expect(await s.createBatch("svc", () => [api], { dryRun: false })).toBe(1);
+    expect(withService.changed).toBe(false);
   });
 });

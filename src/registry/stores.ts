@@ -11,6 +11,13 @@ import { storageKey, type ResourceType } from "./resource-type.js";
 import type { PreparedCreates } from "./prepared-creates.js";
 import { GenericStore, type PreparedCreate, type StoreConfig, type StoreObservers, type StoreParts, type WriteOptions } from "./store.js";
 
+/** One object of a batched create. */
+export interface BatchItem {
+  type: ResourceType;
+  namespace: string;
+  object: KObject;
+}
+
 export class Stores {
   // Keyed by the type's declaration: a type updated in the registry (a CRD's new schema) is a new
   // declaration and gets a fresh store, and a removed one's store goes with it.
@@ -50,9 +57,35 @@ export class Stores {
    * (KeyExists when one existed already, or a stage's); callers go on object by object, creating
    * what is still missing (upstream writes each of these objects alone).
    */
-  async createAll(items: readonly { type: ResourceType; namespace: string; object: KObject }[], opts: WriteOptions): Promise<void> {
-    const prepared: PreparedCreate[] = [];
+  async createAll(items: readonly BatchItem[], opts: WriteOptions): Promise<void> {
+    await this.writeAll(items, opts, true);
+  }
+
+  /**
+   * createAll() of the objects `build` makes, a pure function of the build and the configuration
+   * (the default RBAC policy), named `id`: while the server bootstraps an empty store from kept
+   * forms (preparedForms), the batch kept under `id` is written as it is, its objects neither
+   * built nor staged; otherwise the objects are built and created, and the batch kept for the
+   * next start when none of them is a plain value's exception (a shared pool's claim, a TTL).
+   * Answers how many objects were written.
+   */
+  async createBatch(id: string, build: () => readonly BatchItem[], opts: WriteOptions): Promise<number> {
     const forms = opts.dryRun ? undefined : this.preparedForms;
+    const kept = forms?.takeBatch(id);
+    if (kept) {
+      if (kept.length) await this.parts.storage.transaction(kept.map(({ key, value }) => ({ kind: "create", key, value })));
+      return kept.length;
+    }
+    const items = build();
+    const written = await this.writeAll(items, opts, false);
+    if (forms && written.every((w) => w.plain)) forms.recordBatch(id, written);
+    return items.length;
+  }
+
+  /** createAll(), answering what was written; `recordForms`: each create's stored form kept. */
+  private async writeAll(items: readonly BatchItem[], opts: WriteOptions, recordForms: boolean): Promise<{ key: string; value: string; plain: boolean }[]> {
+    const prepared: PreparedCreate[] = [];
+    const forms = opts.dryRun || !recordForms ? undefined : this.preparedForms;
     const toRecord: { input: string; op: PreparedCreate["op"] }[] = [];
     let stored: (p: PreparedCreate) => Promise<boolean> = async () => false;
     try {
@@ -69,7 +102,7 @@ export class Stores {
         // A put with options (an Event's TTL) is not a plain value: not kept.
         if (input !== undefined && Object.keys(p.op).length === 3) toRecord.push({ input, op: p.op });
       }
-      if (opts.dryRun || prepared.length === 0) return;
+      if (opts.dryRun || prepared.length === 0) return [];
       try {
         await this.parts.storage.transaction(prepared.map((p) => p.op));
         stored = async () => true;
@@ -81,6 +114,8 @@ export class Stores {
       await Promise.all(prepared.map(async (p) => p.release(await stored(p))));
     }
     for (const { input, op } of toRecord) forms!.record(input, op.value);
+    // A put with options (an Event's TTL) or a claim from a shared pool is not a plain value.
+    return prepared.map((p, i) => ({ key: p.op.key, value: p.op.value, plain: Object.keys(p.op).length === 3 && !items[i]!.type.strategy.allocate }));
   }
 
   /**

@@ -119,24 +119,47 @@ async function existingObjects(stores: Stores, t: ResourceType): Promise<Map<str
   return out;
 }
 
-/** Creates or reconciles every default object; throws when a write fails (a start-up error, as upstream's hook). */
-export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObjects): Promise<ReconcileSummary> {
-  const { stores, types, log } = deps;
-  const summary: ReconcileSummary = { created: 0, updated: 0, recreated: 0, protected: 0, unchanged: 0 };
-  const groups: [ResourceType | undefined, KObject[], "role" | "binding"][] = [
+/** The four kinds of default objects, each with its type (undefined: not served) and shape. */
+function groupsOf(types: TypeLookup, objects: DefaultObjects): [ResourceType | undefined, KObject[], "role" | "binding"][] {
+  return [
     [types.get(rbacGroup, "v1", "clusterroles"), objects.clusterRoles, "role"],
     [types.get(rbacGroup, "v1", "clusterrolebindings"), objects.clusterRoleBindings, "binding"],
     [types.get(rbacGroup, "v1", "roles"), objects.roles, "role"],
     [types.get(rbacGroup, "v1", "rolebindings"), objects.roleBindings, "binding"],
   ];
-  const served = groups.filter((g): g is [ResourceType, KObject[], "role" | "binding"] => g[0] !== undefined);
-  const existing = await Promise.all(served.map(([t]) => existingObjects(stores, t)));
+}
+
+const served = (groups: [ResourceType | undefined, KObject[], "role" | "binding"][]) => groups.filter((g): g is [ResourceType, KObject[], "role" | "binding"] => g[0] !== undefined);
+
+/**
+ * Creates or reconciles every default object; throws when a write fails (a start-up error, as
+ * upstream's hook). `objects` may be given as the function that builds them, with the name of
+ * their batch: when none of them is stored yet (a first start), they are created as one batch
+ * (Stores.createBatch), which a start from kept forms writes without building them.
+ */
+export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObjects | { batch: string; build: () => DefaultObjects }): Promise<ReconcileSummary> {
+  const { stores, types, log } = deps;
+  const summary: ReconcileSummary = { created: 0, updated: 0, recreated: 0, protected: 0, unchanged: 0 };
+  // The types are known without the objects: an empty list stands in for them until built.
+  const none: DefaultObjects = { clusterRoles: [], clusterRoleBindings: [], roles: [], roleBindings: [] };
+  const lazy = "batch" in objects ? objects : undefined;
+  const typed = served(groupsOf(types, lazy ? none : (objects as DefaultObjects)));
+  let existing = await Promise.all(typed.map(([t]) => existingObjects(stores, t)));
   const opts: WriteOptions = { dryRun: false };
+  if (lazy && existing.every((m) => m.size === 0)) {
+    // Each object its own copy, in the order the general path writes them: the stages change it in place.
+    const creates = () => served(groupsOf(types, lazy.build())).flatMap(([type, list]) => list.map((o) => ({ type, namespace: o.metadata.namespace ?? "", object: structuredClone(o) })));
+    const created = await stores.createBatch(lazy.batch, creates, opts).catch(() => undefined);
+    if (created !== undefined) return { ...summary, created };
+    // Another replica wrote some meanwhile: reconciled against what is stored now, as below.
+    existing = await Promise.all(typed.map(([t]) => existingObjects(stores, t)));
+  }
+  const all = lazy ? lazy.build() : (objects as DefaultObjects);
   const writes: Promise<unknown>[] = [];
   const failures: string[] = [];
   // Missing objects (every one, on a first start) go in one transaction; changes one by one.
   const creates: { type: ResourceType; namespace: string; object: KObject; expected: KObject; what: string; one: ObjectWrites }[] = [];
-  served.forEach(([t, expectedList, shape], i) => {
+  served(groupsOf(types, all)).forEach(([t, expectedList, shape], i) => {
     for (const expected of expectedList) {
       const ns = expected.metadata.namespace ?? "";
       const name = expected.metadata.name!;
