@@ -34,7 +34,7 @@ export function bootstrapPolicy(gates?: FeatureGates): DefaultObjects {
  */
 export async function reconcileBootstrapPolicy(deps: { stores: Stores; types: TypeLookup; log: (msg: string) => void; gates?: FeatureGates }): Promise<ReconcileSummary> {
   const t0 = Date.now();
-  // Built only when needed: a first start from kept forms writes the batch without it (~5 ms).
+  // Built only when needed: a first start from kept forms writes the batch without building it.
   const summary = await reconcileObjects(deps, { batch: "rbac/bootstrap-policy", build: () => bootstrapPolicy(deps.gates) });
   if (summary.created || summary.updated || summary.recreated) {
     deps.log(`kapi: RBAC bootstrap policy: ${summary.created} created, ${summary.updated} updated, ${summary.recreated} recreated, ${summary.protected} protected, in ${Date.now() - t0} ms`);

@@ -53,7 +53,8 @@ export function initialise(db: SqlDatabase): StoredState {
   db.exec("PRAGMA synchronous = FULL");
   db.exec("PRAGMA busy_timeout = 5000");
   // One transaction: a new database's tables and indexes cost one commit (one WAL fsync) rather
-  // than one each (~3-6 ms of a first start); an existing database's statements change nothing.
+  // than one each (measured: ~8 → ~3 ms wall, ~2.2 → ~1.4 ms CPU on a new file); an existing
+  // database's statements change nothing.
   db.transaction(() => db.exec(SCHEMA));
   const meta = (name: string) =>
     (db.prepare("SELECT value FROM meta WHERE name = ?").get(name) as { value: number } | undefined)?.value ?? 0;
