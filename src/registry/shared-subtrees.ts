@@ -55,7 +55,7 @@ function canonical(v: object): object {
     for (const k in o) {
       const x = o[k];
       if (x !== null && typeof x === "object") o[k] = canonical(x);
-      h = mix(mix(h, hashString(k)), x !== null && typeof x === "object" ? lastHash : hashPrimitive(x));
+      h = mix(mix(h, hashKey(k)), x !== null && typeof x === "object" ? lastHash : hashPrimitive(x));
     }
   }
   lastHash = h;
@@ -99,7 +99,7 @@ function hashFrozen(v: object): number {
     h = 0x7f4a7c15;
     for (const k in o) {
       const x = o[k];
-      h = mix(mix(h, hashString(k)), x !== null && typeof x === "object" ? hashFrozen(x) : hashPrimitive(x));
+      h = mix(mix(h, hashKey(k)), x !== null && typeof x === "object" ? hashFrozen(x) : hashPrimitive(x));
     }
   }
   return h;
@@ -113,20 +113,32 @@ function shallowEqual(a: object, b: object): boolean {
     return true;
   }
   if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
   const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
-  for (let i = 0; i < ka.length; i++) {
-    const k = ka[i]!;
-    if (k !== kb[i] || !Object.is(ra[k], rb[k])) return false;
+  let i = 0;
+  for (const k in ra) {
+    if (k !== kb[i++] || !Object.is(ra[k], rb[k])) return false;
   }
-  return true;
+  return i === kb.length;
 }
 
 function mix(h: number, x: number): number {
   return Math.imul(h ^ x, 0x01000193) ^ (h >>> 15);
+}
+
+/** Property names repeat across every object of a kind: their hashes are kept (JSON.parse interns them, so the lookup needs no pass over the name). */
+const keyHashes = new Map<string, number>();
+
+function hashKey(k: string): number {
+  let h = keyHashes.get(k);
+  if (h === undefined) {
+    h = hashString(k);
+    // Bounded: names made of values (managedFields' "k:{...}") do not pile up.
+    if (keyHashes.size >= 1 << 12) keyHashes.clear();
+    keyHashes.set(k, h);
+  }
+  return h;
 }
 
 function hashString(s: string): number {
