@@ -189,8 +189,8 @@ export class CacheWatcher<O> {
     let curPasses: boolean;
     let prevPasses: boolean;
     if (ev.matchedBy === this.pred) {
-      curPasses = ev.curPasses!;
-      prevPasses = ev.prevPasses!;
+      curPasses = ev.curPasses;
+      prevPasses = ev.prevPasses;
     } else {
       curPasses = ev.type !== "DELETED" && this.matches(ev.cur);
       prevPasses = ev.prev ? this.matches(ev.prev) : ev.type === "DELETED" && this.matches(ev.cur);
@@ -217,8 +217,16 @@ const none: readonly never[] = [];
 type Variant = "A" | "M" | "D" | "L";
 
 function shared<O>(ev: CacheEvent<O>, v: Variant): Delivery<O> {
-  const all = (ev.deliveries ??= {});
-  return (all[v] ??= new EventDelivery(v === "A" ? "ADDED" : v === "M" ? "MODIFIED" : "DELETED", v === "L" ? ev.prev! : ev.cur, ev));
+  switch (v) {
+    case "A":
+      return (ev.deliveryA ??= new EventDelivery("ADDED", ev.cur, ev));
+    case "M":
+      return (ev.deliveryM ??= new EventDelivery("MODIFIED", ev.cur, ev));
+    case "D":
+      return (ev.deliveryD ??= new EventDelivery("DELETED", ev.cur, ev));
+    case "L":
+      return (ev.deliveryL ??= new EventDelivery("DELETED", ev.prev!, ev));
+  }
 }
 
 class EventDelivery<O> implements Delivery<O> {

@@ -47,17 +47,21 @@ export interface CacheEvent<O> {
   time: number;
   /**
    * The deliveries made of this event, one per way a watcher sees it (ADDED, MODIFIED, DELETED,
-   * or DELETED on leaving its selector), made by the first watcher and shared by every other: one
-   * object and one byte memo per variant, not per watcher.
+   * or DELETED on leaving its selector — "L"), made by the first watcher and shared by every
+   * other: one object and one byte memo per variant, not per watcher. Fields of the event, not an
+   * object of their own: the history ring keeps thousands of events.
    */
-  deliveries?: Partial<Record<"A" | "M" | "D" | "L", Delivery<O>>>;
+  deliveryA: Delivery<O> | undefined;
+  deliveryM: Delivery<O> | undefined;
+  deliveryD: Delivery<O> | undefined;
+  deliveryL: Delivery<O> | undefined;
   /**
    * The predicate this event was last matched against and its answers for `cur` and `prev`:
    * watchers sharing a predicate (one scope, no selectors) match an event once between them.
    */
-  matchedBy?: Predicate;
-  curPasses?: boolean;
-  prevPasses?: boolean;
+  matchedBy: Predicate | undefined;
+  curPasses: boolean;
+  prevPasses: boolean;
 }
 
 /** Which objects a list or watch wants: the key scope plus an attribute filter. */

@@ -25,7 +25,7 @@ import { CacheWatcher, type WatchSink, type WatcherStart } from "./cache-watcher
 import { EventRing } from "./event-ring.js";
 import { BudgetedMemo } from "./memo-budget.js";
 import { SortedStore, lowerBound } from "./sorted-store.js";
-import { CacheError, type CacheEvent, type Decoded, type Decoder, type Entry, type Predicate, type WatchCacheObserver } from "./types.js";
+import { CacheError, type CacheEvent, type CacheEventType, type Decoded, type Decoder, type Entry, type Predicate, type WatchCacheObserver } from "./types.js";
 import { WatcherIndex } from "./watcher-index.js";
 
 export interface WatchCacheOptions {
@@ -302,12 +302,12 @@ export class WatchCache<O> {
     if (ev.type === "put") {
       const cur = this.entry(ev.kv, ev.revision, this.store.get(ev.kv.key));
       const prev = this.put(cur);
-      cev = { type: prev ? "MODIFIED" : "ADDED", revision: ev.revision, key: cur.key, cur, prev, time: now };
+      cev = cacheEvent(prev ? "MODIFIED" : "ADDED", ev.revision, cur.key, cur, prev, now);
     } else {
       const prev = this.remove(ev.kv.key);
       // The deleted object is the last state; reuse its decoded form, stamped with the delete revision.
       const cur: Entry<O> = prev ? new CacheEntry(prev.key, ev.revision, prev, prev.size) : this.entry(ev.kv, ev.revision);
-      cev = { type: "DELETED", revision: ev.revision, key: ev.kv.key, cur, prev, time: now };
+      cev = cacheEvent("DELETED", ev.revision, ev.kv.key, cur, prev, now);
     }
     this.revision = ev.revision;
     this.ring.push(cev);
@@ -626,4 +626,9 @@ function upperBoundKey<O>(arr: readonly Entry<O>[], key: string): number {
 
 function isCorrupt(e: unknown): boolean {
   return e instanceof StorageError && e.code === "Corrupt";
+}
+
+/** A history event with every field it will get already in place (one shape, no property store grown later). */
+function cacheEvent<O>(type: CacheEventType, revision: number, key: string, cur: Entry<O>, prev: Entry<O> | undefined, time: number): CacheEvent<O> {
+  return { type, revision, key, cur, prev, time, deliveryA: undefined, deliveryM: undefined, deliveryD: undefined, deliveryL: undefined, matchedBy: undefined, curPasses: false, prevPasses: false };
 }
