@@ -6,7 +6,9 @@ import { servingCredsFromCertDir } from "../core/tls.js";
 import { fanoutHandler } from "./fanout-handler.js";
 import { listenBare } from "./listen.js";
 
-const { handle, watchers } = fanoutHandler({ fansOut: (path) => path.endsWith("/pods") });
+// The pad is set after start (setPad): the watch case measures kapi's event size first.
+const options = { fansOut: (path: string) => path.endsWith("/pods"), pad: 0 };
+const { handle, watchers } = fanoutHandler(options);
 
 serveIpc({
   async start(o: { certDir: string }) {
@@ -14,4 +16,8 @@ serveIpc({
     return { url };
   },
   watchers: () => watchers.size,
+  setPad: (bytes: number) => {
+    options.pad = bytes;
+    return true;
+  },
 });
