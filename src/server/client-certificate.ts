@@ -16,9 +16,12 @@ const maxChainLength = 10;
 
 /** The certificate the socket's peer presented, verified or not; undefined when it sent none. */
 export function clientCertificate(socket: TLSSocket | undefined): ClientCertificate | undefined {
-  if (!socket || typeof socket.getPeerCertificate !== "function") return undefined;
+  if (!socket) return undefined;
+  // The cache first: an HTTP/2 session's socket is a Proxy whose every method read binds a new
+  // function, a cost on every request.
   const cached = known.get(socket);
   if (cached !== undefined) return cached ?? undefined;
+  if (typeof socket.getPeerCertificate !== "function") return undefined;
   const read = readClientCertificate(socket);
   known.set(socket, read ?? null);
   return read;
