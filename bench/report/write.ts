@@ -1,6 +1,7 @@
 // Writes one run's files: <date>.json and <date>.html (git-ignored), and LATEST.md + LATEST.svg
-// (committed: the README's Performance section points at them).
-import { mkdirSync, writeFileSync } from "node:fs";
+// (committed: the README's Performance section points at them). The full run before is kept as
+// PREVIOUS.md + PREVIOUS.svg, committed too, for comparison.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunReport } from "../core/run.js";
 import { chartGrid } from "./chart.js";
@@ -15,6 +16,10 @@ export function writeReports(rep: RunReport, dir: string, latest: boolean): stri
   writeFileSync(files[0], JSON.stringify(rep, null, 2) + "\n");
   writeFileSync(files[1], html(rep));
   if (latest) {
+    if (existsSync(join(dir, "LATEST.md"))) {
+      writeFileSync(join(dir, "PREVIOUS.md"), readFileSync(join(dir, "LATEST.md"), "utf8").replaceAll("(LATEST.svg)", "(PREVIOUS.svg)"));
+      if (existsSync(join(dir, "LATEST.svg"))) renameSync(join(dir, "LATEST.svg"), join(dir, "PREVIOUS.svg"));
+    }
     files.push(join(dir, "LATEST.svg"), join(dir, "LATEST.md"));
     writeFileSync(files[2], chartGrid(rep.results));
     writeFileSync(files[3], markdown(rep, "LATEST.svg"));
