@@ -95,6 +95,12 @@ describe("cached objects share their parts", () => {
     expect(x.a).not.toBe(x.c);
     expect(x.d).not.toBe(x.e);
     expect(JSON.stringify(x)).toBe('{"a":{"p":1,"q":"2"},"b":{"q":"2","p":1},"c":{"p":"1","q":"2"},"d":[1,2],"e":[1,2,2]}');
+    // Long values alike at both ends (hashed by their ends) are still told apart.
+    const long = (mid: string) => `${"a".repeat(40)}${mid}${"z".repeat(40)}`;
+    const z = { f: { v: long("one") }, g: { v: long("two") } };
+    shareSubtrees(z);
+    expect(z.f).not.toBe(z.g);
+    expect([z.f.v, z.g.v]).toEqual([long("one"), long("two")]);
     const y = { a: { p: 1, q: "2" }, d: [1, 2] };
     shareSubtrees(y);
     expect(y.a).toBe(x.a);

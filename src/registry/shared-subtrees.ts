@@ -141,9 +141,19 @@ function hashKey(k: string): number {
   return h;
 }
 
+/**
+ * A long string is hashed by its length and its two ends: a certificate or an applied-configuration
+ * annotation costs 64 steps, not thousands. Strings alike at both ends only share a table slot
+ * (the comparison tells them apart; the later one is not shared).
+ */
 function hashString(s: string): number {
   let h = 0x811c9dc5 ^ s.length;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  if (s.length <= 64) {
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+    return h;
+  }
+  for (let i = 0; i < 32; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  for (let i = s.length - 32; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h;
 }
 
