@@ -160,7 +160,7 @@ describeEtcd("kapi serve --storage-backend=etcd3", () => {
     // A write first: what a create reads on its way (admission's lazily started caches) is read
     // now, so the write below waits on etcd for its transaction only.
     expect((await req(server, "POST", "/api/v1/namespaces/default/configmaps", { body: cm("warm") })).status).toBe(201);
-    etcd.pause();
+    await etcd.pause();
     try {
       const write = req(server, "POST", "/api/v1/namespaces/default/configmaps", { body: cm("dying") });
       // The write is in its handler, and its etcd call on the connection the stopped etcd holds.

@@ -7,7 +7,7 @@
 // is killed and its data removed, and any member still running when the test process exits is
 // killed with it.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { get as httpsGet } from "node:https";
 import { get as httpGet } from "node:http";
 import { createServer } from "node:net";
@@ -40,8 +40,12 @@ export interface EtcdProcess {
   pid(): number;
   /** Resolves when the running process exits (at once when none runs). */
   exited(): Promise<void>;
-  /** SIGSTOP / SIGCONT: etcd stops answering without closing connections. */
-  pause(): void;
+  /**
+   * SIGSTOP / SIGCONT: etcd stops answering without closing connections. Resolves once every
+   * thread of it is stopped: the signal stops a thread only when it next leaves the kernel, and a
+   * request sent before that may still be answered.
+   */
+  pause(): Promise<void>;
   resume(): void;
   /** Stop it (SIGTERM, then SIGKILL) and wait for it to exit; the data stays. */
   stop(): Promise<void>;
@@ -221,7 +225,10 @@ async function startMember(m: MemberSpec, opts: { tls?: EtcdTlsFiles; extraArgs?
     dataDir,
     pid: () => child!.pid!,
     exited,
-    pause: () => child!.kill("SIGSTOP"),
+    pause: async () => {
+      child!.kill("SIGSTOP");
+      await allThreadsStopped(child!.pid!);
+    },
     resume: () => child!.kill("SIGCONT"),
     stop,
     restart: launch,
@@ -255,5 +262,25 @@ async function waitHealthy(url: string, tls: EtcdTlsFiles | undefined, exited: (
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`etcd at ${url} not healthy within ${healthyWithinMs / 1000}s`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Until /proc shows every thread of `pid` stopped (state T), for at most 5 s. */
+async function allThreadsStopped(pid: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    let stopped = true;
+    try {
+      for (const task of readdirSync(`/proc/${pid}/task`)) {
+        // The state follows the command name, which is in parentheses and may hold spaces.
+        const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+        if (stat.slice(stat.lastIndexOf(")") + 2)[0] !== "T") stopped = false;
+      }
+    } catch {
+      return; // no /proc, or the process is gone: nothing more to wait for
+    }
+    if (stopped) return;
+    if (Date.now() > deadline) throw new Error(`etcd ${pid}: not stopped 5 s after SIGSTOP`);
+    await new Promise((r) => setTimeout(r, 2));
   }
 }

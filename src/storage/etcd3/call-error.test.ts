@@ -37,7 +37,7 @@ describe.skipIf(etcdSkipReason)(`a write to a member that dies under it${etcdSki
     const s = await Etcd3Storage.open({ endpoints: [etcd.url], prefix: "/dying", keyRoot: "", callTimeoutMs: 20_000, compactionIntervalMs: 0 });
     try {
       await s.create("/k/before", "v");
-      etcd.pause();
+      await etcd.pause();
       const started = Date.now();
       const write = s.create("/k/during", "v").then(
         () => undefined,
