@@ -30,11 +30,6 @@ export function shareSubtrees(root: Record<string, unknown>): void {
   }
 }
 
-/** How many parts the table holds (tests). */
-export function sharedPartCount(): number {
-  return table.size;
-}
-
 function canonical(v: object): object {
   // Frozen: shared already (a part the previous version kept, say); its children are too.
   if (Object.isFrozen(v)) {
