@@ -50,10 +50,19 @@ export function matchesSelectors(t: ResourceType, opts: ListOptions, obj: KObjec
 
 const cacheSpecs = new WeakMap<ResourceType, CacheSpec<KObject>>();
 
+/**
+ * A type's objects are made to share equal parts from its this-many-th decode on. Sharing pays
+ * where a type holds many alike objects (a ReplicaSet's pods); the start-up's few of a kind (the
+ * RBAC policy, priority levels) gain nothing from it and would pay it, in still-cold code, before
+ * the server is ready (~10 ms of a first start).
+ */
+const shareFromDecode = 128;
+
 /** The cache spec of a type (made once per type): one cache per key prefix, objects decoded once with their selector attributes. */
 export function cacheSpec(t: ResourceType): CacheSpec<KObject> {
   let spec = cacheSpecs.get(t);
   if (!spec) {
+    let decodes = 0;
     spec = {
       prefix: t.keyPrefix,
       namespaced: t.namespaced,
@@ -62,7 +71,7 @@ export function cacheSpec(t: ResourceType): CacheSpec<KObject> {
         // Unchanged parts first: a new version keeps its predecessor's parts even when the shared
         // parts' table has started afresh since.
         const object = prev ? (shareUnchanged(decoded, prev) as KObject) : decoded;
-        shareSubtrees(object as unknown as Record<string, unknown>);
+        if (++decodes > shareFromDecode) shareSubtrees(object as unknown as Record<string, unknown>);
         return { object, labels: object.metadata.labels, fields: objectFields(t, object) };
       },
     };

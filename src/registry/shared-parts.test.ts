@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { KObject } from "../apimachinery/object.js";
 import { shareSubtrees } from "./shared-subtrees.js";
+import { cacheSpec } from "./list.js";
+import { defineResourceType } from "./resource-type.js";
 import { shareUnchanged } from "./share-unchanged.js";
 
 const pod = (name: string, phase: string): KObject =>
@@ -105,5 +107,19 @@ describe("cached objects share their parts", () => {
     shareSubtrees(y);
     expect(y.a).toBe(x.a);
     expect(y.d).toBe(x.d);
+  });
+});
+
+describe("the watch cache's decode", () => {
+  it("shares parts across a type's objects once the type has had many decoded (a few of a kind are left as they are)", () => {
+    const cm = defineResourceType({ group: "", version: "v1", resource: "configmaps", kind: "ConfigMap", namespaced: true, verbs: ["get", "list"] });
+    const decode = cacheSpec(cm).decode;
+    const data = (i: number) => ({ key: `/registry/configmaps/d/c${i}`, value: JSON.stringify({ kind: "ConfigMap", apiVersion: "v1", metadata: { name: `c${i}`, namespace: "d" }, data: { k: "v" } }), createRevision: i + 1, modRevision: i + 1 });
+    const objects = Array.from({ length: 300 }, (_, i) => decode(data(i)).object as KObject & { data: object });
+    expect(objects[1]!.data).not.toBe(objects[0]!.data);
+    expect(Object.isFrozen(objects[0]!.data)).toBe(false);
+    expect(objects[299]!.data).toBe(objects[298]!.data);
+    expect(Object.isFrozen(objects[299]!.data)).toBe(true);
+    expect(objects.every((o, i) => JSON.stringify(o.data) === '{"k":"v"}' && o.metadata.name === `c${i}`)).toBe(true);
   });
 });
