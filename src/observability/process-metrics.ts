@@ -11,16 +11,27 @@ let shared: Registry | undefined;
 export function processMetrics(pc: typeof import("prom-client")): Registry {
   if (!shared) {
     shared = new pc.Registry();
-    const before = process.cpuUsage();
     pc.collectDefaultMetrics({ register: shared });
-    // prom-client counts the CPU used after it registers; client_golang's collector reports the
-    // process's whole CPU time, and kapi loads prom-client only after start-up.
-    const spent: [string, number][] = [
-      ["process_cpu_user_seconds_total", before.user],
-      ["process_cpu_system_seconds_total", before.system],
-      ["process_cpu_seconds_total", before.user + before.system],
+    // prom-client counts the CPU used after its own baseline, read while it registers;
+    // client_golang's collector reports the process's whole CPU time, and kapi loads prom-client
+    // only after start-up. So these three are read whole at every scrape instead.
+    const whole: [string, string, (usage: NodeJS.CpuUsage) => number][] = [
+      ["process_cpu_user_seconds_total", "Total user CPU time spent in seconds.", (u) => u.user],
+      ["process_cpu_system_seconds_total", "Total system CPU time spent in seconds.", (u) => u.system],
+      ["process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", (u) => u.user + u.system],
     ];
-    for (const [name, micros] of spent) (shared.getSingleMetric(name) as import("prom-client").Counter | undefined)?.inc(micros / 1e6);
+    for (const [name, help, micros] of whole) {
+      shared.removeSingleMetric(name);
+      new pc.Counter({
+        name,
+        help,
+        registers: [shared],
+        collect() {
+          this.reset();
+          this.inc(micros(process.cpuUsage()) / 1e6);
+        },
+      });
+    }
   }
   return shared;
 }
