@@ -36,10 +36,15 @@ export function storeGetter(stores: Stores, types: TypeRegistry, informers?: Inf
       throw e;
     }
   };
+  // Each informer starts at the first token that needs its kind, not when the authenticator is
+  // made (on the first request, which may carry no token at all): a store of many pods would have
+  // that request wait for the pods' first page to be read.
   const cached = (resource: string) => {
     const t = type(resource);
-    const inf = viaInformer(t);
+    let inf: ReturnType<typeof viaInformer>;
+    let started = false;
     return async (ns: string, name: string) => {
+      if (!started) (started = true), (inf = viaInformer(t));
       const hit = inf?.hasSynced() ? inf.get(ns, name) : undefined;
       return hit ?? live(t, ns, name);
     };
