@@ -118,4 +118,57 @@ describe("bootstrap objects", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("a restart leaves the RBAC policy unreconciled only while it is stored as a reconciliation with nothing to do left it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kapi-reconciled-"));
+    const basicUser = "/registry/rbac.authorization.k8s.io/clusterroles/system:basic-user";
+    const sqlite = { ...options(), storageBackend: "sqlite" as const, dataDir: join(dir, "data") };
+    const kept = () => preparedBootstrapFile(sqlite, "test-build", join(dir, "kept"));
+    const reconciledFile = () => readdirSync(join(dir, "kept")).find((f) => f.includes("-reconciled-"));
+    /** Starts, runs `during` against the running server, stops; what was stored at the end. */
+    const restart = async (during?: (s: Awaited<ReturnType<typeof startApiServer>>) => Promise<void>) => {
+      const s = await startApiServer({ ...sqlite, preparedBootstrap: kept() });
+      try {
+        await during?.(s);
+        const { items } = await s.storage.range("/registry/rbac.authorization.k8s.io/");
+        return new Map(items.map((kv) => [kv.key, kv]));
+      } finally {
+        await s.stop();
+      }
+    };
+    /** The role with its rules cut to one, written straight to storage (a new resourceVersion). */
+    const cutRules = async (s: Awaited<ReturnType<typeof startApiServer>>) => {
+      const kv = (await s.storage.get(basicUser))!;
+      const role = JSON.parse(Buffer.from(kv.value).toString("utf8")) as { rules: unknown[] };
+      role.rules = role.rules.slice(0, 1);
+      return s.storage.update(basicUser, JSON.stringify(role), kv.modRevision);
+    };
+    const rulesOf = (kv: { value: Uint8Array | string } | undefined) => (JSON.parse(Buffer.from(kv!.value).toString("utf8")) as { rules: unknown[] }).rules.length;
+    try {
+      mkdirSync(join(dir, "kept"));
+      await restart(); // the first start: everything created, nothing recorded
+      expect(reconciledFile()).toBeUndefined();
+      const second = await restart(); // reconciled with nothing to do: recorded
+      const file = reconciledFile();
+      expect(file).toBeDefined();
+      const record = JSON.parse(readFileSync(join(dir, "kept", file!), "utf8")) as Record<string, [string, string, string, string][]>;
+      expect(record["rbac/bootstrap-policy"]).toHaveLength(131);
+      const fullRules = rulesOf(second.get(basicUser));
+      expect(fullRules).toBeGreaterThan(1);
+      // Changed since the record: reconciled again, the missing rules restored.
+      await restart(async (s) => void (await cutRules(s)));
+      expect(rulesOf((await restart()).get(basicUser))).toBe(fullRules);
+      // The record is what is trusted: one naming the changed role's new resourceVersion, as a
+      // reconciliation would have left it, skips the reconciliation, so the cut stays.
+      let cutVersion = "";
+      await restart(async (s) => void (cutVersion = String((await cutRules(s)).modRevision)));
+      const path = join(dir, "kept", reconciledFile()!);
+      const trusted = JSON.parse(readFileSync(path, "utf8")) as Record<string, [string, string, string, string][]>;
+      for (const entry of trusted["rbac/bootstrap-policy"]!) if (entry[0] === "clusterroles" && entry[1] === "/system:basic-user") entry[3] = cutVersion;
+      writeFileSync(path, JSON.stringify(trusted));
+      expect(rulesOf((await restart()).get(basicUser))).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

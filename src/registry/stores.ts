@@ -9,6 +9,7 @@ import { Reservations } from "./reservations.js";
 import { WriteClaims } from "./claims.js";
 import { storageKey, type ResourceType } from "./resource-type.js";
 import type { PreparedCreates } from "./prepared-creates.js";
+import type { ReconciledBatches } from "./reconciled-batches.js";
 import { GenericStore, type PreparedCreate, type StoreConfig, type StoreObservers, type StoreParts, type WriteOptions } from "./store.js";
 
 /** One object of a batched create. */
@@ -28,6 +29,11 @@ export class Stores {
    * earlier start kept for a create asked alike, and records the forms it computes.
    */
   preparedForms: PreparedCreates | undefined;
+  /**
+   * While set (the server's bootstrap into a store that holds objects), what reconciliations of
+   * bootstrap batches found with nothing to do, for a reconciler to skip one unchanged since.
+   */
+  reconciledBatches: ReconciledBatches | undefined;
 
   constructor(storage: Storage, admission: Admission, config: StoreConfig = {}, cacher?: ObjectCacher, observers: StoreObservers = {}) {
     this.parts = { storage, admission, config, cacher, reservations: new Reservations(storage, (t) => storedObjects(storage, t)), observers };

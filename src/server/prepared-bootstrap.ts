@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PreparedCreates, type PreparedCreatesData } from "../registry/prepared-creates.js";
+import { ReconciledBatches, type ReconciledBatchesData } from "../registry/reconciled-batches.js";
 import type { ServerOptions } from "./options.js";
 import { ownedCacheDir, readOwned, writeOwned } from "./owned-cache-dir.js";
 
@@ -17,6 +18,10 @@ export interface PreparedBootstrap {
   load(): PreparedCreates;
   /** Keeps the forms when this start added some. */
   save(forms: PreparedCreates): void;
+  /** What restarts' reconciliations found unchanged (src/registry/reconciled-batches.ts); none when unreadable. */
+  loadReconciled(): ReconciledBatches;
+  /** Keeps it when this start recorded something new. */
+  saveReconciled(batches: ReconciledBatches): void;
 }
 
 /** Options that say where the server keeps files and listens, not what it stores at start. */
@@ -34,17 +39,29 @@ export function preparedBootstrapFile(o: ServerOptions & { admissionControlConfi
     return undefined;
   }
   const path = join(dir, `${build}-bootstrap-${configuration}.json`);
+  const reconciledPath = join(dir, `${build}-reconciled-${configuration}.json`);
   return {
     load() {
-      const text = readOwned(path);
-      try {
-        return new PreparedCreates(text ? (JSON.parse(text.toString("utf8")) as PreparedCreatesData) : undefined);
-      } catch {
-        return new PreparedCreates();
-      }
+      return new PreparedCreates(readJson<PreparedCreatesData>(path));
     },
     save(forms) {
       if (forms.changed) writeOwned(path, JSON.stringify(forms));
     },
+    loadReconciled() {
+      return new ReconciledBatches(readJson<ReconciledBatchesData>(reconciledPath));
+    },
+    saveReconciled(batches) {
+      if (batches.changed) writeOwned(reconciledPath, JSON.stringify(batches));
+    },
   };
+}
+
+/** A kept file's JSON; undefined when there is none or it cannot be read (it is then kept anew). */
+function readJson<T>(path: string): T | undefined {
+  const text = readOwned(path);
+  try {
+    return text ? (JSON.parse(text.toString("utf8")) as T) : undefined;
+  } catch {
+    return undefined;
+  }
 }

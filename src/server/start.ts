@@ -147,15 +147,21 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   const emptyStore = (await core.storage.currentRevision()) === 0;
   if (o.initialState && emptyStore) {
     await core.storage.transaction(o.initialState.map(({ key, value }) => ({ kind: "create", key, value })));
-  } else if (o.preparedBootstrap && emptyStore) {
-    // Nothing stored can act on a bootstrap object yet: an earlier start's stored forms hold.
-    const forms = (core.stores.preparedForms = o.preparedBootstrap.load());
+  } else if (o.preparedBootstrap) {
+    const kept = o.preparedBootstrap;
+    // Into an empty store nothing stored can act on a bootstrap object yet: an earlier start's
+    // stored forms hold. A restart does not reconcile again a batch stored as a reconciliation
+    // with nothing to do left it.
+    const forms = emptyStore ? (core.stores.preparedForms = kept.load()) : undefined;
+    const reconciled = emptyStore ? undefined : (core.stores.reconciledBatches = kept.loadReconciled());
     try {
       await features.bootstrap(core, nsType);
     } finally {
       core.stores.preparedForms = undefined;
+      core.stores.reconciledBatches = undefined;
     }
-    o.preparedBootstrap.save(forms);
+    if (forms) kept.save(forms);
+    if (reconciled) kept.saveReconciled(reconciled);
   } else await features.bootstrap(core, nsType);
   bootstrapped = true;
   trace.mark("bootstrap objects");

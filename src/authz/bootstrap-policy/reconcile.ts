@@ -9,6 +9,7 @@ import type { KObject } from "../../apimachinery/object.js";
 import type { ResourceType } from "../../registry/resource-type.js";
 import type { WriteOptions } from "../../registry/store.js";
 import type { Stores } from "../../registry/stores.js";
+import type { StoredIdentity } from "../../registry/reconciled-batches.js";
 import { covers } from "./covers.js";
 import { autoUpdateAnnotation, rbacGroup, type BindingObject, type PolicyRule, type RoleObject, type Subject } from "./rules.js";
 
@@ -154,6 +155,10 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
     // Another replica wrote some meanwhile: reconciled against what is stored now, as below.
     existing = await Promise.all(typed.map(([t]) => existingObjects(stores, t)));
   }
+  // A restart whose batch is stored as a reconciliation that had nothing to do left it: nothing to do again.
+  const reconciled = lazy ? stores.reconciledBatches : undefined;
+  const kept = reconciled?.unchanged(lazy!.batch, (resource, key) => existing[typed.findIndex(([t]) => t.resource === resource)]?.get(key)?.metadata);
+  if (kept !== undefined) return { ...summary, unchanged: kept };
   const all = lazy ? lazy.build() : (objects as DefaultObjects);
   const writes: Promise<unknown>[] = [];
   const failures: string[] = [];
@@ -213,6 +218,19 @@ export async function reconcileObjects(deps: ReconcileDeps, objects: DefaultObje
   }
   await Promise.all(writes);
   if (failures.length) throw new Error(`unable to initialize RBAC bootstrap policy: ${failures.join("; ")}`);
+  // Nothing written and nothing protected (whose log line every start repeats, as upstream's): recorded for the next start.
+  if (reconciled && writes.length === 0 && creates.length === 0 && summary.protected === 0) {
+    const stored: StoredIdentity[] = [];
+    served(groupsOf(types, all)).forEach(([t, expectedList], i) => {
+      for (const expected of expectedList) {
+        const key = keyOf(expected);
+        const m = existing[i].get(key)?.metadata;
+        if (!m?.uid || !m.resourceVersion) return;
+        stored.push([t.resource, key, m.uid, m.resourceVersion]);
+      }
+    });
+    if (stored.length === summary.unchanged) reconciled.record(lazy!.batch, stored);
+  }
   return summary;
 }
 
