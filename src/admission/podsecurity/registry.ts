@@ -89,26 +89,33 @@ function validate(checks: readonly Check[]): void {
 export function newEvaluator(checks: readonly Check[], opts: CheckOptions): Evaluator {
   validate(checks);
   const maxMinor = Math.max(...checks.map((c) => (c.versions.at(-1)!.minimumVersion as { minor: number }).minor));
-  const byId = (a: Check, b: Check) => byteOrder(a.id, b.id);
-  const baseline = checks.filter((c) => c.level === "baseline").sort(byId);
-  const restricted = checks.filter((c) => c.level === "restricted").sort(byId);
-  // Per minor version, the check functions of each level, precomputed (as upstream inflates them).
-  const baselineAt: CheckFn[][] = [];
-  const restrictedAt: CheckFn[][] = [];
-  for (let minor = 0; minor <= maxMinor; minor++) {
-    const b = baseline.map((c) => [c, versionAt(c, minor)] as const).filter(([, v]) => v);
-    const r = restricted.map((c) => [c, versionAt(c, minor)] as const).filter(([, v]) => v);
-    const overridden = new Set(r.flatMap(([, v]) => v!.overrides ?? []));
-    baselineAt[minor] = b.map(([, v]) => v!.check);
-    restrictedAt[minor] = [...b.filter(([c]) => !overridden.has(c.id)), ...r].map(([, v]) => v!.check);
-  }
+  // Per minor version, the check functions of each level, precomputed (as upstream inflates them)
+  // when the first pod is evaluated: every start builds the plugin, few evaluate a pod soon
+  // (~2.7 ms of a start's cold code).
+  let tables: { baselineAt: CheckFn[][]; restrictedAt: CheckFn[][] } | undefined;
+  const inflate = () => {
+    const byId = (a: Check, b: Check) => byteOrder(a.id, b.id);
+    const baseline = checks.filter((c) => c.level === "baseline").sort(byId);
+    const restricted = checks.filter((c) => c.level === "restricted").sort(byId);
+    const baselineAt: CheckFn[][] = [];
+    const restrictedAt: CheckFn[][] = [];
+    for (let minor = 0; minor <= maxMinor; minor++) {
+      const b = baseline.map((c) => [c, versionAt(c, minor)] as const).filter(([, v]) => v);
+      const r = restricted.map((c) => [c, versionAt(c, minor)] as const).filter(([, v]) => v);
+      const overridden = new Set(r.flatMap(([, v]) => v!.overrides ?? []));
+      baselineAt[minor] = b.map(([, v]) => v!.check);
+      restrictedAt[minor] = [...b.filter(([c]) => !overridden.has(c.id)), ...r].map(([, v]) => v!.check);
+    }
+    return { baselineAt, restrictedAt };
+  };
   const maxVersion = v1(maxMinor);
   return {
     maxVersion,
     evaluate(lv, meta, spec) {
       if (lv.level === "privileged") return [];
       const minor = older(maxVersion, lv.version) ? maxMinor : (lv.version as { minor: number }).minor;
-      const fns = (lv.level === "baseline" ? baselineAt : restrictedAt)[minor];
+      tables ??= inflate();
+      const fns = (lv.level === "baseline" ? tables.baselineAt : tables.restrictedAt)[minor];
       if (!fns) throw new Error(`no checks for ${lvString(lv)}`);
       return fns.map((f) => f(meta, spec, opts));
     },
