@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ranCodePath } from "../server/code-paths.js";
 import { runCommonJs, type CachedRun } from "./code-cache.js";
 
 const run = (r: CachedRun) => runCommonJs(r).cache;
@@ -81,5 +82,36 @@ describe("runCommonJs", () => {
     const file = bundle(`globalThis.kapiCodeCacheOdd = 1;`);
     const out = run({ file, build: "b", command: "../../etc", writeAfterMs: 60_000 }) as { path: string };
     expect(out.path.endsWith("-other.cache")).toBe(true);
+  });
+
+  it("writes a cache in use again, with the start's paths added, only after a start down a path it was not made on", async () => {
+    const slot = Symbol.for("kapi.code-paths");
+    const g = globalThis as Record<symbol, unknown>;
+    const file = bundle(`globalThis.kapiCodeCachePaths = ${Date.now()};`);
+    const withPaths = async (paths: string[]) => {
+      delete g[slot];
+      for (const p of paths) ranCodePath(p);
+      const out = run({ file, build: "b", command: "serve", writeAfterMs: 0 }) as { cache: string; path: string };
+      await new Promise((r) => setTimeout(r, 30));
+      return out;
+    };
+    try {
+      const first = await withPaths(["sqlite restart"]);
+      expect(first.cache).toBe("writing");
+      await waitFor(`${first.path}.paths`);
+      expect(JSON.parse(readFileSync(`${first.path}.paths`, "utf8"))).toEqual(["sqlite restart"]);
+      // Marked, to see whether a start writes the cache again.
+      writeFileSync(`${first.path}.paths`, JSON.stringify(["sqlite restart", "x"]));
+      // Each write replaces the file (a new inode).
+      const written = statSync(first.path).ino;
+      expect((await withPaths(["sqlite restart"])).cache).toBe("used");
+      expect(JSON.parse(readFileSync(`${first.path}.paths`, "utf8"))).toEqual(["sqlite restart", "x"]);
+      expect(statSync(first.path).ino).toBe(written);
+      expect((await withPaths(["memory first start"])).cache).toBe("used");
+      expect(JSON.parse(readFileSync(`${first.path}.paths`, "utf8"))).toEqual(["memory first start", "sqlite restart", "x"]);
+      expect(statSync(first.path).ino).not.toBe(written);
+    } finally {
+      delete g[slot];
+    }
   });
 });

@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { codePathsRun } from "../server/code-paths.js";
 import { ownedCacheDir, readOwned, writeOwned } from "../server/owned-cache-dir.js";
 
 /** The cache is written this long after the command starts (a server is serving by then), or at exit if sooner. */
@@ -55,14 +56,21 @@ export function runCommonJs(run: CachedRun): { exports: unknown; cache: CacheOut
   const cachedData = cachePath ? readOwned(cachePath) : undefined;
   const source = readFileSync(run.file, "latin1");
   const script = new Script(Module.wrap(source), { filename: run.file, ...(cachedData ? { cachedData } : {}) });
-  run.phase?.(`kapi's code read and compiled (${cachedData && !script.cachedDataRejected ? "from the code cache" : "no code cache"})`);
-  if (cachePath && (!cachedData || script.cachedDataRejected)) {
+  const accepted = cachedData !== undefined && !script.cachedDataRejected;
+  run.phase?.(`kapi's code read and compiled (${accepted ? "from the code cache" : "no code cache"})`);
+  if (cachePath) {
+    // The start-up paths the cache was made on (src/server/code-paths.ts): one in use is written
+    // again, with this start's code too, only by a start down a path it was not made on.
+    const pathsFile = `${cachePath}.paths`;
+    const covered = accepted ? madeOn(pathsFile) : [];
     let written = false;
     const write = () => {
       if (written) return;
       written = true;
+      const ran = codePathsRun();
+      if (accepted && ran.every((p) => covered.includes(p))) return;
       // When it cannot be written, the next start makes one.
-      writeOwned(cachePath, script.createCachedData());
+      if (writeOwned(cachePath, script.createCachedData())) writeOwned(pathsFile, JSON.stringify([...new Set([...covered, ...ran])].sort()));
     };
     setTimeout(write, run.writeAfterMs ?? writeAfterMs).unref();
     process.once("exit", write);
@@ -74,5 +82,15 @@ export function runCommonJs(run: CachedRun): { exports: unknown; cache: CacheOut
   (script.runInThisContext() as (...args: unknown[]) => void).call(mod.exports, mod.exports, require, mod, run.file, dirname(run.file));
   run.phase?.("kapi's code evaluated");
   if (!cachePath) return { exports: mod.exports, cache: { cache: "off" } };
-  return { exports: mod.exports, cache: { cache: cachedData && !script.cachedDataRejected ? "used" : "writing", path: cachePath } };
+  return { exports: mod.exports, cache: { cache: accepted ? "used" : "writing", path: cachePath } };
+}
+
+/** The start-up paths a cache was made on, as its side file lists them (none when unreadable). */
+function madeOn(pathsFile: string): string[] {
+  try {
+    const list = JSON.parse(readOwned(pathsFile)?.toString("utf8") ?? "[]") as unknown;
+    return Array.isArray(list) ? list.filter((p): p is string => typeof p === "string") : [];
+  } catch {
+    return [];
+  }
 }

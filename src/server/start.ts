@@ -38,6 +38,7 @@ import { adminKubeconfig, gracefulStop, listen } from "./serve.js";
 import { OpenStreams } from "./open-streams.js";
 import { serverFeatures } from "./features/index.js";
 import { startupTrace } from "../observability/startup-trace.js";
+import { ranCodePath } from "./code-paths.js";
 import type { PreparedBootstrap } from "./prepared-bootstrap.js";
 import type { Controller } from "../controller-runtime/controller.js";
 
@@ -145,6 +146,7 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   let bootstrapped = false;
   let startHooksDone = !o.whenStarted;
   const emptyStore = (await core.storage.currentRevision()) === 0;
+  ranCodePath(`${o.storageBackend} ${emptyStore ? "first start" : "restart"}`);
   if (o.initialState && emptyStore) {
     await core.storage.transaction(o.initialState.map(({ key, value }) => ({ kind: "create", key, value })));
   } else if (o.preparedBootstrap) {
