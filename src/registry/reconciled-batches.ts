@@ -18,7 +18,7 @@ export class ReconciledBatches {
   private changedBatches = false;
 
   constructor(data?: ReconciledBatchesData) {
-    this.batches = new Map(Object.entries(data ?? {}));
+    this.batches = new Map(data && typeof data === "object" ? Object.entries(data) : []);
   }
 
   /**
@@ -27,8 +27,11 @@ export class ReconciledBatches {
    */
   unchanged(id: string, stored: (resource: string, key: string) => { uid?: string; resourceVersion?: string } | undefined): number | undefined {
     const recorded = this.batches.get(id);
-    if (!recorded?.length) return undefined;
-    for (const [resource, key, uid, rv] of recorded) {
+    // Read from a file: anything but the shape written is no record.
+    if (!Array.isArray(recorded) || recorded.length === 0) return undefined;
+    for (const entry of recorded) {
+      if (!Array.isArray(entry) || entry.length !== 4) return undefined;
+      const [resource, key, uid, rv] = entry;
       const now = stored(resource, key);
       if (now?.uid !== uid || now.resourceVersion !== rv) return undefined;
     }
