@@ -72,6 +72,12 @@ export class DelegatingExchange implements Exchange {
   write(chunk: Buffer | string): boolean {
     return this.inner.write(chunk);
   }
+  cork(): void {
+    this.inner.cork?.();
+  }
+  uncork(): void {
+    this.inner.uncork?.();
+  }
   end(chunk?: Buffer | string): void {
     this.inner.end(chunk);
   }

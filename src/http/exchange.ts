@@ -57,6 +57,12 @@ export interface Exchange {
    */
   setResponseHeader(name: string, value: string): void;
   write(chunk: Buffer | string): boolean;
+  /**
+   * Holds the writes that follow until uncork() (or end()), to go out as one write request: a
+   * list page's 500 memoised items cost one instead of 500 (~15% of a LIST's CPU).
+   */
+  cork?(): void;
+  uncork?(): void;
   end(chunk?: Buffer | string): void;
   /** Cuts the response off (HTTP/2 stream reset, HTTP/1.1 connection closed): the client sees it failed. */
   abort(): void;
@@ -188,6 +194,12 @@ class H2Exchange implements Exchange {
     this.written += byteLength(chunk);
     return stream.write(chunk);
   }
+  cork(): void {
+    this.stream.cork();
+  }
+  uncork(): void {
+    this.stream.uncork();
+  }
   end(chunk?: Buffer | string): void {
     const stream = this.stream;
     if (stream.destroyed) return;
@@ -282,6 +294,12 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: Exchang
     write(chunk) {
       written += byteLength(chunk);
       return res.write(chunk);
+    },
+    cork() {
+      res.cork();
+    },
+    uncork() {
+      res.uncork();
     },
     end(chunk) {
       if (switched) return;

@@ -56,7 +56,9 @@ export async function writeJsonPieces(ex: Exchange, status: number, pieces: () =
     h["content-length"] = size;
     ex.head(status, h);
     if (ex.method === "HEAD") return ex.end();
+    ex.cork?.();
     for (const c of first) ex.write(c);
+    ex.uncork?.();
     ex.end();
     return;
   }
