@@ -35,10 +35,18 @@ export async function streamBody(ex: Exchange, first: readonly Buffer[], rest: I
   };
 
   if (!gzip) {
+    // Corked between waits: the pieces written in one go leave as one write request (see Exchange.cork).
+    let corked = false;
     for (const c of pieces()) {
       if (closed) break;
-      if (!ex.write(c) && ex.pending() >= aheadBytes) await drained();
+      if (!corked) (ex.cork?.(), (corked = true));
+      if (!ex.write(c) && ex.pending() >= aheadBytes) {
+        ex.uncork?.();
+        corked = false;
+        await drained();
+      }
     }
+    if (corked) ex.uncork?.();
     // Also after the client left: ending frees a stream it reset (exchange.ts).
     ex.end();
     return;
