@@ -11,7 +11,7 @@ import type { KeyValue } from "../src/storage/interface.js";
 
 type Obj = { name: string };
 const prefix = "/registry/pods/";
-const spec = { prefix, namespaced: true, decode: (kv: KeyValue) => ({ object: JSON.parse(kv.value) as Obj, labels: undefined, fields: {} }) };
+const spec = { prefix, namespaced: true, decode: (kv: KeyValue) => ({ object: JSON.parse(kv.value) as Obj, labels: undefined, fieldsOf: () => ({}) }) };
 const tick = () => new Promise((r) => setImmediate(r));
 
 class Count implements WatchSink<Obj> {

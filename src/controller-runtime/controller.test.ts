@@ -217,7 +217,7 @@ describe("controller runtime", () => {
     const prefix = "/registry/things/";
     const decode = (kv: KeyValue) => {
       const object = JSON.parse(kv.value) as Obj;
-      return { object, labels: undefined, fields: { "metadata.name": object.name } };
+      return { object, labels: undefined, fieldsOf: (o: Obj) => ({ "metadata.name": o.name }) };
     };
 
     function world() {

@@ -9,7 +9,7 @@ type Obj = { name: string; v: number };
 const prefix = "/registry/things/";
 const decode = (kv: KeyValue) => {
   const object = JSON.parse(kv.value) as Obj;
-  return { object, labels: undefined, fields: { "metadata.name": object.name } };
+  return { object, labels: undefined, fieldsOf: (o: Obj) => ({ "metadata.name": o.name }) };
 };
 const spec = { prefix, namespaced: true, decode };
 const key = (ns: string, name: string) => `${prefix}${ns}/${name}`;

@@ -63,6 +63,7 @@ export function cacheSpec(t: ResourceType): CacheSpec<KObject> {
   let spec = cacheSpecs.get(t);
   if (!spec) {
     let decodes = 0;
+    const fieldsOf = (object: KObject) => objectFields(t, object);
     spec = {
       prefix: t.keyPrefix,
       namespaced: t.namespaced,
@@ -72,7 +73,7 @@ export function cacheSpec(t: ResourceType): CacheSpec<KObject> {
         // parts' table has started afresh since.
         const object = prev ? (shareUnchanged(decoded, prev) as KObject) : decoded;
         if (++decodes > shareFromDecode) shareSubtrees(object as unknown as Record<string, unknown>);
-        return { object, labels: object.metadata.labels, fields: objectFields(t, object) };
+        return { object, labels: object.metadata.labels, fieldsOf };
       },
     };
     cacheSpecs.set(t, spec);
@@ -89,7 +90,7 @@ export function predicateFor(t: ResourceType, ns: string, opts: ListOptions): Pr
     namespace: t.namespaced ? ns || fields.requiresExactMatch("metadata.namespace") || "" : "",
     name: fields.requiresExactMatch("metadata.name") ?? "",
     matches: filtering
-      ? (labels, f) => (opts.labelSelector.isEmpty() || opts.labelSelector.matches(labels)) && (fields.isEmpty() || fields.matches(f))
+      ? (e) => (opts.labelSelector.isEmpty() || opts.labelSelector.matches(e.labels)) && (fields.isEmpty() || fields.matches(e.fields))
       : undefined,
   };
 }

@@ -33,6 +33,7 @@ export function metadataOf(t: ResourceType, kv: KeyValue): KObject {
 
 /** Partial caches answer no field selector (a full request replaces them first). */
 const noFields: Readonly<Record<string, string>> = Object.freeze({});
+const noFieldsOf = () => noFields;
 
 /** The partial cache spec of a type: objects reduced to their metadata. */
 export function metadataCacheSpec(t: ResourceType): CacheSpec<KObject> {
@@ -42,7 +43,7 @@ export function metadataCacheSpec(t: ResourceType): CacheSpec<KObject> {
     partial: true,
     decode: (kv) => {
       const object = metadataOf(t, kv);
-      return { object, labels: object.metadata.labels, fields: noFields };
+      return { object, labels: object.metadata.labels, fieldsOf: noFieldsOf };
     },
   };
 }

@@ -82,7 +82,7 @@ export class CacheWatcher<O> {
 
   matches(e: Entry<O>): boolean {
     if (!e.key.startsWith(this.pred.prefix)) return false;
-    return this.pred.matches ? this.pred.matches(e.labels, e.fields) : true;
+    return this.pred.matches ? this.pred.matches(e) : true;
   }
 
   /** Called by the cache for every event this watcher might care about, in revision order. */

@@ -40,7 +40,7 @@ export interface CachedStorageOptions {
 const noFields: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The cache holds the stored key-values themselves: nothing to decode, no selector attributes. */
-const keepKeyValue: Decoder<KeyValue> = (kv) => ({ object: kv, labels: undefined, fields: noFields });
+const keepKeyValue: Decoder<KeyValue> = (kv) => ({ object: kv, labels: undefined, fieldsOf: () => noFields });
 
 const closedError = () => new StorageError("Closed", "", "storage closed");
 

@@ -3,13 +3,13 @@ import { MemoryStorage } from "../memory/memory-storage.js";
 import type { KeyValue } from "../interface.js";
 import { Cacher } from "./cacher.js";
 import type { WatchSink } from "./cache-watcher.js";
-import { CacheError, type WatchCacheObserver, type Delivery, type Predicate } from "./types.js";
+import { CacheError, type WatchCacheObserver, type Delivery, type Predicate, type Selectable } from "./types.js";
 import type { WatchCacheOptions } from "./watch-cache.js";
 
 type Obj = { name: string; labels?: Record<string, string>; v?: number };
 const decode = (kv: KeyValue) => {
   const object = JSON.parse(kv.value) as Obj;
-  return { object, labels: object.labels, fields: { "metadata.name": object.name } };
+  return { object, labels: object.labels, fieldsOf: (o: Obj) => ({ "metadata.name": o.name }) };
 };
 const prefix = "/registry/things/";
 const spec = { prefix, namespaced: true, decode };
@@ -75,7 +75,7 @@ describe("watch cache", () => {
     setup();
     const c = await cacher.get(spec);
     const sink = new Collect();
-    c.watch({ ...all, matches: (l) => l?.tier === "web" }, sink, { from: "revision", revision: c.revision }, false);
+    c.watch({ ...all, matches: (e) => e.labels?.tier === "web" }, sink, { from: "revision", revision: c.revision }, false);
     await put("ns", "x", { labels: { tier: "db" } });
     const kv = await storage.update(`${prefix}ns/x`, JSON.stringify({ name: "x", labels: { tier: "web" } }), 0);
     await storage.update(`${prefix}ns/x`, JSON.stringify({ name: "x", labels: { tier: "db" } }), 0);
@@ -150,7 +150,7 @@ describe("watch cache", () => {
     expect(revision).toBe(c.revision);
     told.length = 0;
     await c.syncToStorage();
-    expect(c.list({ ...all, matches: (labels) => labels !== undefined }).items).toEqual([]);
+    expect(c.list({ ...all, matches: (e) => e.labels !== undefined }).items).toEqual([]);
     expect(told).toEqual(["readWait", "listed 3/0"]);
     told.length = 0;
     // A watcher that stops draining is ended once its queue is full.
@@ -193,7 +193,7 @@ describe("watch cache", () => {
     const c = await cacher.get(spec);
     const calls: string[] = [];
     const mk = (tag: string, p: Predicate) => {
-      const pred = { ...p, matches: (l: unknown, f: Readonly<Record<string, string>>) => (calls.push(tag), p.name ? f["metadata.name"] === p.name : true) };
+      const pred = { ...p, matches: (e: Selectable) => (calls.push(tag), p.name ? e.fields["metadata.name"] === p.name : true) };
       c.watch(pred, new Collect(), { from: "revision", revision: c.revision }, false);
     };
     mk("ns1", { prefix: `${prefix}ns1/`, namespace: "ns1", name: "" });
@@ -325,6 +325,30 @@ describe("watch cache", () => {
     expect(seen[1]).toBe(first);
     expect(c.lookup(`${prefix}ns/a`)!.object.v).toBe(2);
   });
+
+  it("makes an entry's field attributes only when a field selector reads them, once, and keeps them for its deletion", async () => {
+    setup();
+    const made: string[] = [];
+    const counting = { prefix, namespaced: true, decode: (kv: KeyValue) => ({ ...decode(kv), fieldsOf: (o: Obj) => (made.push(o.name), { "metadata.name": o.name }) }) };
+    await put("ns", "a", { labels: { tier: "web" } });
+    await put("ns", "b");
+    const c = await cacher.get(counting);
+    const byLabel = { ...all, matches: (e: Selectable) => e.labels?.tier === "web" };
+    const byName = { ...all, matches: (e: Selectable) => e.fields["metadata.name"] === "b" };
+    expect(c.list(all).items).toHaveLength(2);
+    expect(c.list(byLabel).items.map((e) => e.object.name)).toEqual(["a"]);
+    expect(made).toEqual([]);
+    expect(c.list(byName).items.map((e) => e.object.name)).toEqual(["b"]);
+    expect(c.list(byName).items).toHaveLength(1);
+    expect(made).toEqual(["a", "b"]);
+    // A watch by name sees b's deletion: the deleted state is the entry's, with the attributes it had.
+    const sink = new Collect();
+    c.watch(byName, sink, { from: "revision", revision: c.revision }, false);
+    await storage.delete(`${prefix}ns/b`);
+    await tick();
+    expect(sink.events.map((e) => `${e.type} ${e.name}`)).toEqual(["DELETED b"]);
+    expect(made).toEqual(["a", "b"]);
+  });
 });
 
 // Deliveries are shared: every watcher that sees an event the same way gets the same delivery
@@ -343,7 +367,7 @@ describe("cache watcher deliveries", () => {
     setup();
     const c = await cacher.get(spec);
     const [a1, a2, w1, w2] = [new Keep(), new Keep(), new Keep(), new Keep()];
-    const web: Predicate = { ...all, matches: (l) => l?.tier === "web" };
+    const web: Predicate = { ...all, matches: (e) => e.labels?.tier === "web" };
     for (const [p, s] of [[all, a1], [all, a2], [web, w1], [web, w2]] as const) c.watch(p, s, { from: "revision", revision: c.revision }, false);
     await storage.create(`${prefix}ns/x`, JSON.stringify({ name: "x", labels: { tier: "web" } }));
     await storage.update(`${prefix}ns/x`, JSON.stringify({ name: "x", labels: { tier: "db" } }), 0);
@@ -377,7 +401,7 @@ describe("cache watcher deliveries", () => {
     // Selectors are never shared, and watchers with different selectors, met in turn on one event,
     // each get their own answer (the event remembers only the last predicate it was matched with).
     const calls: string[] = [];
-    const selecting = (tier: string) => ({ ...scoped("ns"), matches: (l: Readonly<Record<string, string>> | undefined) => (calls.push(tier), l?.tier === tier) });
+    const selecting = (tier: string) => ({ ...scoped("ns"), matches: (e: Selectable) => (calls.push(tier), e.labels?.tier === tier) });
     const [web, db, web2] = [new Keep(), new Keep(), new Keep()];
     const ww = c.watch(selecting("web"), web, { from: "revision", revision: c.revision }, false);
     c.watch(selecting("db"), db, { from: "revision", revision: c.revision }, false);

@@ -306,7 +306,7 @@ export class WatchCache<O> {
     } else {
       const prev = this.remove(ev.kv.key);
       // The deleted object is the last state; reuse its decoded form, stamped with the delete revision.
-      const cur: Entry<O> = prev ? new CacheEntry(prev.key, ev.revision, prev, prev.size) : this.entry(ev.kv, ev.revision);
+      const cur: Entry<O> = prev ? (prev as CacheEntry<O>).restamped(ev.revision) : this.entry(ev.kv, ev.revision);
       cev = cacheEvent("DELETED", ev.revision, ev.kv.key, cur, prev, now);
     }
     this.revision = ev.revision;
@@ -422,7 +422,7 @@ export class WatchCache<O> {
     let lastKey = "";
     for (; i < end && items.length < limit; i++) {
       const e = arr[i]!;
-      if (!pred.matches || pred.matches(e.labels, e.fields)) {
+      if (!pred.matches || pred.matches(e)) {
         items.push(e);
         lastKey = e.key;
       }
@@ -599,7 +599,8 @@ export class WatchCache<O> {
 class CacheEntry<O> implements Entry<O> {
   readonly object: O;
   readonly labels: Readonly<Record<string, string>> | undefined;
-  readonly fields: Readonly<Record<string, string>>;
+  readonly fieldsOf: Decoded<O>["fieldsOf"];
+  private lazyFields: Readonly<Record<string, string>> | undefined;
   private lazyMemo: Map<string, unknown> | undefined;
 
   constructor(
@@ -610,11 +611,22 @@ class CacheEntry<O> implements Entry<O> {
   ) {
     this.object = d.object;
     this.labels = d.labels;
-    this.fields = d.fields;
+    this.fieldsOf = d.fieldsOf;
+  }
+
+  get fields(): Readonly<Record<string, string>> {
+    return (this.lazyFields ??= this.fieldsOf(this.object));
   }
 
   get memo(): Map<string, unknown> {
     return (this.lazyMemo ??= new BudgetedMemo());
+  }
+
+  /** The same object as the entry of a later revision (a deletion's last state): its decoded parts and field attributes, not its encodings. */
+  restamped(modRevision: number): CacheEntry<O> {
+    const e = new CacheEntry(this.key, modRevision, this, this.size);
+    e.lazyFields = this.lazyFields;
+    return e;
   }
 }
 
