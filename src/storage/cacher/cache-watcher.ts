@@ -5,7 +5,7 @@
 // Backpressure: the sink says when its consumer is full; the watcher then holds live events in a
 // queue of at most `maxQueued` references (the events themselves are shared with the history
 // ring). A watcher whose queue overflows is ended — never allowed to buffer without bound.
-import type { CacheEvent, CacheEventType, Delivery, Entry, Predicate, WatchCacheObserver } from "./types.js";
+import type { CacheEvent, CacheEventType, Delivery, Entry, EventDispatch, Predicate, WatchCacheObserver } from "./types.js";
 import { BudgetedMemo } from "./memo-budget.js";
 
 export interface WatchSink<O> {
@@ -150,10 +150,15 @@ export class CacheWatcher<O> {
           this.lastBookmark = rev;
           this.emit({ type: "BOOKMARK", revision: rev, memo: new Map(), initialEventsEnd: true });
         } else if (this.replayIdx < this.replay.length) {
-          this.deliverEvent(this.replay[this.replayIdx++]!);
+          // Sent from the history by this watcher alone: what it made for the event goes with it.
+          const ev = this.replay[this.replayIdx++]!;
+          this.deliverEvent(ev);
+          dispatched(ev);
         } else if (this.queueIdx < this.queue.length) {
           this.initDone();
-          this.deliverEvent(this.queue[this.queueIdx++]!);
+          const ev = this.queue[this.queueIdx++]!;
+          this.deliverEvent(ev);
+          dispatched(ev);
           if (this.queueIdx === this.queue.length) {
             this.queue = [];
             this.queueIdx = 0;
@@ -186,24 +191,25 @@ export class CacheWatcher<O> {
 
   /** Translate a cache event into what this watcher sees (or nothing). */
   private deliverEvent(ev: CacheEvent<O>): void {
+    const d = (ev.dispatch ??= newDispatch());
     let curPasses: boolean;
     let prevPasses: boolean;
-    if (ev.matchedBy === this.pred) {
-      curPasses = ev.curPasses;
-      prevPasses = ev.prevPasses;
+    if (d.matchedBy === this.pred) {
+      curPasses = d.curPasses;
+      prevPasses = d.prevPasses;
     } else {
       curPasses = ev.type !== "DELETED" && this.matches(ev.cur);
       prevPasses = ev.prev ? this.matches(ev.prev) : ev.type === "DELETED" && this.matches(ev.cur);
-      ev.matchedBy = this.pred;
-      ev.curPasses = curPasses;
-      ev.prevPasses = prevPasses;
+      d.matchedBy = this.pred;
+      d.curPasses = curPasses;
+      d.prevPasses = prevPasses;
     }
-    if (curPasses && !prevPasses) this.emit(shared(ev, "A"));
-    else if (curPasses && prevPasses) this.emit(shared(ev, "M"));
+    if (curPasses && !prevPasses) this.emit(shared(ev, d, "A"));
+    else if (curPasses && prevPasses) this.emit(shared(ev, d, "M"));
     else if (!curPasses && prevPasses) {
       // A deletion sends the last state; leaving the selector sends the previous object stamped
       // with this event's revision (as upstream).
-      this.emit(shared(ev, ev.type === "DELETED" ? "D" : "L"));
+      this.emit(shared(ev, d, ev.type === "DELETED" ? "D" : "L"));
     }
   }
 }
@@ -216,17 +222,35 @@ const none: readonly never[] = [];
 
 type Variant = "A" | "M" | "D" | "L";
 
-function shared<O>(ev: CacheEvent<O>, v: Variant): Delivery<O> {
+function newDispatch<O>(): EventDispatch<O> {
+  return { deliveryA: undefined, deliveryM: undefined, deliveryD: undefined, deliveryL: undefined, matchedBy: undefined, curPasses: false, prevPasses: false };
+}
+
+function shared<O>(ev: CacheEvent<O>, d: EventDispatch<O>, v: Variant): Delivery<O> {
   switch (v) {
     case "A":
-      return (ev.deliveryA ??= new EventDelivery("ADDED", ev.cur, ev));
+      return (d.deliveryA ??= new EventDelivery("ADDED", ev.cur, ev));
     case "M":
-      return (ev.deliveryM ??= new EventDelivery("MODIFIED", ev.cur, ev));
+      return (d.deliveryM ??= new EventDelivery("MODIFIED", ev.cur, ev));
     case "D":
-      return (ev.deliveryD ??= new EventDelivery("DELETED", ev.cur, ev));
+      return (d.deliveryD ??= new EventDelivery("DELETED", ev.cur, ev));
     case "L":
-      return (ev.deliveryL ??= new EventDelivery("DELETED", ev.prev!, ev));
+      return (d.deliveryL ??= new EventDelivery("DELETED", ev.prev!, ev));
   }
+}
+
+/**
+ * The cache has handed `ev` to every watcher: what they shared goes, unless a delivery holds
+ * encoded bytes (an HTTP watcher's), which a watcher still behind or one resuming from the
+ * history sends again without encoding. Whoever sends it later makes the rest again.
+ */
+export function dispatched<O>(ev: CacheEvent<O>): void {
+  const d = ev.dispatch;
+  if (d && !(encoded(d.deliveryA) || encoded(d.deliveryM) || encoded(d.deliveryD) || encoded(d.deliveryL))) ev.dispatch = undefined;
+}
+
+function encoded<O>(d: Delivery<O> | undefined): boolean {
+  return d instanceof EventDelivery && d.holdsBytes;
 }
 
 class EventDelivery<O> implements Delivery<O> {
@@ -244,6 +268,10 @@ class EventDelivery<O> implements Delivery<O> {
   }
   get memo(): Map<string, unknown> {
     return (this.bytes ??= new Map());
+  }
+  /** A sink kept encoded bytes in its memo. */
+  get holdsBytes(): boolean {
+    return this.bytes !== undefined && this.bytes.size > 0;
   }
 }
 

@@ -56,17 +56,28 @@ export interface CacheEvent<O> {
   /** When the cache recorded it (for the history window). */
   time: number;
   /**
-   * The deliveries made of this event, one per way a watcher sees it (ADDED, MODIFIED, DELETED,
+   * What its watchers share while it is sent (see EventDispatch). Made by the first watcher that
+   * sends it; dropped once the cache has handed it to every watcher, unless a delivery holds
+   * encoded bytes that later senders (a watcher behind, one resuming) reuse. An event in the
+   * history ring is its seven fields, not thirteen, and no delivery objects (issue 26: the ring
+   * keeps two events per object a controller wrote once).
+   */
+  dispatch: EventDispatch<O> | undefined;
+}
+
+/** What the watchers of one event share: its deliveries and the last predicate's answers. */
+export interface EventDispatch<O> {
+  /**
+   * The deliveries made of the event, one per way a watcher sees it (ADDED, MODIFIED, DELETED,
    * or DELETED on leaving its selector — "L"), made by the first watcher and shared by every
-   * other: one object and one byte memo per variant, not per watcher. Fields of the event, not an
-   * object of their own: the history ring keeps thousands of events.
+   * other: one object and one byte memo per variant, not per watcher.
    */
   deliveryA: Delivery<O> | undefined;
   deliveryM: Delivery<O> | undefined;
   deliveryD: Delivery<O> | undefined;
   deliveryL: Delivery<O> | undefined;
   /**
-   * The predicate this event was last matched against and its answers for `cur` and `prev`:
+   * The predicate the event was last matched against and its answers for `cur` and `prev`:
    * watchers sharing a predicate (one scope, no selectors) match an event once between them.
    */
   matchedBy: Predicate | undefined;

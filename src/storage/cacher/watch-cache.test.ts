@@ -326,6 +326,42 @@ describe("watch cache", () => {
     expect(c.lookup(`${prefix}ns/a`)!.object.v).toBe(2);
   });
 
+  it("keeps an event's shared deliveries in the history only while they hold encoded bytes", async () => {
+    setup();
+    const c = await cacher.get(spec);
+    const start = c.revision;
+    class Keep implements WatchSink<Obj> {
+      got: Delivery<Obj>[] = [];
+      constructor(private readonly encodes: boolean) {}
+      send(d: Delivery<Obj>): boolean {
+        this.got.push(d);
+        if (this.encodes && !d.memo.has("json")) d.memo.set("json", Buffer.from(d.entry!.object.name));
+        return true;
+      }
+      closed() {}
+    }
+    // Sent to a watcher that keeps no bytes: a later sender makes its own delivery.
+    const plain = new Keep(false);
+    c.watch(all, plain, { from: "revision", revision: start }, false);
+    await put("ns", "a");
+    await tick();
+    const resumedPlain = new Keep(false);
+    c.watch(all, resumedPlain, { from: "revision", revision: start }, false);
+    expect(resumedPlain.got.map((d) => d.entry!.object.name)).toEqual(["a"]);
+    expect(resumedPlain.got[0]).not.toBe(plain.got[0]);
+    // Sent to one that encodes: the delivery and its bytes stay for whoever resumes.
+    const encoding = new Keep(true);
+    c.watch(all, encoding, { from: "revision", revision: c.revision }, false);
+    const before = c.revision;
+    await put("ns", "b");
+    await tick();
+    const resumed = new Keep(true);
+    c.watch(all, resumed, { from: "revision", revision: before }, false);
+    expect(resumed.got.map((d) => d.entry!.object.name)).toEqual(["b"]);
+    expect(resumed.got[0]).toBe(encoding.got[0]);
+    expect(resumed.got[0]!.memo.get("json")).toBe(encoding.got[0]!.memo.get("json"));
+  });
+
   it("makes an entry's field attributes only when a field selector reads them, once, and keeps them for its deletion", async () => {
     setup();
     const made: string[] = [];

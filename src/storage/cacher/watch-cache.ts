@@ -21,7 +21,7 @@
 // progress notification request, and the cache uses that instead.
 import { CorruptValueError, StorageError, type KeyValue, type RangeResult, type StorageReader, type WatchEvent, type Watcher } from "../interface.js";
 import { compareKeys, prefixEnd } from "../common/keys.js";
-import { CacheWatcher, type WatchSink, type WatcherStart } from "./cache-watcher.js";
+import { CacheWatcher, dispatched, type WatchSink, type WatcherStart } from "./cache-watcher.js";
 import { EventRing } from "./event-ring.js";
 import { BudgetedMemo } from "./memo-budget.js";
 import { SortedStore, lowerBound } from "./sorted-store.js";
@@ -313,6 +313,7 @@ export class WatchCache<O> {
     this.ring.push(cev);
     const [ns, name] = this.scopeOf(cev.key);
     this.watchers.forCandidates(ns, name, (w) => w.push(cev));
+    dispatched(cev);
     if (this.observer) {
       this.observer.event();
       this.observer.resourceVersion(ev.revision);
@@ -642,5 +643,5 @@ function isCorrupt(e: unknown): boolean {
 
 /** A history event with every field it will get already in place (one shape, no property store grown later). */
 function cacheEvent<O>(type: CacheEventType, revision: number, key: string, cur: Entry<O>, prev: Entry<O> | undefined, time: number): CacheEvent<O> {
-  return { type, revision, key, cur, prev, time, deliveryA: undefined, deliveryM: undefined, deliveryD: undefined, deliveryL: undefined, matchedBy: undefined, curPasses: false, prevPasses: false };
+  return { type, revision, key, cur, prev, time, dispatch: undefined };
 }
