@@ -6,6 +6,9 @@
 // cache that cannot tell it is current (not loaded yet, fed by etcd) leaves the read to storage.
 import { convertsOnRead, type ResourceType } from "./resource-type.js";
 import { servedObject, type ObjectCacher } from "./list.js";
+import { deepClone } from "../apimachinery/json-value.js";
+import type { KObject } from "../apimachinery/object.js";
+import type { KeyValue } from "../storage/interface.js";
 
 /** The object's JSON bytes as a GET serves them; null when it does not exist; undefined when the cache cannot answer. */
 export async function currentJsonFromCache(cacher: ObjectCacher | undefined, t: ResourceType, key: string): Promise<Buffer | null | undefined> {
@@ -21,6 +24,24 @@ export async function currentJsonFromCache(cacher: ObjectCacher | undefined, t: 
     entry.memo.set(memoKey, bytes);
   }
   return bytes;
+}
+
+/**
+ * The current state of a key for a read-modify-write, from the watch cache when it provably holds
+ * it (upstream's cacher hands its cached object to GuaranteedUpdate the same way): a copy the
+ * caller may change, stamped as a storage read would be, and the revision a write must find.
+ * null: no such key; undefined: the caller reads storage.
+ */
+export async function currentFromCache(cacher: ObjectCacher | undefined, t: ResourceType, key: string): Promise<{ object: KObject; kv: Pick<KeyValue, "modRevision"> } | null | undefined> {
+  if (!cacher || t.onDecode || convertsOnRead(t)) return undefined;
+  const entry = await cacher.serving(t.keyPrefix)?.currentEntry(key);
+  if (!entry) return entry;
+  const object = deepClone(entry.object) as KObject;
+  // As decodeFromStorage stamps a stored value: the reader's version, its kind, the revision.
+  object.apiVersion = t.apiVersion;
+  object.kind = t.kind;
+  object.metadata.resourceVersion = String(entry.modRevision);
+  return { object, kv: { modRevision: entry.modRevision } };
 }
 
 /** A GET's body: the object's JSON and the newline jsonCodec ends every document with. */

@@ -22,7 +22,7 @@ import { withPropagationFinalizers, type DeleteOptions } from "./deletion.js";
 import { dropEmptyMetadata } from "./empty-metadata.js";
 import { withoutMetaAndStatus } from "./subresource-writes.js";
 import { listObjects, type ListResult, type ObjectCacher } from "./list.js";
-import { currentJsonFromCache, getBody } from "./cached-get.js";
+import { currentFromCache, currentJsonFromCache, getBody } from "./cached-get.js";
 import type { ListOptions } from "./list-options.js";
 import { prepareWatch, type PreparedWatch } from "./watch.js";
 import type { SubresourceCreate, WriteOptions, WriteRequest } from "./write-options.js";
@@ -414,9 +414,21 @@ export class GenericStore {
     const key = storageKey(t, ns, name);
     const { subresource } = spec;
     const ctx = this.context(ns, subresource, opts);
+    // The first attempt starts from the watch cache's object when the cache provably holds the
+    // current state; a lost race, and a no-op (which may be a value storage must write again
+    // under a new encryption key), read storage.
+    let fromCache = true;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
-      const kv = await this.getKv(key);
-      const current = kv ? await servedOne(t, this.decode(kv)) : undefined;
+      const cached = fromCache ? await currentFromCache(this.parts.cacher, t, key) : undefined;
+      fromCache = false;
+      let kv: Pick<KeyValue, "modRevision" | "stale"> | undefined;
+      let current: KObject | undefined;
+      if (cached) ({ kv, object: current } = cached);
+      else if (cached === undefined) {
+        const stored = await this.getKv(key);
+        kv = stored;
+        current = stored ? await servedOne(t, this.decode(stored)) : undefined;
+      }
       const desired = checkBody(t, ns, await spec.desired(current));
       checkNameMatches(desired, name);
       desired.metadata.name = name;
@@ -431,8 +443,8 @@ export class GenericStore {
         }
       }
       checkResourceVersion(t, desired, current);
-      const outcome = await this.updateOnce(ns, key, kv!, desired, current, ctx, opts);
-      if (outcome !== "retry") return outcome;
+      const outcome = await this.updateOnce(ns, key, kv!, desired, current, ctx, opts, Boolean(cached));
+      if (outcome !== "retry" && outcome !== "reread") return outcome;
     }
     throw conflict(t.gr, name, optimisticLockMessage);
   }
@@ -440,12 +452,14 @@ export class GenericStore {
   private async updateOnce(
     ns: string,
     key: string,
-    { modRevision, stale }: KeyValue,
+    { modRevision, stale }: Pick<KeyValue, "modRevision" | "stale">,
     desired: KObject,
     current: KObject,
     ctx: StrategyContext,
     opts: WriteOptions,
-  ): Promise<WriteResult | "retry"> {
+    /** `current` is the watch cache's: a no-op is confirmed against storage ("reread"), as upstream's cacher does. */
+    cachedCurrent = false,
+  ): Promise<WriteResult | "retry" | "reread"> {
     const t = this.type;
     const name = current.metadata.name!;
     t.strategy.default(desired);
@@ -454,7 +468,7 @@ export class GenericStore {
     if (!opts.skip?.admission) await this.admission.admit(attrs);
     const admitted = checkBody(t, ns, attrs.object);
     const reservation = ctx.subresource === "" ? await this.parts.reservations.reserve(t, admitted, current, ctx, opts.dryRun) : undefined;
-    let outcome: WriteResult | "retry" | undefined;
+    let outcome: WriteResult | "retry" | "reread" | undefined;
     try {
       const allocationErrors = reservation?.errors ?? [];
       let obj = prepareUpdate(t, admitted, current, ctx);
@@ -469,11 +483,12 @@ export class GenericStore {
       const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
       if (!opts.skip?.admission) await this.admission.validate(this.attributes("UPDATE", ns, name, ctx.subresource, opts, obj, current));
+      if (noop && cachedCurrent) return (outcome = "reread");
       if (noop) return (outcome = { object: current, created: false });
       if (opts.dryRun) return { object: obj, created: false };
       return (outcome = await this.writeUpdate(key, modRevision, obj, opts));
     } finally {
-      await reservation?.release(outcome !== undefined && outcome !== "retry");
+      await reservation?.release(outcome !== undefined && outcome !== "retry" && outcome !== "reread");
     }
   }
 
