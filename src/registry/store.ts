@@ -415,8 +415,7 @@ export class GenericStore {
     const { subresource } = spec;
     const ctx = this.context(ns, subresource, opts);
     // The first attempt starts from the watch cache's object when the cache provably holds the
-    // current state; a lost race, and a no-op (which may be a value storage must write again
-    // under a new encryption key), read storage.
+    // current state; after a lost race the loop reads storage.
     let fromCache = true;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
       const cached = fromCache ? await currentFromCache(this.parts.cacher, t, key) : undefined;
@@ -457,7 +456,7 @@ export class GenericStore {
     current: KObject,
     ctx: StrategyContext,
     opts: WriteOptions,
-    /** `current` is the watch cache's: a no-op is confirmed against storage ("reread"), as upstream's cacher does. */
+    /** `current` is the watch cache's: a no-op is confirmed against storage, and worked again from it ("reread") when storage has moved on. */
     cachedCurrent = false,
   ): Promise<WriteResult | "retry" | "reread"> {
     const t = this.type;
@@ -478,12 +477,19 @@ export class GenericStore {
       // no-op only when storage compares the bytes), then answered without storing or an event.
       // A value read through a key that writes no longer use is stored again all the same (key
       // rotation rewrites objects by replacing them unchanged).
-      const noop = !stale && allocationErrors.length === 0 && deepEqual(withoutResourceVersion(obj), withoutResourceVersion(current));
+      let noop = !stale && allocationErrors.length === 0 && deepEqual(withoutResourceVersion(obj), withoutResourceVersion(current));
+      if (noop && cachedCurrent) {
+        // Found on the watch cache's state: confirmed against storage before a write is skipped
+        // (upstream's GuaranteedUpdate with a cached object): a value changed since is worked
+        // again from storage; one read through an old encryption key is written all the same.
+        const stored = await this.getKv(key);
+        if (!stored || stored.modRevision !== modRevision) return (outcome = "reread");
+        noop = !stored.stale;
+      }
       if (!noop && owned) withOwnedFields(obj, owned);
       const errs = [...allocationErrors, ...validateObjectMetaUpdate(obj, current, t), ...t.strategy.validateUpdate(obj, current, ctx)];
       if (errs.length > 0) throw invalidObject(t, obj, errs);
       if (!opts.skip?.admission) await this.admission.validate(this.attributes("UPDATE", ns, name, ctx.subresource, opts, obj, current));
-      if (noop && cachedCurrent) return (outcome = "reread");
       if (noop) return (outcome = { object: current, created: false });
       if (opts.dryRun) return { object: obj, created: false };
       return (outcome = await this.writeUpdate(key, modRevision, obj, opts));
