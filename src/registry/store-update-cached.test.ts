@@ -11,7 +11,8 @@ import { Stores } from "./stores.js";
 
 const types = builtinTypeRegistry((f) => f.group === "" && f.resource === "configmaps");
 const configmaps = types.get("", "v1", "configmaps")!;
-const allow = { admit: async () => undefined, validate: async () => undefined };
+const admitted: string[] = [];
+const allow = { admit: async (a: { operation: string }) => void admitted.push(a.operation), validate: async () => undefined };
 
 /** A memory store that counts reads of single keys. */
 class CountingStorage extends MemoryStorage {
@@ -53,10 +54,12 @@ describe("an update from the watch cache", () => {
     expect(cached.object).not.toBe(seen[0]);
   });
 
-  it("confirms a no-op against storage, and answers it as before", async () => {
+  it("confirms a no-op against storage without running the update again, and answers it as before", async () => {
     const { storage, store } = await setup();
     const before = await storage.currentRevision();
+    admitted.length = 0;
     const r = await store.update("default", "cm", setData({ a: "1" }), { dryRun: false });
+    expect(admitted).toEqual(["UPDATE"]);
     expect(storage.gets).toBe(1);
     expect(await storage.currentRevision()).toBe(before);
     expect(r.object.data).toEqual({ a: "1" });
