@@ -4,6 +4,7 @@
 // cache entry as the very bytes a GET answers (its newline included), so an object read again and
 // again is stringified and UTF-8 encoded once (serialize once, serve many); a change is a new entry. Upstream 1.34 reads etcd for such a GET; the answer is the same, and a
 // cache that cannot tell it is current (not loaded yet, fed by etcd) leaves the read to storage.
+// An update's starting state is read the same way (currentFromCache).
 import { convertsOnRead, type ResourceType } from "./resource-type.js";
 import { servedObject, type ObjectCacher } from "./list.js";
 import { deepClone } from "../apimachinery/json-value.js";
