@@ -414,12 +414,10 @@ export class GenericStore {
     const key = storageKey(t, ns, name);
     const { subresource } = spec;
     const ctx = this.context(ns, subresource, opts);
-    // The first attempt starts from the watch cache's object when the cache provably holds the
-    // current state; after a lost race the loop reads storage.
-    let fromCache = true;
     for (let attempt = 0; attempt < maxUpdateAttempts; attempt++) {
-      const cached = fromCache ? await currentFromCache(this.parts.cacher, t, key) : undefined;
-      fromCache = false;
+      // The first attempt starts from the watch cache's object when the cache provably holds the
+      // current state; after a lost race the loop reads storage.
+      const cached = attempt === 0 ? await currentFromCache(this.parts.cacher, t, key) : undefined;
       let kv: Pick<KeyValue, "modRevision" | "stale"> | undefined;
       let current: KObject | undefined;
       if (cached) ({ kv, object: current } = cached);
