@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Storage } from "../interface.js";
+import { type Storage, StorageError } from "../interface.js";
 import { memoryHarness } from "../memory/memory-harness.testkit.js";
 import { MemoryStorage } from "../memory/memory-storage.js";
 import { sqliteHarnesses } from "../sqlite/sqlite-harness.testkit.js";
@@ -55,6 +55,36 @@ describe("CachedStorage", () => {
     expect(await cached.count("/registry/pods/")).toBe(2);
     // One watch (the cache's feed), no range (the store was empty when the cache started), no get, no count.
     expect(calls).toEqual({ get: 0, range: 0, count: 0, watch: 1 });
+  });
+
+  it("a read whose progress request meets the end of the cache's feed is answered by a fresh cache", async () => {
+    // etcd's feed reports progress on request; compaction can end the feed while a read waits
+    // for that answer (the feed's error arrives first, then the request fails).
+    const backend = new MemoryStorage();
+    let endFeedAtNextProgress = false;
+    const feedEnding: Storage = {
+      ...countingReads(backend).spy,
+      watch: (prefix, opts, onEvent, onError) => {
+        const inner = backend.watch(prefix, opts, onEvent, onError);
+        return {
+          stop: () => inner.stop(),
+          progress: async () => {
+            if (!endFeedAtNextProgress) return backend.currentRevision();
+            endFeedAtNextProgress = false;
+            inner.stop();
+            onError?.(new StorageError("Compacted", prefix, "compacted under the feed"));
+            throw new StorageError("Closed", "", "watch ended");
+          },
+        };
+      },
+    };
+    const cached = new CachedStorage(feedEnding, { prefix: "/registry/pods/", cache: {} });
+    cleanups.push(() => cached.close());
+    await cached.create("/registry/pods/ns/a", "a1");
+    expect((await cached.get("/registry/pods/ns/a"))?.value).toBe("a1");
+    endFeedAtNextProgress = true;
+    expect((await cached.get("/registry/pods/ns/a"))?.value).toBe("a1");
+    expect(endFeedAtNextProgress).toBe(false);
   });
 
   it("reads outside its prefix, and older than its ring, go to the backend", async () => {

@@ -339,7 +339,15 @@ export class WatchCache<O> {
   async progress(): Promise<number> {
     if (this.storageWatcher?.progress) {
       // etcd: a progress notification on the feed says every event up to its revision arrived.
-      const rev = await this.storageWatcher.progress();
+      let rev: number;
+      try {
+        rev = await this.storageWatcher.progress();
+      } catch (e) {
+        // The feed ended under the request (compacted, its member gone): the cache stopped with
+        // it, and readers go on from a fresh one (CacheError Stopped) instead of failing.
+        this.checkRunning();
+        throw e;
+      }
       if (!this.stopped && rev > this.revision) {
         this.revision = rev;
         this.observer?.resourceVersion(rev);
