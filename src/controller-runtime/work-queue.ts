@@ -3,6 +3,8 @@
 // being worked runs once more afterwards; a key can be queued after a delay (one timer per key, the
 // earliest wins). It can say whether any work is queued or running (idle), for whoever waits for
 // the controllers to settle.
+import { nextTurn, Slice } from "./turns.js";
+
 export class KeyQueue {
   private readonly pending = new Set<string>();
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout; retry: boolean }>();
@@ -92,14 +94,15 @@ export class KeyQueue {
   private schedule(): void {
     if (this.working || this.held || this.stopped || this.pending.size === 0) return;
     this.working = true;
-    setImmediate(() => void this.drain());
+    void nextTurn().then(() => this.drain());
   }
 
   private async drain(): Promise<void> {
-    let done = 0;
+    // Keys are worked in slices, taking turns with the other workers (./turns.ts).
+    const slice = new Slice();
     while (!this.stopped && this.pending.size > 0) {
-      // Storage often answers without real I/O, so awaits alone would never let requests in: yield.
-      if (++done % 50 === 0) await new Promise((r) => setImmediate(r));
+      if (slice.spent()) await slice.yield();
+      if (this.stopped || this.pending.size === 0) break;
       const key = this.pending.values().next().value as string;
       this.pending.delete(key);
       try {
