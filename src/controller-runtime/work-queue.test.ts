@@ -14,7 +14,10 @@ describe("KeyQueue", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     let worked = 0;
     const received = new Promise<number>((resolve) => server.on("connection", (s) => s.once("data", () => resolve(worked))));
-    const queues = [0, 1, 2].map(() => new KeyQueue(async () => (busy(0.5), worked++)));
+    const queues = [0, 1, 2].map(() => new KeyQueue(async () => {
+      busy(0.5);
+      worked++;
+    }));
     const keysEach = 100;
     for (const q of queues) for (let i = 0; i < keysEach; i++) q.add(`k${i}`);
     const client = createConnection((server.address() as AddressInfo).port, "127.0.0.1", () => client.write("GET / HTTP/1.1\r\n\r\n"));
