@@ -15,7 +15,7 @@ import Module, { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
 import { codePathsRun } from "../server/code-paths.js";
-import { ownedCacheDir, readOwned, writeOwned } from "../server/owned-cache-dir.js";
+import { ownedCacheDir, pruneOtherBuilds, readOwned, writeOwned } from "../server/owned-cache-dir.js";
 
 /** The cache is written this long after the command starts (a server is serving by then), or at exit if sooner. */
 const writeAfterMs = 1500;
@@ -71,6 +71,8 @@ export function runCommonJs(run: CachedRun): { exports: unknown; cache: CacheOut
       if (accepted && ran.every((p) => covered.includes(p))) return;
       // When it cannot be written, the next start makes one.
       if (writeOwned(cachePath, script.createCachedData())) writeOwned(pathsFile, JSON.stringify([...new Set([...covered, ...ran])].sort()));
+      // A build's first cache: the files of builds not run for a while go.
+      if (!accepted) pruneOtherBuilds(dir!, run.build);
     };
     setTimeout(write, run.writeAfterMs ?? writeAfterMs).unref();
     process.once("exit", write);

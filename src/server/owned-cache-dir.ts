@@ -3,7 +3,11 @@
 // directory) in a directory only this user may write, skipped as Node skips its own under
 // NODE_DISABLE_COMPILE_CACHE. What is read from there runs or is stored as this user, so a file
 // someone else could have written is never read.
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+//
+// Every file there is named after the build of kapi that made it (its bundle's content hash,
+// then "-"): a build's files are kept while it is among the few used most recently, so rebuilding
+// or upgrading kapi does not fill the disk with the caches of builds nobody runs any more.
+import { closeSync, fstatSync, futimesSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -22,6 +26,12 @@ export function ownedCacheDir(): string | undefined {
   }
 }
 
+const touchEveryMs = 3600_000;
+/** How many builds' files are kept (the current one among them): a checkout has two (the command line's and the library's bundle). */
+export const keptBuilds = 6;
+/** A writer's temporary file left behind (a crash between write and rename) goes after a day. */
+const staleTemporaryMs = 24 * 3600_000;
+
 /** The file's content when this user owns it, else undefined. */
 export function readOwned(path: string): Buffer | undefined {
   let fd: number | undefined;
@@ -29,7 +39,10 @@ export function readOwned(path: string): Buffer | undefined {
     fd = openSync(path, "r");
     const st = fstatSync(fd);
     if (st.uid !== (process.getuid?.() ?? 0)) return undefined;
-    return readFileSync(fd);
+    const data = readFileSync(fd);
+    // Marks the file in use (what pruneOtherBuilds keeps by), at most once an hour.
+    if (Date.now() - st.mtimeMs > touchEveryMs) futimesSync(fd, st.atime, new Date());
+    return data;
   } catch {
     return undefined;
   } finally {
@@ -46,5 +59,41 @@ export function writeOwned(path: string, data: string | NodeJS.ArrayBufferView):
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Removes the files of every build but the `keep` used most recently (by their newest
+ * modification: a file read is marked), `current` among them whatever its age. Called when a
+ * build writes a file, which a new build does on its first start. Errors are ignored: a file
+ * another process removed first, or one that cannot be removed, is left.
+ */
+export function pruneOtherBuilds(dir: string, current: string, keep = keptBuilds): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const newest = new Map<string, number>();
+  const files: { name: string; build: string; mtimeMs: number }[] = [];
+  for (const name of names) {
+    const build = /^([0-9a-f]{8,64})-/.exec(name)?.[1];
+    if (!build) continue;
+    let mtimeMs: number;
+    try {
+      mtimeMs = statSync(join(dir, name)).mtimeMs;
+    } catch {
+      continue;
+    }
+    files.push({ name, build, mtimeMs });
+    newest.set(build, Math.max(newest.get(build) ?? 0, mtimeMs));
+  }
+  const others = [...newest].filter(([b]) => b !== current).sort((a, b) => b[1] - a[1]);
+  const kept = new Set([current, ...others.slice(0, Math.max(0, keep - 1)).map(([b]) => b)]);
+  const now = Date.now();
+  for (const f of files) {
+    const stale = !kept.has(f.build) || (f.name.endsWith(".tmp") && now - f.mtimeMs > staleTemporaryMs);
+    if (stale) rmSync(join(dir, f.name), { force: true });
   }
 }
