@@ -112,6 +112,29 @@ describe("EtcdWatch progress on an etcd that answers progress requests out of or
     expect(await w.progress()).toBe(7);
   });
 
+  it("on an etcd that answers in order, reports no less than etcd's revision when called, whatever notification comes first", async () => {
+    const etcd = new FakeEtcd();
+    const { w, stream, events } = open(etcd, true);
+    await tick();
+    // A write acknowledged before the call; its event is not on the watch stream yet.
+    const write = etcd.put("/a");
+    let reported: number | undefined;
+    void w.progress().then((rev) => (reported = rev));
+    await tick();
+    expect(stream.written.filter((r) => "progress_request" in r)).toHaveLength(1);
+    // A notification made before the write (an earlier request's answer, or etcd's periodic one).
+    stream.send({ header: { revision: 0, member_id: 1 } });
+    await tick();
+    expect(reported).toBeUndefined();
+    // The watch asks again; the event comes, then the answer.
+    expect(stream.written.filter((r) => "progress_request" in r)).toHaveLength(2);
+    stream.send({ events: [write] });
+    stream.send({ header: { revision: 1, member_id: 1 } });
+    await tick();
+    expect(reported).toBe(1);
+    expect(events.map((e) => e.revision)).toEqual([1]);
+  });
+
   it("ends the watch when an event arrives behind a revision it reported complete, rather than drop it", async () => {
     const etcd = new FakeEtcd();
     const { stream, events, errors } = open(etcd, true);

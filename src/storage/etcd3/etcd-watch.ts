@@ -43,7 +43,8 @@ export class EtcdWatch {
   private baseKeys: number | undefined;
   private netCreated = 0;
   private settlers: (() => void)[] = [];
-  private readonly checks = new Rounds(() => this.checkProgress());
+  /** Progress is established in rounds that every caller waiting for the next one shares. */
+  private readonly checks = new Rounds(() => (this.spec.orderedProgress ? this.orderedProgress() : this.checkProgress()));
 
   constructor(
     private readonly client: EtcdClient,
@@ -101,7 +102,21 @@ export class EtcdWatch {
 
   /** Resolves with a revision up to which every event has been delivered (at least etcd's revision when called). */
   async progress(): Promise<number> {
-    return this.spec.orderedProgress ? this.requestProgress() : this.checks.run();
+    return this.checks.run();
+  }
+
+  /**
+   * On an etcd that answers progress requests in order. A progress notification answers the
+   * oldest request still open — or none, etcd's periodic one — so the first to arrive after a
+   * call may have been made before a write the caller saw acknowledged (the write's answer and
+   * the watch come on different streams): it proves nothing about etcd's revision at the call.
+   * That revision is read first, then progress is asked for until the watch has delivered it (as
+   * upstream's cacher reads the current revision before it waits for its watch cache).
+   */
+  private async orderedProgress(): Promise<number> {
+    const { revision: target } = await this.spec.count({});
+    while (this.delivered < target) await this.requestProgress();
+    return this.delivered;
   }
 
   private async checkProgress(): Promise<number> {
