@@ -442,17 +442,35 @@ export class WatchCache<O> {
   }
 
   /**
-   * A key's entry as storage holds it now (null: no such key), when the cache can tell without
-   * waiting: loaded, fed by a backend that publishes each commit's events with the commit (memory,
-   * SQLite: its current revision is read locally), and holding every event up to that revision.
-   * Undefined otherwise: the caller reads storage (an etcd-fed cache learns its freshness from a
-   * progress notification, a round trip that costs what the read itself does).
+   * A key's entry as storage holds it now (null: no such key), when the cache proves it holds
+   * every event up to storage's current revision. A backend that publishes each commit's events
+   * with the commit (memory, SQLite) tells that revision locally; an etcd-fed cache learns it in a
+   * progress round (src/storage/etcd3/etcd-watch.ts), which every read waiting for the next round
+   * shares: one read of etcd's revision serves a burst of GETs, where each would otherwise read
+   * its key. Undefined when the cache cannot prove it (not loaded, its feed ended, no progress
+   * within the freshness timeout): the caller reads storage.
    */
   async currentEntry(key: string): Promise<Entry<O> | null | undefined> {
-    if (!this.loaded || this.stopped || this.storageWatcher?.progress) return undefined;
-    const current = await this.cfg.storage.currentRevision(this.cfg.prefix);
-    if (this.stopped || this.revision < current) return undefined;
+    if (!this.loaded || this.stopped) return undefined;
+    const current = this.storageWatcher?.progress ? await this.progressWithin(this.opts.freshnessTimeoutMs) : await this.cfg.storage.currentRevision(this.cfg.prefix);
+    if (current === undefined || this.stopped || this.revision < current) return undefined;
     return this.store.get(key) ?? null;
+  }
+
+  /** progress(), or undefined when it fails or takes longer than `ms` (a stalled feed). */
+  private async progressWithin(ms: number): Promise<number | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+      timer.unref();
+    });
+    try {
+      return await Promise.race([this.progress(), late]);
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The current entry of a key (the state at `revision`). */

@@ -41,8 +41,15 @@ export function rangeCount(range: { key: Buffer; range_end: Buffer }, read: (req
   };
 }
 
-/** A revision up to which the watch has delivered every event (at least etcd's current revision when called). */
-export async function checkedProgress(pos: WatchPosition, count: RangeCount): Promise<number> {
+/**
+ * A revision up to which the watch has delivered every event (at least etcd's current revision
+ * when called). `currentRevision` reads etcd's revision cheaply: a watch that has delivered it
+ * (the usual case for a quiet range) needs no count, which walks the range.
+ */
+export async function checkedProgress(pos: WatchPosition, count: RangeCount, currentRevision: () => Promise<number>): Promise<number> {
+  const revision = await currentRevision();
+  pos.checkLive();
+  if (pos.delivered() >= revision) return pos.delivered();
   let now = await count({});
   for (;;) {
     pos.checkLive();

@@ -34,6 +34,7 @@ describeEtcd("EtcdWatch over an etcd cluster", () => {
       afterRevision: start,
       orderedProgress: false,
       count: rangeCount(range, (req) => client.range(req)),
+      currentRevision: async () => (await client.range({ key: Buffer.from("/w-revision") })).header.revision,
       toKeyValue,
       onEvent: (ev) => events.push(ev),
       onError: (e) => errors.push(e),

@@ -69,6 +69,7 @@ function open(etcd: FakeEtcd, orderedProgress: boolean, afterRevision = 0) {
     afterRevision,
     orderedProgress,
     count: etcd.count,
+    currentRevision: async () => etcd.revision,
     toKeyValue: (kv): KeyValue => ({ key: kv.key.toString(), value: kv.value.toString(), createRevision: kv.create_revision, modRevision: kv.mod_revision }),
     onEvent: (ev) => events.push(ev),
     onError: (err) => errors.push(err),
@@ -133,6 +134,26 @@ describe("EtcdWatch progress on an etcd that answers progress requests out of or
     await tick();
     expect(reported).toBe(1);
     expect(events.map((e) => e.revision)).toEqual([1]);
+  });
+
+  it("needs no count of the range once the watch has delivered etcd's revision (a quiet range)", async () => {
+    const etcd = new FakeEtcd();
+    etcd.put("/a");
+    const counted: object[] = [];
+    const count = etcd.count;
+    (etcd as { count: FakeEtcd["count"] }).count = async (o) => (counted.push(o), count(o));
+    const { w, stream } = open(etcd, false, 1);
+    await tick();
+    counted.length = 0;
+    expect(await w.progress()).toBe(1);
+    expect(counted).toEqual([]);
+    // Behind etcd: counted, as before.
+    const late = etcd.put("/b");
+    const reported = w.progress();
+    await new Promise((r) => setTimeout(r, 20));
+    stream.send({ events: [late] });
+    expect(await reported).toBe(2);
+    expect(counted.length).toBeGreaterThan(0);
   });
 
   it("ends the watch when an event arrives behind a revision it reported complete, rather than drop it", async () => {

@@ -21,6 +21,8 @@ export interface EtcdWatchSpec {
   orderedProgress: boolean;
   /** Counts keys under the range (progress on an etcd that answers progress requests out of order). */
   count: RangeCount;
+  /** etcd's current revision, read without walking the range (a single-key read's header). */
+  currentRevision: () => Promise<number>;
   /** The error to end with when etcd has compacted past the watch (and learns the revision). */
   onCompacted: (compactRevision: number) => Error;
   /** Told of each progress notification (upstream's etcd bookmark count). */
@@ -114,7 +116,7 @@ export class EtcdWatch {
    * upstream's cacher reads the current revision before it waits for its watch cache).
    */
   private async orderedProgress(): Promise<number> {
-    const { revision: target } = await this.spec.count({});
+    const target = await this.spec.currentRevision();
     while (this.delivered < target) await this.requestProgress();
     return this.delivered;
   }
@@ -134,6 +136,7 @@ export class EtcdWatch {
         },
       },
       this.spec.count,
+      this.spec.currentRevision,
     );
     if (rev > this.delivered) this.delivered = rev;
     return this.delivered;

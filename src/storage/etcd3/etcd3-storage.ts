@@ -238,6 +238,7 @@ export class Etcd3Storage implements Storage {
       range,
       orderedProgress: orderedProgress(this.version),
       count: rangeCount(range, (req) => this.run("listWithCount", prefix, () => this.client.range(req))),
+      currentRevision: () => this.currentRevision(),
       afterRevision: opts.afterRevision,
       toKeyValue: (kv) => this.kv(kv),
       onEvent: countedEvents(seen, onEvent),
