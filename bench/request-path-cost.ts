@@ -1,4 +1,4 @@
-// `npx tsx bench/request-path-cost.ts [durationMs] [get|create] [--bundle]`: kapi's own CPU per request for a
+// `npx tsx bench/request-path-cost.ts [durationMs] [get|create] [--bundle] [--alloc TOP]`: kapi's own CPU per request for a
 // GET of one pod by name and for one pod create, without TLS or HTTP/2 framing: the real server
 // (started in this process as the bench's kapi is, sqlite storage, the admin's client
 // certificate, the default authorizers) is handed HTTP/2 streams that exist only in memory, on its
@@ -8,24 +8,29 @@
 // best of three rounds of process CPU time over requests. Run it under `node --cpu-prof` (see
 // bench/profile-summary.ts) for where the time goes by stage. `--bundle`: the built bundle
 // (`npm run build`) instead of the sources under tsx, whose per-closure naming helper (`__name`,
-// "set natives" in profiles) the bundle does not have.
+// "set natives" in profiles) the bundle does not have. `--alloc TOP`: V8's sampling heap profiler
+// (collected objects included) over the measured rounds, printed as bytes allocated per request
+// by allocating function, the TOP largest (bench/alloc-sites.ts).
 import { X509Certificate } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Duplex } from "node:stream";
 import { Server as TlsServer } from "node:tls";
 import { parse } from "yaml";
 import type { startServer as StartServer } from "../src/index.js";
+import { allocationReport, startAllocationSampling } from "./alloc-sites.js";
 import { pod } from "./fixtures.js";
 
-const args = process.argv.slice(2).filter((a) => a !== "--bundle");
+const allocIndex = process.argv.indexOf("--alloc");
+const allocTop = allocIndex >= 0 ? Number(process.argv[allocIndex + 1] ?? 30) : 0;
+const args = process.argv.slice(2).filter((a, i, all) => a !== "--bundle" && a !== "--alloc" && all[i - 1] !== "--alloc");
 const bundle = process.argv.includes("--bundle");
 const durationMs = Number(args[0] ?? 3000);
 const only = args[1];
 const { startServer } = (await import(bundle ? "../dist/bundle/index.js" : "../src/index.js")) as { startServer: typeof StartServer };
 const dir = mkdtempSync(join(tmpdir(), "request-path-cost-"));
-const server = await startServer({ storage: "sqlite", dataDir: join(dir, "data"), port: 0, journal: false, faults: false, options: { certDir: join(dir, "certs") } });
+const server = await startServer({ storage: "sqlite", dataDir: join(dir, "data"), port: 0, journal: false, faults: false, options: { certDir: join(dir, "certs"), ...JSON.parse(process.env.KAPI_OPTIONS ?? "{}") } });
 const listener = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().find((h): h is TlsServer => h instanceof TlsServer);
 if (!listener) throw new Error("the server's listener was not found");
 
@@ -112,6 +117,7 @@ const cases: [string, (i: number) => Promise<MemoryStream>][] = [
   ["create one pod", (i) => request(i, "POST", `/api/v1/namespaces/${ns}/pods`, JSON.stringify(pod(`p-${++seq}`, ns, String(seq), ownerUid)))],
 ];
 const turn = 64;
+let measured = 0;
 
 async function measure(run: (i: number) => Promise<MemoryStream>, ms: number): Promise<number> {
   let n = 0;
@@ -122,6 +128,7 @@ async function measure(run: (i: number) => Promise<MemoryStream>, ms: number): P
     for (let i = 0; i < turn; i++) all.push(run(i));
     await Promise.all(all);
     n += turn;
+    measured += turn;
   }
   const cpu = process.cpuUsage(start);
   return (cpu.user + cpu.system) / n;
@@ -131,8 +138,19 @@ for (const [name, run] of cases) {
   if (only && !name.toLowerCase().includes(only)) continue;
   await measure(run, 500); // warm-up
   let best = Infinity;
+  const from = performance.now();
+  const before = measured;
+  const sampling = allocTop > 0 ? await startAllocationSampling() : undefined;
   for (let r = 0; r < 3; r++) best = Math.min(best, await measure(run, durationMs / 3));
+  if (sampling) {
+    const root = await sampling.stop();
+    process.stdout.write(allocationReport(root, measured - before, allocTop));
+    // The raw profile, for Chrome DevTools' Memory tab (a .heapprofile) or your own reading.
+    if (process.env.ALLOC_PROFILE_OUT) writeFileSync(process.env.ALLOC_PROFILE_OUT, JSON.stringify({ head: root }));
+  }
   process.stdout.write(`${name.padEnd(22)} ${best.toFixed(1).padStart(7)} µs/request CPU\n`);
+  // For allocation per request from a --trace-gc log of this process (bench/gc-allocation.ts).
+  if (process.execArgv.includes("--trace-gc")) process.stdout.write(`measured window ${from.toFixed(0)}-${performance.now().toFixed(0)} ms: ${measured - before} requests\n`);
 }
 if (failures > 0) process.stdout.write(`(${failures} requests failed)\n`);
 await server.stop();

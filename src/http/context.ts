@@ -83,6 +83,8 @@ export interface RequestContext {
    * 504, flow control's 429): counted in apiserver_request_terminations_total.
    */
   terminatedWith: number | undefined;
+  /** When the timed filter stage now running started (performance.now()); the chain's own bookkeeping. */
+  stageStartedAt: number;
 }
 
 /**
@@ -113,6 +115,7 @@ class Context implements RequestContext {
   fault: unknown = undefined;
   watchInitialized: (() => void) | undefined = undefined;
   terminatedWith: number | undefined = undefined;
+  stageStartedAt = 0;
   private controller: AbortController | undefined;
   private cancelled = false;
   private reason: unknown;

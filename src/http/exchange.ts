@@ -146,6 +146,9 @@ class H2Exchange implements Exchange {
   private code = 0;
   private extra: Record<string, string> | undefined;
   private written = 0;
+  /** The callbacks not called yet; null once the stream closed. */
+  private closeCallbacks: CloseCallbacks | null = undefined;
+  private listening = false;
 
   constructor(
     private readonly stream: ServerHttp2Stream,
@@ -180,7 +183,12 @@ class H2Exchange implements Exchange {
     this.code = code;
     const stream = this.stream;
     if (stream.closed || stream.destroyed) return;
-    stream.respond(this.extra ? { ":status": code, ...this.extra, ...h } : { ":status": code, ...h });
+    // The headers set before (setResponseHeader) take the response's own: one object, not a copy of each.
+    const out: Record<string, string | number | string[]> = this.extra ?? {};
+    this.extra = undefined;
+    out[":status"] = code;
+    for (const name in h) out[name] = h[name]!;
+    stream.respond(out);
   }
   setResponseHeader(name: string, value: string): void {
     (this.extra ??= {})[name] = value;
@@ -224,17 +232,28 @@ class H2Exchange implements Exchange {
     return this.stream.closed || this.stream.destroyed;
   }
   onClose(cb: () => void): void {
+    const cbs = this.closeCallbacks;
+    if (cbs === null) return; // closed: as a 'close' listener added now would be, it is never called
+    this.closeCallbacks = cbs === undefined ? cb : typeof cbs === "function" ? [cbs, cb] : (cbs.push(cb), cbs);
+    if (this.listening) return;
+    this.listening = true;
     // A client that resets the stream with NO_ERROR while the response is still being written
     // leaves it closed but not destroyed: Node emits 'aborted' and holds 'close' back until the
-    // writable side ends, which a streamed body or a watch would wait for forever.
-    let called = false;
-    const once = () => {
-      if (called) return;
-      called = true;
-      cb();
-    };
-    this.stream.once("close", once);
-    this.stream.once("aborted", once);
+    // writable side ends, which a streamed body or a watch would wait for forever. Each callback
+    // runs at the first of the two; one pair of listeners serves every callback (the listener,
+    // the metrics filter and others each ask).
+    this.stream.once("aborted", () => this.runCloseCallbacks());
+    this.stream.once("close", () => {
+      this.runCloseCallbacks();
+      this.closeCallbacks = null;
+    });
+  }
+  private runCloseCallbacks(): void {
+    const cbs = this.closeCallbacks;
+    if (!cbs) return;
+    this.closeCallbacks = undefined;
+    if (typeof cbs === "function") cbs();
+    else for (const f of cbs) f();
   }
   drained(): Promise<void> {
     const stream = this.stream;
@@ -250,81 +269,127 @@ class H2Exchange implements Exchange {
  * (answers that do not switch protocols, then the connection ends, as no parser reads it any more).
  */
 export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: ExchangeOptions, upgrade?: { socket: Duplex; head: Buffer }): Exchange {
-  const { path, query } = splitUrl(req.url ?? "/");
-  let closed = false;
-  let written = 0;
-  let switched = false;
-  res.once("close", () => (closed = true));
-  return {
-    method: req.method ?? "GET",
-    path,
-    query,
-    url: req.url ?? "/",
-    headers: req.headers as IncomingHttpHeaders as Headers,
-    rawHeaders: req.rawHeaders,
-    socket: req.socket as TLSSocket,
-    httpVersion: req.httpVersion,
-    closeConnection() {
-      if (!res.headersSent) res.setHeader("connection", "close");
-    },
-    responseEncoding: responseEncoding(req.headers as IncomingHttpHeaders as Headers, o),
-    body: (limit) => readBody(req, req.headers["content-length"], limit),
-    requestStream: () => req,
-    upgrade: upgrade && {
-      takeOver() {
-        if (switched) throw new Error("the upgraded connection was already taken over");
+  return new H1Exchange(req, res, o, upgrade);
+}
+
+/** The exchange's close callbacks, run once when the response closes (one listener per response, however many ask). */
+type CloseCallbacks = (() => void) | (() => void)[] | undefined;
+
+// A class for the reason H2Exchange is one: an object literal of ~25 closures and getters was
+// built per request (and went to dictionary mode: its accessors are defined one by one).
+class H1Exchange implements Exchange {
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly url: string;
+  readonly headers: Headers;
+  readonly rawHeaders: string[];
+  readonly socket: TLSSocket;
+  readonly httpVersion: string;
+  readonly responseEncoding: "gzip" | undefined;
+  readonly upgrade: UpgradeConnection | undefined;
+  private isClosed = false;
+  private written = 0;
+  private switched = false;
+  private closeCallbacks: CloseCallbacks = undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    o: ExchangeOptions,
+    upgrade: { socket: Duplex; head: Buffer } | undefined,
+  ) {
+    const url = req.url ?? "/";
+    const { path, query } = splitUrl(url);
+    this.method = req.method ?? "GET";
+    this.path = path;
+    this.query = query;
+    this.url = url;
+    this.headers = req.headers as IncomingHttpHeaders as Headers;
+    this.rawHeaders = req.rawHeaders;
+    this.socket = req.socket as TLSSocket;
+    this.httpVersion = req.httpVersion;
+    this.responseEncoding = responseEncoding(this.headers, o);
+    this.upgrade = upgrade && {
+      takeOver: () => {
+        if (this.switched) throw new Error("the upgraded connection was already taken over");
         // The response stays attached to the socket only to report its close (the exchange's
         // onClose); it writes nothing more.
-        switched = true;
+        this.switched = true;
         return upgrade;
       },
-    },
-    head(status, h) {
-      res.writeHead(status, h as Record<string, string | number | string[]>);
-    },
-    setResponseHeader(name, value) {
-      res.setHeader(name, value);
-    },
-    get status() {
-      return switched ? 101 : res.headersSent ? res.statusCode : 0;
-    },
-    get bytesWritten() {
-      return written;
-    },
-    write(chunk) {
-      written += byteLength(chunk);
-      return res.write(chunk);
-    },
-    cork() {
-      res.cork();
-    },
-    uncork() {
-      res.uncork();
-    },
-    end(chunk) {
-      if (switched) return;
-      if (chunk !== undefined) {
-        written += byteLength(chunk);
-        res.end(chunk);
-      } else res.end();
-    },
-    abort() {
-      res.destroy();
-    },
-    get headersSent() {
-      return switched || res.headersSent;
-    },
-    get closed() {
-      return closed || res.destroyed;
-    },
-    onClose(cb) {
-      res.once("close", cb);
-    },
-    drained() {
-      return new Promise((r) => (res.writableNeedDrain ? res.once("drain", () => r()) : r()));
-    },
-    pending: () => res.writableLength + (req.socket.writableLength ?? 0),
-  };
+    };
+    res.once("close", () => this.responseClosed());
+  }
+
+  private responseClosed(): void {
+    this.isClosed = true;
+    const cbs = this.closeCallbacks;
+    this.closeCallbacks = undefined;
+    if (typeof cbs === "function") cbs();
+    else if (cbs) for (const cb of cbs) cb();
+  }
+
+  closeConnection(): void {
+    if (!this.res.headersSent) this.res.setHeader("connection", "close");
+  }
+  body(limit: number): Promise<Buffer> {
+    return readBody(this.req, this.req.headers["content-length"], limit);
+  }
+  requestStream(): Readable {
+    return this.req;
+  }
+  head(status: number, h: Record<string, string | number | string[]>): void {
+    this.res.writeHead(status, h);
+  }
+  setResponseHeader(name: string, value: string): void {
+    this.res.setHeader(name, value);
+  }
+  get status(): number {
+    return this.switched ? 101 : this.res.headersSent ? this.res.statusCode : 0;
+  }
+  get bytesWritten(): number {
+    return this.written;
+  }
+  write(chunk: Buffer | string): boolean {
+    this.written += byteLength(chunk);
+    return this.res.write(chunk);
+  }
+  cork(): void {
+    this.res.cork();
+  }
+  uncork(): void {
+    this.res.uncork();
+  }
+  end(chunk?: Buffer | string): void {
+    if (this.switched) return;
+    if (chunk !== undefined) {
+      this.written += byteLength(chunk);
+      this.res.end(chunk);
+    } else this.res.end();
+  }
+  abort(): void {
+    this.res.destroy();
+  }
+  get headersSent(): boolean {
+    return this.switched || this.res.headersSent;
+  }
+  get closed(): boolean {
+    return this.isClosed || this.res.destroyed;
+  }
+  onClose(cb: () => void): void {
+    // As `res.once("close", cb)` would: a callback given after the close is never called.
+    if (this.isClosed) return;
+    const cbs = this.closeCallbacks;
+    this.closeCallbacks = cbs === undefined ? cb : typeof cbs === "function" ? [cbs, cb] : (cbs.push(cb), cbs);
+  }
+  drained(): Promise<void> {
+    const res = this.res;
+    return new Promise((r) => (res.writableNeedDrain ? res.once("drain", () => r()) : r()));
+  }
+  pending(): number {
+    return this.res.writableLength + (this.req.socket.writableLength ?? 0);
+  }
 }
 
 const byteLength = (chunk: Buffer | string) => (typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.length);

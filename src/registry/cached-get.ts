@@ -11,6 +11,14 @@ import { deepClone } from "../apimachinery/json-value.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { KeyValue } from "../storage/interface.js";
 
+/** The memo key of a GET's bytes per apiVersion, made once: a string built per request is hashed per request. */
+const memoKeys = new Map<string, string>();
+function getJsonMemoKey(apiVersion: string): string {
+  let key = memoKeys.get(apiVersion);
+  if (key === undefined) memoKeys.set(apiVersion, (key = `get-json|${apiVersion}`));
+  return key;
+}
+
 /** The object's JSON bytes as a GET serves them; null when it does not exist; undefined when the cache cannot answer. */
 export async function currentJsonFromCache(cacher: ObjectCacher | undefined, t: ResourceType, key: string): Promise<Buffer | null | undefined> {
   // Types rewritten on read (onDecode) or converted by a webhook are served as storage reads are.
@@ -18,7 +26,7 @@ export async function currentJsonFromCache(cacher: ObjectCacher | undefined, t: 
   const entry = await cacher.serving(t.keyPrefix)?.currentEntry(key);
   if (!entry) return entry;
   // Per apiVersion: a cache holds its group-resource for every served version.
-  const memoKey = `get-json|${t.apiVersion}`;
+  const memoKey = getJsonMemoKey(t.apiVersion);
   let bytes = entry.memo.get(memoKey) as Buffer | undefined;
   if (bytes === undefined) {
     bytes = getBody(JSON.stringify(servedObject(t, entry.object, entry.modRevision)));

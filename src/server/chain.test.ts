@@ -13,7 +13,7 @@ import { isLongRunning } from "./long-running.js";
 /** A chain whose every seam records when it runs, so order and outcomes can be read back. */
 function chain(over: Partial<ChainConfig> = {}) {
   const log: string[] = [];
-  const seam = (name: string): Filter => async (_ctx, next) => (log.push(name), next());
+  const seam = (name: string): Filter => async (ctx, next) => (log.push(name), next(ctx));
   const authorizer: Authorizer = {
     authorize: (a) => {
       log.push(`authorize ${a.verb} ${a.user.name}`);

@@ -35,6 +35,9 @@ export interface Listener {
   goAway(): void;
 }
 
+/** A stream's errors (a reset, a write after the peer left) end it; the exchange sees it closed. */
+const ignore = () => undefined;
+
 export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promise<void>, exchange: ExchangeOptions): Listener {
   const server = createSecureServer({
     cert: tls.cert,
@@ -68,7 +71,7 @@ export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promi
   };
 
   server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders?: string[]) => {
-    stream.on("error", () => undefined);
+    stream.on("error", ignore);
     track(h2Exchange(stream, headers, rawHeaders, exchange));
   });
   // HTTP/1.1 connections arrive as 'request'. Adding a 'request' listener makes Node also attach

@@ -28,21 +28,41 @@ export interface RouterConfig {
 }
 
 export function createRouter(cfg: RouterConfig): Handler {
-  return async (ctx) => {
-    const info = requestInfoOf(ctx);
-    // A handler that declines answers false at once: no await on the hot path.
-    for (const h of cfg.delegated ?? []) {
-      const handled = h(ctx.ex, userOf(ctx), info);
-      if (handled === true || (handled !== false && (await handled))) return;
+  const delegated = cfg.delegated ?? [];
+  // Not async: a resource request goes to its handler with no promise or frame of the router's own.
+  return (ctx) => {
+    try {
+      const info = requestInfoOf(ctx);
+      for (let i = 0; i < delegated.length; i++) {
+        // A handler that declines answers false at once: no await on the hot path.
+        const handled = delegated[i]!(ctx.ex, userOf(ctx), info);
+        if (handled === true) return Promise.resolve();
+        if (handled !== false) return handled.then((yes) => (yes ? undefined : routeAfterDelegated(cfg, ctx, i + 1)));
+      }
+      return info.isResourceRequest ? routeResource(cfg, ctx) : routeNonResource(cfg, ctx);
+    } catch (e) {
+      return Promise.reject(e);
     }
-    if (info.isResourceRequest) return routeResource(cfg, ctx);
-    const user = userOf(ctx);
-    for (const h of cfg.nonResource) if (await h(ctx.ex, user, info)) return;
-    throw notFoundPath();
   };
 }
 
-async function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<void> {
+/** The rest of the route once delegated handler `from - 1` declined after an await. */
+async function routeAfterDelegated(cfg: RouterConfig, ctx: RequestContext, from: number): Promise<void> {
+  const info = requestInfoOf(ctx);
+  const delegated = cfg.delegated ?? [];
+  for (let i = from; i < delegated.length; i++) if (await delegated[i]!(ctx.ex, userOf(ctx), info)) return;
+  return info.isResourceRequest ? routeResource(cfg, ctx) : routeNonResource(cfg, ctx);
+}
+
+async function routeNonResource(cfg: RouterConfig, ctx: RequestContext): Promise<void> {
+  const info = requestInfoOf(ctx);
+  const user = userOf(ctx);
+  for (const h of cfg.nonResource) if (await h(ctx.ex, user, info)) return;
+  throw notFoundPath();
+}
+
+/** The resource's handler for the verb (a throw here is the caller's to turn into a rejection). */
+function routeResource(cfg: RouterConfig, ctx: RequestContext): Promise<void> {
   const info = requestInfoOf(ctx);
   const { parts } = cfg;
   const type = parts.types.get(info.apiGroup, info.apiVersion, info.resource);

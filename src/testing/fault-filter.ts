@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { RequestContext } from "../http/context.js";
 import { chainTaps, type WatchEnding, type WatchTap } from "../http/watch-tap.js";
 import type { RequestInfo } from "../http/request-info.js";
-import type { Filter } from "../server/filters/filter.js";
+import type { Filter, Handler } from "../server/filters/filter.js";
 import { requestTimeoutError } from "../server/filters/deadline.js";
 import { faultError, tooOld } from "./fault-errors.js";
 import type { FaultAction, FaultInjector, FiredFault } from "./faults.js";
@@ -21,9 +21,9 @@ export interface FaultEnvironment {
 export function faultFilter(faults: FaultInjector, env: () => FaultEnvironment): Filter {
   return (ctx, next) => {
     const info = ctx.info;
-    if (faults.size === 0 || !info?.isResourceRequest) return next();
+    if (faults.size === 0 || !info?.isResourceRequest) return next(ctx);
     const fired = faults.take(factsOf(ctx, info));
-    if (!fired) return next();
+    if (!fired) return next(ctx);
     ctx.fault = fired;
     return inject(fired, ctx, info, next, env());
   };
@@ -42,7 +42,7 @@ export function factsOf(ctx: RequestContext, info: RequestInfo): RequestFacts {
   };
 }
 
-async function inject(fired: FiredFault, ctx: RequestContext, info: RequestInfo, next: () => Promise<void>, env: FaultEnvironment): Promise<void> {
+async function inject(fired: FiredFault, ctx: RequestContext, info: RequestInfo, next: Handler, env: FaultEnvironment): Promise<void> {
   const a = fired.action;
   const requested = ctx.ex.query.get("resourceVersion") ?? "";
   switch (a.kind) {
@@ -51,18 +51,18 @@ async function inject(fired: FiredFault, ctx: RequestContext, info: RequestInfo,
       if (info.verb !== "watch" || a.code !== 410) throw err;
       // A watch learns of its expiry inside the stream it opened, as from the watch cache.
       ctx.watchTap = chainTaps(ctx.watchTap, { begin: () => ({ end: "error", status: err, bookmark: false }), sent: () => undefined });
-      return next();
+      return next(ctx);
     }
     case "latency":
       await sleep(a.ms, undefined, { signal: ctx.signal }).catch(() => {
         throw ctx.signal.reason;
       });
-      return next();
+      return next(ctx);
     case "dropWatch":
     case "expireWatch": {
       const current = a.kind === "expireWatch" ? await env.currentRevision() : 0;
       ctx.watchTap = chainTaps(ctx.watchTap, endAfter(a, () => ({ end: "error", status: tooOld(undefined, requested, current), bookmark: true })));
-      return next();
+      return next(ctx);
     }
     case "timeoutAfterCommit":
       return answerTimeoutAfterCommit(ctx, next);
@@ -89,13 +89,13 @@ function endAfter(a: Extract<FaultAction, { kind: "dropWatch" | "expireWatch" }>
 }
 
 /** The write runs to its end; a success is answered 504 Timeout, a failure as it is. */
-async function answerTimeoutAfterCommit(ctx: RequestContext, next: () => Promise<void>): Promise<void> {
+async function answerTimeoutAfterCommit(ctx: RequestContext, next: Handler): Promise<void> {
   const real = ctx.ex;
   const held = new HeldExchange(real);
   ctx.ex = held;
   const fired = ctx.fault as FiredFault;
   try {
-    await next();
+    await next(ctx);
   } catch (e) {
     fired.outcome = "not applied: the write failed, answered as it was";
     throw e;

@@ -16,7 +16,7 @@ export function journalFilter(journal: Journal): Filter {
       if (ctx.info?.verb === "watch") recorder.events ??= [];
       recorder.entry = journal.record(entryOf(ctx, ex.status, performance.now() - started, recorder.events));
     };
-    return next().then(done, (e: unknown) => {
+    return next(ctx).then(done, (e: unknown) => {
       done();
       throw e;
     });

@@ -81,7 +81,7 @@ describe("feature modules", () => {
     const chain = (name: string): FeatureModule => ({ name, setup: () => ({ authorizer: () => ({ authorizer: { authorize: () => ({ decision: "allow", reason: "" }) } }) }) });
     expect(() => setUpFeatures([chain("a"), chain("b")], ctx)).toThrow("features a and b both build the authorizer chain");
     expect(() => setUpFeatures([ca("a")], ctx).authorizer(core)).toThrow("no feature builds the authorizer chain");
-    const flow = (name: string): FeatureModule => ({ name, setup: () => ({ flowControl: () => (_ctx, next) => next() }) });
+    const flow = (name: string): FeatureModule => ({ name, setup: () => ({ flowControl: () => (ctx, next) => next(ctx) }) });
     expect(() => setUpFeatures([flow("a"), flow("b")], ctx).flowControl(core)).toThrow("features a and b both give the flow control stage");
     expect(setUpFeatures([ca("a")], ctx).flowControl(core)).toBeUndefined();
     expect(setUpFeatures([ca("a"), flow("b")], ctx).flowControl(core)).toBeTypeOf("function");

@@ -21,7 +21,7 @@ import type { ResponseBody } from "../../observability/audit/event-bodies.js";
 import { RequestAudit, type RequestMetadata } from "../../observability/audit/request-audit.js";
 import type { EventUser } from "../../observability/audit/types.js";
 import type { LongRunningCheck } from "../long-running.js";
-import type { Filter } from "./filter.js";
+import type { Filter, Handler } from "./filter.js";
 
 /** Upstream's header name, as HTTP/2 writes it. */
 export const auditIdHeader = "audit-id";
@@ -31,11 +31,11 @@ export function auditInitFilter(a: Auditing | undefined): Filter {
     const id = header(ctx.ex.headers, auditIdHeader) || randomUUID();
     // Set before anything is written: every answer carries it, errors of the stages after included.
     ctx.ex.setResponseHeader(auditIdHeader, id);
-    if (!a) return next();
+    if (!a) return next(ctx);
     const ra = new RequestAudit(id, microNow(), a.sink);
     ctx.audit = ra;
     ctx.ex = new AuditedExchange(ctx.ex, new ResponseAudit(ctx, ra, a));
-    return next();
+    return next(ctx);
   };
 }
 
@@ -85,14 +85,14 @@ export interface AuditFilterOptions {
 export function auditFilter(a: Auditing, o: AuditFilterOptions): Filter {
   return (ctx, next) => {
     const ra = ctx.audit;
-    if (!(ra instanceof RequestAudit)) return next();
+    if (!(ra instanceof RequestAudit)) return next(ctx);
     decide(ctx, ra, a);
-    if (!ra.recording) return next();
+    if (!ra.recording) return next(ctx);
     ra.longRunning = ctx.info !== undefined && o.isLongRunning(ctx.info);
     const stored = ra.received();
-    if (stored === true) return served(ra, next, o.toApiError);
+    if (stored === true) return served(ctx, ra, next, o.toApiError);
     if (stored === false) return rejected(ra, a);
-    return stored.then((ok) => (ok ? served(ra, next, o.toApiError) : rejected(ra, a)));
+    return stored.then((ok) => (ok ? served(ctx, ra, next, o.toApiError) : rejected(ra, a)));
   };
 }
 
@@ -102,9 +102,9 @@ export function auditFilter(a: Auditing, o: AuditFilterOptions): Filter {
  * (one that was finished has it already). An error is answered by recovery, whose response's
  * end records it.
  */
-async function served(ra: RequestAudit, next: () => Promise<void>, toApiError: (thrown: unknown) => ApiError): Promise<void> {
+async function served(ctx: RequestContext, ra: RequestAudit, next: Handler, toApiError: (thrown: unknown) => ApiError): Promise<void> {
   try {
-    await next();
+    await next(ctx);
   } catch (e) {
     if (isPanic(e, toApiError)) ra.panic(e instanceof Error ? e.message : String(e));
     throw e;

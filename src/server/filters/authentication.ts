@@ -7,7 +7,7 @@ import type { AuthnOutcome } from "../../authn/union.js";
 import type { AuthenticationMetrics } from "../../observability/authn-metrics.js";
 import type { RequestContext } from "../../http/context.js";
 import { clientCertificate } from "../client-certificate.js";
-import type { Filter } from "./filter.js";
+import type { Filter, Handler } from "./filter.js";
 
 export type Authenticate = (req: AuthnRequest) => AuthnOutcome | Promise<AuthnOutcome>;
 
@@ -27,7 +27,7 @@ export function authenticationFilter(authenticate: Authenticate, metrics?: Authe
   };
 }
 
-function authenticated(ctx: RequestContext, next: () => Promise<void>, o: AuthnOutcome, started: number, metrics: AuthenticationMetrics | undefined): Promise<void> {
+function authenticated(ctx: RequestContext, next: Handler, o: AuthnOutcome, started: number, metrics: AuthenticationMetrics | undefined): Promise<void> {
   if (metrics) {
     const seconds = (performance.now() - started) / 1000;
     // Upstream's results: a refused credential is an error, nothing recognised a failure.
@@ -37,5 +37,5 @@ function authenticated(ctx: RequestContext, next: () => Promise<void>, o: AuthnO
   if ("error" in o) return Promise.reject(unauthorized());
   ctx.user = o.user;
   if (o.warnings) ctx.warnings.push(...o.warnings);
-  return next();
+  return next(ctx);
 }

@@ -9,7 +9,7 @@ import type { Authorizer, AuthzResult } from "../../authz/authorizer.js";
 import { requestInfoOf, userOf, type RequestContext } from "../../http/context.js";
 import type { RequestInfo } from "../../http/request-info.js";
 import type { AuthorizationFilterMetrics, AuthorizationResult } from "../../observability/authz-metrics.js";
-import type { Filter } from "./filter.js";
+import type { Filter, Handler } from "./filter.js";
 
 export function authorizationFilter(authorizer: Authorizer, metrics?: AuthorizationFilterMetrics): Filter {
   // Not async: a decision made at once (system:masters, RBAC) hands the request on in the same
@@ -28,12 +28,12 @@ export function authorizationFilter(authorizer: Authorizer, metrics?: Authorizat
   };
 }
 
-function decided(ctx: RequestContext, next: () => Promise<void>, d: AuthzResult, user: UserInfo, info: RequestInfo, started: number, metrics: AuthorizationFilterMetrics | undefined): Promise<void> {
+function decided(ctx: RequestContext, next: Handler, d: AuthzResult, user: UserInfo, info: RequestInfo, started: number, metrics: AuthorizationFilterMetrics | undefined): Promise<void> {
   metrics?.observe(resultOf(d), (performance.now() - started) / 1000);
   // Allowed even with an evaluation error (an authorizer may err and another still allow).
   if (d.decision === "allow") {
     annotate(ctx, "allow", d.reason);
-    return next();
+    return next(ctx);
   }
   // Not allowed because an authorizer failed: upstream answers 500 with the error.
   if (d.error) {

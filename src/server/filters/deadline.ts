@@ -56,7 +56,7 @@ export function deadlineFilter(o: DeadlineOptions): Filter {
     let timeoutError = requestTimeoutError;
     try {
       const info = requestInfoOf(ctx);
-      if (o.isLongRunning(info)) return next();
+      if (o.isLongRunning(info)) return next(ctx);
       const allotted = allottedTime(ctx.ex.query.get("timeout"), o.requestTimeoutMs);
       if (boundedWrites.has(info.verb) && writeUpperBoundMs < allotted) {
         deadline = ctx.receivedAt + writeUpperBoundMs;
@@ -74,7 +74,7 @@ export function deadlineFilter(o: DeadlineOptions): Filter {
       let settled = false;
       let work: Promise<void>;
       try {
-        work = next();
+        work = next(ctx);
       } catch (e) {
         work = Promise.reject(e);
       }

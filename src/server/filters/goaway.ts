@@ -9,6 +9,6 @@ import type { Filter } from "./filter.js";
 export function goawayFilter(chance: number, random: () => number = Math.random): Filter {
   return (ctx, next) => {
     if (ctx.ex.httpVersion === "2" && random() < chance) ctx.ex.closeConnection();
-    return next();
+    return next(ctx);
   };
 }

@@ -25,10 +25,10 @@ export function impersonationFilter(authorizer: Authorizer): Filter {
     const caller = userOf(ctx);
     ctx.user = await impersonate(caller, ctx.ex.headers, authorizer);
     if (ctx.user !== caller) ctx.audit?.impersonated(eventUser(ctx.user));
-    return next();
+    return next(ctx);
   };
   // Most requests impersonate no one: they pass on without waiting for anything.
-  return (ctx, next) => (asksToImpersonate(ctx.ex.headers) ? impersonating(ctx, next) : next());
+  return (ctx, next) => (asksToImpersonate(ctx.ex.headers) ? impersonating(ctx, next) : next(ctx));
 }
 
 function asksToImpersonate(headers: Headers): boolean {

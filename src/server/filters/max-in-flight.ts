@@ -28,13 +28,13 @@ export function maxInFlightFilter(limits: InFlightLimits, isLongRunning: LongRun
   const executing = metrics ? executingRatios(metrics, limits) : undefined;
   return async (ctx, next) => {
     const info = requestInfoOf(ctx);
-    if (isLongRunning(info)) return next();
+    if (isLongRunning(info)) return next(ctx);
     // As upstream: a non-resource request's verb is its lowercased method, so HEAD counts as mutating.
     const kind: keyof InFlightLimits = readOnlyVerbs.has(info.verb) ? "readOnly" : "mutating";
     const limit = limits[kind];
-    if (limit === 0) return next();
+    if (limit === 0) return next(ctx);
     if (inFlight[kind] >= limit) {
-      if (ctx.user?.groups.includes(mastersGroup)) return next();
+      if (ctx.user?.groups.includes(mastersGroup)) return next(ctx);
       ctx.terminatedWith = 429;
       tooManyRequests(ctx.ex);
       return;
@@ -42,7 +42,7 @@ export function maxInFlightFilter(limits: InFlightLimits, isLongRunning: LongRun
     inFlight[kind]++;
     executing?.[kind].set(inFlight[kind]);
     try {
-      await next();
+      await next(ctx);
     } finally {
       inFlight[kind]--;
       executing?.[kind].set(inFlight[kind]);

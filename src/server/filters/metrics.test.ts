@@ -33,6 +33,33 @@ describe("metrics filter", () => {
     expect(lines(m, "total")[0]).toMatch(/code="499".*dry_run="".*verb="LIST"/);
   });
 
+  it("reads a stream closed before the chain ended once, and the context is let go when the chain ends", async () => {
+    const m = new RequestMetrics();
+    const { ctx, rec } = recordingContext({ path: "/api/v1/namespaces/a/pods/p" });
+    let finishChain!: () => void;
+    const handled = metricsFilter(m, isLongRunning)(ctx, () => new Promise<void>((r) => (finishChain = r)));
+    ctx.terminatedWith = 504;
+    rec.close(); // the client left while the handler still runs: counted now, with what the context says
+    finishChain();
+    await handled;
+    await new Promise((r) => setImmediate(r));
+    expect(lines(m, "total")).toEqual(['apiserver_request_total{code="499",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="",verb="GET",version="v1"} 1']);
+  });
+
+  it("counts what the chain left in the context when it ended, not later changes", async () => {
+    const m = new RequestMetrics();
+    const { ctx, rec } = recordingContext({ path: "/api/v1/namespaces/a/pods/p" });
+    await metricsFilter(m, isLongRunning)(ctx, async () => {
+      ctx.ex.head(200, {});
+      latencyTrackers(ctx).mutatingWebhookSeconds = 3600;
+    });
+    await new Promise((r) => setImmediate(r));
+    latencyTrackers(ctx).mutatingWebhookSeconds = 0; // after the chain: not seen
+    rec.close();
+    // The hour of webhook time the chain recorded is left out of the SLI: its sum goes below zero.
+    expect(lines(m, "sli").find((l) => l.includes("_sum"))).toMatch(/ -\d/);
+  });
+
   it("records the body size of reads, and leaves webhook time out of the SLI", async () => {
     const m = new RequestMetrics();
     const { ctx, rec } = recordingContext({ path: "/api/v1/namespaces/a/pods/p" });

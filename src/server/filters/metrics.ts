@@ -2,7 +2,7 @@
 // gauges): begun once the request is parsed, finished with the status the client got when the
 // stream closes — 401, 403, 429 and 504 answered by filters included.
 import type { Exchange } from "../../http/exchange.js";
-import { requestInfoOf, type LatencyTrackers } from "../../http/context.js";
+import { requestInfoOf, type LatencyTrackers, type RequestContext } from "../../http/context.js";
 import type { RequestInfo } from "../../http/request-info.js";
 import type { RequestLabels, RequestMetrics } from "../../observability/request-metrics.js";
 import { apiServerUser, type RequestPathMetrics } from "../../observability/request-path-metrics.js";
@@ -27,14 +27,49 @@ export function metricsFilter(metrics: RequestMetrics, isLongRunning: LongRunnin
     const longRunning = isLongRunning(info);
     const started = performance.now();
     metrics.started(series, longRunning, started);
+    const closing = new ClosingMeasure(ctx);
+    const { isResourceRequest, path: infoPath } = info;
     ex.onClose(() => {
-      metrics.finished(series, longRunning, ex.status || clientClosedRequest, (performance.now() - started) / 1000, excludedSeconds(ctx.latency), ex.bytesWritten);
-      if (ctx.terminatedWith !== undefined) metrics.terminated(labels, info.isResourceRequest ? undefined : info.path, ctx.terminatedWith);
+      const { excluded, terminatedWith, selfRequest } = closing.read();
+      metrics.finished(series, longRunning, ex.status || clientClosedRequest, (performance.now() - started) / 1000, excluded, ex.bytesWritten);
+      if (terminatedWith !== undefined) metrics.terminated(labels, isResourceRequest ? undefined : infoPath, terminatedWith);
       // Counted by the authenticated name, as upstream (its loopback client is this user).
-      if (ctx.user?.name === apiServerUser) path?.selfRequest(labels);
+      if (selfRequest) path?.selfRequest(labels);
     });
-    return next();
+    let handled: Promise<void>;
+    try {
+      handled = next(ctx);
+    } catch (e) {
+      handled = Promise.reject(e);
+    }
+    handled.then(closing.done, closing.done);
+    return handled;
   };
+}
+
+/**
+ * What the count at the stream's close reads of the request's context, taken when the chain is
+ * done with it: the stream closes later (once its last frame is written), and a callback holding
+ * the context would keep the request's every object alive until then, through the young
+ * generation's collections that fall in between (issue 26: GET's survivors per scavenge).
+ */
+class ClosingMeasure {
+  private ctx: RequestContext | undefined;
+  private taken: { excluded: number; terminatedWith: number | undefined; selfRequest: boolean } | undefined;
+  constructor(ctx: RequestContext) {
+    this.ctx = ctx;
+  }
+  readonly done = (): void => {
+    this.taken ??= this.take();
+  };
+  read(): { excluded: number; terminatedWith: number | undefined; selfRequest: boolean } {
+    return (this.taken ??= this.take());
+  }
+  private take() {
+    const ctx = this.ctx!;
+    this.ctx = undefined;
+    return { excluded: excludedSeconds(ctx.latency), terminatedWith: ctx.terminatedWith, selfRequest: ctx.user?.name === apiServerUser };
+  }
 }
 
 /** What the SLI leaves out: webhook calls and flow-control queueing. */

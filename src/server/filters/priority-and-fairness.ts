@@ -48,7 +48,7 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     const info = requestInfoOf(ctx);
     const user = userOf(ctx);
     const isWatch = info.verb === "watch";
-    if (!isWatch && o.isLongRunning(info)) return next();
+    if (!isWatch && o.isLongRunning(info)) return next(ctx);
     const c = dispatcher.classify(info, user);
     const plName = c.pl.metadata.name;
     const fsName = c.fs.metadata.name;
@@ -92,7 +92,7 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     };
     if (!isWatch) {
       try {
-        await next();
+        await next(ctx);
       } finally {
         executionDone();
         dispatcher.finished(c.state, req);
@@ -106,7 +106,7 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     ctx.watchInitialized = release;
     let handling: Promise<void>;
     try {
-      handling = next();
+      handling = next(ctx);
     } catch (e) {
       handling = Promise.reject(e);
     }

@@ -12,6 +12,6 @@ export function requestInfoFilter(opts: RequestInfoOptions = {}): Filter {
     } catch (e) {
       return Promise.reject(e instanceof MalformedPathError ? badRequest(e.message) : e);
     }
-    return next();
+    return next(ctx);
   };
 }

@@ -35,15 +35,15 @@ const shuttingDown = new ApiError(503, "ServiceUnavailable", "apiserver is shutt
 export function shutdownFilter(o: ShutdownFilterOptions): Filter {
   // While serving, the one check is draining(): no promise of its own.
   const whileDraining: Filter = async (ctx, next) => {
-    if (exemptFromShutdown(ctx.ex.path, header(ctx.ex.headers, "user-agent"))) return next();
+    if (exemptFromShutdown(ctx.ex.path, header(ctx.ex.headers, "user-agent"))) return next(ctx);
     if (o.sendRetryAfter) {
       ctx.ex.closeConnection();
       writeText(ctx.ex, 429, "The apiserver is shutting down, please try again later.\n", { "retry-after": "5" });
       return;
     }
-    if (o.isLongRunning(requestInfoOf(ctx))) return next();
+    if (o.isLongRunning(requestInfoOf(ctx))) return next(ctx);
     const body = Buffer.from(JSON.stringify(shuttingDown.toStatus()) + "\n");
     writeBytes(ctx.ex, 503, body, "application/json", { headers: { "x-content-type-options": "nosniff", "retry-after": "1" } });
   };
-  return (ctx, next) => (o.draining() ? whileDraining(ctx, next) : next());
+  return (ctx, next) => (o.draining() ? whileDraining(ctx, next) : next(ctx));
 }
