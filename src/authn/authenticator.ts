@@ -24,8 +24,8 @@ export interface AuthnRequest {
    * The headers as received, name/value alternating (Node's rawHeaders): repeated headers stay
    * apart here (in `headers` Node joins them with ", "). Optional.
    */
-  rawHeaders?: string[];
-  peerCertificate?: ClientCertificate;
+  rawHeaders?: string[] | undefined;
+  peerCertificate?: ClientCertificate | undefined;
   /**
    * The audiences the credential must be valid for (upstream's request audiences: --api-audiences
    * on normal requests, spec.audiences of a TokenReview). Absent: no audience check.

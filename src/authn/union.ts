@@ -27,6 +27,9 @@ export interface UnionOptions {
  */
 const authenticatedUsers = new WeakMap<UserInfo, UserInfo>();
 
+/** The outcome of an answer a method gives again and again, by that answer (never changed once made). */
+const reusedOutcomes = new WeakMap<object, AuthnOutcome>();
+
 function withAuthenticated(u: UserInfo, reused: boolean): UserInfo {
   if (u.groups.includes(authenticatedGroup) || u.groups.includes(unauthenticatedGroup)) return u;
   if (!reused) return { ...u, groups: [...u.groups, authenticatedGroup] };
@@ -90,7 +93,14 @@ function outcomeOf(s: Asking, r: AuthnResult): AuthnOutcome | undefined {
     if (s.request.audiences === undefined && apiAudiences.length > 0 && r.audiences && r.audiences.length > 0 && !r.audiences.some((x) => apiAudiences.includes(x))) {
       return { error: "unable to match the audience" };
     }
+    // A method's answer given again (a connection's certificate) has its outcome made once too.
+    const plain = r.reused === true && !r.audiences && !r.warnings?.length;
+    if (plain) {
+      const made = reusedOutcomes.get(r);
+      if (made) return made;
+    }
     const outcome: AuthnOutcome = { user: withAuthenticated(r.user, r.reused === true) };
+    if (plain) reusedOutcomes.set(r, outcome);
     if (r.audiences) outcome.audiences = r.audiences;
     if (r.warnings?.length) outcome.warnings = r.warnings;
     return outcome;

@@ -4,6 +4,7 @@
 import { applyListDefaults, parseListOptions, validateListOptions } from "../registry/list-options.js";
 import { writeBytes, writeJsonPieces } from "../http/respond.js";
 import type { ResourceRequest } from "./context.js";
+import type { GotJson } from "../registry/store.js";
 import { jsonListPieces } from "./list-json.js";
 import { negotiateRead, writeList, writeOne } from "./output.js";
 
@@ -16,17 +17,30 @@ function signalIfWaiting(r: ResourceRequest, rv: string | null | undefined): Abo
   return rv && rv !== "0" ? r.signal : undefined;
 }
 
-export async function handleGet(r: ResourceRequest): Promise<void> {
-  const n = negotiateRead(r);
-  const rv = r.ex.query.get("resourceVersion");
-  if (!n.target && !r.pretty && n.codec.mediaType === "application/json") {
-    // The hot path: plain JSON straight from the stored bytes.
-    const got = await r.store.getJson(r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv));
-    if ("json" in got) writeBytes(r.ex, 200, got.json, "application/json", { warnings: r.warnings });
-    else writeOne(r, n, 200, got.obj);
-    return;
+export function handleGet(r: ResourceRequest): Promise<void> {
+  try {
+    const n = negotiateRead(r);
+    const rv = r.ex.query.get("resourceVersion");
+    if (!n.target && !r.pretty && n.codec.mediaType === "application/json") {
+      // The hot path: plain JSON straight from the stored bytes — from the watch cache, with no
+      // promise of its own, when the cache can answer at once.
+      const got = r.store.getJson(r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv));
+      if (got instanceof Promise) return got.then((g) => writeGot(r, n, g));
+      writeGot(r, n, got);
+      return answered;
+    }
+    return r.store.get(r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv)).then((obj) => writeOne(r, n, 200, obj));
+  } catch (e) {
+    return Promise.reject(e);
   }
-  writeOne(r, n, 200, await r.store.get(r.info.namespace, r.info.name, rv, signalIfWaiting(r, rv)));
+}
+
+/** Settled: what a handler that answered without waiting returns (one promise for all of them). */
+const answered = Promise.resolve();
+
+function writeGot(r: ResourceRequest, n: ReturnType<typeof negotiateRead>, got: GotJson): void {
+  if ("json" in got) writeBytes(r.ex, 200, got.json, "application/json", { warnings: r.warnings });
+  else writeOne(r, n, 200, got.obj);
 }
 
 export async function handleList(r: ResourceRequest): Promise<void> {

@@ -242,11 +242,14 @@ class H2Exchange implements Exchange {
     // writable side ends, which a streamed body or a watch would wait for forever. Each callback
     // runs at the first of the two; one pair of listeners serves every callback (the listener,
     // the metrics filter and others each ask).
-    this.stream.once("aborted", () => this.runCloseCallbacks());
-    this.stream.once("close", () => {
+    // One plain listener for both (`once` wraps each in a function and a state of its own).
+    const ended = () => {
       this.runCloseCallbacks();
-      this.closeCallbacks = null;
-    });
+      // 'close' comes once the stream is destroyed; after it nothing more is called.
+      if (this.stream.destroyed) this.closeCallbacks = null;
+    };
+    this.stream.on("aborted", ended);
+    this.stream.on("close", ended);
   }
   private runCloseCallbacks(): void {
     const cbs = this.closeCallbacks;

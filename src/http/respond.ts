@@ -72,7 +72,7 @@ export async function writeJsonPieces(ex: Exchange, status: number, pieces: () =
 }
 
 function responseHeaders(contentType: string, opts: WriteOptions): Record<string, string | number | string[]> {
-  const h: Record<string, string | number | string[]> = { "content-type": contentType, "cache-control": "no-cache, private", ...(opts.headers ?? {}) };
+  const h: Record<string, string | number | string[]> = opts.headers ? { "content-type": contentType, "cache-control": "no-cache, private", ...opts.headers } : { "content-type": contentType, "cache-control": "no-cache, private" };
   if (opts.warnings && opts.warnings.length > 0) h["warning"] = warningHeader(opts.warnings);
   return h;
 }

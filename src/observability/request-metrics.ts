@@ -86,7 +86,8 @@ export class RequestMetrics {
   });
   readonly families = [this.total, this.duration, this.sli, this.slo, this.responseSizes, this.longRunning, this.inflight, this.terminations];
 
-  private readonly series = new Map<string, RequestSeries>();
+  /** By verb, group, version, resource, subresource, scope, dry run, component: a key string built per request would be hashed per request. */
+  private readonly series: LabelTree = new Map();
   /** Requests in flight, and the most seen at once in about the last second (upstream's watermark). */
   private readonly inFlight = new KindWatermark();
 
@@ -96,8 +97,8 @@ export class RequestMetrics {
 
   /** The series of a request; `component` is "apiserver" for resource requests. */
   seriesOf(l: RequestLabels, dryRun: string, component: string): RequestSeries {
-    const key = `${l.verb}|${l.group}|${l.version}|${l.resource}|${l.subresource}|${l.scope}|${dryRun}|${component}`;
-    let s = this.series.get(key);
+    const byComponent = branch(branch(branch(branch(branch(branch(branch(this.series, l.verb), l.group), l.version), l.resource), l.subresource), l.scope), dryRun);
+    let s = byComponent.get(component) as RequestSeries | undefined;
     if (!s) {
       const values = [l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component];
       const withDryRun = [l.verb, dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component];
@@ -111,7 +112,7 @@ export class RequestMetrics {
         this.longRunning.with(...values),
         readOnlyVerbs.has(l.verb),
       );
-      this.series.set(key, s);
+      byComponent.set(component, s);
     }
     return s;
   }
@@ -153,4 +154,13 @@ export class RequestMetrics {
     const at = performance.now();
     for (const k of ["readOnly", "mutating"] as const) this.inflight.with(k).set(this.inFlight.peak(k, at));
   }
+}
+
+/** Label values to the next level of values, the last level to its series. */
+type LabelTree = Map<string, LabelTree | RequestSeries>;
+
+function branch(tree: LabelTree, value: string): LabelTree {
+  let next = tree.get(value) as LabelTree | undefined;
+  if (next === undefined) tree.set(value, (next = new Map()));
+  return next;
 }

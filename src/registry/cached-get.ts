@@ -10,6 +10,7 @@ import { servedObject, type ObjectCacher } from "./list.js";
 import { deepClone } from "../apimachinery/json-value.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { KeyValue } from "../storage/interface.js";
+import type { Entry } from "../storage/cacher/types.js";
 
 /** The memo key of a GET's bytes per apiVersion, made once: a string built per request is hashed per request. */
 const memoKeys = new Map<string, string>();
@@ -20,10 +21,14 @@ function getJsonMemoKey(apiVersion: string): string {
 }
 
 /** The object's JSON bytes as a GET serves them; null when it does not exist; undefined when the cache cannot answer. */
-export async function currentJsonFromCache(cacher: ObjectCacher | undefined, t: ResourceType, key: string): Promise<Buffer | null | undefined> {
+export function currentJsonFromCache(cacher: ObjectCacher | undefined, t: ResourceType, key: string): Buffer | null | undefined | Promise<Buffer | null | undefined> {
   // Types rewritten on read (onDecode) or converted by a webhook are served as storage reads are.
   if (!cacher || t.onDecode || convertsOnRead(t)) return undefined;
-  const entry = await cacher.serving(t.keyPrefix)?.currentEntry(key);
+  const entry = cacher.serving(t.keyPrefix)?.currentEntry(key);
+  return entry instanceof Promise ? entry.then((e) => servedBytes(t, e)) : servedBytes(t, entry);
+}
+
+function servedBytes(t: ResourceType, entry: Entry<KObject> | null | undefined): Buffer | null | undefined {
   if (!entry) return entry;
   // Per apiVersion: a cache holds its group-resource for every served version.
   const memoKey = getJsonMemoKey(t.apiVersion);

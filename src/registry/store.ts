@@ -3,7 +3,8 @@
 // upstream's stages in upstream's order:
 //   default → mutating admission → prepare → validate → validating admission → storage.
 import type { CelTimings } from "../cel/timings.js";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { newUUID } from "../apimachinery/uuid.js";
 import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, optimisticLockMessage } from "../apimachinery/errors.js";
 import { invalid as fieldInvalid, type FieldError } from "../apimachinery/validation.js";
 import type { Admission, AdmissionAttributes, AdmissionOperation } from "./admission.js";
@@ -135,6 +136,15 @@ export type StorageListObserver = (group: string, resource: string, counts: { fe
  * read or write its objects. Handed out by Stores; every version of a type has its own store over
  * the same storage prefix.
  */
+
+/** What a GET answers: JSON bytes, or an object to encode (another encoding, or no stored bytes). */
+export type GotJson = { json: Buffer } | { obj: KObject };
+
+/** A cached GET's answer: its bytes, or NotFound when the cache knows no such key. */
+function cachedJson(t: ResourceType, name: string, json: Buffer | null): GotJson {
+  if (json === null) throw notFound(t.gr, name);
+  return { json };
+}
 export class GenericStore {
   constructor(
     readonly type: ResourceType,
@@ -174,14 +184,23 @@ export class GenericStore {
     return servedOne(t, this.decode(await this.read(ns, name, rv, signal)));
   }
 
-  /** GET as a JSON body (newline included): the stored bytes with the resourceVersion spliced in when possible. */
-  async getJson(ns: string, name: string, rv?: string | null, signal?: AbortSignal): Promise<{ json: Buffer } | { obj: KObject }> {
+  /**
+   * GET as a JSON body (newline included): the stored bytes with the resourceVersion spliced in
+   * when possible. Served from the watch cache without a promise when it can be (memory, SQLite);
+   * may throw (the caller's promise rejects).
+   */
+  getJson(ns: string, name: string, rv?: string | null, signal?: AbortSignal): GotJson | Promise<GotJson> {
     const t = this.type;
     if (parseResourceVersion(rv) === undefined) {
-      const json = await currentJsonFromCache(this.parts.cacher, t, storageKey(t, ns, name));
-      if (json === null) throw notFound(t.gr, name);
-      if (json !== undefined) return { json };
+      const json = currentJsonFromCache(this.parts.cacher, t, storageKey(t, ns, name));
+      if (json instanceof Promise) return json.then((j) => (j === undefined ? this.getJsonStored(ns, name, rv, signal) : cachedJson(t, name, j)));
+      if (json !== undefined) return cachedJson(t, name, json);
     }
+    return this.getJsonStored(ns, name, rv, signal);
+  }
+
+  private async getJsonStored(ns: string, name: string, rv: string | null | undefined, signal: AbortSignal | undefined): Promise<GotJson> {
+    const t = this.type;
     const kv = await this.read(ns, name, rv, signal);
     if (t.onDecode) {
       try {
@@ -352,7 +371,7 @@ export class GenericStore {
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
-    meta.uid = randomUUID();
+    meta.uid = newUUID();
     meta.creationTimestamp = nowTimestamp();
     if (t.strategy.tracksGeneration) meta.generation = 1;
     else delete meta.generation;

@@ -35,7 +35,7 @@ export interface Listener {
   goAway(): void;
 }
 
-/** A stream's errors (a reset, a write after the peer left) end it; the exchange sees it closed. */
+/** For errors with nothing left to do: a stream's (it ends; the exchange sees it closed), and the chain's (recovery answered them). */
 const ignore = () => undefined;
 
 export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promise<void>, exchange: ExchangeOptions): Listener {
@@ -67,7 +67,7 @@ export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promi
       }
     };
     ex.onClose(finish);
-    handle(ex).catch(() => undefined);
+    handle(ex).catch(ignore);
   };
 
   server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders?: string[]) => {

@@ -123,6 +123,12 @@ export interface StorageReader {
    * of one resource) names the cluster asked; without it, the main one.
    */
   currentRevision(key?: string): Promise<number>;
+  /**
+   * currentRevision() without a promise, from a backend that holds it in memory (memory, SQLite;
+   * not etcd): a read served from the watch cache checks it on every GET. Absent, or undefined,
+   * when it cannot be told so; `key` as for currentRevision.
+   */
+  currentRevisionNow?(key?: string): number | undefined;
   /** The oldest revision still readable (revisions below it are compacted); `key` as for currentRevision. */
   compactedRevision(key?: string): number;
 

@@ -2,7 +2,7 @@
 // call half of both dispatchers): whether a webhook applies to a request and as which resource,
 // the objects in that resource's version, its match conditions, and one call whose answer is
 // verified, with warnings and audit annotations recorded on the request.
-import { randomUUID } from "node:crypto";
+import { newUUID } from "../../apimachinery/uuid.js";
 import type { Authorizer } from "../../authz/authorizer.js";
 import { forbidden, notFound } from "../../apimachinery/errors.js";
 import { toScale } from "../../registry/scale-paths.js";
@@ -81,7 +81,7 @@ export async function callHook(hook: Hook, inv: Invocation, a: AdmissionAttribut
   if (!version) throw new CallingWebhookError(hook.name, `could not create admission objects: ${noKnownReviewVersion}`, 400);
   // Each call is its own round trip with its own UID, as upstream (CreateAdmissionObjects): two
   // webhooks of one write, or one webhook reinvoked, never see the same one.
-  const uid = randomUUID();
+  const uid = newUUID();
   const review = admissionReview(version, uid, inv.request, inv.object, inv.oldObject);
   const text = await callWebhook(hook.name, hook.endpoint, review, {
     timeoutSeconds: hook.timeoutSeconds,

@@ -7,7 +7,7 @@
 // recorded too, asks the policy for the request's level and records RequestReceived; a failure
 // nothing answered is recorded as the Panic stage. A request refused before it (401, a bad
 // timeout) gets one ResponseStarted event, as upstream's failed-request handlers give it.
-import { randomUUID } from "node:crypto";
+import { newUUID } from "../../apimachinery/uuid.js";
 import { ApiError, internalError } from "../../apimachinery/errors.js";
 import type { UserInfo } from "../../apimachinery/user.js";
 import { AuditedExchange, type ResponseObserver } from "../../http/audited-exchange.js";
@@ -28,7 +28,7 @@ export const auditIdHeader = "audit-id";
 
 export function auditInitFilter(a: Auditing | undefined): Filter {
   return (ctx, next) => {
-    const id = header(ctx.ex.headers, auditIdHeader) || randomUUID();
+    const id = header(ctx.ex.headers, auditIdHeader) || newUUID();
     // Set before anything is written: every answer carries it, errors of the stages after included.
     ctx.ex.setResponseHeader(auditIdHeader, id);
     if (!a) return next(ctx);

@@ -18,7 +18,7 @@ export function authenticationFilter(authenticate: Authenticate, metrics?: Authe
     try {
       const ex = ctx.ex;
       const started = metrics ? performance.now() : 0;
-      const outcome = authenticate({ path: ex.path, headers: ex.headers, ...(ex.rawHeaders ? { rawHeaders: ex.rawHeaders } : {}), peerCertificate: clientCertificate(ex.socket) });
+      const outcome = authenticate({ path: ex.path, headers: ex.headers, rawHeaders: ex.rawHeaders, peerCertificate: clientCertificate(ex.socket) });
       if (outcome instanceof Promise) return outcome.then((o) => authenticated(ctx, next, o, started, metrics));
       return authenticated(ctx, next, outcome, started, metrics);
     } catch (e) {

@@ -109,6 +109,11 @@ export class CachedStorage implements Storage {
     return this.backend.currentRevision(key);
   }
 
+  currentRevisionNow(key?: string): number | undefined {
+    this.checkOpen();
+    return this.backend.currentRevisionNow?.(key);
+  }
+
   compactedRevision(key?: string): number {
     return this.backend.compactedRevision(key);
   }

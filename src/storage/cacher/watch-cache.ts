@@ -448,12 +448,26 @@ export class WatchCache<O> {
    * progress round (src/storage/etcd3/etcd-watch.ts), which every read waiting for the next round
    * shares: one read of etcd's revision serves a burst of GETs, where each would otherwise read
    * its key. Undefined when the cache cannot prove it (not loaded, its feed ended, no progress
-   * within the freshness timeout): the caller reads storage.
+   * within the freshness timeout): the caller reads storage. Without a promise when storage tells
+   * its revision at once (currentRevisionNow: memory, SQLite), so that a GET costs no microtask turn.
    */
-  async currentEntry(key: string): Promise<Entry<O> | null | undefined> {
+  currentEntry(key: string): Entry<O> | null | undefined | Promise<Entry<O> | null | undefined> {
     if (!this.loaded || this.stopped) return undefined;
+    if (!this.storageWatcher?.progress) {
+      const now = this.cfg.storage.currentRevisionNow?.(this.cfg.prefix);
+      if (now !== undefined) return this.entryAtLeast(key, now);
+    }
+    return this.currentEntryLater(key);
+  }
+
+  private async currentEntryLater(key: string): Promise<Entry<O> | null | undefined> {
     const current = this.storageWatcher?.progress ? await this.progressWithin(this.opts.freshnessTimeoutMs) : await this.cfg.storage.currentRevision(this.cfg.prefix);
-    if (current === undefined || this.stopped || this.revision < current) return undefined;
+    return current === undefined ? undefined : this.entryAtLeast(key, current);
+  }
+
+  /** The key's entry when the cache has reached `revision` (null: no such key), else undefined. */
+  private entryAtLeast(key: string, revision: number): Entry<O> | null | undefined {
+    if (this.stopped || this.revision < revision) return undefined;
     return this.store.get(key) ?? null;
   }
 

@@ -19,6 +19,10 @@ export function borrowedStorage(backend: Storage): Storage {
   };
   return {
     currentRevision: (key?: string) => guard(key ?? "", () => backend.currentRevision(key)),
+    currentRevisionNow: (key?: string) => {
+      open(key ?? "");
+      return backend.currentRevisionNow?.(key);
+    },
     compactedRevision: (key?: string) => backend.compactedRevision(key),
     get: (key: string, opts?: { revision?: number }): Promise<KeyValue | undefined> => guard(key, () => backend.get(key, opts)),
     range: (prefix: string, opts?: RangeOptions): Promise<RangeResult> => guard(prefix, () => backend.range(prefix, opts)),

@@ -46,6 +46,7 @@ export function observedStorage(backend: Storage, observe: StorageRequestObserve
   };
   return {
     currentRevision: (key) => backend.currentRevision(key),
+    currentRevisionNow: (key) => backend.currentRevisionNow?.(key),
     compactedRevision: (key) => backend.compactedRevision(key),
     get: (key, opts) => timed("get", key, () => backend.get(key, opts)),
     range: (prefix, opts) => timed("list", prefix, () => backend.range(prefix, opts)),

@@ -64,6 +64,10 @@ export class RoutedStorage implements Storage {
     return key === undefined ? this.main.currentRevision() : this.storeOf(key).currentRevision(key);
   }
 
+  currentRevisionNow(key?: string): number | undefined {
+    return key === undefined ? this.main.currentRevisionNow?.() : this.storeOf(key).currentRevisionNow?.(key);
+  }
+
   compactedRevision(key?: string): number {
     return key === undefined ? this.main.compactedRevision() : this.storeOf(key).compactedRevision(key);
   }

@@ -38,6 +38,10 @@ export class TransformingStorage implements Storage {
     return this.backend.currentRevision(key);
   }
 
+  currentRevisionNow(key?: string): number | undefined {
+    return this.backend.currentRevisionNow?.(key);
+  }
+
   compactedRevision(key?: string): number {
     return this.backend.compactedRevision(key);
   }

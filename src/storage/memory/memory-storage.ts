@@ -69,6 +69,11 @@ export class MemoryStorage implements Storage {
     return this.revision;
   }
 
+  currentRevisionNow(): number {
+    this.checkOpen();
+    return this.revision;
+  }
+
   compactedRevision(): number {
     return this.compacted;
   }

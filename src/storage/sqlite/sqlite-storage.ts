@@ -114,6 +114,11 @@ export class SqliteStorage implements Storage {
     return this.revision;
   }
 
+  currentRevisionNow(): number {
+    this.checkOpen();
+    return this.revision;
+  }
+
   /** The driver this store runs on. */
   get driver(): SqliteDriverName {
     return this.db.driver;
