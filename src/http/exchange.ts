@@ -72,6 +72,7 @@ export interface Exchange {
   /** Body bytes handed to write() and end() so far (the response size metrics). */
   readonly bytesWritten: number;
   readonly closed: boolean;
+  /** `cb` is called once when the response's stream closes (never, when it closed before this call). */
   onClose(cb: () => void): void;
   /** Resolves when the peer can take more bytes (backpressure). */
   drained(): Promise<void>;

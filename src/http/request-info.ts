@@ -38,8 +38,17 @@ export class MalformedPathError extends Error {}
 
 function splitPath(path: string): string[] {
   const parts: string[] = [];
-  // A segment without an escape is its own decoding (nearly every request: no decode, no copies).
-  for (const p of path.split("/")) if (p !== "") parts.push(p.includes("%") ? decodeSegment(p) : p);
+  // A segment without an escape is its own decoding (nearly every request: no decode, no copies);
+  // scanned in place, so no array of every piece is made first.
+  for (let start = 0; start < path.length; ) {
+    let end = path.indexOf("/", start);
+    if (end < 0) end = path.length;
+    if (end > start) {
+      const p = path.slice(start, end);
+      parts.push(p.includes("%") ? decodeSegment(p) : p);
+    }
+    start = end + 1;
+  }
   return parts;
 }
 
@@ -80,39 +89,38 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     name: "",
     parts: [],
   };
-  let parts = splitPath(path);
-  if (parts.length < 3 || (parts[0] !== "api" && parts[0] !== "apis")) return info;
-  const prefix = parts[0]!;
-  parts = parts.slice(1);
+  const all = splitPath(path);
+  if (all.length < 3 || (all[0] !== "api" && all[0] !== "apis")) return info;
+  const prefix = all[0]!;
+  // The segments not read yet start at `at` (one copy of the rest at the end, not one per step).
+  let at = 1;
   if (prefix === "apis") {
-    if (parts.length < 3) return info; // /apis/{group}/{version}: discovery
+    if (all.length - at < 3) return info; // /apis/{group}/{version}: discovery
     info.apiPrefix = prefix;
-    info.apiGroup = parts[0]!;
-    parts = parts.slice(1);
+    info.apiGroup = all[at++]!;
   }
   info.apiPrefix = prefix;
   info.isResourceRequest = true;
-  info.apiVersion = parts[0]!;
-  parts = parts.slice(1);
+  info.apiVersion = all[at++]!;
 
   let verbViaPath = false;
-  if (specialVerbs.has(parts[0]!)) {
-    if (parts.length < 2) throw new MalformedPathError(`unable to determine kind and namespace from url, ${path}`);
-    info.verb = parts[0]!;
+  if (at < all.length && specialVerbs.has(all[at]!)) {
+    if (all.length - at < 2) throw new MalformedPathError(`unable to determine kind and namespace from url, ${path}`);
+    info.verb = all[at++]!;
     verbViaPath = true;
     info.verbViaPath = true;
-    parts = parts.slice(1);
   } else {
     info.verb = methodVerbs[method] ?? "";
   }
-  if (parts[0] === "namespaces" && parts.length > 1) {
-    info.namespace = parts[1]!;
+  if (all[at] === "namespaces" && all.length - at > 1) {
+    info.namespace = all[at + 1]!;
     // /namespaces/{ns}/{resource}... ; but /namespaces/{name}[/status|/finalize] is the namespace itself
-    if (parts.length > 2 && !namespaceSubresources.has(parts[2]!)) {
-      parts = parts.slice(2);
+    if (all.length - at > 2 && !namespaceSubresources.has(all[at + 2]!)) {
+      at += 2;
       info.namespacedPath = true;
     }
   }
+  const parts = all.slice(at);
   info.parts = parts;
   if (parts.length >= 3 && info.verb !== "proxy") info.subresource = parts[2]!;
   if (parts.length >= 2) info.name = parts[1]!;

@@ -31,6 +31,8 @@ export class RequestSeries {
     readonly responseSize: HistogramCell | undefined,
     readonly longRunning: GaugeCell,
     readonly readOnly: boolean,
+    /** The labels the series was made for (its request counts, terminations, self-requests). */
+    readonly labels: RequestLabels,
   ) {}
 
   code(code: number): CounterCell {
@@ -97,9 +99,15 @@ export class RequestMetrics {
 
   /** The series of a request; `component` is "apiserver" for resource requests. */
   seriesOf(l: RequestLabels, dryRun: string, component: string): RequestSeries {
-    const byComponent = branch(branch(branch(branch(branch(branch(branch(this.series, l.verb), l.group), l.version), l.resource), l.subresource), l.scope), dryRun);
+    return this.seriesFor(l.verb, l.group, l.version, l.resource, l.subresource, l.scope, dryRun, component);
+  }
+
+  /** seriesOf() by the label values themselves: a request finds its series without an object of labels. */
+  seriesFor(verb: string, group: string, version: string, resource: string, subresource: string, scope: string, dryRun: string, component: string): RequestSeries {
+    const byComponent = branch(branch(branch(branch(branch(branch(branch(this.series, verb), group), version), resource), subresource), scope), dryRun);
     let s = byComponent.get(component) as RequestSeries | undefined;
     if (!s) {
+      const l: RequestLabels = { verb, group, version, resource, subresource, scope };
       const values = [l.verb, l.group, l.version, l.resource, l.subresource, l.scope, component];
       const withDryRun = [l.verb, dryRun, l.group, l.version, l.resource, l.subresource, l.scope, component];
       s = new RequestSeries(
@@ -111,6 +119,7 @@ export class RequestMetrics {
         l.verb === "GET" || l.verb === "LIST" ? this.responseSizes.with(...values) : undefined,
         this.longRunning.with(...values),
         readOnlyVerbs.has(l.verb),
+        l,
       );
       byComponent.set(component, s);
     }

@@ -53,20 +53,18 @@ export function createListener(tls: TlsMaterial, handle: (ex: Exchange) => Promi
 
   let inFlight = 0;
   let idleWaiters: (() => void)[] = [];
+  // One callback for every exchange: an exchange calls each close callback once.
+  const closed = () => {
+    inFlight--;
+    if (inFlight === 0) {
+      const w = idleWaiters;
+      idleWaiters = [];
+      w.forEach((f) => f());
+    }
+  };
   const track = (ex: Exchange) => {
     inFlight++;
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      inFlight--;
-      if (inFlight === 0) {
-        const w = idleWaiters;
-        idleWaiters = [];
-        w.forEach((f) => f());
-      }
-    };
-    ex.onClose(finish);
+    ex.onClose(closed);
     handle(ex).catch(ignore);
   };
 

@@ -8,12 +8,13 @@
 // (watch) keep their own bounds (timeoutSeconds, --min-request-timeout) and get no deadline here.
 import { ApiError, badRequest } from "../../apimachinery/errors.js";
 import { parseGoDuration } from "../../apimachinery/duration.js";
-import { requestInfoOf } from "../../http/context.js";
+import { requestInfoOf, type RequestContext } from "../../http/context.js";
 import { writeBytes } from "../../http/respond.js";
+import type { Exchange } from "../../http/exchange.js";
 import { QuietableExchange } from "../../http/quiet-exchange.js";
 import type { PostTimeoutSource, RequestPathMetrics } from "../../observability/request-path-metrics.js";
 import type { LongRunningCheck } from "../long-running.js";
-import type { Filter } from "./filter.js";
+import type { Filter, Handler } from "./filter.js";
 import { metricLabels } from "./metrics.js";
 
 export interface DeadlineOptions {
@@ -66,59 +67,104 @@ export function deadlineFilter(o: DeadlineOptions): Filter {
       return Promise.reject(e);
     }
     ctx.deadline = deadline;
-    const real = ctx.ex;
-    const handedOn = new QuietableExchange(real);
-    ctx.ex = handedOn;
-    // Whichever comes first settles the request: the rest of the chain, or the deadline.
-    return new Promise<void>((resolve, reject) => {
-      let settled = false;
-      let work: Promise<void>;
-      try {
-        work = next(ctx);
-      } catch (e) {
-        work = Promise.reject(e);
-      }
-      const timer = setTimeout(() => {
-        if (settled) return;
-        settled = true;
-        ctx.ex = real;
-        handedOn.quiet();
-        const err = timeoutError();
-        ctx.cancel(err);
-        // What the handler does from here on reaches no one (upstream logs and counts it as post-timeout activity).
-        const source: PostTimeoutSource = timeoutError === writeTimeoutError ? "rest-handler" : "timeout-handler";
-        if (o.metrics) afterTimeout(work, source, o.metrics);
-        else work.catch(() => undefined);
-        // A write's own bound is its handler's answer, negotiated as any error; the deadline is
-        // the timeout filter's, which ends the request in self-defence and writes its own body.
-        if (timeoutError === writeTimeoutError) {
-          if (!real.headersSent) return reject(err);
-        } else {
-          ctx.terminatedWith = 504;
-          if (!real.headersSent) {
-            writeBytes(real, 504, timeoutBody, "text/plain; charset=utf-8");
-            return resolve();
-          }
-        }
-        // A response already under way cannot become a 504: cut it off so the client sees it failed.
-        real.abort();
-        o.metrics?.aborted(metricLabels(ctx.info!, real));
-        resolve();
-      }, Math.max(0, deadline - Date.now()));
-      const finished = (settle: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        ctx.ex = real;
-        settle();
-      };
-      work.then(
-        () => finished(resolve),
-        (e) => finished(() => reject(e)),
-      );
-    });
+    return new DeadlineRace(ctx, timeoutError, o.metrics).run(next, deadline);
   };
 }
+
+/** The race object whose resolvers the shared executor below takes (no executor closure per request). */
+let racing: DeadlineRace | undefined;
+function takeResolvers(resolve: () => void, reject: (e: unknown) => void): void {
+  racing!.resolve = resolve;
+  racing!.reject = reject;
+}
+
+/**
+ * One request's race between the rest of the chain and its deadline, whichever comes first
+ * settling the request. One object holds what the timer and the chain's ending need, so a request
+ * that ends in time costs it, a timer and two callbacks (issue 26: what a GET allocates).
+ */
+class DeadlineRace {
+  resolve!: () => void;
+  reject!: (e: unknown) => void;
+  private settled = false;
+  private timer: NodeJS.Timeout | undefined;
+  private work!: Promise<void>;
+  private readonly real: Exchange;
+  private readonly handedOn: QuietableExchange;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly timeoutError: () => ApiError,
+    private readonly metrics: RequestPathMetrics | undefined,
+  ) {
+    this.real = ctx.ex;
+    this.handedOn = new QuietableExchange(this.real);
+    ctx.ex = this.handedOn;
+  }
+
+  run(next: Handler, deadline: number): Promise<void> {
+    racing = this;
+    const settles = new Promise<void>(takeResolvers);
+    racing = undefined;
+    try {
+      this.work = next(this.ctx);
+    } catch (e) {
+      this.work = Promise.reject(e);
+    }
+    this.timer = setTimeout(expire, Math.max(0, deadline - Date.now()), this);
+    this.work.then(this.ended, this.failed);
+    return settles;
+  }
+
+  private readonly ended = (): void => {
+    if (this.finish()) this.resolve();
+  };
+
+  private readonly failed = (e: unknown): void => {
+    if (this.finish()) this.reject(e);
+  };
+
+  /** The chain ended first: true when this settles the request. */
+  private finish(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.ctx.ex = this.real;
+    return true;
+  }
+
+  /** The deadline came first. */
+  expire(): void {
+    if (this.settled) return;
+    this.settled = true;
+    const { ctx, real, timeoutError } = this;
+    ctx.ex = real;
+    this.handedOn.quiet();
+    const err = timeoutError();
+    ctx.cancel(err);
+    // What the handler does from here on reaches no one (upstream logs and counts it as post-timeout activity).
+    const source: PostTimeoutSource = timeoutError === writeTimeoutError ? "rest-handler" : "timeout-handler";
+    if (this.metrics) afterTimeout(this.work, source, this.metrics);
+    else this.work.catch(() => undefined);
+    // A write's own bound is its handler's answer, negotiated as any error; the deadline is
+    // the timeout filter's, which ends the request in self-defence and writes its own body.
+    if (timeoutError === writeTimeoutError) {
+      if (!real.headersSent) return this.reject(err);
+    } else {
+      ctx.terminatedWith = 504;
+      if (!real.headersSent) {
+        writeBytes(real, 504, timeoutBody, "text/plain; charset=utf-8");
+        return this.resolve();
+      }
+    }
+    // A response already under way cannot become a 504: cut it off so the client sees it failed.
+    real.abort();
+    this.metrics?.aborted(metricLabels(ctx.info!, real));
+    this.resolve();
+  }
+}
+
+const expire = (race: DeadlineRace) => race.expire();
 
 /**
  * Counts how a timed-out request's handler ended: the timeout filter sees it return or throw
