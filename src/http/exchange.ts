@@ -235,7 +235,7 @@ class H2Exchange implements Exchange {
   onClose(cb: () => void): void {
     const cbs = this.closeCallbacks;
     if (cbs === null) return; // closed: as a 'close' listener added now would be, it is never called
-    this.closeCallbacks = cbs === undefined ? cb : typeof cbs === "function" ? [cbs, cb] : (cbs.push(cb), cbs);
+    this.closeCallbacks = withCallback(cbs, cb);
     if (this.listening) return;
     this.listening = true;
     // A client that resets the stream with NO_ERROR while the response is still being written
@@ -254,10 +254,9 @@ class H2Exchange implements Exchange {
   }
   private runCloseCallbacks(): void {
     const cbs = this.closeCallbacks;
-    if (!cbs) return;
+    if (!cbs) return; // none waiting, or closed (null stays)
     this.closeCallbacks = undefined;
-    if (typeof cbs === "function") cbs();
-    else for (const f of cbs) f();
+    callAll(cbs);
   }
   drained(): Promise<void> {
     const stream = this.stream;
@@ -278,6 +277,16 @@ export function h1Exchange(req: IncomingMessage, res: ServerResponse, o: Exchang
 
 /** The exchange's close callbacks, run once when the response closes (one listener per response, however many ask). */
 type CloseCallbacks = (() => void) | (() => void)[] | undefined;
+
+/** The callbacks with `cb` added: one function alone, an array once there are two. */
+function withCallback(cbs: CloseCallbacks, cb: () => void): CloseCallbacks {
+  return cbs === undefined ? cb : typeof cbs === "function" ? [cbs, cb] : (cbs.push(cb), cbs);
+}
+
+function callAll(cbs: CloseCallbacks | null): void {
+  if (typeof cbs === "function") cbs();
+  else if (cbs) for (const cb of cbs) cb();
+}
 
 // A class for the reason H2Exchange is one: an object literal of ~25 closures and getters was
 // built per request (and went to dictionary mode: its accessors are defined one by one).
@@ -330,8 +339,7 @@ class H1Exchange implements Exchange {
     this.isClosed = true;
     const cbs = this.closeCallbacks;
     this.closeCallbacks = undefined;
-    if (typeof cbs === "function") cbs();
-    else if (cbs) for (const cb of cbs) cb();
+    callAll(cbs);
   }
 
   closeConnection(): void {
@@ -385,7 +393,7 @@ class H1Exchange implements Exchange {
     // As `res.once("close", cb)` would: a callback given after the close is never called.
     if (this.isClosed) return;
     const cbs = this.closeCallbacks;
-    this.closeCallbacks = cbs === undefined ? cb : typeof cbs === "function" ? [cbs, cb] : (cbs.push(cb), cbs);
+    this.closeCallbacks = withCallback(cbs, cb);
   }
   drained(): Promise<void> {
     const res = this.res;
