@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ranCodePath } from "../server/code-paths.js";
-import { runCommonJs, type CachedRun } from "./code-cache.js";
+import { placeOf, runCommonJs, type CachedRun } from "./code-cache.js";
 
 const run = (r: CachedRun) => runCommonJs(r).cache;
 
@@ -38,7 +38,7 @@ describe("runCommonJs", () => {
     expect(first.cache).toBe("writing");
     const path = (first as { path: string }).path;
     expect(path).toContain(join(dir, "cache"));
-    expect(path).toContain(`b1-${process.version}-${process.arch}-serve.cache`);
+    expect(path).toContain(`b1-${placeOf(file)}-${process.version}-${process.arch}-serve.cache`);
     await waitFor(path);
     expect(readFileSync(path).length).toBeGreaterThan(0);
     expect(run({ file, build: "b1", command: "serve", writeAfterMs: 0 })).toEqual({ cache: "used", path });
@@ -47,10 +47,24 @@ describe("runCommonJs", () => {
     expect(run({ file, build: "b2", command: "serve", writeAfterMs: 0 }).cache).toBe("writing");
   });
 
+  it("gives the same build at another place a cache of its own", () => {
+    // Node 20's V8 keeps the file name a cache was made under: a shared cache would make every
+    // stack trace and profile of one checkout name the other.
+    const here = bundle(`globalThis.kapiCodeCachePlace = 1;`);
+    const elsewhere = join(dir, "elsewhere", "bundle.cjs");
+    mkdirSync(dirname(elsewhere));
+    writeFileSync(elsewhere, readFileSync(here));
+    const a = run({ file: here, build: "b", command: "serve", writeAfterMs: 60_000 }) as { path: string };
+    const b = run({ file: elsewhere, build: "b", command: "serve", writeAfterMs: 60_000 }) as { path: string };
+    expect(a.path).not.toBe(b.path);
+    expect(placeOf(here)).toMatch(/^[0-9a-f]{8}$/);
+    expect(placeOf(here)).not.toBe(placeOf(elsewhere));
+  });
+
   it("replaces a cache V8 refuses", async () => {
     // (A source this process compiled before would come from V8's in-process cache, never reading the file.)
     const file = bundle(`globalThis.kapiCodeCacheRefused = ${Date.now()};`);
-    const path = join(dir, "cache", `kapi-${process.getuid?.() ?? 0}`, `b-${process.version}-${process.arch}-serve.cache`);
+    const path = join(dir, "cache", `kapi-${process.getuid?.() ?? 0}`, `b-${placeOf(file)}-${process.version}-${process.arch}-serve.cache`);
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     writeFileSync(path, Buffer.from("not a code cache"));
     expect(run({ file, build: "b", command: "serve", writeAfterMs: 0 })).toEqual({ cache: "writing", path });

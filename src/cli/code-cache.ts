@@ -6,7 +6,9 @@
 // more than the top level; this one is made after the code has run a while (a server has
 // started), so it holds the bytecode of everything start-up ran.
 //
-// One cache per bundle build and command (`kapi serve` and `kapi cel` run different code), kept
+// One cache per bundle build, place and command (`kapi serve` and `kapi cel` run different code;
+// two checkouts or installs of one build each have their own: Node 20's V8 keeps the file name a
+// cache was made under, so every stack trace and profile would name the other place), kept
 // where Node keeps its own (NODE_COMPILE_CACHE, else the temp directory) in a directory only this
 // user may write, and skipped as Node skips its own under NODE_DISABLE_COMPILE_CACHE. A cache V8
 // refuses (another Node, other flags) is replaced.
@@ -52,7 +54,7 @@ export function runningBuild(): string | undefined {
 export function runCommonJs(run: CachedRun): { exports: unknown; cache: CacheOutcome } {
   const dir = ownedCacheDir();
   const command = /^[a-z][a-z-]{0,31}$/.test(run.command) ? run.command : "other";
-  const cachePath = dir ? join(dir, `${run.build}-${process.version}-${process.arch}-${command}.cache`) : undefined;
+  const cachePath = dir ? join(dir, `${run.build}-${placeOf(run.file)}-${process.version}-${process.arch}-${command}.cache`) : undefined;
   const cachedData = cachePath ? readOwned(cachePath) : undefined;
   const source = readFileSync(run.file, "latin1");
   const script = new Script(Module.wrap(source), { filename: run.file, ...(cachedData ? { cachedData } : {}) });
@@ -88,6 +90,13 @@ export function runCommonJs(run: CachedRun): { exports: unknown; cache: CacheOut
 }
 
 /** The start-up paths a cache was made on, as its side file lists them (none when unreadable). */
+/** A short name of where the bundle is (FNV-1a of its path): no hashing module to load before kapi's code. */
+export function placeOf(file: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < file.length; i++) h = Math.imul(h ^ file.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
 function madeOn(pathsFile: string): string[] {
   try {
     const list = JSON.parse(readOwned(pathsFile)?.toString("utf8") ?? "[]") as unknown;
