@@ -13,3 +13,30 @@ describe("duplicateJsonKeys", () => {
     expect(duplicateJsonKeys(' { "x" : [ 1 , 2 , { } , [ ] ] , "y" : "a,b}" } ')).toEqual([]);
   });
 });
+
+describe("duplicateJsonKeys with the parsed text", () => {
+  const both = (text: string) => [duplicateJsonKeys(text), duplicateJsonKeys(text, JSON.parse(text))];
+
+  it("answers as the scan does, with or without duplicates, whatever the strings hold", () => {
+    const texts = [
+      '{"a":1,"spec":{"replicas":1,"replicas":2,"list":[{"n":"x","n":"y"},{"q":"\\"}"}]},"a":3}',
+      '{"k\\u0041":1,"kA":2}',
+      ' { "x" : [ 1 , 2 , { } , [ ] ] , "y" : "a,b}" } ',
+      // Colons, quotes and backslashes inside strings and keys are not keys.
+      '{"a:b":"c:d","e":"\\\\","f\\"g:":"\\":","h":["i:j",{"k":"l\\\\\\":"}]}',
+      '{"x":"\\\\\\\\","x":1}',
+      '{"__proto__":{"a":1},"b":[{"c":{"d":{"e":null}}}]}',
+      '{"__proto__":1,"__proto__":2}',
+      '[{"a":1},{"a":1,"a":2},"s:t",3]',
+      '"just a string: with a colon"',
+      "42",
+      "{}",
+    ];
+    for (const t of texts) {
+      const [scanned, counted] = both(t);
+      expect(counted, t).toEqual(scanned);
+    }
+    expect(both('{"x":"\\\\\\\\","x":1}')[1]).toEqual(["x"]);
+    expect(both('{"__proto__":1,"__proto__":2}')[1]).toEqual(["__proto__"]);
+  });
+});

@@ -14,8 +14,12 @@ export function parseJson(text: string): unknown {
  * Paths of duplicated object keys, in upstream's notation (`spec.replicas`,
  * `spec.containers[0].name`). Assumes `text` is valid JSON (call after JSON.parse succeeded).
  * Runs on every JSON write, so it allocates little: paths are built only for a duplicate.
+ * `parsed`, JSON.parse of `text` untouched since, lets most texts skip the scan: a text with no
+ * duplicate names exactly as many keys as its parse holds (counted natively: about half the scan's
+ * time for a pod).
  */
-export function duplicateJsonKeys(text: string): string[] {
+export function duplicateJsonKeys(text: string, parsed?: unknown): string[] {
+  if (parsed !== undefined && keysInText(text) === keysIn(parsed)) return [];
   const dups: string[] = [];
   const path: (string | number)[] = [];
   const n = text.length;
@@ -105,4 +109,28 @@ export function duplicateJsonKeys(text: string): string[] {
   };
   value();
   return dups;
+}
+
+/** Every string of a JSON text, escapes included: once they are gone, no colon is left but those after keys. */
+const jsonStrings = /"[^"\\]*(?:\\.[^"\\]*)*"/g;
+
+/** How many object keys a valid JSON text names (duplicates each counted). */
+function keysInText(text: string): number {
+  const bare = text.replace(jsonStrings, "");
+  let n = 0;
+  for (let i = bare.indexOf(":"); i !== -1; i = bare.indexOf(":", i + 1)) n++;
+  return n;
+}
+
+/** How many keys the objects of a parsed JSON value hold. */
+function keysIn(v: unknown): number {
+  if (v === null || typeof v !== "object") return 0;
+  let n = 0;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) n += keysIn(v[i]);
+    return n;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) n += 1 + keysIn(o[k]);
+  return n;
 }

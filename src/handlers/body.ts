@@ -36,7 +36,7 @@ export async function readObject(r: ResourceRequest, accepts: { apiVersion: stri
   if (!isPlainObject(body)) throw badRequest(`the body of the request could not be decoded into a ${expected.kind} object`);
   checkTypeMeta(body, expected);
   // Protobuf bodies cannot carry unknown or duplicate fields.
-  const duplicates = mode === "Ignore" ? [] : duplicateKeys(codec.mediaType, raw);
+  const duplicates = mode === "Ignore" ? [] : duplicateKeys(codec.mediaType, raw, body);
   const { unknown, mismatch, unstructured } = decodeAgainstSchema(body, decodeTarget(r.type.schema, expected));
   if (mismatch) throw typeMismatchError(versionedKind(expected), mismatch);
   r.warnings.push(...fieldValidationOutcome(mode, versionedKind(expected), unknown, duplicates, unstructured));
@@ -44,9 +44,9 @@ export async function readObject(r: ResourceRequest, accepts: { apiVersion: stri
   return body as KObject;
 }
 
-/** Duplicate keys of a JSON or YAML body (what a plain parse silently collapses). */
-export function duplicateKeys(mediaType: string, raw: Buffer): string[] {
-  if (mediaType === "application/json") return duplicateJsonKeys(raw.toString("utf8"));
+/** Duplicate keys of a JSON or YAML body (what a plain parse silently collapses); `parsed`: the JSON body as decoded, untouched since. */
+export function duplicateKeys(mediaType: string, raw: Buffer, parsed?: unknown): string[] {
+  if (mediaType === "application/json") return duplicateJsonKeys(raw.toString("utf8"), parsed);
   if (mediaType === "application/yaml" || mediaType === "application/apply-patch+yaml") return duplicateYamlKeys(raw.toString("utf8"));
   return [];
 }
