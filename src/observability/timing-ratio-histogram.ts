@@ -29,8 +29,9 @@ export class TimingRatioCell {
     this.numerator = numerator;
   }
 
-  add(delta: number): void {
-    this.advance();
+  /** `now`: as set's. */
+  add(delta: number, now?: number): void {
+    this.advance(now);
     this.numerator += delta;
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FlowControlMetrics } from "../../observability/flowcontrol-metrics.js";
-import { QueueSet, type Clock, type QueuingConfig, type Request } from "./queueset.js";
+import { gaugeTimeOf, QueueSet, realClock, type Clock, type QueuingConfig, type Request } from "./queueset.js";
+import { nowNs } from "../../observability/timing-ratio-histogram.js";
 import { Dealer } from "./shuffle-sharding.js";
 
 class TestClock implements Clock {
@@ -91,5 +92,17 @@ describe("QueueSet", () => {
     expect(next.decision).toBe(undefined);
     clock.advance(50);
     expect(next.decision).toBe("execute");
+  });
+});
+
+describe("gaugeTimeOf", () => {
+  it("turns a real clock's reading into the gauges' time, and leaves another clock's to the gauges", () => {
+    const before = nowNs();
+    const t = gaugeTimeOf(realClock, realClock.now())!;
+    const after = nowNs();
+    // Within the double's rounding of the epoch milliseconds (well under a microsecond).
+    expect(t).toBeGreaterThan(before - 1_000);
+    expect(t).toBeLessThan(after + 1_000);
+    expect(gaugeTimeOf(new TestClock(), 1_000_000)).toBeUndefined();
   });
 });

@@ -27,22 +27,38 @@ export interface TimedFilter {
  */
 export function compose(filters: readonly (Filter | TimedFilter)[], last: Handler): Handler {
   let handler = last;
+  // The inner stage when it is timed: its start, given the clock's reading, for a timed stage
+  // right before it to hand on with (one reading ends that stage and starts this one, as
+  // upstream's TrackCompleted and the next TrackStarted follow each other; the clock costs
+  // ~60 ns a reading here, and five timed stages follow each other).
+  let innerTimedStart: ((ctx: RequestContext, now: number) => Promise<void>) | undefined;
   for (let i = filters.length - 1; i >= 0; i--) {
     const entry = filters[i]!;
     const inner = handler;
-    if (typeof entry === "function") handler = (ctx) => entry(ctx, inner);
-    else {
+    if (typeof entry === "function") {
+      handler = (ctx) => entry(ctx, inner);
+      innerTimedStart = undefined;
+    } else {
       // The stage's start is kept on the context: stages run one after another for a request,
       // and this one's time ends when it hands on, before the next stage starts its own.
       const { filter, latency } = entry;
-      const handOn: Handler = (ctx) => {
-        latency.observe((performance.now() - ctx.stageStartedAt) / 1000);
-        return inner(ctx);
-      };
-      handler = (ctx) => {
-        ctx.stageStartedAt = performance.now();
+      const next = innerTimedStart;
+      const handOn: Handler = next
+        ? (ctx) => {
+            const now = performance.now();
+            latency.observe((now - ctx.stageStartedAt) / 1000);
+            return next(ctx, now);
+          }
+        : (ctx) => {
+            latency.observe((performance.now() - ctx.stageStartedAt) / 1000);
+            return inner(ctx);
+          };
+      const start = (ctx: RequestContext, now: number): Promise<void> => {
+        ctx.stageStartedAt = now;
         return filter(ctx, handOn);
       };
+      handler = (ctx) => start(ctx, performance.now());
+      innerTimedStart = start;
     }
   }
   return handler;

@@ -9,7 +9,7 @@
 import { latencyTrackers, requestInfoOf, userOf, type RequestContext } from "../../http/context.js";
 import type { Dispatcher } from "../../controllers/flowcontrol/dispatcher.js";
 import type { DroppedRequestsTracker } from "../../controllers/flowcontrol/dropped-requests.js";
-import type { Request } from "../../controllers/flowcontrol/queueset.js";
+import { gaugeTimeOf, type Request } from "../../controllers/flowcontrol/queueset.js";
 import type { WatchTracker } from "../../controllers/flowcontrol/watch-tracker.js";
 import { maxSeats } from "../../controllers/flowcontrol/work-estimate.js";
 import type { WorkEstimator } from "../../controllers/flowcontrol/work-estimator.js";
@@ -84,11 +84,13 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     req.qs.noteDispatched();
     series.dispatched.inc();
     // A request dispatched at once started when its level took it (the clock's reading then).
-    const started = queued ? dispatcher.clock.now() : req.startTime;
-    executing[kind].add(1);
+    const { clock } = dispatcher;
+    const started = queued ? clock.now() : req.startTime;
+    executing[kind].add(1, gaugeTimeOf(clock, started));
     const executionDone = () => {
-      executing[kind].add(-1);
-      (isWatch ? series.executionWatch : series.executionRegular).observe((dispatcher.clock.now() - started) / 1000);
+      const ended = clock.now();
+      executing[kind].add(-1, gaugeTimeOf(clock, ended));
+      (isWatch ? series.executionWatch : series.executionRegular).observe((ended - started) / 1000);
     };
     if (!isWatch) {
       try {
