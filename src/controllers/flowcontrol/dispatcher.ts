@@ -303,9 +303,9 @@ export class Dispatcher {
     return r.request;
   }
 
-  /** A request of `state` finished. */
-  finished(state: PriorityLevelState, req: Request): void {
-    if (req.finish()) this.maybeReap(state);
+  /** A request of `state` finished (at `now` of the clock, when the caller read it). */
+  finished(state: PriorityLevelState, req: Request, now?: number): void {
+    if (req.finish(now)) this.maybeReap(state);
   }
 
   private maybeReap(state: PriorityLevelState): void {

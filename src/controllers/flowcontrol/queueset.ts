@@ -144,9 +144,9 @@ export class Request {
     if (this.decide("cancel")) this.qs.cancelWaiting(this);
   }
 
-  /** The request finished executing: its seats go back (some later, see additionalLatency). */
-  finish(): boolean {
-    return this.qs.finishRequest(this);
+  /** The request finished executing: its seats go back (some later, see additionalLatency). `now`: the clock's reading then, when the caller has it. */
+  finish(now?: number): boolean {
+    return this.qs.finishRequest(this, now);
   }
 }
 
@@ -297,9 +297,11 @@ export class QueueSet {
     return { initialSeats: we.initialSeats, finalSeats: we.finalSeats, additionalLatencyMs: we.additionalLatencyMs, totalWork: seatsTimesMs(we.initialSeats, estimatedServiceMs) + finalWork, finalWork };
   }
 
-  /** R advances with real time, at the seats given out shared among the active queues. */
-  private syncTime(): void {
-    const now = this.clock.now();
+  /**
+   * R advances with real time, at the seats given out shared among the active queues. `now`: a
+   * reading of the clock taken in this turn (the caller's), else it is read here.
+   */
+  private syncTime(now = this.clock.now()): void {
     const elapsed = now - this.lastRealTime;
     this.lastRealTime = now;
     if (this.queues.length > 0 && elapsed > 0) {
@@ -481,8 +483,8 @@ export class QueueSet {
   }
 
   /** A request ended: its queue's virtual time is corrected by its real duration; returns whether the set is idle. */
-  finishRequest(r: Request): boolean {
-    this.syncTime();
+  finishRequest(r: Request, at?: number): boolean {
+    this.syncTime(at);
     const now = this.lastRealTime;
     this.totRequestsExecuting--;
     r.series.executing.inc(-1);

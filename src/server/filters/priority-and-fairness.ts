@@ -87,17 +87,18 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     const { clock } = dispatcher;
     const started = queued ? clock.now() : req.startTime;
     executing[kind].add(1, gaugeTimeOf(clock, started));
+    // Its seats go back at the same reading of the clock.
     const executionDone = () => {
       const ended = clock.now();
       executing[kind].add(-1, gaugeTimeOf(clock, ended));
       (isWatch ? series.executionWatch : series.executionRegular).observe((ended - started) / 1000);
+      dispatcher.finished(c.state, req, ended);
     };
     if (!isWatch) {
       try {
         await next(ctx);
       } finally {
         executionDone();
-        dispatcher.finished(c.state, req);
       }
       return;
     }
@@ -119,7 +120,6 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     await Promise.race([initialized, settled]);
     ctx.watchInitialized = undefined;
     executionDone();
-    dispatcher.finished(c.state, req);
     try {
       await handling;
     } finally {
