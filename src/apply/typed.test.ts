@@ -69,6 +69,36 @@ describe("compare", () => {
     expect(paths(c.removed)).toEqual([".spec.paused"]);
   });
 
+  it("compares lists of at most one item each side as it compares longer ones", () => {
+    // The longer lists hold one more item, unchanged: it adds no path, so both must agree.
+    const withSpare = (items: unknown[]) => [...items, { name: "spare", image: "s" }];
+    const finalizers = (items: string[]) => ({ metadata: { finalizers: items } });
+    const cases: [unknown[], unknown[]][] = [
+      [[], [{ name: "c", image: "1", ports: [{ containerPort: 80 }] }]],
+      [[{ name: "c", image: "1", ports: [{ containerPort: 80 }] }], []],
+      [[{ name: "c", image: "1" }], [{ name: "c", image: "2", args: ["-v"] }]],
+      [[{ name: "c", image: "1" }], [{ name: "d", image: "1" }]],
+      [[{ name: "c", image: "1" }], [{ name: "c", image: "1" }]],
+    ];
+    for (const [l, r] of cases) {
+      const short = compare(ctx, pod(l), pod(r), DEPLOYMENT);
+      const long = compare(ctx, pod(withSpare(l)), pod(withSpare(r)), DEPLOYMENT);
+      for (const k of ["added", "modified", "removed"] as const) expect(paths(short[k]), `${k} ${JSON.stringify([l, r])}`).toEqual(paths(long[k]));
+    }
+    for (const [l, r] of [[[], ["a"]], [["a"], []], [["a"], ["b"]], [["a"], ["a"]]] as [string[], string[]][]) {
+      const short = compare(ctx, finalizers(l), finalizers(r), DEPLOYMENT);
+      const long = compare(ctx, finalizers([...l, "z"]), finalizers([...r, "z"]), DEPLOYMENT);
+      for (const k of ["added", "modified", "removed"] as const) expect(paths(short[k]), `${k} ${JSON.stringify([l, r])}`).toEqual(paths(long[k]));
+    }
+    expect(paths(compare(ctx, pod([{ name: "c", image: "1" }]), pod([{ name: "d" }]), DEPLOYMENT).removed)).toEqual([
+      '.spec.template.spec.containers[name="c"]',
+      '.spec.template.spec.containers[name="c"].image',
+      '.spec.template.spec.containers[name="c"].name',
+    ]);
+    // An item without its key fields is refused either way.
+    expect(() => compare(ctx, pod([]), pod([{ image: "1" }]), DEPLOYMENT)).toThrow(/element 0: associative list with keys has an element that omits all key fields/);
+  });
+
   it("atomic values change as a whole", () => {
     const c = compare(ctx, { spec: { selector: { matchLabels: { a: "1" } } } }, { spec: { selector: { matchLabels: { a: "2" } } } }, DEPLOYMENT);
     expect(paths(c.modified)).toEqual([".spec.selector"]);

@@ -231,6 +231,29 @@ export function compare(ctx: SchemaContext, lhs: unknown, rhs: unknown, type: Ty
   // Items grouped by element, each element rendered to its key once (a list of containers is
   // compared on every write of a pod).
   const compareList = (a: ListAtom, l: unknown[], r: unknown[]): void => {
+    // At most one item each side (a pod's containers, ports, volumes…; every list a create adds):
+    // what the grouping below does, without its maps.
+    if (l.length <= 1 && r.length <= 1) {
+      const pl = l.length === 1 ? itemPE(ctx, a, l[0], path, 0) : undefined;
+      const pr = r.length === 1 ? itemPE(ctx, a, r[0], path, 0) : undefined;
+      if (pl !== undefined && pr !== undefined && elementKey(pl) === elementKey(pr)) {
+        path.push(pl);
+        cmp(l[0], r[0], a.elem);
+        path.pop();
+        return;
+      }
+      if (pl !== undefined) {
+        path.push(pl);
+        cmp(l[0], undefined, a.elem);
+        path.pop();
+      }
+      if (pr !== undefined) {
+        path.push(pr);
+        cmp(undefined, r[0], a.elem);
+        path.pop();
+      }
+      return;
+    }
     const order: string[] = [];
     const elements = new Map<string, PathElement>();
     const lv = new Map<string, unknown[]>();
