@@ -490,17 +490,6 @@ export class QueueSet {
     r.series.executing.inc(-1);
     this.metrics.utilization?.executing.set(this.totRequestsExecuting, gaugeTimeOf(this.clock, now));
     const actualMs = now - r.startTime;
-    const release = () => {
-      this.totSeatsInUse -= r.maxSeats;
-      r.series.executingSeats.inc(-r.maxSeats);
-      r.series.concurrencyInUse.inc(-r.maxSeats);
-      this.noteChange();
-      if (r.queue) {
-        r.queue.seatsInUse -= r.maxSeats;
-        this.queuedSeatsInUse -= r.maxSeats;
-      }
-      this.removeQueueIfEmpty(r);
-    };
     if (r.queue) {
       r.queue.executing.delete(r);
       this.activity(r.queue, true);
@@ -510,16 +499,29 @@ export class QueueSet {
       this.executingSansQueue.delete(r);
     }
     if (r.work.additionalLatencyMs <= 0) {
-      release();
+      this.releaseSeats(r);
     } else {
       this.clock.after(r.work.additionalLatencyMs, () => {
         this.syncTime();
-        release();
+        this.releaseSeats(r);
         this.dispatchAsMuchAsPossible();
       });
     }
     this.dispatchAsMuchAsPossible();
     return this.isIdle();
+  }
+
+  /** A finished request's seats go back (at once, or after its additional latency). */
+  private releaseSeats(r: Request): void {
+    this.totSeatsInUse -= r.maxSeats;
+    r.series.executingSeats.inc(-r.maxSeats);
+    r.series.concurrencyInUse.inc(-r.maxSeats);
+    this.noteChange();
+    if (r.queue) {
+      r.queue.seatsInUse -= r.maxSeats;
+      this.queuedSeatsInUse -= r.maxSeats;
+    }
+    this.removeQueueIfEmpty(r);
   }
 
   /** A queue never starts its next request before that request arrived (anti-windup). */

@@ -7,13 +7,15 @@
 // its seat only until its initial events are sent; other long-running requests (exec, proxy,
 // logs) are not counted.
 import { latencyTrackers, requestInfoOf, userOf, type RequestContext } from "../../http/context.js";
-import type { Dispatcher } from "../../controllers/flowcontrol/dispatcher.js";
+import type { Dispatcher, PriorityLevelState } from "../../controllers/flowcontrol/dispatcher.js";
 import type { DroppedRequestsTracker } from "../../controllers/flowcontrol/dropped-requests.js";
 import { gaugeTimeOf, type Request } from "../../controllers/flowcontrol/queueset.js";
 import type { WatchTracker } from "../../controllers/flowcontrol/watch-tracker.js";
 import { maxSeats } from "../../controllers/flowcontrol/work-estimate.js";
 import type { WorkEstimator } from "../../controllers/flowcontrol/work-estimator.js";
 import type { FlowControlMetrics, FlowSeries } from "../../observability/flowcontrol-metrics.js";
+import type { HistogramCell } from "../../observability/metric-family.js";
+import type { TimingRatioCell } from "../../observability/timing-ratio-histogram.js";
 import type { LongRunningCheck } from "../long-running.js";
 import type { Filter } from "./filter.js";
 import { tooManyRequests } from "./max-in-flight.js";
@@ -87,18 +89,11 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     const { clock } = dispatcher;
     const started = queued ? clock.now() : req.startTime;
     executing[kind].add(1, gaugeTimeOf(clock, started));
-    // Its seats go back at the same reading of the clock.
-    const executionDone = () => {
-      const ended = clock.now();
-      executing[kind].add(-1, gaugeTimeOf(clock, ended));
-      (isWatch ? series.executionWatch : series.executionRegular).observe((ended - started) / 1000);
-      dispatcher.finished(c.state, req, ended);
-    };
     if (!isWatch) {
       try {
         await next(ctx);
       } finally {
-        executionDone();
+        endExecution(dispatcher, c.state, req, executing[kind], series.executionRegular, started);
       }
       return;
     }
@@ -119,13 +114,22 @@ export function priorityAndFairnessFilter(o: PriorityAndFairnessOptions): Filter
     );
     await Promise.race([initialized, settled]);
     ctx.watchInitialized = undefined;
-    executionDone();
+    endExecution(dispatcher, c.state, req, executing[kind], series.executionWatch, started);
     try {
       await handling;
     } finally {
       forget?.();
     }
   };
+}
+
+/** A request stops executing: counted, timed, and its seats go back, all at one reading of the clock. */
+function endExecution(dispatcher: Dispatcher, state: PriorityLevelState, req: Request, executing: TimingRatioCell, execution: HistogramCell, started: number): void {
+  const { clock } = dispatcher;
+  const ended = clock.now();
+  executing.add(-1, gaugeTimeOf(clock, ended));
+  execution.observe((ended - started) / 1000);
+  dispatcher.finished(state, req, ended);
 }
 
 /**
