@@ -23,8 +23,11 @@ export interface Clock {
   after(ms: number, fn: () => void): void;
 }
 
+/** Read once: the getter makes a number each time (~80 bytes a read, several per request). */
+const timeOrigin = performance.timeOrigin;
+
 export const realClock: Clock = {
-  now: () => performance.timeOrigin + performance.now(),
+  now: () => timeOrigin + performance.now(),
   after: (ms, fn) => void setTimeout(fn, ms).unref(),
 };
 
@@ -35,7 +38,7 @@ export const realClock: Clock = {
  * another clock (a test's): the gauges then read their own.
  */
 export function gaugeTimeOf(clock: Clock, ms: number): number | undefined {
-  return clock === realClock ? (ms - performance.timeOrigin) * 1e6 : undefined;
+  return clock === realClock ? (ms - timeOrigin) * 1e6 : undefined;
 }
 
 export interface QueuingConfig {
