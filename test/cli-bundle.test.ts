@@ -2,7 +2,7 @@
 // it: the CommonJS bundle through its V8 code cache. The first run writes the cache, the next one
 // uses it; both answer the same. Needs `npm run build` (npm ci runs it).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -81,8 +81,11 @@ describe("the built kapi command", () => {
     const before = caches().length;
     const first = await serveOnce(join(dir, "data-1"));
     expect(first).toEqual({ ready: 200, code: 0 });
-    expect(caches().filter((f) => f.endsWith("-serve.cache"))).toHaveLength(1);
+    const serveCaches = caches().filter((f) => f.endsWith("-serve.cache"));
+    expect(serveCaches).toHaveLength(1);
     expect(caches().length).toBe(before + 1);
+    // Made by a start a client reached: the request path's code is in it too.
+    expect(JSON.parse(readFileSync(join(dir, "cache", `${serveCaches[0]}.paths`), "utf8"))).toEqual(["memory first start", "request served"]);
     const second = await serveOnce(join(dir, "data-2"));
     expect(second).toEqual({ ready: 200, code: 0 });
   });

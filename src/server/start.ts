@@ -222,6 +222,10 @@ export async function startApiServer(o: ServerOptions & EmbeddingOptions): Promi
   });
   // Go's server logs "TLS handshake error from ..." for these; upstream counts each.
   listener.server.on("tlsClientError", () => metrics.requestPath.tlsHandshakeFailed());
+  // A start whose clients came early also has the request path's code in the command line's code
+  // cache (src/cli/code-cache.ts): a cache made by a start nobody asked anything compiles the
+  // handshake, the filters and the handlers cold at every later start's first request.
+  listener.server.once("secureConnection", () => ranCodePath("request served"));
   trace.mark("handler chain, router, listener");
   const { url, port } = await listen(listener, o, async () => {
     stopBackground();
