@@ -30,7 +30,7 @@ const durationMs = Number(args[0] ?? 3000);
 const only = args[1];
 const { startServer } = (await import(bundle ? "../dist/bundle/index.js" : "../src/index.js")) as { startServer: typeof StartServer };
 const dir = mkdtempSync(join(tmpdir(), "request-path-cost-"));
-const server = await startServer({ storage: "sqlite", dataDir: join(dir, "data"), port: 0, journal: false, faults: false, options: { certDir: join(dir, "certs"), ...JSON.parse(process.env.KAPI_OPTIONS ?? "{}") } });
+const server = await startServer({ storage: (process.env.KAPI_STORAGE ?? "sqlite") as "sqlite", dataDir: join(dir, "data"), port: 0, journal: false, faults: false, options: { certDir: join(dir, "certs"), ...JSON.parse(process.env.KAPI_OPTIONS ?? "{}") } });
 const listener = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().find((h): h is TlsServer => h instanceof TlsServer);
 if (!listener) throw new Error("the server's listener was not found");
 

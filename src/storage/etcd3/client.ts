@@ -118,6 +118,13 @@ export function tooLargeMessage(err: unknown): string | undefined {
 /** etcd's Go client's default MaxCallSendMsgSize, which kube-apiserver keeps. */
 const maxCallSendMsgSize = 2 * 1024 * 1024;
 
+/**
+ * etcd's Go client's default MaxCallRecvMsgSize (math.MaxInt32), which kube-apiserver keeps: a
+ * range's answer easily passes what a request may send. grpc-js's own default is 4 MiB, past
+ * which an unpaged list of a large store failed.
+ */
+const maxCallRecvMsgSize = 2 ** 31 - 1;
+
 /** Whether a read that failed so may be tried again on another member (etcd's Go client: Unavailable only). */
 const retryableRead = (err: unknown) => (err as grpc.ServiceError)?.code === grpc.status.UNAVAILABLE;
 
@@ -151,7 +158,7 @@ export class EtcdClient {
         ? grpc.credentials.createSsl(opts.tls?.ca ?? null, opts.tls?.key ?? null, opts.tls?.cert ?? null)
         : grpc.credentials.createInsecure();
       // One channel per endpoint, carrying its watch streams and every unary call.
-      const watch = new pkg.etcdserverpb.Watch(address, creds, { "grpc.max_send_message_length": maxCallSendMsgSize }) as unknown as Endpoint["watch"];
+      const watch = new pkg.etcdserverpb.Watch(address, creds, { "grpc.max_send_message_length": maxCallSendMsgSize, "grpc.max_receive_message_length": maxCallRecvMsgSize }) as unknown as Endpoint["watch"];
       const channel = watch.getChannel() as grpc.Channel;
       // Connect every member now: the one a call fails over to is then already up.
       channel.getConnectivityState(true);
