@@ -10,7 +10,8 @@
 // (`npm run build`) instead of the sources under tsx, whose per-closure naming helper (`__name`,
 // "set natives" in profiles) the bundle does not have. `--alloc TOP`: V8's sampling heap profiler
 // (collected objects included) over the measured rounds, printed as bytes allocated per request
-// by allocating function, the TOP largest (bench/alloc-sites.ts).
+// by allocating function, the TOP largest (bench/alloc-sites.ts). KAPI_STORAGE=etcd3 with
+// KAPI_OPTIONS='{"etcdServers":["http://…"]}' runs it on an etcd of yours.
 import { X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
