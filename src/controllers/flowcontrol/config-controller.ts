@@ -10,7 +10,6 @@ import { deepEqual } from "../../apimachinery/json-value.js";
 import type { KObject } from "../../apimachinery/object.js";
 import { applyPatch } from "../../apply/index.js";
 import { runController, type Controller } from "../../controller-runtime/controller.js";
-import { Slice } from "../../controller-runtime/turns.js";
 import { ownershipOptions } from "../../registry/field-ownership.js";
 import type { FlowSchema, PriorityLevelConfiguration } from "../../types/flowcontrol-bootstrap.js";
 import { borrowingAdjustmentMs, type Dispatcher, type FlowSchemaStatusUpdate } from "./dispatcher.js";
@@ -68,11 +67,7 @@ export function startConfigController(p: ConfigControllerParts): Controller {
       const written = new Set<string>();
       let delayMs = 0;
       const errors: string[] = [];
-      // One write per FlowSchema (fourteen at a first start, each a server-side apply): in slices,
-      // taking turns with requests (../../controller-runtime/turns.ts), not one burst of the loop.
-      const slice = new Slice();
       for (const u of updates) {
-        if (slice.spent()) await slice.yield();
         if (shouldDelay(u.name)) {
           delayMs ||= (30 + Math.floor(Math.random() * 45)) * 1000;
           continue;
