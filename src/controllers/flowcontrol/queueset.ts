@@ -147,7 +147,10 @@ export class Request {
     if (this.decide("cancel")) this.qs.cancelWaiting(this);
   }
 
-  /** The request finished executing: its seats go back (some later, see additionalLatency). `now`: the clock's reading then, when the caller has it. */
+  /**
+   * The request finished executing: its seats go back (some later, see additionalLatency).
+   * `now`: the clock's reading then, when the caller has it.
+   */
   finish(now?: number): boolean {
     return this.qs.finishRequest(this, now);
   }
