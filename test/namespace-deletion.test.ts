@@ -90,7 +90,7 @@ describe.skipIf(!bin)("namespace deletion and orphaning with kubectl 1.33", () =
     // time naming it; the conditions were written by the first pass.
     const retrying = await s.settle({ timeoutMs: 1000 }).then(() => undefined, (e: Error) => e);
     expect(retrying).toBeInstanceOf(SettleTimeoutError);
-    expect(retrying!.message).toMatch(/still busy: namespace-controller retrying 1 failed key: guarded \(deletion of namespace guarded failed: configmaps "kept" is forbidden: .*configmaps here stay\)/);
+    expect(retrying!.message).toMatch(/still busy: namespace-controller (working; )?retrying 1 failed key: guarded \(deletion of namespace guarded failed: configmaps "kept" is forbidden: .*configmaps here stay\)/);
     const failed = condition(await getJson("namespace", "guarded"), "NamespaceDeletionContentFailure");
     expect(failed.status).toBe("True");
     expect(failed.reason).toBe("ContentDeletionFailed");

@@ -80,7 +80,7 @@ export interface Controller {
   idle(): boolean;
   /** Resolves once idle() holds (at once when it does; at once after stop). */
   whenIdle(): Promise<void>;
-  /** The keys waiting out a failure's backoff before they are retried, with the error each last met. */
+  /** The keys a failure left to retry (waiting out the backoff or being retried), with the error each last met. */
   retrying(): { key: string; error: unknown }[];
   /** Resolves when the next of those retries comes due (at once after stop). */
   whenRetryDue(): Promise<void>;

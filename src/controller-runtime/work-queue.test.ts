@@ -35,4 +35,26 @@ describe("KeyQueue", () => {
       await new Promise((r) => server.close(r));
     }
   });
+
+  it("still names a failed key as retrying while its retry runs, and not once the retry succeeds", async () => {
+    let attempts = 0;
+    let retryStarted!: () => void;
+    const retryRunning = new Promise<void>((r) => (retryStarted = r));
+    let releaseRetry!: () => void;
+    const queue: KeyQueue = new KeyQueue(
+      async () => {
+        if (++attempts === 1) throw new Error("refused");
+        retryStarted();
+        await new Promise<void>((r) => (releaseRetry = r));
+      },
+      (key) => queue.addAfter(key, 5, true),
+    );
+    queue.add("k");
+    await retryRunning;
+    expect([queue.idle(), queue.retrying()]).toEqual([false, ["k"]]);
+    releaseRetry();
+    await queue.whenIdle();
+    expect([attempts, queue.retrying()]).toEqual([2, []]);
+    queue.stop();
+  });
 });

@@ -10,6 +10,8 @@ export class KeyQueue {
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout; retry: boolean }>();
   private readonly idleWaiters: (() => void)[] = [];
   private readonly retryWaiters: (() => void)[] = [];
+  /** Keys whose backoff ended and whose retry is queued or running: still failed until it ends. */
+  private readonly retriesUnderway = new Set<string>();
   private working = false;
   private stopped = false;
 
@@ -43,6 +45,7 @@ export class KeyQueue {
     const timer = setTimeout(() => {
       const fired = this.timers.get(key);
       this.timers.delete(key);
+      if (fired?.retry && !this.stopped) this.retriesUnderway.add(key);
       this.add(key);
       if (fired?.retry) this.wakeRetryWaiters();
     }, Math.min(Math.max(ms, 0), 2 ** 31 - 1));
@@ -50,9 +53,14 @@ export class KeyQueue {
     this.timers.set(key, { at, timer, retry: retry || (existing?.retry ?? false) });
   }
 
-  /** The keys waiting out a failure's backoff. */
+  /**
+   * The keys a failure left to retry: waiting out their backoff, or retried right now (a report
+   * taken mid-retry still names the key, not only a busy queue).
+   */
   retrying(): string[] {
-    return [...this.timers].filter(([, t]) => t.retry).map(([key]) => key);
+    const keys = new Set(this.retriesUnderway);
+    for (const [key, t] of this.timers) if (t.retry) keys.add(key);
+    return [...keys];
   }
 
   /** Resolves when the next retry comes due (or the queue stops). */
@@ -110,6 +118,8 @@ export class KeyQueue {
       } catch (e) {
         this.onError(key, e);
       }
+      // A retry that failed again is back in `timers` with a new backoff.
+      this.retriesUnderway.delete(key);
     }
     this.working = false;
     if (this.pending.size > 0) this.schedule(); // queued during the last yield
@@ -123,6 +133,7 @@ export class KeyQueue {
   stop(): void {
     this.stopped = true;
     this.pending.clear();
+    this.retriesUnderway.clear();
     for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     this.wakeIdleWaiters();
