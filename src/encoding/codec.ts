@@ -22,7 +22,7 @@ export const jsonCodec: Codec = {
     return Buffer.from(pretty ? JSON.stringify(obj, null, 2) + "\n" : JSON.stringify(obj) + "\n");
   },
   decode(body) {
-    return parseJson(body.toString("utf8"));
+    return parseJson(body);
   },
   encodeWatchEvent(type, object) {
     return Buffer.from(`{"type":${JSON.stringify(type)},"object":${JSON.stringify(object)}}\n`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { duplicateJsonKeys } from "./json.js";
+import { duplicateJsonKeys, JsonSyntaxError, parseJson } from "./json.js";
 
 describe("duplicateJsonKeys", () => {
   it("finds duplicates at any depth with upstream's path notation", () => {
@@ -38,5 +38,21 @@ describe("duplicateJsonKeys with the parsed text", () => {
     }
     expect(both('{"x":"\\\\\\\\","x":1}')[1]).toEqual(["x"]);
     expect(both('{"__proto__":1,"__proto__":2}')[1]).toEqual(["__proto__"]);
+  });
+});
+
+describe("JSON bodies as deep as Go takes them", () => {
+  it("scans 10,000 levels without recursing, duplicates at the bottom included", () => {
+    const depth = 9_998; // with the outer and inner objects: 10,000 levels
+    const text = `{"x":${"[".repeat(depth)}{"k":1,"k":2}${"]".repeat(depth)}}`;
+    const parsed = parseJson(text);
+    expect(duplicateJsonKeys(text, parsed)).toEqual([`x${"[0]".repeat(depth)}.k`]);
+    const clean = `{"x":${"[".repeat(depth)}{"k":1}${"]".repeat(depth)}}`;
+    expect(duplicateJsonKeys(clean, parseJson(clean))).toEqual([]);
+  });
+
+  it("refuses a body past Go's depth or not JSON at all in Go's words", () => {
+    expect(() => parseJson(`{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}`)).toThrow(new JsonSyntaxError("invalid character '[' exceeded max depth"));
+    expect(() => parseJson(Buffer.from('{"a":1}}'))).toThrow(new JsonSyntaxError("invalid character '}' after top-level value"));
   });
 });

@@ -1,13 +1,32 @@
 // JSON request bodies. JSON.parse keeps the last of duplicate keys silently; field validation
 // must see them, so a small scanner reports their paths (only when asked: it costs a pass).
 import { DecodeError } from "./decode-error.js";
+import { goJsonSyntaxError, mayNestTooDeep } from "./go-json-syntax.js";
 
-export function parseJson(text: string): unknown {
+export function parseJson(body: Buffer | string): unknown {
+  const text = typeof body === "string" ? body : body.toString("utf8");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
-    throw new DecodeError((e as Error).message);
+    const bytes = typeof body === "string" ? Buffer.from(body) : body;
+    throw new JsonSyntaxError(goJsonSyntaxError(bytes) ?? (e as Error).message);
   }
+  // JSON.parse takes any depth; Go refuses past 10,000 levels, and so does the server.
+  if (mayNestTooDeep(text)) {
+    const refused = goJsonSyntaxError(typeof body === "string" ? Buffer.from(body) : body);
+    if (refused !== undefined) throw new JsonSyntaxError(refused);
+  }
+  return value;
+}
+
+/** A body that is not JSON, or nested deeper than Go allows, in the words of Go's scanner. */
+export class JsonSyntaxError extends DecodeError {}
+
+/** What one open object of the scanned text has named so far (a Set only from its second key on). */
+interface NamedKeys {
+  first: string | undefined;
+  seen: Set<string> | undefined;
 }
 
 /**
@@ -16,12 +35,15 @@ export function parseJson(text: string): unknown {
  * Runs on every JSON write, so it allocates little: paths are built only for a duplicate.
  * `parsed`, JSON.parse of `text` untouched since, lets most texts skip the scan: a text with no
  * duplicate names exactly as many keys as its parse holds (counted natively: about half the scan's
- * time for a pod).
+ * time for a pod). Neither walk recurses: a body may nest as deep as Go allows.
  */
 export function duplicateJsonKeys(text: string, parsed?: unknown): string[] {
   if (parsed !== undefined && keysInText(text) === keysIn(parsed)) return [];
   const dups: string[] = [];
+  /** The key or index of each open member, outermost first. */
   const path: (string | number)[] = [];
+  /** Each open container: an object's keys so far, or undefined for an array. */
+  const open: (NamedKeys | undefined)[] = [];
   const n = text.length;
   let i = 0;
   const ws = () => {
@@ -46,69 +68,63 @@ export function duplicateJsonKeys(text: string, parsed?: unknown): string[] {
     for (const seg of path) out += typeof seg === "number" ? `[${seg}]` : out ? `.${seg}` : seg;
     return out ? `${out}.${last}` : last;
   };
-  const value = (): void => {
+  /** Reads an object member's key and colon; its value comes next. */
+  const member = (keys: NamedKeys) => {
+    ws();
+    const key = str();
+    if (keys.first === undefined) keys.first = key;
+    else {
+      keys.seen ??= new Set([keys.first]);
+      if (keys.seen.has(key)) dups.push(render(key));
+      keys.seen.add(key);
+    }
+    ws();
+    i++; // ':'
+    path.push(key);
+  };
+  for (;;) {
+    // A value starts here.
     ws();
     const c = text.charCodeAt(i);
-    if (c === 123 /* { */) {
+    if (c === 123 /* { */ || c === 91 /* [ */) {
       i++;
       ws();
-      if (text.charCodeAt(i) === 125) {
-        i++;
-        return;
-      }
-      let seen: Set<string> | undefined;
-      let first: string | undefined;
-      for (;;) {
-        ws();
-        const key = str();
-        // Most objects have few keys; a Set is made only from the second key on.
-        if (first === undefined) first = key;
-        else {
-          if (!seen) seen = new Set([first]);
-          if (seen.has(key)) dups.push(render(key));
-          seen.add(key);
+      if (text.charCodeAt(i) !== c + 2 /* } or ] */) {
+        if (c === 123) {
+          const keys: NamedKeys = { first: undefined, seen: undefined };
+          open.push(keys);
+          member(keys);
+        } else {
+          open.push(undefined);
+          path.push(0);
         }
-        ws();
-        i++; // ':'
-        path.push(key);
-        value();
-        path.pop();
-        ws();
-        if (text.charCodeAt(i) === 44 /* , */) {
-          i++;
-          continue;
-        }
-        i++; // '}'
-        return;
+        continue;
       }
-    } else if (c === 91 /* [ */) {
-      i++;
-      ws();
-      if (text.charCodeAt(i) === 93) {
-        i++;
-        return;
-      }
-      for (let idx = 0; ; idx++) {
-        path.push(idx);
-        value();
-        path.pop();
-        ws();
-        if (text.charCodeAt(i) === 44) {
-          i++;
-          continue;
-        }
-        i++; // ']'
-        return;
-      }
+      i++; // empty
     } else if (c === 34 /* " */) {
       str();
     } else {
       // number, true, false, null
       for (let d = text.charCodeAt(i); i < n && d !== 44 && d !== 125 && d !== 93 && d !== 32 && d !== 10 && d !== 13 && d !== 9; d = text.charCodeAt(++i));
     }
-  };
-  value();
-  return dups;
+    // A value ended: close what ends with it, up to the next member.
+    for (;;) {
+      if (open.length === 0) return dups;
+      ws();
+      const keys = open[open.length - 1];
+      if (text.charCodeAt(i) === 44 /* , */) {
+        i++;
+        if (keys) {
+          path.pop();
+          member(keys);
+        } else path.push((path.pop() as number) + 1);
+        break;
+      }
+      i++; // '}' or ']'
+      path.pop();
+      open.pop();
+    }
+  }
 }
 
 /** Every string of a JSON text, escapes included: once they are gone, no colon is left but those after keys. */
@@ -123,14 +139,25 @@ function keysInText(text: string): number {
 }
 
 /** How many keys the objects of a parsed JSON value hold. */
-function keysIn(v: unknown): number {
-  if (v === null || typeof v !== "object") return 0;
+function keysIn(root: unknown): number {
   let n = 0;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) n += keysIn(v[i]);
-    return n;
+  const pending: object[] = [];
+  let v: unknown = root;
+  for (;;) {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        if (item !== null && typeof item === "object") pending.push(item);
+      }
+    } else if (v !== null && typeof v === "object") {
+      const o = v as Record<string, unknown>;
+      for (const k in o) {
+        n++;
+        const item = o[k];
+        if (item !== null && typeof item === "object") pending.push(item);
+      }
+    }
+    if (pending.length === 0) return n;
+    v = pending.pop();
   }
-  const o = v as Record<string, unknown>;
-  for (const k in o) n += 1 + keysIn(o[k]);
-  return n;
 }

@@ -1,7 +1,8 @@
 // Reading and decoding a write request's body into an object of the request's type.
 import { badRequest } from "../apimachinery/errors.js";
 import { negotiateInput } from "../encoding/negotiate.js";
-import { duplicateJsonKeys } from "../encoding/json.js";
+import type { Codec } from "../encoding/codec.js";
+import { duplicateJsonKeys, JsonSyntaxError } from "../encoding/json.js";
 import { duplicateYamlKeys } from "../encoding/yaml-lazy.js";
 import { decodeAgainstSchema, decodeTarget, fieldValidationOutcome, parseFieldValidation, typeMismatchError } from "../registry/field-validation.js";
 import { isPlainObject } from "../apimachinery/json-value.js";
@@ -29,9 +30,9 @@ export async function readObject(r: ResourceRequest, accepts: { apiVersion: stri
   const codec = negotiateInput(header(r, "content-type"), codecsFor(r));
   const mode = parseFieldValidation(r.ex.query, r.ex.method === "PUT" ? "UpdateOptions" : "CreateOptions");
   const raw = await readBody(r, r.ex.method === "PUT" ? "update" : "create");
-  const body = codec.decode(raw);
   // Several accepted versions (an Eviction in policy/v1 or v1beta1): the body's own, else the first.
   const list = Array.isArray(accepts) ? accepts : [accepts as { apiVersion: string; kind: string }];
+  const body = decodeBody(codec, raw, list[0].kind);
   const expected = list.find((e) => isPlainObject(body) && body.apiVersion === e.apiVersion) ?? list[0];
   if (!isPlainObject(body)) throw badRequest(`the body of the request could not be decoded into a ${expected.kind} object`);
   checkTypeMeta(body, expected);
@@ -42,6 +43,28 @@ export async function readObject(r: ResourceRequest, accepts: { apiVersion: stri
   r.warnings.push(...fieldValidationOutcome(mode, versionedKind(expected), unknown, duplicates, unstructured));
   auditRequestObject(r, body, expected);
   return body as KObject;
+}
+
+/**
+ * The body decoded; a JSON text Go's scanner refuses is answered as upstream's create and update
+ * handlers answer it (transformDecodeError): the type's kind, the scanner's words as the JSON
+ * serializer's kind lookup wraps them, and the start of the body.
+ */
+function decodeBody(codec: Codec, raw: Buffer, kind: string): unknown {
+  try {
+    return codec.decode(raw);
+  } catch (e) {
+    if (!(e instanceof JsonSyntaxError)) throw e;
+    throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${e.message} (${summarizeBody(raw)})`);
+  }
+}
+
+/** Upstream's summarizeData: the first 30 bytes, as text when the body starts as an object, else in hex. */
+export function summarizeBody(raw: Buffer, maxBytes = 30): string {
+  if (raw.length === 0) return "<empty>";
+  const head = raw.subarray(0, maxBytes);
+  const text = raw[0] === 0x7b /* { */ ? head.toString("utf8") : head.toString("hex");
+  return raw.length > maxBytes ? `${text} ...` : text;
 }
 
 /** Duplicate keys of a JSON or YAML body (what a plain parse silently collapses); `parsed`: the JSON body as decoded, untouched since. */
