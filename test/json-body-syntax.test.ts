@@ -69,3 +69,28 @@ describe("JSON bodies Go's scanner refuses, over HTTPS", () => {
     expect(empty.json.message).toBe("the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input (<empty>)");
   });
 });
+
+describe("patch documents Go's scanner refuses, over HTTPS", () => {
+  const patch = (type: string, body: string, query = "") => req(s, "PATCH", `${configMaps}/patched${query}`, { body, headers: { "content-type": `application/${type}` } });
+
+  it("answers each patch type in its patcher's words, per field validation", async () => {
+    expect((await req(s, "POST", configMaps, { body: { metadata: { name: "patched" }, data: { a: "b" } } })).status).toBe(201);
+    const tooDeep = `{"data":{"a":"c"},"x":${"[".repeat(20_000)}${"]".repeat(20_000)}}`;
+    const cases: [string, string, string, string][] = [
+      ["merge-patch+json", tooDeep, "", "error decoding patch: invalid character '[' exceeded max depth"],
+      ["merge-patch+json", '{"data":', "?fieldValidation=Strict", "error decoding patch: unexpected end of JSON input"],
+      ["merge-patch+json", '{"data":', "?fieldValidation=Ignore", "Invalid JSON Patch"],
+      ["json-patch+json", `[{"op":"add","path":"/data/z","value":${"[".repeat(20_000)}]}]`, "", "error decoding patch: invalid character '[' exceeded max depth"],
+      ["json-patch+json", "[{]", "?fieldValidation=Ignore", "invalid character ']' looking for beginning of object key string"],
+      ["strategic-merge-patch+json", tooDeep, "", "invalid character '[' exceeded max depth"],
+      ["strategic-merge-patch+json", '{"data":{"a":"c"}} {}', "", "invalid character '{' after top-level value"],
+    ];
+    for (const [type, body, query, message] of cases) {
+      const r = await patch(type, body, query);
+      expect([r.status, r.json?.reason, r.json?.message], `${type}${query}`).toEqual([400, "BadRequest", message]);
+    }
+    // The object is as it was, and a good patch still applies.
+    const ok = await patch("merge-patch+json", '{"data":{"a":"d"}}');
+    expect([ok.status, ok.json.data]).toEqual([200, { a: "d" }]);
+  });
+});

@@ -3,6 +3,7 @@
 import { ApiError, badRequest, invalid, tooLarge, unsupportedMediaType } from "../apimachinery/errors.js";
 import { required, type FieldError } from "../apimachinery/validation.js";
 import { decodeCbor } from "../encoding/cbor.js";
+import { JsonSyntaxError, parseJson } from "../encoding/json.js";
 import { yaml } from "../encoding/yaml-lazy.js";
 import { applyJsonPatch } from "../patch/json-patch.js";
 import { applyMergePatch, assertMergePatchDocument } from "../patch/merge-patch.js";
@@ -10,6 +11,7 @@ import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
 import { parseMediaType } from "../encoding/media-type.js";
 import type { KObject } from "../apimachinery/object.js";
 import type { ResourceType } from "../registry/resource-type.js";
+import type { FieldValidation } from "../registry/field-validation.js";
 
 export type PatchType = "json" | "merge" | "strategic" | "apply";
 
@@ -45,13 +47,27 @@ export function patchFormatOf(contentType: string | undefined, accepted: readonl
   return { type: patchTypes[mediaType]!, mediaType };
 }
 
-/** Parses the patch document: JSON for the three patch types; YAML (or JSON), or CBOR, for apply. */
-export function decodePatch(format: PatchFormat, raw: Buffer): unknown {
+/**
+ * Parses the patch document: JSON for the three patch types; YAML (or JSON), or CBOR, for apply.
+ * A JSON document Go's scanner refuses (not JSON, or nested past 10,000 levels) is answered as
+ * upstream's patchers answer it under the field validation `mode`: the strict decode's "error
+ * decoding patch: ..." for json and merge patches (Strict, Warn), the scanner's words alone for a
+ * strategic merge patch and an unchecked json patch, and json-patch's "Invalid JSON Patch" for an
+ * unchecked merge patch.
+ */
+export function decodePatch(format: PatchFormat, raw: Buffer, mode: FieldValidation = "Warn"): unknown {
+  if (format.type !== "apply") {
+    try {
+      return parseJson(raw);
+    } catch (e) {
+      if (!(e instanceof JsonSyntaxError)) throw e;
+      if (format.type === "strategic" || (format.type === "json" && mode === "Ignore")) throw badRequest(e.message);
+      throw badRequest(mode === "Ignore" ? "Invalid JSON Patch" : `error decoding patch: ${e.message}`);
+    }
+  }
   try {
     if (format.mediaType === applyCborMediaType) return decodeCbor(raw);
-    const text = raw.toString("utf8");
-    if (format.type === "apply") return yaml().parse(text, { uniqueKeys: false });
-    return JSON.parse(text);
+    return yaml().parse(raw.toString("utf8"), { uniqueKeys: false });
   } catch (e) {
     throw badRequest(`error decoding patch: ${(e as Error).message}`);
   }

@@ -38,7 +38,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const q = r.ex.query;
   const mode = parseFieldValidation(q, "PatchOptions");
   const raw = await readBody(r, "patch");
-  const patch = decodePatch(format, raw);
+  const patch = decodePatch(format, raw, mode);
   auditRequestPatch(r, raw, patch);
   // Duplicate keys are found in JSON and YAML text; the CBOR decoder refuses them outright.
   const duplicates = mode === "Ignore" ? [] : duplicateKeys(type === "apply" ? format.mediaType : "application/json", raw);

@@ -11,6 +11,7 @@ import type { ResourceRequest } from "./context.js";
 import type { Getter, Patcher, RestStorage, Updater } from "./rest/capabilities.js";
 import { checkTypeMeta, readBody, readObject } from "./body.js";
 import { parseDryRun } from "./options.js";
+import { parseFieldValidation } from "../registry/field-validation.js";
 import { negotiateWrite, writeResult } from "./output.js";
 import { applyPatchDocument, decodePatch } from "./patch-body.js";
 import { readPatchRequest } from "./patch.js";
@@ -85,7 +86,7 @@ export const scaleStorage: Getter & Updater & Patcher & RestStorage = {
   async patch(r) {
     const { format, type, force, dryRun, manager } = readPatchRequest(r);
     const raw = await readBody(r, "patch");
-    const patch = decodePatch(format, raw);
+    const patch = decodePatch(format, raw, parseFieldValidation(r.ex.query, "PatchOptions"));
     auditRequestPatch(r, raw, patch);
     if (type === "apply") {
       if (!isPlainObject(patch)) throw badRequest("the apply configuration must be an object");
