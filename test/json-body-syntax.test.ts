@@ -94,3 +94,16 @@ describe("patch documents Go's scanner refuses, over HTTPS", () => {
     expect([ok.status, ok.json.data]).toEqual([200, { a: "d" }]);
   });
 });
+
+describe.skipIf(!kubectlBin)("an unknown field named in bytes that are not UTF-8", () => {
+  it("is created with upstream's warning, in UTF-8, and the connection stays up", async () => {
+    // {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"odd-key"},"m\xff\xfe":1}: Go reads
+    // each invalid byte as U+FFFD, so the field is named "m\uFFFD\uFFFD".
+    const file = join(dir, "odd-key.json");
+    writeFileSync(file, Buffer.concat([Buffer.from('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"odd-key"},"m'), Buffer.from([0xff, 0xfe]), Buffer.from('":1}')]));
+    const k = await kubectl(kubectlBin!, kubeconfigPath, ["create", "--raw", configMaps, "-f", file]);
+    expect(k.code, k.stderr).toBe(0);
+    expect(JSON.parse(k.stdout).metadata.name).toBe("odd-key");
+    expect(k.stderr).toContain('Warning: unknown field "m\uFFFD\uFFFD"');
+  });
+});

@@ -4,6 +4,7 @@
 // top-level value", "unexpected end of JSON input", "invalid character '[' exceeded max depth").
 // Written from the behaviour of Go's byte-at-a-time scanner; only error paths and very deep
 // bodies pay for it.
+import { goQuote } from "../apimachinery/go-quote.js";
 
 /** Go's limit on nested arrays and objects. */
 export const maxNestingDepth = 10_000;
@@ -248,17 +249,5 @@ export function mayNestTooDeep(text: string): boolean {
 export function quoteChar(c: number): string {
   if (c === 0x27) return `'\\''`;
   if (c === 0x22) return `'"'`;
-  return `'${quoteRune(c)}'`;
-}
-
-const namedEscapes: Record<number, string> = { 0x07: "\\a", 0x08: "\\b", 0x0c: "\\f", 0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t", 0x0b: "\\v", 0x5c: "\\\\" };
-
-/** strconv.Quote's text for one rune below U+0100 (a byte's value), without the quotes. */
-function quoteRune(c: number): string {
-  const named = namedEscapes[c];
-  if (named) return named;
-  if (c < 0x20 || c === 0x7f) return `\\x${c.toString(16).padStart(2, "0")}`;
-  // Below U+0100 Go's IsPrint leaves out the C1 controls, the no-break space and the soft hyphen.
-  if ((c >= 0x80 && c <= 0xa0) || c === 0xad) return `\\u${c.toString(16).padStart(4, "0")}`;
-  return String.fromCharCode(c);
+  return `'${goQuote(String.fromCharCode(c)).slice(1, -1)}'`;
 }

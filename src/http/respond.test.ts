@@ -4,7 +4,7 @@ import { ApiError } from "../apimachinery/errors.js";
 import { jsonCodec, yamlCodec } from "../encoding/codec.js";
 import { CodecSet } from "../encoding/negotiate.js";
 import { protobufCodec } from "../encoding/protobuf/index.js";
-import { writeStatus } from "./respond.js";
+import { warningHeader, writeStatus } from "./respond.js";
 import { recordingExchange } from "./recording-exchange.testkit.js";
 
 const codecs = new CodecSet([jsonCodec, yamlCodec, protobufCodec]);
@@ -58,5 +58,16 @@ describe("writeStatus", () => {
     const plain = recordingExchange();
     writeStatus(plain.ex, notFound(), codecs);
     expect(plain.headers["retry-after"]).toBeUndefined();
+  });
+});
+
+describe("warningHeader", () => {
+  it("quotes as strconv.Quote does and sends UTF-8 bytes Node can put in a header", () => {
+    const [ascii, tab, other] = warningHeader(['unknown field "spec.x"', "a\tb\u0001", 'unknown field "m\uFFFD\u00e9"']);
+    expect(ascii).toBe('299 - "unknown field \\"spec.x\\""');
+    expect(tab).toBe('299 - "a\\tb\\x01"');
+    // U+FFFD and é as their UTF-8 bytes, one Latin-1 character each.
+    expect(Buffer.from(other!, "latin1").toString("utf8")).toBe('299 - "unknown field \\"m\uFFFD\u00e9\\""');
+    expect(/^[\x20-\xff]*$/.test(other!)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 // Writing responses: objects in the negotiated encoding, and ApiErrors as metav1.Status bodies
 // (writeStatus; the recovery filter is the one caller for errors that leave the chain).
 import type { ApiError } from "../apimachinery/errors.js";
+import { goQuote } from "../apimachinery/go-quote.js";
 import type { Codec } from "../encoding/codec.js";
 import { jsonCodec } from "../encoding/codec.js";
 import { gzipBody, gzipThresholdBytes } from "../encoding/gzip.js";
@@ -16,8 +17,19 @@ export interface WriteOptions {
   contentType?: string;
 }
 
+/**
+ * Warning header values as upstream writes them (`299 - ` and strconv.Quote of the text), in
+ * UTF-8: a field name from the body (an unknown field named in another script, or in bytes that
+ * are not UTF-8) goes out as Go sends it, not as a character Node refuses to put in a header.
+ */
 export function warningHeader(warnings: string[]): string[] {
-  return warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+  return warnings.map((w) => headerText(`299 - ${goQuote(w)}`));
+}
+
+/** A header value's UTF-8 bytes as the Latin-1 text Node writes byte for byte. */
+function headerText(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x7f]*$/.test(value) ? value : Buffer.from(value, "utf8").toString("latin1");
 }
 
 /** Encoded bytes; JSON ones are shown to the exchange's observer (the audit log) as they are. */
