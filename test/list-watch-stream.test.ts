@@ -79,6 +79,19 @@ describe("watch start semantics", () => {
     expect(Date.now() - t0).toBeLessThan(3000);
     expect(evs.length).toBeGreaterThan(0);
   });
+
+  it("a negative timeoutSeconds has run out already: the stream ends at once", async () => {
+    const t0 = Date.now();
+    await watchEvents(s, "/api/v1/namespaces/ws/configmaps?watch=1&resourceVersion=0&timeoutSeconds=-1", () => false, 5000);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  it("an integer parameter strconv.ParseInt refuses is a 400 in its words", async () => {
+    for (const [query, value, why] of [["timeoutSeconds", "soon", "invalid syntax"], ["limit", "1.5", "invalid syntax"], ["limit", "9223372036854775808", "value out of range"]]) {
+      const r = await req(s, "GET", `/api/v1/namespaces/ws/configmaps?watch=1&${query}=${value}`);
+      expect([r.status, r.json?.reason, r.json?.message], query).toEqual([400, "BadRequest", `strconv.ParseInt: parsing "${value}": ${why}`]);
+    }
+  });
 });
 
 describe("HTTP/2", () => {

@@ -2,6 +2,7 @@
 // parsing rules, matching semantics and error texts of kubernetes/apimachinery 1.34
 // (pkg/labels/selector.go, pkg/apis/meta/v1/helpers.go, pkg/apis/meta/v1/validation).
 
+import { parseGoInt } from "./go-strconv.js";
 import { aggregateMessage, forbidden, formatFieldError, invalid, isQualifiedName, isValidLabelValue, notSupported, required, validateLabelName, validateLabels, type FieldError } from "./validation.js";
 import { goQuote } from "./go-quote.js";
 
@@ -30,13 +31,9 @@ export interface LabelRequirement {
 const binaryOperators: readonly LabelOperator[] = ["in", "notin", "=", "==", "!=", "gt", "lt"];
 const validOperators: readonly LabelOperator[] = [...binaryOperators, "exists", "!"];
 
-// Go strconv.ParseInt(s, 10, 64)
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 function parseInt64(s: string): bigint | undefined {
-  if (!/^[+-]?[0-9]+$/.test(s)) return undefined;
-  const n = BigInt(s);
-  return n < INT64_MIN || n > INT64_MAX ? undefined : n;
+  const parsed = parseGoInt(s);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 // Upstream field.Path rendering for the optional path a parse is given (nil → "<nil>").

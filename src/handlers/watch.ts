@@ -190,8 +190,10 @@ export async function handleWatch(r: ResourceRequest): Promise<void> {
   // Without timeoutSeconds, a random time from --min-request-timeout to twice it, so that watches
   // begun together do not all reconnect together; 0 means none.
   const min = r.parts.minRequestTimeoutSeconds ?? defaultMinRequestTimeoutSeconds;
-  const seconds = opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds : min * (1 + Math.random());
-  if (seconds > 0) timer = deadlines.after(seconds * 1000, end);
+  // A negative timeoutSeconds has run out already: upstream's timer fires at once.
+  const asked = opts.timeoutSeconds ?? 0;
+  const seconds = asked !== 0 ? Math.max(asked, 0) : min * (1 + Math.random());
+  if (seconds > 0 || asked < 0) timer = deadlines.after(seconds * 1000, end);
 }
 
 function encodeDelivery(codec: Codec, t: ResourceType, d: Delivery<KObject>, converted?: KObject): Buffer {

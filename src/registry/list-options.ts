@@ -4,7 +4,7 @@ import { parseFieldSelector, type FieldSelector } from "../apimachinery/fields.j
 import { parseLabelSelector, type LabelSelector } from "../apimachinery/labels.js";
 import { optionalQueryBool, queryBool } from "../apimachinery/booleans.js";
 import { forbidden, notSupported, type FieldError } from "../apimachinery/validation.js";
-import { goQuote } from "../apimachinery/go-quote.js";
+import { parseGoInt } from "../apimachinery/go-strconv.js";
 
 export interface ListOptions {
   labelSelector: LabelSelector;
@@ -19,14 +19,24 @@ export interface ListOptions {
   timeoutSeconds: number | undefined;
 }
 
-/** Throws SelectorParseError (400) for a selector that does not parse. */
+/**
+ * An int64 query parameter as the parameter codec converts it: present (even empty) means parsed,
+ * and a value strconv.ParseInt refuses is a 400 in its words.
+ */
+function queryInt64(q: URLSearchParams, name: string): number | undefined {
+  const raw = q.get(name);
+  if (raw === null) return undefined;
+  const parsed = parseGoInt(raw);
+  if (!parsed.ok) throw badRequest(parsed.error);
+  return Number(parsed.value);
+}
+
+/** Throws SelectorParseError (400) for a selector that does not parse, a 400 for an integer that does not. */
 export function parseListOptions(q: URLSearchParams): ListOptions {
   const labelSelector: LabelSelector = parseLabelSelector(q.get("labelSelector") ?? "");
   const fieldSelector: FieldSelector = parseFieldSelector(q.get("fieldSelector") ?? "");
-  const limitRaw = q.get("limit");
-  const limit = limitRaw ? Number(limitRaw) : 0;
-  if (limitRaw && (!Number.isInteger(limit))) throw badRequest(`invalid value for limit: ${goQuote(limitRaw)}`);
-  const timeoutRaw = q.get("timeoutSeconds");
+  const limit = queryInt64(q, "limit") ?? 0;
+  const timeoutSeconds = queryInt64(q, "timeoutSeconds");
   const opts: ListOptions = {
     labelSelector,
     fieldSelector,
@@ -37,7 +47,7 @@ export function parseListOptions(q: URLSearchParams): ListOptions {
     watch: queryBool(q, "watch"),
     allowWatchBookmarks: queryBool(q, "allowWatchBookmarks"),
     sendInitialEvents: optionalQueryBool(q, "sendInitialEvents"),
-    timeoutSeconds: timeoutRaw ? Number(timeoutRaw) : undefined,
+    timeoutSeconds,
   };
   if (opts.resourceVersion === "") opts.resourceVersion = undefined;
   return opts;
