@@ -4,9 +4,12 @@ import { goQuote } from "../apimachinery/go-quote.js";
 
 export function parseResourceVersion(rv: string | null | undefined, what = "resourceVersion"): number | undefined {
   if (rv === null || rv === undefined || rv === "") return undefined;
-  if (!/^\d+$/.test(rv)) throw invalidRV(rv, what);
+  // strconv.ParseUint(rv, 10, 64): digits only, and at most 2^64-1.
+  if (!/^\d+$/.test(rv) || (rv.length >= 20 && BigInt(rv) > maxUint64)) throw invalidRV(rv, what);
   return Number(rv);
 }
+
+const maxUint64 = 2n ** 64n - 1n;
 
 function invalidRV(rv: string, what: string): ApiError {
   return badRequest(`invalid ${what}: ${goQuote(rv)}`);
