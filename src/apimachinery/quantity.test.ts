@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareQuantity, formatQuantity, formatQuantityPtr, isZeroQuantity, parseQuantity } from "./quantity.js";
+import { compareQuantity, formatQuantity, formatQuantityPtr, isZeroQuantity, parseQuantity, quantityError } from "./quantity.js";
 
 describe("formatQuantity", () => {
   it.each([
@@ -72,5 +72,22 @@ describe("parseQuantity / compareQuantity / isZeroQuantity", () => {
     expect(isZeroQuantity("0Gi")).toBe(true);
     expect(isZeroQuantity("0.000m")).toBe(true);
     expect(isZeroQuantity("1n")).toBe(false);
+  });
+});
+
+describe("quantityError (ParseQuantity's refusals, as Quantity's JSON decoding says them)", () => {
+  const formatWrong = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  it("takes what ParseQuantity takes, numbers and trimmed strings included", () => {
+    for (const ok of ["0", "1", " 1 ", "+1", "-1", "1.5", "1.", ".5", "1.G", "100m", "1Ki", "5Ei", "1E", "1e3", "1E-3", "1e+308", "12345678901234567890123", "-", "."]) expect(quantityError(ok), ok).toBeUndefined();
+    expect(quantityError(1e308)).toBeUndefined();
+  });
+
+  it("refuses a malformed text and an unknown suffix in its words", () => {
+    for (const bad of ["", "abc", "1x", "1.5.5", "0x10", "1e5k", "1 2"]) expect(quantityError(bad), bad).toBe(formatWrong);
+    for (const bad of ["1e", "1mi", "1Kii", "1k5", "--1", "1ee"]) expect(quantityError(bad), bad).toBe("unable to parse quantity's suffix");
+  });
+
+  it("reads digitless forms as zero, as ParseQuantity does", () => {
+    expect([formatQuantity("-"), formatQuantity("."), compareQuantity("-", "0")]).toEqual(["0", "0", 0]);
   });
 });

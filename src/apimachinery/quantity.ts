@@ -40,11 +40,11 @@ function parse(input: unknown): Parsed | undefined {
 
 function parseUncached(input: unknown): Parsed | undefined {
   const s = typeof input === "number" ? String(input) : typeof input === "string" ? input.trim() : undefined;
-  if (s === undefined) return undefined;
+  if (s === undefined || s === "") return undefined;
   const m = QUANTITY_RE.exec(s);
   if (!m) return undefined;
+  // No digits at all ("-", ".", "+.k") reads as zero, as ParseQuantity reads it.
   const [, sign, whole = "", frac = "", exp, bin, dec] = m;
-  if (whole === "" && frac === "") return undefined;
   let mantissa = BigInt((whole + frac) || "0");
   let scale = -frac.length;
   let format: Format = "DecimalSI";
@@ -153,4 +153,31 @@ export function compareQuantity(a: unknown, b: unknown): number {
 
 export function isZeroQuantity(a: unknown): boolean {
   return (parseQuantity(a)?.n ?? 0n) === 0n;
+}
+
+const errFormatWrong = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const errSuffix = "unable to parse quantity's suffix";
+const suffixLetters = "eEinumkKMGTP";
+const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9";
+
+/**
+ * Why Quantity's JSON decoding refuses a value (ParseQuantity's error), or undefined when it takes
+ * it: a number, or a string that (spaces trimmed) is a sign, digits, a fraction and a suffix
+ * the suffix tables or a decimal exponent know.
+ */
+export function quantityError(input: string | number): string | undefined {
+  if (typeof input === "number") return undefined;
+  const s = input.trim();
+  if (s === "") return errFormatWrong;
+  let i = s[0] === "-" || s[0] === "+" ? 1 : 0;
+  while (isDigit(s[i])) i++;
+  if (s[i] === ".") for (i++; isDigit(s[i]); i++);
+  const suffixStart = i;
+  while (i < s.length && suffixLetters.includes(s[i]!)) i++;
+  if (s[i] === "-" || s[i] === "+") i++;
+  while (isDigit(s[i])) i++;
+  if (i < s.length) return errFormatWrong;
+  const suffix = s.slice(suffixStart);
+  if (suffix in DECIMAL_SUFFIXES || suffix in BINARY_SUFFIXES) return undefined;
+  return (suffix[0] === "e" || suffix[0] === "E") && suffix.length > 1 && /^[+-]?[0-9]+$/.test(suffix.slice(1)) ? undefined : errSuffix;
 }

@@ -1,6 +1,7 @@
 // Server-side field validation (fieldValidation=Ignore|Warn|Strict): fields the schema does not
 // declare are dropped from the object (as decoding into a typed struct does), and reported as
 // warnings or a 400 together with duplicate fields, in upstream's wording.
+import { quantityError } from "../apimachinery/quantity.js";
 import { ApiError, invalid } from "../apimachinery/errors.js";
 import { notSupported } from "../apimachinery/validation.js";
 import { resolveNode, type DefinitionLookup, type SchemaNode } from "../apimachinery/schema.js";
@@ -25,6 +26,8 @@ export interface TypeMismatch {
   field: string;
   /** Go-style type of the field (e.g. "map[string]string", "int32", "[]v1.Container"). */
   type: string;
+  /** A type that decodes itself (a Quantity) refused the value: its own error, said instead. */
+  message?: string;
 }
 
 export interface DecodeFindings {
@@ -126,6 +129,10 @@ class SchemaWalk {
     if (s["x-kubernetes-preserve-unknown-fields"]) return;
     if (s["x-kubernetes-int-or-string"] || (ref && ref.endsWith(".Quantity"))) {
       if (typeof value !== "string" && typeof value !== "number") this.mismatch(value, node, s, structRef);
+      else if (ref?.endsWith(".Quantity")) {
+        const refused = quantityError(value);
+        if (refused !== undefined) this.found.mismatch = { value: "", struct: "", field: this.rendered(), type: "", message: refused };
+      }
       return;
     }
     switch (s.type) {
@@ -199,7 +206,8 @@ class SchemaWalk {
 /** The 400 a typed decoder gives for a value of the wrong type (upstream wording). */
 export function typeMismatchError(t: { kind: string; version: string }, m: TypeMismatch): ApiError {
   const where = m.struct ? `Go struct field ${m.struct}.${m.field}` : "Go value";
-  return new ApiError(400, "BadRequest", `${t.kind} in version ${goQuote(t.version)} cannot be handled as a ${t.kind}: json: cannot unmarshal ${m.value} into ${where} of type ${m.type}`);
+  const why = m.message ?? `json: cannot unmarshal ${m.value} into ${where} of type ${m.type}`;
+  return new ApiError(400, "BadRequest", `${t.kind} in version ${goQuote(t.version)} cannot be handled as a ${t.kind}: ${why}`);
 }
 
 /**
