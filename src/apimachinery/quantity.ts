@@ -166,7 +166,8 @@ const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "
  * the suffix tables or a decimal exponent know.
  */
 export function quantityError(input: string | number): string | undefined {
-  if (typeof input === "number") return undefined;
+  // What the (remembered) parse takes, the grammar below takes: only a refusal is worded.
+  if (typeof input === "number" || parse(input) !== undefined) return undefined;
   const s = input.trim();
   if (s === "") return errFormatWrong;
   let i = s[0] === "-" || s[0] === "+" ? 1 : 0;
