@@ -2,6 +2,7 @@
 // declare are dropped from the object (as decoding into a typed struct does), and reported as
 // warnings or a 400 together with duplicate fields, in upstream's wording.
 import { quantityError } from "../apimachinery/quantity.js";
+import { goTimeParseError } from "../apimachinery/go-time-parse.js";
 import { ApiError, invalid } from "../apimachinery/errors.js";
 import { notSupported } from "../apimachinery/validation.js";
 import { resolveNode, type DefinitionLookup, type SchemaNode } from "../apimachinery/schema.js";
@@ -82,6 +83,34 @@ function acceptsAnything(ref: string | undefined): boolean {
   return yes;
 }
 
+/**
+ * The types that decode themselves (their UnmarshalJSON), keyed by the end of their reference:
+ * the error each gives for a value ("" when it takes it). Their errors name no struct field: Go
+ * returns an unmarshaler's error as it is.
+ */
+const selfDecoders: [suffix: string, decode: (value: unknown) => string][] = [
+  [".resource.Quantity", (v) => quantityError(typeof v === "number" || typeof v === "string" ? v : "-not-a-quantity-") ?? ""],
+  [".meta.v1.Time", (v) => (typeof v === "string" ? (goTimeParseError(v) ?? "") : stringExpected(v))],
+  [".meta.v1.MicroTime", (v) => (typeof v === "string" ? (goTimeParseError(v, true) ?? "") : stringExpected(v))],
+  [".intstr.IntOrString", (v) => (typeof v === "string" ? "" : int32Error(v))],
+];
+const selfDecoderOf = new Map<string, ((value: unknown) => string) | null>();
+
+/** The self-decoding type's error for `value` ("" when it takes it), or undefined when `ref` is no such type. */
+function selfDecodingError(ref: string, value: unknown): string | undefined {
+  let decode = selfDecoderOf.get(ref);
+  if (decode === undefined) selfDecoderOf.set(ref, (decode = selfDecoders.find(([suffix]) => ref.endsWith(suffix))?.[1] ?? null));
+  return decode ? decode(value) : undefined;
+}
+
+const stringExpected = (v: unknown) => `json: cannot unmarshal ${jsonKindOf(v)} into Go value of type string`;
+
+/** IntOrString's integer form: json.Unmarshal into an int32. */
+function int32Error(v: unknown): string {
+  if (typeof v !== "number") return `json: cannot unmarshal ${jsonKindOf(v)} into Go value of type int32`;
+  return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 ? "" : `json: cannot unmarshal number ${String(v)} into Go value of type int32`;
+}
+
 /** What a body is decoded against: its kind's definition (none: keep every field) and how to follow references. */
 export interface DecodeTarget {
   node: SchemaNode | undefined;
@@ -127,12 +156,13 @@ class SchemaWalk {
     if (acceptsAnything(ref)) return;
     const s = ref ? resolveNode(this.lookup, node) : node;
     if (s["x-kubernetes-preserve-unknown-fields"]) return;
-    if (s["x-kubernetes-int-or-string"] || (ref && ref.endsWith(".Quantity"))) {
+    const own = ref ? selfDecodingError(ref, value) : undefined;
+    if (own !== undefined) {
+      if (own) this.found.mismatch = { value: "", struct: "", field: this.rendered(), type: "", message: own };
+      return;
+    }
+    if (s["x-kubernetes-int-or-string"]) {
       if (typeof value !== "string" && typeof value !== "number") this.mismatch(value, node, s, structRef);
-      else if (ref?.endsWith(".Quantity")) {
-        const refused = quantityError(value);
-        if (refused !== undefined) this.found.mismatch = { value: "", struct: "", field: this.rendered(), type: "", message: refused };
-      }
       return;
     }
     switch (s.type) {
