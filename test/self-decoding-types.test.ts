@@ -61,3 +61,16 @@ describe("IntOrString over HTTPS", () => {
     expect((await req(s, "POST", "/api/v1/namespaces/default/services", { body: svc("named", "http") })).status).toBe(201);
   });
 });
+
+describe.skipIf(!kubectlBin)("[]byte fields through kubectl", () => {
+  it("a Secret whose data is not padded standard base64 is refused where the decoder stopped", async () => {
+    const file = join(dir, "secret.json");
+    writeFileSync(file, JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "bad-data" }, data: { password: "hunter2" } }));
+    const bad = await kubectl(kubectlBin!, kubeconfigPath, ["create", "-f", file]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 4');
+    writeFileSync(file, JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "good-data" }, data: { password: Buffer.from("hunter2").toString("base64") } }));
+    const good = await kubectl(kubectlBin!, kubeconfigPath, ["create", "-f", file, "-o", "jsonpath={.data.password}"]);
+    expect([good.code, Buffer.from(good.stdout, "base64").toString()], good.stderr).toEqual([0, "hunter2"]);
+  });
+});

@@ -3,6 +3,7 @@
 // warnings or a 400 together with duplicate fields, in upstream's wording.
 import { quantityError } from "../apimachinery/quantity.js";
 import { goTimeParseError } from "../apimachinery/go-time-parse.js";
+import { goBase64Error } from "../apimachinery/go-base64.js";
 import { ApiError, invalid } from "../apimachinery/errors.js";
 import { notSupported } from "../apimachinery/validation.js";
 import { resolveNode, type DefinitionLookup, type SchemaNode } from "../apimachinery/schema.js";
@@ -168,6 +169,11 @@ class SchemaWalk {
     switch (s.type) {
       case "string":
         if (typeof value !== "string") this.mismatch(value, node, s, structRef);
+        else if (s.format === "byte") {
+          // A []byte: the decoder reads standard base64 and fails the body where it stops.
+          const refused = goBase64Error(value);
+          if (refused !== undefined) this.found.mismatch = { value: "", struct: "", field: this.rendered(), type: "", message: refused };
+        }
         return;
       case "integer":
         if (typeof value !== "number" || !Number.isInteger(value)) this.mismatch(value, node, s, structRef);
