@@ -53,6 +53,13 @@ describe("bad input", () => {
 });
 
 describe("type checks at decode", () => {
+  it("an integer past its Go type's range is json's overflow error, not a stored value", async () => {
+    const deployment = (name: string, replicas: number) => ({ metadata: { name }, spec: { replicas, selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "i" }] } } } });
+    const over = await req(s, "POST", "/apis/apps/v1/namespaces/default/deployments", { body: deployment("int32-over", 3_000_000_000) });
+    expect([over.status, over.json.message]).toEqual([400, 'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal number 3000000000 into Go struct field DeploymentSpec.spec.replicas of type int32']);
+    expect((await req(s, "POST", "/apis/apps/v1/namespaces/default/deployments", { body: deployment("int32-max", 2_147_483_647) })).status).toBe(201);
+  });
+
   it("answers a wrongly typed field with upstream's decode error", async () => {
     const r = await req(s, "POST", "/api/v1/namespaces/default/configmaps", { body: '{"metadata":{"name":"t1","labels":"no"}}' });
     expect(r.status).toBe(400);

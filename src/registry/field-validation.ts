@@ -104,6 +104,15 @@ function selfDecodingError(ref: string, value: unknown): string | undefined {
   return decode ? decode(value) : undefined;
 }
 
+/**
+ * Whether an integer fits the Go type its format names (int32; int64, where a double cannot tell
+ * 2^63-1 from 2^63, so only what is past 2^63 is out). Go's decoder refuses what overflows.
+ */
+function fitsFormat(n: number, format: string | undefined): boolean {
+  if (format === "int32") return n >= -(2 ** 31) && n < 2 ** 31;
+  return n >= -(2 ** 63) && n <= 2 ** 63;
+}
+
 const stringExpected = (v: unknown) => `json: cannot unmarshal ${jsonKindOf(v)} into Go value of type string`;
 
 /** IntOrString's integer form: json.Unmarshal into an int32. */
@@ -176,7 +185,7 @@ class SchemaWalk {
         }
         return;
       case "integer":
-        if (typeof value !== "number" || !Number.isInteger(value)) this.mismatch(value, node, s, structRef);
+        if (typeof value !== "number" || !Number.isInteger(value) || !fitsFormat(value, s.format)) this.mismatch(value, node, s, structRef);
         return;
       case "number":
         if (typeof value !== "number") this.mismatch(value, node, s, structRef);
@@ -224,7 +233,7 @@ class SchemaWalk {
   private mismatch(value: unknown, node: SchemaNode, s: SchemaNode, structRef: string): void {
     const kind = jsonKindOf(value);
     this.found.mismatch = {
-      value: kind === "number" && !Number.isInteger(value) && s.type === "integer" ? `number ${String(value)}` : kind,
+      value: kind === "number" && s.type === "integer" && (!Number.isInteger(value) || !fitsFormat(value as number, s.format)) ? `number ${String(value)}` : kind,
       struct: structRef ? shortName(structRef) : "",
       field: this.rendered(),
       type: goTypeOf(node),
