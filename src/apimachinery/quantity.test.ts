@@ -85,6 +85,8 @@ describe("quantityError (ParseQuantity's refusals, as Quantity's JSON decoding s
   it("refuses a malformed text and an unknown suffix in its words", () => {
     for (const bad of ["", "abc", "1x", "1.5.5", "0x10", "1e5k", "1 2"]) expect(quantityError(bad), bad).toBe(formatWrong);
     for (const bad of ["1e", "1mi", "1Kii", "1k5", "--1", "1ee"]) expect(quantityError(bad), bad).toBe("unable to parse quantity's suffix");
+    // A bool or an object is parsed as its JSON text, which never matches.
+    expect([quantityError(true), quantityError({ a: 1 })]).toEqual([formatWrong, formatWrong]);
   });
 
   it("reads digitless forms as zero, as ParseQuantity does", () => {

@@ -163,11 +163,14 @@ const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "
 /**
  * Why Quantity's JSON decoding refuses a value (ParseQuantity's error), or undefined when it takes
  * it: a number, or a string that (spaces trimmed) is a sign, digits, a fraction and a suffix
- * the suffix tables or a decimal exponent know.
+ * the suffix tables or a decimal exponent know. Any other JSON value is parsed as its text, which
+ * never matches.
  */
-export function quantityError(input: string | number): string | undefined {
+export function quantityError(input: unknown): string | undefined {
+  if (typeof input === "number") return undefined;
+  if (typeof input !== "string") return errFormatWrong;
   // What the (remembered) parse takes, the grammar below takes: only a refusal is worded.
-  if (typeof input === "number" || parse(input) !== undefined) return undefined;
+  if (parse(input) !== undefined) return undefined;
   const s = input.trim();
   if (s === "") return errFormatWrong;
   let i = s[0] === "-" || s[0] === "+" ? 1 : 0;

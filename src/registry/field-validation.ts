@@ -28,7 +28,7 @@ export interface TypeMismatch {
   field: string;
   /** Go-style type of the field (e.g. "map[string]string", "int32", "[]v1.Container"). */
   type: string;
-  /** A type that decodes itself (a Quantity) refused the value: its own error, said instead. */
+  /** The decoder's own error for the value (a self-decoding type's, base64's), said instead. */
   message?: string;
 }
 
@@ -90,7 +90,7 @@ function acceptsAnything(ref: string | undefined): boolean {
  * returns an unmarshaler's error as it is.
  */
 const selfDecoders: [suffix: string, decode: (value: unknown) => string][] = [
-  [".resource.Quantity", (v) => quantityError(typeof v === "number" || typeof v === "string" ? v : "-not-a-quantity-") ?? ""],
+  [".resource.Quantity", (v) => quantityError(v) ?? ""],
   [".meta.v1.Time", (v) => (typeof v === "string" ? (goTimeParseError(v) ?? "") : stringExpected(v))],
   [".meta.v1.MicroTime", (v) => (typeof v === "string" ? (goTimeParseError(v, true) ?? "") : stringExpected(v))],
   [".intstr.IntOrString", (v) => (typeof v === "string" ? "" : int32Error(v))],
@@ -168,7 +168,7 @@ class SchemaWalk {
     if (s["x-kubernetes-preserve-unknown-fields"]) return;
     const own = ref ? selfDecodingError(ref, value) : undefined;
     if (own !== undefined) {
-      if (own) this.found.mismatch = { value: "", struct: "", field: this.rendered(), type: "", message: own };
+      if (own) this.refuse(own);
       return;
     }
     if (s["x-kubernetes-int-or-string"]) {
@@ -181,7 +181,7 @@ class SchemaWalk {
         else if (s.format === "byte") {
           // A []byte: the decoder reads standard base64 and fails the body where it stops.
           const refused = goBase64Error(value);
-          if (refused !== undefined) this.found.mismatch = { value: "", struct: "", field: this.rendered(), type: "", message: refused };
+          if (refused !== undefined) this.refuse(refused);
         }
         return;
       case "integer":
@@ -228,6 +228,11 @@ class SchemaWalk {
         this.path.pop();
       }
     }
+  }
+
+  /** The decoder's own error ends the walk, as Go returns it. */
+  private refuse(message: string): void {
+    this.found.mismatch = { value: "", struct: "", field: this.rendered(), type: "", message };
   }
 
   private mismatch(value: unknown, node: SchemaNode, s: SchemaNode, structRef: string): void {
