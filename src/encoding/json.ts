@@ -3,18 +3,20 @@
 import { DecodeError } from "./decode-error.js";
 import { goJsonSyntaxError, mayNestTooDeep } from "./go-json-syntax.js";
 
+/** A JSON body (its bytes, or its text) parsed; what Go's decoder would refuse throws JsonSyntaxError. */
 export function parseJson(body: Buffer | string): unknown {
   const text = typeof body === "string" ? body : body.toString("utf8");
+  // Go's scanner reads bytes: its verdict, asked only on the paths below.
+  const goVerdict = () => goJsonSyntaxError(typeof body === "string" ? Buffer.from(body) : body);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    const bytes = typeof body === "string" ? Buffer.from(body) : body;
-    throw new JsonSyntaxError(goJsonSyntaxError(bytes) ?? (e as Error).message);
+    throw new JsonSyntaxError(goVerdict() ?? (e as Error).message);
   }
   // JSON.parse takes any depth; Go refuses past 10,000 levels, and so does the server.
   if (mayNestTooDeep(text)) {
-    const refused = goJsonSyntaxError(typeof body === "string" ? Buffer.from(body) : body);
+    const refused = goVerdict();
     if (refused !== undefined) throw new JsonSyntaxError(refused);
   }
   return value;
