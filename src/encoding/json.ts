@@ -6,20 +6,23 @@ import { goJsonSyntaxError, mayNestTooDeep } from "./go-json-syntax.js";
 /** A JSON body (its bytes, or its text) parsed; what Go's decoder would refuse throws JsonSyntaxError. */
 export function parseJson(body: Buffer | string): unknown {
   const text = typeof body === "string" ? body : body.toString("utf8");
-  // Go's scanner reads bytes: its verdict, asked only on the paths below.
-  const goVerdict = () => goJsonSyntaxError(typeof body === "string" ? Buffer.from(body) : body);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new JsonSyntaxError(goVerdict() ?? (e as Error).message);
+    throw new JsonSyntaxError(goVerdict(body) ?? (e as Error).message);
   }
   // JSON.parse takes any depth; Go refuses past 10,000 levels, and so does the server.
   if (mayNestTooDeep(text)) {
-    const refused = goVerdict();
+    const refused = goVerdict(body);
     if (refused !== undefined) throw new JsonSyntaxError(refused);
   }
   return value;
+}
+
+/** Go's scanner's verdict on the body's bytes (asked only when JSON.parse refused it or it may nest too deep). */
+function goVerdict(body: Buffer | string): string | undefined {
+  return goJsonSyntaxError(typeof body === "string" ? Buffer.from(body) : body);
 }
 
 /** A body that is not JSON, or nested deeper than Go allows, in the words of Go's scanner. */
