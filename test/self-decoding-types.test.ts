@@ -1,6 +1,7 @@
-// Types that decode themselves in kube-apiserver (metav1.Time and MicroTime, IntOrString; Quantity
-// has test/quantity-decoding.test.ts) refuse a value while the body is decoded: 400 BadRequest in
-// the type's own words, never a stored value Go clients could not read back.
+// Types that decode themselves in kube-apiserver (resource.Quantity, metav1.Time and MicroTime,
+// IntOrString, []byte) refuse a value while the body is decoded: 400 BadRequest in the type's own
+// words (transformDecodeError's), never a stored value Go clients could not read back. kubectl sends
+// a manifest as written; client-node sends the object.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { req, startTestServer, type EmbeddedTestServer } from "./support/client.
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 
 const kubectlBin = kubectlBinary(33) ?? kubectlBinary(32);
+const formatWrong = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
 let s: EmbeddedTestServer;
 let dir: string;
@@ -72,5 +74,33 @@ describe.skipIf(!kubectlBin)("[]byte fields through kubectl", () => {
     writeFileSync(file, JSON.stringify({ apiVersion: "v1", kind: "Secret", metadata: { name: "good-data" }, data: { password: Buffer.from("hunter2").toString("base64") } }));
     const good = await kubectl(kubectlBin!, kubeconfigPath, ["create", "-f", file, "-o", "jsonpath={.data.password}"]);
     expect([good.code, Buffer.from(good.stdout, "base64").toString()], good.stderr).toEqual([0, "hunter2"]);
+  });
+});
+
+const pod = (name: string, cpu: string) => ({ apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { containers: [{ name: "c", image: "busybox", resources: { limits: { cpu } } }] } });
+
+describe.skipIf(!kubectlBin)("Quantity values through kubectl", () => {
+  it("refuses a malformed quantity and an unknown suffix, and takes a good one", async () => {
+    for (const [name, cpu, why] of [["bad-format", "two", formatWrong], ["bad-suffix", "1mi", "unable to parse quantity's suffix"]]) {
+      const file = join(dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify(pod(name!, cpu!)));
+      const k = await kubectl(kubectlBin!, kubeconfigPath, ["create", "-f", file]);
+      expect(k.code).not.toBe(0);
+      expect(k.stderr).toContain(`Pod in version "v1" cannot be handled as a Pod: ${why}`);
+    }
+    const file = join(dir, "good.json");
+    writeFileSync(file, JSON.stringify(pod("good", "1.5")));
+    const k = await kubectl(kubectlBin!, kubeconfigPath, ["create", "-f", file, "-o", "jsonpath={.spec.containers[0].resources.limits.cpu}"]);
+    expect([k.code, k.stdout], k.stderr).toEqual([0, "1500m"]);
+  });
+});
+
+describe("Quantity values through client-node", () => {
+  it("is a 400 BadRequest the client reports, and nothing is stored", async () => {
+    const err = await core.createNamespacedPod({ namespace: "default", body: pod("from-client", "lots") as never }).then(() => undefined, (e: { code?: number; body?: string }) => e);
+    expect(err?.code).toBe(400);
+    expect(JSON.parse(err!.body!)).toMatchObject({ reason: "BadRequest", message: `Pod in version "v1" cannot be handled as a Pod: ${formatWrong}` });
+    const gone = await core.readNamespacedPod({ namespace: "default", name: "from-client" }).then(() => 200, (e: { code?: number }) => e.code);
+    expect(gone).toBe(404);
   });
 });

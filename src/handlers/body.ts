@@ -60,7 +60,8 @@ function decodeBody(codec: Codec, raw: Buffer, kind: string): unknown {
 }
 
 /** Upstream's summarizeData: the first 30 bytes, as text when the body starts as an object, else in hex. */
-export function summarizeBody(raw: Buffer, maxBytes = 30): string {
+function summarizeBody(raw: Buffer): string {
+  const maxBytes = 30;
   if (raw.length === 0) return "<empty>";
   const head = raw.subarray(0, maxBytes);
   const text = raw[0] === 0x7b /* { */ ? head.toString("utf8") : head.toString("hex");

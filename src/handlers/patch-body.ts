@@ -55,7 +55,7 @@ export function patchFormatOf(contentType: string | undefined, accepted: readonl
  * strategic merge patch and an unchecked json patch, and json-patch's "Invalid JSON Patch" for an
  * unchecked merge patch.
  */
-export function decodePatch(format: PatchFormat, raw: Buffer, mode: FieldValidation = "Warn"): unknown {
+export function decodePatch(format: PatchFormat, raw: Buffer, mode: FieldValidation): unknown {
   if (format.type !== "apply") {
     try {
       return parseJson(raw);

@@ -73,28 +73,20 @@ function jsonKindOf(v: unknown): string {
   return "object";
 }
 
-/** Kinds whose JSON form is not what their schema type says (they decode themselves). */
-const selfDecoding = /\.(RawExtension|JSON|JSONSchemaPropsOrArray|JSONSchemaPropsOrBool|JSONSchemaPropsOrStringArray|FieldsV1)$/;
-/** The answer per reference: every write asks it of every referencing node it walks. */
-const selfDecodingRefs = new Map<string, boolean>();
-function acceptsAnything(ref: string | undefined): boolean {
-  if (ref === undefined) return false;
-  let yes = selfDecodingRefs.get(ref);
-  if (yes === undefined) selfDecodingRefs.set(ref, (yes = selfDecoding.test(ref)));
-  return yes;
-}
-
 /**
  * The types that decode themselves (their UnmarshalJSON), keyed by the end of their reference:
- * the error each gives for a value ("" when it takes it). Their errors name no struct field: Go
- * returns an unmarshaler's error as it is.
+ * the error each gives for a value ("" when it takes it; some take any JSON at all). Their errors
+ * name no struct field: Go returns an unmarshaler's error as it is.
  */
+const takesAnything = () => "";
 const selfDecoders: [suffix: string, decode: (value: unknown) => string][] = [
+  ...[".RawExtension", ".JSON", ".JSONSchemaPropsOrArray", ".JSONSchemaPropsOrBool", ".JSONSchemaPropsOrStringArray", ".FieldsV1"].map((suffix): [string, () => string] => [suffix, takesAnything]),
   [".resource.Quantity", (v) => quantityError(v) ?? ""],
   [".meta.v1.Time", (v) => (typeof v === "string" ? (goTimeParseError(v) ?? "") : stringExpected(v))],
   [".meta.v1.MicroTime", (v) => (typeof v === "string" ? (goTimeParseError(v, true) ?? "") : stringExpected(v))],
   [".intstr.IntOrString", (v) => (typeof v === "string" ? "" : int32Error(v))],
 ];
+/** The decoder per reference (null: none): every write asks it of every referencing node it walks. */
 const selfDecoderOf = new Map<string, ((value: unknown) => string) | null>();
 
 /** The self-decoding type's error for `value` ("" when it takes it), or undefined when `ref` is no such type. */
@@ -118,7 +110,7 @@ const stringExpected = (v: unknown) => `json: cannot unmarshal ${jsonKindOf(v)} 
 /** IntOrString's integer form: json.Unmarshal into an int32. */
 function int32Error(v: unknown): string {
   if (typeof v !== "number") return `json: cannot unmarshal ${jsonKindOf(v)} into Go value of type int32`;
-  return Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31 ? "" : `json: cannot unmarshal number ${String(v)} into Go value of type int32`;
+  return Number.isInteger(v) && fitsFormat(v, "int32") ? "" : `json: cannot unmarshal number ${String(v)} into Go value of type int32`;
 }
 
 /** What a body is decoded against: its kind's definition (none: keep every field) and how to follow references. */
@@ -163,14 +155,13 @@ class SchemaWalk {
   walk(value: unknown, node: SchemaNode | undefined, structRef: string): void {
     if (this.found.mismatch || !node || value === null || value === undefined) return;
     const ref = node.$ref;
-    if (acceptsAnything(ref)) return;
-    const s = ref ? resolveNode(this.lookup, node) : node;
-    if (s["x-kubernetes-preserve-unknown-fields"]) return;
     const own = ref ? selfDecodingError(ref, value) : undefined;
     if (own !== undefined) {
       if (own) this.refuse(own);
       return;
     }
+    const s = ref ? resolveNode(this.lookup, node) : node;
+    if (s["x-kubernetes-preserve-unknown-fields"]) return;
     if (s["x-kubernetes-int-or-string"]) {
       if (typeof value !== "string" && typeof value !== "number") this.mismatch(value, node, s, structRef);
       return;
