@@ -59,7 +59,7 @@ function raw(key: string, create: number, mod: number): RawKeyValue {
   return { key: Buffer.from(key), value: Buffer.from("v"), create_revision: create, mod_revision: mod, version: 1 };
 }
 
-function open(etcd: FakeEtcd, orderedProgress: boolean, afterRevision = 0) {
+function open(etcd: FakeEtcd, orderedProgress: boolean, afterRevision = 0, currentRevision = async () => etcd.revision) {
   const stream = new ScriptedStream();
   const client = { watchStream: () => ({ stream, endpoint: "scripted" }), endpointCount: 1 } as unknown as EtcdClient;
   const events: WatchEvent[] = [];
@@ -69,7 +69,7 @@ function open(etcd: FakeEtcd, orderedProgress: boolean, afterRevision = 0) {
     afterRevision,
     orderedProgress,
     count: etcd.count,
-    currentRevision: async () => etcd.revision,
+    currentRevision,
     toKeyValue: (kv): KeyValue => ({ key: kv.key.toString(), value: kv.value.toString(), createRevision: kv.create_revision, modRevision: kv.mod_revision }),
     onEvent: (ev) => events.push(ev),
     onError: (err) => errors.push(err),
@@ -179,5 +179,29 @@ describe("EtcdWatch progress on an etcd that answers progress requests out of or
     await tick();
     expect(errors).toEqual([]);
     expect(events.map((e) => `${e.revision} ${e.kv.key}`)).toEqual(["1 /a", "1 /b"]);
+  });
+});
+
+describe("EtcdWatch.drainTo (a closing store waits for the events of its acknowledged writes)", () => {
+  it("keeps receiving while a progress check fails, and returns once the events arrived", async () => {
+    const etcd = new FakeEtcd();
+    const evs = [etcd.put("/a"), etcd.put("/b")];
+    // Every check fails, as reads may on a store being closed: only the stream can show progress.
+    const { w, stream, events } = open(etcd, false, 0, () => Promise.reject(new Error("storage closed")));
+    setTimeout(() => stream.send({ events: evs }), 30);
+    const started = Date.now();
+    await w.drainTo(2, 5000);
+    expect(events.map((e) => e.revision)).toEqual([1, 2]);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it("gives up at its deadline when the events never come", async () => {
+    const etcd = new FakeEtcd();
+    etcd.put("/a");
+    const { w, events } = open(etcd, false, 0, () => Promise.reject(new Error("storage closed")));
+    const started = Date.now();
+    await w.drainTo(1, 200);
+    expect(events).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
   });
 });

@@ -31,6 +31,9 @@ export interface EtcdWatchSpec {
   onResumed?: (endpoint: string, fromRevision: number, why: string) => void;
 }
 
+/** How long drainTo waits before it checks progress again after a check failed. */
+const drainRetryMs = 20;
+
 export class EtcdWatch {
   private open: OpenWatchStream;
   private done = false;
@@ -152,9 +155,20 @@ export class EtcdWatch {
 
   /** Wait (at most timeoutMs) until every event up to `rev` has been delivered. */
   async drainTo(rev: number, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.done && this.delivered < rev && Date.now() < deadline) {
-      await Promise.race([this.progress(), new Promise((r) => setTimeout(r, Math.max(1, deadline - Date.now())).unref())]).catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(() => resolve(void (timedOut = true)), timeoutMs).unref();
+    });
+    const pause = () => new Promise<void>((resolve) => setTimeout(resolve, drainRetryMs).unref());
+    try {
+      while (!this.done && this.delivered < rev && !timedOut) {
+        // A failed check is tried again after a pause: at once, the loop would run on promise
+        // callbacks alone and starve the stream that carries the events it waits for.
+        await Promise.race([this.progress().catch(pause), deadline]);
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
 

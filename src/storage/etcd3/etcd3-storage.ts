@@ -91,6 +91,11 @@ export class Etcd3Storage implements Storage {
 
   async currentRevision(): Promise<number> {
     this.checkOpen();
+    return this.readRevision();
+  }
+
+  /** etcd's revision; open to the watches while close() drains them. */
+  private async readRevision(): Promise<number> {
     // Any single-key read answers with the current revision in its header.
     const r = await this.run("get", "", () => this.client.range({ key: this.currentRevisionKey, keys_only: true }));
     return r.header.revision;
@@ -238,7 +243,7 @@ export class Etcd3Storage implements Storage {
       range,
       orderedProgress: orderedProgress(this.version),
       count: rangeCount(range, (req) => this.run("listWithCount", prefix, () => this.client.range(req))),
-      currentRevision: () => this.currentRevision(),
+      currentRevision: () => this.readRevision(),
       afterRevision: opts.afterRevision,
       toKeyValue: (kv) => this.kv(kv),
       onEvent: countedEvents(seen, onEvent),
