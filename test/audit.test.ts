@@ -5,12 +5,13 @@
 // ComponentStatus, v1 Endpoints and a beta version enabled with --runtime-config.
 import * as k8s from "@kubernetes/client-node";
 import { mkdtempSync, readFileSync } from "node:fs";
+import { sensitiveHeaders, type IncomingHttpHeaders } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type KapiServer } from "../src/index.js";
 import { auditLog } from "./support/audit-log.js";
-import { req, watchEvents, withCredentials, type TestServer } from "./support/client.js";
+import { h2session, req, watchEvents, withCredentials, type TestServer } from "./support/client.js";
 import { kubectl, kubectlBinary } from "./support/kubectl.js";
 import { parseMetricsPage } from "./support/prometheus-text.js";
 
@@ -173,6 +174,26 @@ describe("audit events", () => {
     const b = await req(s, "GET", "/version");
     expect(a.headers["audit-id"]).toMatch(/^[0-9a-f-]{36}$/);
     expect(b.headers["audit-id"]).not.toBe(a.headers["audit-id"]);
+  });
+
+  // A value no other response repeats would only take a slot of the connection's HPACK table and
+  // push out the headers every response repeats (the priority and fairness UIDs, cache-control).
+  it("sends the Audit-Id over HTTP/2 as a header HPACK never indexes, the repeated headers as usual", async () => {
+    const session = h2session(s);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const headers = await new Promise<IncomingHttpHeaders & { [sensitiveHeaders]?: string[] }>((resolve, reject) => {
+          const r = session.request({ ":path": "/api/v1/namespaces/default/configmaps" });
+          r.on("response", resolve).on("error", reject).resume();
+        });
+        expect(headers[":status"]).toBe(200);
+        expect(headers["audit-id"]).toMatch(/^[0-9a-f-]{36}$/);
+        expect(headers["x-kubernetes-pf-flowschema-uid"]).toBeTruthy();
+        expect(headers[sensitiveHeaders]).toEqual(["audit-id"]);
+      }
+    } finally {
+      session.close();
+    }
   });
 });
 

@@ -66,8 +66,8 @@ export class DelegatingExchange implements Exchange {
   head(status: number, headers: Record<string, string | number | string[]>): void {
     this.inner.head(status, headers);
   }
-  setResponseHeader(name: string, value: string): void {
-    this.inner.setResponseHeader(name, value);
+  setResponseHeader(name: string, value: string, unique?: boolean): void {
+    this.inner.setResponseHeader(name, value, unique);
   }
   write(chunk: Buffer | string): boolean {
     return this.inner.write(chunk);

@@ -2,7 +2,7 @@
 // no compatibility layer) or HTTP/1.1. Handlers only see this.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex, Readable } from "node:stream";
-import { constants as h2constants, type ServerHttp2Stream, type IncomingHttpHeaders as H2Headers } from "node:http2";
+import { constants as h2constants, sensitiveHeaders, type ServerHttp2Stream, type IncomingHttpHeaders as H2Headers } from "node:http2";
 import type { TLSSocket } from "node:tls";
 import { tooLarge } from "../apimachinery/errors.js";
 import { negotiateContentEncoding } from "../encoding/gzip.js";
@@ -54,8 +54,11 @@ export interface Exchange {
   /**
    * A header the answer carries whoever writes it (Go's w.Header().Set before WriteHeader): a
    * filter's headers reach errors written by the stages around it too. Before head() only.
+   * `unique`: the value is this response's own (an ID no other response repeats). HTTP/2 then
+   * sends it as a literal that HPACK never indexes: indexed, each such value takes a slot of the
+   * connection's header table and pushes out the headers every response repeats.
    */
-  setResponseHeader(name: string, value: string): void;
+  setResponseHeader(name: string, value: string, unique?: boolean): void;
   write(chunk: Buffer | string): boolean;
   /**
    * Holds the writes that follow until uncork() (or end()), to go out as one write request: a
@@ -146,6 +149,8 @@ class H2Exchange implements Exchange {
   private sent = false;
   private code = 0;
   private extra: Record<string, string> | undefined;
+  /** The names of extra headers whose values are unique to this response (see setResponseHeader). */
+  private unique: string[] | undefined;
   private written = 0;
   /** The callbacks not called yet; null once the stream closed. */
   private closeCallbacks: CloseCallbacks | null = undefined;
@@ -189,10 +194,12 @@ class H2Exchange implements Exchange {
     this.extra = undefined;
     out[":status"] = code;
     for (const name in h) out[name] = h[name]!;
+    if (this.unique) (out as Record<symbol, string[]>)[sensitiveHeaders] = this.unique;
     stream.respond(out);
   }
-  setResponseHeader(name: string, value: string): void {
+  setResponseHeader(name: string, value: string, unique?: boolean): void {
     (this.extra ??= {})[name] = value;
+    if (unique) (this.unique ??= []).push(name);
   }
   write(chunk: Buffer | string): boolean {
     const stream = this.stream;

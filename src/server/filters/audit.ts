@@ -30,7 +30,7 @@ export function auditInitFilter(a: Auditing | undefined): Filter {
   return (ctx, next) => {
     const id = header(ctx.ex.headers, auditIdHeader) || newUUID();
     // Set before anything is written: every answer carries it, errors of the stages after included.
-    ctx.ex.setResponseHeader(auditIdHeader, id);
+    ctx.ex.setResponseHeader(auditIdHeader, id, true);
     if (!a) return next(ctx);
     const ra = new RequestAudit(id, microNow(), a.sink);
     ctx.audit = ra;
