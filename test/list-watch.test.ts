@@ -172,6 +172,20 @@ describe("list: errors and expiry", () => {
     }
   });
 
+  it("a token that is not one is answered in the words of Go's base64 and JSON decoders, as upstream's", async () => {
+    const notValid = "invalid continue token: continue key is not valid";
+    const cases: [string, string][] = [
+      ["garbage", `${notValid}: invalid character '\\u0081' looking for beginning of value`],
+      ["ab+c", `${notValid}: illegal base64 data at input byte 2`],
+      [Buffer.from("null").toString("base64url"), `${notValid}: server does not recognize this encoded version `],
+      [Buffer.from('{"v":"meta.k8s.io/v1","rv":"5","start":"a\\u0000"}').toString("base64url"), `${notValid}: json: cannot unmarshal string into Go struct field continueToken.rv of type int64`],
+    ];
+    for (const [tok, message] of cases) {
+      const r = await get(`limit=2&continue=${encodeURIComponent(tok)}`);
+      expect([r.status, r.json.reason, r.json.message]).toEqual([400, "BadRequest", message]);
+    }
+  });
+
   it("Exact at a compacted version and an expired continue token are 410 Expired", async () => {
     await mkns(tiny, "lt");
     for (let i = 0; i < 6; i++) await create(tiny, "lt", cm(`c${i}`));
