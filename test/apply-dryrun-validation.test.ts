@@ -133,7 +133,10 @@ describe("dry run", () => {
     expect((await events).map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(["ADDED dry-sentinel"]);
     const bad = await req(s, "POST", `${cm}?dryRun=Some`, { body: { metadata: { name: "x" } } });
     expect(bad.status).toBe(422);
-    expect(bad.json.message).toContain('dryRun: Unsupported value: "Some"');
+    // The whole list, as Go prints a []string.
+    expect(bad.json.message).toBe('CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Some"}: supported values: "All"');
+    const badValidation = await req(s, "POST", `${cm}?fieldValidation=strict`, { body: { metadata: { name: "x" } } });
+    expect([badValidation.status, badValidation.json.message]).toEqual([422, 'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"']);
   });
 });
 

@@ -103,6 +103,27 @@ describe("deletion", () => {
     expect(falseAndPolicy.json.message).toContain("orphanDependents and deletionPropagation cannot be both set");
   });
 
+  it("reads the options from the body when there is one, else from the query, as upstream's handler", async () => {
+    await owner("xor");
+    // The query's dryRun is not read beside a body: the delete happens.
+    const withBody = await req(s, "DELETE", `${cmPath}/xor?dryRun=All`, { body: { kind: "DeleteOptions", apiVersion: "v1" } });
+    expect(withBody.status).toBe(200);
+    expect(await gone(s, `${cmPath}/xor`)()).toBe(true);
+    await owner("xor");
+    // A body's invalid policy is refused even with a valid one in the query.
+    const bodyPolicy = await req(s, "DELETE", `${cmPath}/xor?propagationPolicy=Background`, { body: { propagationPolicy: "Sideways" } });
+    expect([bodyPolicy.status, bodyPolicy.json.message]).toEqual([422, 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"']);
+    const bodyDryRun = await req(s, "DELETE", `${cmPath}/xor`, { body: { dryRun: ["All", "Some"] } });
+    expect([bodyDryRun.status, bodyDryRun.json.message]).toEqual([422, 'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"All", "Some"}: supported values: "All"']);
+    // In the query, gracePeriodSeconds is an int64 the parameter codec parses: 400 in strconv's words.
+    const grace = await req(s, "DELETE", `${cmPath}/xor?gracePeriodSeconds=soon`);
+    expect([grace.status, grace.json.reason, grace.json.message]).toEqual([400, "BadRequest", 'strconv.ParseInt: parsing "soon": invalid syntax']);
+    // ?dryRun= is the list [""], which is not "All".
+    const empty = await req(s, "DELETE", `${cmPath}/xor?dryRun=`);
+    expect([empty.status, empty.json.message]).toEqual([422, 'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{""}: supported values: "All"']);
+    expect((await req(s, "GET", `${cmPath}/xor`)).status).toBe(200);
+  });
+
   it("dry-runs a delete: nothing removed, no watch event", async () => {
     const o = await owner("dry");
     const w = watchEvents(s, `${cmPath}?watch=1&resourceVersion=${o.metadata.resourceVersion}&fieldSelector=metadata.name%3Ddry`, (e) => e.length > 0);

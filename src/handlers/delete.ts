@@ -1,13 +1,13 @@
 // DELETE one object and DELETE a collection, with DeleteOptions from the body or the query.
 import { listObjects } from "../registry/list.js";
-import { parseListOptions, validateListOptions } from "../registry/list-options.js";
+import { parseListOptions, queryInt64, validateListOptions } from "../registry/list-options.js";
 import type { DeleteOptions, PropagationPolicy } from "../registry/store.js";
 import { optionalQueryBool } from "../apimachinery/booleans.js";
 import { forbidden, internalError, invalid } from "../apimachinery/errors.js";
 import { forbidden as fieldForbidden, invalid as fieldInvalid, notSupported, type FieldError } from "../apimachinery/validation.js";
 import type { ResourceRequest } from "./context.js";
 import { readBody } from "./body.js";
-import { parseDryRun } from "./options.js";
+import { dryRunErrors } from "./options.js";
 import { negotiateWrite, writeResult } from "./output.js";
 import { writeOptions } from "./write-options.js";
 import { DecodeError } from "../encoding/decode-error.js";
@@ -25,33 +25,66 @@ function bodyBool(v: unknown): boolean | undefined {
   return v === undefined || v === null ? undefined : v === true;
 }
 
-async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
-  const q = r.ex.query;
+/** The options as the request gave them, before validation. */
+interface GivenDeleteOptions {
+  dryRun: string[];
+  grace: unknown;
+  policy: string | undefined;
+  orphan: boolean | undefined;
+  unsafe: boolean | undefined;
+  preconditions: unknown;
+}
+
+/**
+ * Upstream reads DeleteOptions from the body when there is one, and from the query only when there
+ * is none: a query parameter beside a body is not read.
+ */
+async function givenDeleteOptions(r: ResourceRequest): Promise<GivenDeleteOptions> {
   const raw = await readBody(r, r.info.verb === "deletecollection" ? "delete_collection" : "delete");
-  let body: Record<string, any> = {};
-  if (raw.length > 0) {
-    const codec = negotiateInput(r.ex.headers["content-type"] as string | undefined, r.parts.codecs);
-    const decoded = codec.decode(raw);
-    if (decoded !== null && !isPlainObject(decoded)) throw new DecodeError("DeleteOptions must be an object");
-    body = (decoded as Record<string, any>) ?? {};
-    auditDeleteOptions(r, body);
+  if (raw.length === 0) {
+    const q = r.ex.query;
+    return {
+      dryRun: q.getAll("dryRun"),
+      grace: queryInt64(q, "gracePeriodSeconds"),
+      policy: q.get("propagationPolicy") ?? undefined,
+      orphan: optionalQueryBool(q, "orphanDependents"),
+      unsafe: optionalQueryBool(q, "ignoreStoreReadErrorWithClusterBreakingPotential"),
+      preconditions: undefined,
+    };
   }
-  const dryRun = parseDryRun(q, "DeleteOptions") || (Array.isArray(body.dryRun) && body.dryRun.includes("All"));
-  const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
-  const policy = q.get("propagationPolicy") ?? body.propagationPolicy ?? undefined;
-  const orphan = optionalQueryBool(q, "orphanDependents") ?? bodyBool(body.orphanDependents);
+  const codec = negotiateInput(r.ex.headers["content-type"] as string | undefined, r.parts.codecs);
+  const decoded = codec.decode(raw);
+  if (decoded !== null && !isPlainObject(decoded)) throw new DecodeError("DeleteOptions must be an object");
+  const body = (decoded as Record<string, any>) ?? {};
+  auditDeleteOptions(r, body);
+  return {
+    dryRun: Array.isArray(body.dryRun) ? body.dryRun.map(String) : [],
+    grace: body.gracePeriodSeconds ?? undefined,
+    policy: body.propagationPolicy ?? undefined,
+    orphan: bodyBool(body.orphanDependents),
+    unsafe: bodyBool(body.ignoreStoreReadErrorWithClusterBreakingPotential),
+    preconditions: body.preconditions ?? undefined,
+  };
+}
+
+async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
+  const given = await givenDeleteOptions(r);
+  const { grace, policy, orphan } = given;
   // Without its gate the option is dropped unread, as upstream's handler drops it.
-  const unsafe = r.parts.gates.enabled("AllowUnsafeMalformedObjectDeletion") && (optionalQueryBool(q, "ignoreStoreReadErrorWithClusterBreakingPotential") ?? bodyBool(body.ignoreStoreReadErrorWithClusterBreakingPotential) ?? false);
+  const unsafe = r.parts.gates.enabled("AllowUnsafeMalformedObjectDeletion") && (given.unsafe ?? false);
+  // upstream's ValidateDeleteOptions, in its order, as one 422.
   const errs: FieldError[] = [];
-  if (policy !== undefined && !["Foreground", "Background", "Orphan"].includes(policy)) {
-    errs.push(notSupported("propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"]));
-  }
+  if (grace !== undefined && !Number.isInteger(Number(grace))) errs.push(fieldInvalid("gracePeriodSeconds", grace, "must be an integer"));
   if (policy !== undefined && orphan !== undefined) {
     errs.push(fieldInvalid("propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set"));
   }
-  if (grace !== undefined && grace !== null && !Number.isInteger(Number(grace))) errs.push(fieldInvalid("gracePeriodSeconds", grace, "must be an integer"));
+  if (policy !== undefined && !["Foreground", "Background", "Orphan"].includes(policy)) {
+    errs.push(notSupported("propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"]));
+  }
+  errs.push(...dryRunErrors(given.dryRun));
+  const dryRun = given.dryRun.length > 0;
   if (unsafe) {
-    const others: [string, unknown][] = [["dryRun", dryRun || undefined], ["gracePeriodSeconds", grace ?? undefined], ["orphanDependents", orphan], ["preconditions", body.preconditions ?? undefined], ["propagationPolicy", policy]];
+    const others: [string, unknown][] = [["dryRun", dryRun || undefined], ["gracePeriodSeconds", grace], ["orphanDependents", orphan], ["preconditions", given.preconditions], ["propagationPolicy", policy]];
     for (const [field, v] of others) {
       if (v !== undefined) errs.push(fieldForbidden(field, "must not be set when ignoreStoreReadErrorWithClusterBreakingPotential is true"));
     }
@@ -59,8 +92,8 @@ async function deleteOptions(r: ResourceRequest): Promise<ParsedDeleteOptions> {
   if (errs.length > 0) throw invalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", errs);
   return {
     dryRun,
-    preconditions: body.preconditions ?? undefined,
-    gracePeriodSeconds: grace === undefined || grace === null ? undefined : Number(grace),
+    preconditions: given.preconditions as DeleteOptions["preconditions"],
+    gracePeriodSeconds: grace === undefined ? undefined : Number(grace),
     propagationPolicy: (policy ?? (orphan === undefined ? undefined : orphan ? "Orphan" : "Background")) as PropagationPolicy | undefined,
     ignoreStoreReadErrorWithClusterBreakingPotential: unsafe || undefined,
     explicitNoOrphan: orphan === false,

@@ -16,7 +16,7 @@ export function parseFieldValidation(q: URLSearchParams, optionsKind: string): F
   const v = q.get("fieldValidation");
   if (v === null || v === "") return "Warn";
   if (v === "Ignore" || v === "Warn" || v === "Strict") return v;
-  throw invalid({ group: "meta.k8s.io", kind: optionsKind }, "", [notSupported("fieldValidation", v, ["Ignore", "Strict", "Warn"])]);
+  throw invalid({ group: "meta.k8s.io", kind: optionsKind }, "", [notSupported("fieldValidation", v, ["", "Ignore", "Strict", "Warn"])]);
 }
 
 /** A value the typed decoder cannot take (upstream: a json.UnmarshalTypeError, answered 400). */

@@ -23,7 +23,7 @@ export interface ListOptions {
  * An int64 query parameter as the parameter codec converts it: present (even empty) means parsed,
  * and a value strconv.ParseInt refuses is a 400 in its words.
  */
-function queryInt64(q: URLSearchParams, name: string): number | undefined {
+export function queryInt64(q: URLSearchParams, name: string): number | undefined {
   const raw = q.get(name);
   if (raw === null) return undefined;
   const parsed = parseGoInt(raw);
