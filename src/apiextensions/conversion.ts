@@ -23,6 +23,7 @@ import { CallError, defaultRequestTimeoutMs, genericMessage, post, type DialTarg
 import { goURLString, type WebhookConnection } from "../webhook/kubeconfig.js";
 import type { ServiceResolver } from "../webhook/service-resolver.js";
 import { apiVersionOf, type CRDLike } from "./versions.js";
+import { interpretError } from "../apimachinery/go-interpret.js";
 
 export class ConversionError extends Error {
   override name = "ConversionError";
@@ -319,20 +320,20 @@ class WebhookCaller {
     });
     const text = res.body.toString("utf8");
     let json: unknown;
-    let parseError: string | undefined;
     try {
       json = JSON.parse(text);
-    } catch (e) {
-      parseError = (e as Error).message;
+    } catch {
+      // Answered below, in upstream's words (a Status, or the decoder's error).
     }
     if (res.status < 200 || res.status > 206) {
       if (isPlainObject(json) && json.kind === "Status" && typeof json.message === "string" && json.message !== "") throw new CallError(json.message, false);
       const isText = /^text\//.test(String(res.headers["content-type"] ?? ""));
       throw new CallError(genericMessage(res.status, isText ? text.trim() : undefined), false);
     }
-    if (parseError !== undefined || !isPlainObject(json)) {
-      throw new CallError(`couldn't get version/kind; json parse error: ${parseError ?? "cannot unmarshal into Go value of type struct"}`, false);
-    }
+    const notInterpreted = interpretError(text);
+    if (notInterpreted !== undefined) throw new CallError(notInterpreted, false);
+    // null: the struct stays empty, and its kind is missing.
+    if (!isPlainObject(json)) throw new CallError(`Object 'Kind' is missing in '${text}'`, false);
     if (str(json.kind) === "") throw new CallError(`Object 'Kind' is missing in '${text}'`, false);
     if (str(json.apiVersion) === "") throw new CallError(`Object 'apiVersion' is missing in '${text}'`, false);
     const expected = `${reviewGroup}/${reviewVersion}`;

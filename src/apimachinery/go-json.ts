@@ -1,6 +1,7 @@
 // Go's encoding/json as upstream's messages show it: Marshal's text of a value (keys in byte
 // order, HTML characters escaped), Unmarshal's syntax and type errors. Pure; no I/O.
 import { goQuoteRune } from "./go-quote.js";
+import { goJsonSyntaxError } from "./go-json-syntax.js";
 
 /** Byte-wise (UTF-8) string comparison, like Go's strings.Compare. */
 export function compareStrings(a: string, b: string): number {
@@ -70,140 +71,9 @@ export function cannotUnmarshal(v: unknown, goType: string): string {
   return `json: cannot unmarshal ${jsonKindWord(v)} into Go value of type ${goType}`;
 }
 
-class SyntaxErr extends Error {}
-
-/** Undefined when `text` is valid JSON, else Go's syntax error message. */
-export function goJSONSyntaxError(text: string): string | undefined {
-  let i = 0;
-  const n = text.length;
-  const ws = () => {
-    while (i < n && " \t\r\n".includes(text[i]!)) i++;
-  };
-  const eof = () => {
-    throw new SyntaxErr("unexpected end of JSON input");
-  };
-  const bad = (ctx: string) => {
-    throw new SyntaxErr(`invalid character ${goQuoteRune(text[i]!)} ${ctx}`);
-  };
-  const literal = (word: string) => {
-    for (let k = 0; k < word.length; k++, i++) {
-      if (i >= n) eof();
-      if (text[i] !== word[k]) bad(`in literal ${word} (expecting ${goQuoteRune(word[k]!)})`);
-    }
-  };
-  const digits = (ctx: string) => {
-    if (i >= n) eof();
-    if (!/[0-9]/.test(text[i]!)) bad(ctx);
-    while (i < n && /[0-9]/.test(text[i]!)) i++;
-  };
-  const number = () => {
-    if (text[i] === "-") {
-      i++;
-      if (i >= n) eof();
-      if (!/[0-9]/.test(text[i]!)) bad("in numeric literal");
-    }
-    if (text[i] === "0") i++;
-    else digits("in numeric literal");
-    if (text[i] === ".") {
-      i++;
-      digits("after decimal point in numeric literal");
-    }
-    if (text[i] === "e" || text[i] === "E") {
-      i++;
-      if (text[i] === "+" || text[i] === "-") i++;
-      digits("in exponent of numeric literal");
-    }
-  };
-  const string = () => {
-    i++;
-    for (;;) {
-      if (i >= n) eof();
-      const c = text[i]!;
-      if (c === '"') {
-        i++;
-        return;
-      }
-      if (c === "\\") {
-        i++;
-        if (i >= n) eof();
-        if (!'"\\/bfnrtu'.includes(text[i]!)) bad("in string escape code");
-        if (text[i] === "u") {
-          for (let k = 0; k < 4; k++) {
-            i++;
-            if (i >= n) eof();
-            if (!/[0-9a-fA-F]/.test(text[i]!)) bad("in \\u hexadecimal character escape");
-          }
-        }
-        i++;
-        continue;
-      }
-      if (c < " ") bad("in string literal");
-      i++;
-    }
-  };
-  // The members of an object or array after its opening bracket: none, or `member` separated by commas.
-  const members = (close: string, afterMember: string, member: () => void): void => {
-    i++;
-    ws();
-    if (i >= n) eof();
-    if (text[i] === close) {
-      i++;
-      return;
-    }
-    for (;;) {
-      member();
-      ws();
-      if (i >= n) eof();
-      if (text[i] === ",") {
-        i++;
-        continue;
-      }
-      if (text[i] === close) {
-        i++;
-        return;
-      }
-      bad(afterMember);
-    }
-  };
-  const value = (): void => {
-    ws();
-    if (i >= n) eof();
-    const c = text[i]!;
-    if (c === "{") {
-      return members("}", "after object key:value pair", () => {
-        ws();
-        if (i >= n) eof();
-        if (text[i] !== '"') bad("looking for beginning of object key string");
-        string();
-        ws();
-        if (i >= n) eof();
-        if (text[i] !== ":") bad("after object key");
-        i++;
-        value();
-      });
-    }
-    if (c === "[") return members("]", "after array element", value);
-    if (c === '"') return string();
-    if (c === "t") return literal("true");
-    if (c === "f") return literal("false");
-    if (c === "n") return literal("null");
-    if (c === "-" || /[0-9]/.test(c)) return number();
-    bad("looking for beginning of value");
-  };
-  try {
-    value();
-    ws();
-    if (i < n) bad("after top-level value");
-    return undefined;
-  } catch (e) {
-    if (e instanceof SyntaxErr) return e.message;
-    throw e;
-  }
-}
-
 /** json.Unmarshal into map[string]interface{}: syntax errors, then type mismatch. */
 export function goUnmarshalMapError(text: string): string | undefined {
-  const syntax = goJSONSyntaxError(text);
+  const syntax = goJsonSyntaxError(text);
   if (syntax) return syntax;
   const v: unknown = JSON.parse(text);
   if (v === null || (typeof v === "object" && !Array.isArray(v))) return undefined;

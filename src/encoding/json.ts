@@ -1,7 +1,7 @@
 // JSON request bodies. JSON.parse keeps the last of duplicate keys silently; field validation
 // must see them, so a small scanner reports their paths (only when asked: it costs a pass).
 import { DecodeError } from "./decode-error.js";
-import { goJsonSyntaxError, mayNestTooDeep } from "./go-json-syntax.js";
+import { goJsonSyntaxError, mayNestTooDeep } from "../apimachinery/go-json-syntax.js";
 
 /** A JSON body (its bytes, or its text) parsed; what Go's decoder would refuse throws JsonSyntaxError. */
 export function parseJson(body: Buffer | string): unknown {

@@ -5,8 +5,8 @@
 import { posix } from "node:path";
 import { badRequest } from "../apimachinery/errors.js";
 import { goRawUrlBase64Decode } from "../apimachinery/go-base64.js";
-import { goDecodeStruct, type GoStruct } from "../encoding/go-json-struct.js";
-import { goJsonSyntaxError } from "../encoding/go-json-syntax.js";
+import { goDecodeStruct, type GoStruct } from "../apimachinery/go-json-struct.js";
+import { goJsonSyntaxError } from "../apimachinery/go-json-syntax.js";
 
 export interface ContinueState {
   /** Snapshot revision; negative = latest. */
@@ -22,7 +22,7 @@ export function encodeContinue(rv: number, lastKey: string, prefix: string): str
 
 /** The token's fields as upstream's continueToken struct declares them. */
 const continueToken: GoStruct = {
-  pkg: "storage",
+  type: "storage.continueToken",
   name: "continueToken",
   fields: [
     { json: "v", type: "string" },

@@ -27,6 +27,7 @@ import { currentFromCache, currentJsonFromCache, getBody } from "./cached-get.js
 import type { ListOptions } from "./list-options.js";
 import { prepareWatch, type PreparedWatch } from "./watch.js";
 import type { SubresourceCreate, WriteOptions, WriteRequest } from "./write-options.js";
+import { interpretError } from "../apimachinery/go-interpret.js";
 
 export { foregroundFinalizer, orphanFinalizer, withPropagationFinalizers, type DeleteOptions, type PropagationPolicy } from "./deletion.js";
 
@@ -891,6 +892,7 @@ export function generateName(prefix: string): string {
 /** The unreadable object behind a read's failure: a value no key decrypts, or bytes that do not decode. */
 function corruptObjectOf(e: unknown, kv: KeyValue | undefined): CorruptObject | undefined {
   if (e instanceof CorruptValueError) return e.values[0];
-  if (kv && e instanceof SyntaxError) return { key: kv.key, modRevision: kv.modRevision, message: e.message, undecodable: true };
+  // Not JSON: the words of upstream's decoder, whose first step (finding the kind) fails on it.
+  if (kv && e instanceof SyntaxError) return { key: kv.key, modRevision: kv.modRevision, message: interpretError(kv.value) ?? e.message, undecodable: true };
   return undefined;
 }

@@ -7,7 +7,8 @@
 import { deepClone, deepEqual, isPlainObject } from "../../apimachinery/json-value.js";
 import { setValueAt } from "../../registry/scale-paths.js";
 import { ApiError, internalError } from "../../apimachinery/errors.js";
-import { goJSON, goJSONString, goJSONSyntaxError } from "../../apimachinery/go-json.js";
+import { goJSON, goJSONString } from "../../apimachinery/go-json.js";
+import { goJsonSyntaxError } from "../../apimachinery/go-json-syntax.js";
 import { applyJsonPatch } from "../../patch/json-patch.js";
 import { decodeAgainstSchema, decodeTarget } from "../../registry/field-validation.js";
 import type { KObject } from "../../apimachinery/object.js";
@@ -108,7 +109,7 @@ async function mutateOnce(hook: Hook, inv: Invocation, a: AdmissionAttributes, d
   try {
     ops = JSON.parse(answer.patch);
   } catch {
-    throw new CallingWebhookError(hook.name, `received undecodable patch in webhook response: ${goJSONSyntaxError(answer.patch) ?? "unexpected end of JSON input"}`);
+    throw new CallingWebhookError(hook.name, `received undecodable patch in webhook response: ${goJsonSyntaxError(answer.patch) ?? "unexpected end of JSON input"}`);
   }
   if (ops !== null && !Array.isArray(ops)) {
     throw new CallingWebhookError(hook.name, `received undecodable patch in webhook response: json: cannot unmarshal ${typeof ops === "object" ? "object" : typeof ops === "string" ? "string" : typeof ops === "number" ? "number" : "bool"} into Go value of type jsonpatch.Patch`);

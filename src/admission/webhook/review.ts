@@ -2,11 +2,11 @@
 // (upstream: webhook/request/admissionreview.go). The version is the first of the webhook's
 // admissionReviewVersions this server knows; v1 answers must echo the request's uid, kind and
 // apiVersion, v1beta1 answers were never checked for them and still are not.
-import { goJSONSyntaxError } from "../../apimachinery/go-json.js";
 import { goQuote } from "../../apimachinery/go-quote.js";
 import type { KObject } from "../../apimachinery/object.js";
 import type { AdmissionAttributes } from "../../registry/admission.js";
 import { requestNamespace, type MatchedResource } from "../matching/index.js";
+import { interpretError } from "../../apimachinery/go-interpret.js";
 
 export const supportedReviewVersions = ["v1", "v1beta1"] as const;
 export type ReviewVersion = (typeof supportedReviewVersions)[number];
@@ -94,13 +94,10 @@ function gvkString(apiVersion: string, kind: string): string {
 
 /** Reads and checks a 2xx answer's body. */
 export function verifyAnswer(text: string, version: ReviewVersion, uid: string, mutating: boolean): VerifiedResponse {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ReviewAnswerError("decode", `couldn't get version/kind; json parse error: ${goJSONSyntaxError(text) ?? "unexpected end of JSON input"}`);
-  }
-  if (!isObj(json)) throw new ReviewAnswerError("decode", `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(json) ? "array" : json === null ? "null" : typeof json === "string" ? "string" : typeof json === "number" ? "number" : "bool"} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  const notInterpreted = interpretError(text);
+  if (notInterpreted !== undefined) throw new ReviewAnswerError("decode", notInterpreted);
+  // null decodes into the empty struct: its kind is missing.
+  const json = (JSON.parse(text) ?? {}) as Record<string, unknown>;
   if (str(json.kind) === "") throw new ReviewAnswerError("decode", `Object 'Kind' is missing in '${text}'`);
   const expected = `admission.k8s.io/${version}`;
   if (json.kind === "AdmissionReview" && json.apiVersion !== expected && (json.apiVersion === "admission.k8s.io/v1" || json.apiVersion === "admission.k8s.io/v1beta1")) {

@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import type { UserInfo } from "../../apimachinery/user.js";
 import type { Attributes, Authorizer, AuthzResult, RulesResult } from "../authorizer.js";
+import { interpretError } from "../../apimachinery/go-interpret.js";
 
 export interface PolicySpec {
   user: string;
@@ -72,14 +73,10 @@ function fromV1beta1(spec: PolicySpec): PolicySpec {
 }
 
 function decodeLine(line: string): PolicySpec {
-  let obj: unknown;
-  try {
-    obj = JSON.parse(line);
-  } catch (e) {
-    throw new LineError(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
-  }
-  if (typeof obj !== "object" || obj === null || Array.isArray(obj)) throw new LineError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${goType(obj)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
-  const o = obj as Record<string, unknown>;
+  const notInterpreted = interpretError(line);
+  if (notInterpreted !== undefined) throw new LineError(notInterpreted);
+  // null is read as an empty object, as Go decodes it into the struct.
+  const o = (JSON.parse(line) ?? {}) as Record<string, unknown>;
   const apiVersion = typeof o.apiVersion === "string" ? o.apiVersion : "";
   const kind = typeof o.kind === "string" ? o.kind : "";
   if (!apiVersion || !kind) {

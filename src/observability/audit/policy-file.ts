@@ -4,11 +4,12 @@
 // fails; then upstream's validation and its refusal of a policy without rules. Every refusal
 // carries upstream's wording, so a bad file stops start-up naming the problem.
 import { readFileSync } from "node:fs";
-import { goJSON, goJSONSyntaxError, jsonKindWord } from "../../apimachinery/go-json.js";
+import { goJSON, jsonKindWord } from "../../apimachinery/go-json.js";
 import { goQuote } from "../../apimachinery/go-quote.js";
 import { lazyPackage } from "../../apimachinery/package-files.js";
 import { aggregateMessage, GoSyntaxValue, invalid, isDNS1123Subdomain, notSupported, required, type FieldError } from "../../apimachinery/validation.js";
 import { levels, stages, type GroupResources, type Level, type Policy, type PolicyRule, type Stage } from "./types.js";
+import { interpretError } from "../../apimachinery/go-interpret.js";
 
 const yaml = lazyPackage<typeof import("yaml")>("yaml");
 
@@ -55,8 +56,8 @@ class DecodeError extends Error {}
 /** The document as the JSON the decoder sees (YAML converted; JSON kept, with Go's syntax errors). */
 function toJSONValue(text: string): unknown {
   if (/^\s*[{[]/.test(text)) {
-    const syntax = goJSONSyntaxError(text);
-    if (syntax) throw new Error(`failed decoding: couldn't get version/kind; json parse error: ${syntax}`);
+    const notInterpreted = interpretError(text);
+    if (notInterpreted !== undefined) throw new Error(`failed decoding: ${notInterpreted}`);
     return JSON.parse(text) as unknown;
   }
   try {
@@ -67,9 +68,8 @@ function toJSONValue(text: string): unknown {
 }
 
 function checkKind(doc: unknown): void {
-  if (doc !== null && (typeof doc !== "object" || Array.isArray(doc))) {
-    throw new Error(`failed decoding: couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKindWord(doc)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
-  }
+  const notInterpreted = interpretError(JSON.stringify(doc ?? null));
+  if (notInterpreted !== undefined) throw new Error(`failed decoding: ${notInterpreted}`);
   const o = (doc ?? {}) as Obj;
   const kind = typeof o.kind === "string" ? o.kind : "";
   const apiVersion = typeof o.apiVersion === "string" ? o.apiVersion : "";

@@ -4,7 +4,7 @@
 // top-level value", "unexpected end of JSON input", "invalid character '[' exceeded max depth").
 // Written from the behaviour of Go's byte-at-a-time scanner; only error paths and very deep
 // bodies pay for it.
-import { goQuote } from "../apimachinery/go-quote.js";
+import { goQuote } from "./go-quote.js";
 
 /** Go's limit on nested arrays and objects. */
 export const maxNestingDepth = 10_000;
@@ -42,7 +42,8 @@ const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 
 /** Go's SyntaxError text for `bytes`, or undefined when Go's scanner accepts it. */
-export function goJsonSyntaxError(bytes: Uint8Array): string | undefined {
+export function goJsonSyntaxError(input: Uint8Array | string): string | undefined {
+  const bytes = typeof input === "string" ? Buffer.from(input, "utf8") : input;
   const stack: Phase[] = [];
   let state = State.BeginValue;
   let endTop = false;

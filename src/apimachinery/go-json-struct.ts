@@ -8,8 +8,9 @@
 // this reads it, it does not check it.
 
 export interface GoStruct {
-  /** The Go type as errors name it: package and type name. */
-  readonly pkg: string;
+  /** The type as Go prints it ("storage.continueToken", or an anonymous struct's literal). */
+  readonly type: string;
+  /** The struct's name in field errors ("" for an anonymous struct). */
   readonly name: string;
   readonly fields: readonly { readonly json: string; readonly type: "string" | "int64" }[];
 }
@@ -30,7 +31,7 @@ export function goDecodeStruct(text: string, struct: GoStruct): GoStructValues {
   let at = skipSpace(text, 0);
   const first = text[at];
   if (first === "n") return { values };
-  if (first !== "{") return { values, error: `json: cannot unmarshal ${kindOf(first)} into Go value of type ${struct.pkg}.${struct.name}` };
+  if (first !== "{") return { values, error: `json: cannot unmarshal ${kindOf(first)} into Go value of type ${struct.type}` };
   let error: string | undefined;
   at = skipSpace(text, at + 1);
   while (text[at] !== "}") {

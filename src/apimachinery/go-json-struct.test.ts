@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { goDecodeStruct, type GoStruct } from "./go-json-struct.js";
 
-const t: GoStruct = { pkg: "p", name: "T", fields: [{ json: "name", type: "string" }, { json: "count", type: "int64" }] };
+const t: GoStruct = { type: "p.T", name: "T", fields: [{ json: "name", type: "string" }, { json: "count", type: "int64" }] };
 
 describe("goDecodeStruct (encoding/json into a flat struct)", () => {
   it("matches member names exactly, else by Go's case folding", () => {
