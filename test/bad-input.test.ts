@@ -70,4 +70,52 @@ describe("type checks at decode", () => {
     const q = await req(s, "POST", "/api/v1/namespaces/default/pods", { body: { metadata: { name: "t3" }, spec: { containers: [{ name: "c", image: "i", resources: { limits: { cpu: 1, memory: "1Gi" } } }] } } });
     expect(q.status).toBe(201); // quantities may be numbers
   });
+
+  // Go's decoder names the struct fields on the way to the value, not array indexes or map keys.
+  it("names the struct fields on the way, as Go's decoder does, without list indexes or map keys", async () => {
+    const inList = await req(s, "POST", "/api/v1/namespaces/default/pods", { body: { metadata: { name: "t4" }, spec: { containers: [{ name: "c", image: "i" }, { name: 7, image: "i" }] } } });
+    expect([inList.status, inList.json.message]).toEqual([400, 'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal number into Go struct field Container.spec.containers.name of type string']);
+    const inMap = await req(s, "POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name: "t5", labels: { a: 1 } } } });
+    expect([inMap.status, inMap.json.message]).toEqual([400, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string']);
+  });
+});
+
+// A custom resource's metadata is read alone into an ObjectMeta upstream (apiextensions' GetObjectMeta).
+describe("custom resource metadata at decode", () => {
+  const widgets = "/apis/example.com/v1/namespaces/default/widgets";
+  beforeAll(async () => {
+    const crd = {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "widgets.example.com" },
+      spec: {
+        group: "example.com",
+        names: { plural: "widgets", singular: "widget", kind: "Widget" },
+        scope: "Namespaced",
+        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { size: { type: "integer" } } } } } } }],
+      },
+    };
+    expect((await req(s, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crd })).status).toBe(201);
+    for (let i = 0; i < 100 && (await req(s, "GET", widgets)).status !== 200; i++) await new Promise((r) => setTimeout(r, 50));
+  });
+  const widget = (metadata: unknown, spec: unknown = {}) => ({ apiVersion: "example.com/v1", kind: "Widget", metadata, spec });
+
+  it("refuses a wrongly typed metadata field with that decode's words (a 400, not a 500)", async () => {
+    const labels = await req(s, "POST", widgets, { body: widget({ name: "w1", labels: { a: 1 } }) });
+    expect([labels.status, labels.json.message]).toEqual([400, 'Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string']);
+    const time = await req(s, "POST", widgets, { body: widget({ name: "w2", creationTimestamp: "bad" }) });
+    expect([time.status, time.json.message]).toEqual([400, 'Widget in version "v1" cannot be handled as a Widget: parsing time "bad" as "2006-01-02T15:04:05Z07:00": cannot parse "bad" as "2006"']);
+    const notObject = await req(s, "POST", widgets, { body: widget("x") });
+    expect([notObject.status, notObject.json.message]).toEqual([400, 'Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal string into Go value of type v1.ObjectMeta']);
+  });
+
+  it("drops metadata fields ObjectMeta does not have, reported before the pruned ones", async () => {
+    const strict = await req(s, "POST", `${widgets}?fieldValidation=Strict`, { body: widget({ name: "w3", foo: 1 }, { bar: 2 }) });
+    expect([strict.status, strict.json.message]).toEqual([400, 'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "metadata.foo", unknown field "spec.bar"']);
+    const warned = await req(s, "POST", widgets, { body: widget({ name: "w3", foo: 1 }) });
+    expect(warned.status).toBe(201);
+    expect(warned.headers["warning"]).toContain('unknown field \\"metadata.foo\\"');
+    expect(warned.json.metadata.foo).toBeUndefined();
+    expect((await req(s, "GET", `${widgets}/w3`)).json.metadata.foo).toBeUndefined();
+  });
 });

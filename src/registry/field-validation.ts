@@ -9,6 +9,7 @@ import { notSupported } from "../apimachinery/validation.js";
 import { resolveNode, type DefinitionLookup, type SchemaNode } from "../apimachinery/schema.js";
 import { definitionOf, type TypeSchema } from "./type-schema.js";
 import { goQuote } from "../apimachinery/go-quote.js";
+import { isPlainObject } from "../apimachinery/json-value.js";
 
 export type FieldValidation = "Ignore" | "Warn" | "Strict";
 
@@ -133,9 +134,25 @@ export function decodeTarget(schema: TypeSchema, tm: { apiVersion: string; kind:
  * walk stops, as Go's decoder reports one).
  */
 export function decodeAgainstSchema(value: unknown, target: DecodeTarget): DecodeFindings {
-  if (target.prune) return { unknown: target.prune(value), unstructured: true };
+  if (target.prune) return decodeCustomResource(value, target, target.prune);
   const found: DecodeFindings = { unknown: [] };
   new SchemaWalk(found, target.lookup).walk(value, target.node, "");
+  return found;
+}
+
+/**
+ * A custom resource is decoded as unstructured, then upstream reads its metadata alone into an
+ * ObjectMeta (apiextensions' GetObjectMeta) before pruning the rest: a value of the wrong type
+ * there is refused as that decode words it (`Go struct field ObjectMeta.labels`), and fields
+ * ObjectMeta does not have are dropped and reported as `metadata.<field>`, before the pruned ones.
+ */
+function decodeCustomResource(value: unknown, target: DecodeTarget, prune: (value: unknown) => string[]): DecodeFindings {
+  const found: DecodeFindings = { unknown: [], unstructured: true };
+  const metadata = isPlainObject(value) ? value.metadata : undefined;
+  const metaNode = target.node ? resolveNode(target.lookup, target.node).properties?.metadata : undefined;
+  if (metadata !== undefined && metaNode) new SchemaWalk(found, target.lookup, "metadata.").walk(metadata, metaNode, "");
+  if (found.mismatch) return found;
+  found.unknown.push(...prune(value));
   return found;
 }
 
@@ -145,10 +162,14 @@ export function decodeAgainstSchema(value: unknown, target: DecodeTarget): Decod
  */
 class SchemaWalk {
   private readonly path: (string | number)[] = [];
+  /** Where in `path` a segment is a map's key (not a struct's field). */
+  private readonly mapKeys: number[] = [];
 
   constructor(
     private readonly found: DecodeFindings,
     private readonly lookup: DefinitionLookup,
+    /** Put before the path of an unknown field (not of a mismatch): where the walked value sits in the object. */
+    private readonly unknownPrefix = "",
   ) {}
 
   /** `structRef`: the $ref of the struct holding the value ("" at the top), named only in a finding. */
@@ -205,7 +226,7 @@ class SchemaWalk {
         this.path.push(key);
         if (prop) this.walk(obj[key], prop, here);
         else {
-          this.found.unknown.push(this.rendered());
+          this.found.unknown.push(this.unknownPrefix + this.rendered());
           delete obj[key];
         }
         this.path.pop();
@@ -215,7 +236,9 @@ class SchemaWalk {
     if (s.additionalProperties && typeof s.additionalProperties === "object") {
       for (const key of Object.keys(obj)) {
         this.path.push(key);
+        this.mapKeys.push(this.path.length - 1);
         this.walk(obj[key], s.additionalProperties, structRef);
+        this.mapKeys.pop();
         this.path.pop();
       }
     }
@@ -231,12 +254,26 @@ class SchemaWalk {
     this.found.mismatch = {
       value: kind === "number" && s.type === "integer" && (!Number.isInteger(value) || !fitsFormat(value as number, s.format)) ? `number ${String(value)}` : kind,
       struct: structRef ? shortName(structRef) : "",
-      field: this.rendered(),
+      field: this.fieldStack(),
       type: goTypeOf(node),
     };
   }
 
-  /** The current path as upstream prints it: `spec.containers[0].name`. */
+  /**
+   * The struct fields on the way, as Go's decoder names a value of the wrong type
+   * (`spec.containers.name`): it counts neither array indexes nor map keys.
+   */
+  private fieldStack(): string {
+    let out = "";
+    for (let i = 0; i < this.path.length; i++) {
+      const seg = this.path[i]!;
+      if (typeof seg === "number" || this.mapKeys.includes(i)) continue;
+      out += out ? `.${seg}` : seg;
+    }
+    return out;
+  }
+
+  /** The current path as upstream prints an unknown field's: `spec.containers[0].name`. */
   private rendered(): string {
     let out = "";
     for (const seg of this.path) out += typeof seg === "number" ? `[${seg}]` : out ? `.${seg}` : seg;
