@@ -1,6 +1,7 @@
 // Bad input gets a Kubernetes Status error (4xx), never a crash, a hang or a 500.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { req, startTestServer, type TestServer } from "./support/client.js";
+import { crontabCRD } from "./support/crd.js";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -82,40 +83,29 @@ describe("type checks at decode", () => {
 
 // A custom resource's metadata is read alone into an ObjectMeta upstream (apiextensions' GetObjectMeta).
 describe("custom resource metadata at decode", () => {
-  const widgets = "/apis/example.com/v1/namespaces/default/widgets";
+  const crontabs = "/apis/stable.example.com/v1/namespaces/default/crontabs";
   beforeAll(async () => {
-    const crd = {
-      apiVersion: "apiextensions.k8s.io/v1",
-      kind: "CustomResourceDefinition",
-      metadata: { name: "widgets.example.com" },
-      spec: {
-        group: "example.com",
-        names: { plural: "widgets", singular: "widget", kind: "Widget" },
-        scope: "Namespaced",
-        versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { size: { type: "integer" } } } } } } }],
-      },
-    };
-    expect((await req(s, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crd })).status).toBe(201);
-    for (let i = 0; i < 100 && (await req(s, "GET", widgets)).status !== 200; i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await req(s, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", { body: crontabCRD() })).status).toBe(201);
+    for (let i = 0; i < 100 && (await req(s, "GET", crontabs)).status !== 200; i++) await new Promise((r) => setTimeout(r, 50));
   });
-  const widget = (metadata: unknown, spec: unknown = {}) => ({ apiVersion: "example.com/v1", kind: "Widget", metadata, spec });
+  const crontab = (metadata: unknown, spec: Record<string, unknown> = {}) => ({ apiVersion: "stable.example.com/v1", kind: "CronTab", metadata, spec: { cronSpec: "* * * * *", ...spec } });
 
   it("refuses a wrongly typed metadata field with that decode's words (a 400, not a 500)", async () => {
-    const labels = await req(s, "POST", widgets, { body: widget({ name: "w1", labels: { a: 1 } }) });
-    expect([labels.status, labels.json.message]).toEqual([400, 'Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string']);
-    const time = await req(s, "POST", widgets, { body: widget({ name: "w2", creationTimestamp: "bad" }) });
-    expect([time.status, time.json.message]).toEqual([400, 'Widget in version "v1" cannot be handled as a Widget: parsing time "bad" as "2006-01-02T15:04:05Z07:00": cannot parse "bad" as "2006"']);
-    const notObject = await req(s, "POST", widgets, { body: widget("x") });
-    expect([notObject.status, notObject.json.message]).toEqual([400, 'Widget in version "v1" cannot be handled as a Widget: json: cannot unmarshal string into Go value of type v1.ObjectMeta']);
+    const labels = await req(s, "POST", crontabs, { body: crontab({ name: "w1", labels: { a: 1 } }) });
+    expect([labels.status, labels.json.message]).toEqual([400, 'CronTab in version "v1" cannot be handled as a CronTab: json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string']);
+    const time = await req(s, "POST", crontabs, { body: crontab({ name: "w2", creationTimestamp: "bad" }) });
+    expect([time.status, time.json.message]).toEqual([400, 'CronTab in version "v1" cannot be handled as a CronTab: parsing time "bad" as "2006-01-02T15:04:05Z07:00": cannot parse "bad" as "2006"']);
+    const notObject = await req(s, "POST", crontabs, { body: crontab("x") });
+    expect([notObject.status, notObject.json.message]).toEqual([400, 'CronTab in version "v1" cannot be handled as a CronTab: json: cannot unmarshal string into Go value of type v1.ObjectMeta']);
   });
 
   it("drops metadata fields ObjectMeta does not have, reported before the pruned ones", async () => {
-    const strict = await req(s, "POST", `${widgets}?fieldValidation=Strict`, { body: widget({ name: "w3", foo: 1 }, { bar: 2 }) });
-    expect([strict.status, strict.json.message]).toEqual([400, 'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "metadata.foo", unknown field "spec.bar"']);
-    const warned = await req(s, "POST", widgets, { body: widget({ name: "w3", foo: 1 }) });
+    const strict = await req(s, "POST", `${crontabs}?fieldValidation=Strict`, { body: crontab({ name: "w3", foo: 1 }, { bar: 2 }) });
+    expect([strict.status, strict.json.message]).toEqual([400, 'CronTab in version "v1" cannot be handled as a CronTab: strict decoding error: unknown field "metadata.foo", unknown field "spec.bar"']);
+    const warned = await req(s, "POST", crontabs, { body: crontab({ name: "w3", foo: 1 }) });
     expect(warned.status).toBe(201);
     expect(warned.headers["warning"]).toContain('unknown field \\"metadata.foo\\"');
     expect(warned.json.metadata.foo).toBeUndefined();
-    expect((await req(s, "GET", `${widgets}/w3`)).json.metadata.foo).toBeUndefined();
+    expect((await req(s, "GET", `${crontabs}/w3`)).json.metadata.foo).toBeUndefined();
   });
 });
