@@ -9,7 +9,7 @@ export function parseDryRun(q: URLSearchParams, optionsKind: string): boolean {
 }
 
 /** Whether the options' dryRun list asks for a dry run; throws upstream's 422 when it is not valid (see dryRunErrors). */
-export function checkDryRun(values: readonly string[], optionsKind: string): boolean {
+function checkDryRun(values: readonly string[], optionsKind: string): boolean {
   const errs = dryRunErrors(values);
   if (errs.length > 0) throw invalid({ group: "meta.k8s.io", kind: optionsKind }, "", errs);
   return values.length > 0;
