@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { KObject } from "../../apimachinery/object.js";
 import { admissionAttributes } from "../attributes.testkit.js";
 import { fakeParts, fakeWorld, podsType } from "./parts.testkit.js";
-import { podTolerationRestriction } from "./pod-toleration-restriction.js";
+import { podTolerationRestriction, tolerationsDecodeError } from "./pod-toleration-restriction.js";
 
 const dedicated = { key: "dedicated", operator: "Exists", effect: "NoSchedule" };
 const ns = (name: string, annotations?: Record<string, string>): KObject => ({ metadata: { name, ...(annotations ? { annotations } : {}) } });
@@ -12,6 +12,7 @@ const plugin = podTolerationRestriction(
       "/namespaces": [
         ns("plain"),
         ns("team", { "scheduler.alpha.kubernetes.io/defaultTolerations": JSON.stringify([dedicated]), "scheduler.alpha.kubernetes.io/tolerationsWhitelist": JSON.stringify([dedicated]) }),
+        ns("garbled", { "scheduler.alpha.kubernetes.io/defaultTolerations": '[{"key": 5}]' }),
       ],
     }),
   ),
@@ -39,5 +40,13 @@ describe("PodTolerationRestriction", () => {
       message: "pod tolerations (possibly merged with namespace default tolerations) conflict with its cluster whitelist",
     });
     expect(await run("plain", { tolerations: [{ key: "cluster-ok", operator: "Exists", effect: "NoSchedule" }] })).toHaveLength(1);
+  });
+  it("fails a pod whose namespace's annotation does not decode into tolerations with the decoder's words (a 500 with no reason)", async () => {
+    await expect(run("garbled", {})).rejects.toMatchObject({ code: 500, reason: "", message: "json: cannot unmarshal number into Go struct field Toleration.key of type string" });
+    expect(tolerationsDecodeError("[{")).toBe("unexpected end of JSON input");
+    expect(tolerationsDecodeError('{"key":"a"}')).toBe("json: cannot unmarshal object into Go value of type []v1.Toleration");
+    expect(tolerationsDecodeError('[{"key":"a"},"b",{"tolerationSeconds":"x"}]')).toBe("json: cannot unmarshal string into Go value of type v1.Toleration");
+    expect(tolerationsDecodeError('[{"KEY":"a","tolerationSeconds":30}]')).toBeUndefined();
+    expect(tolerationsDecodeError("null")).toBeUndefined();
   });
 });

@@ -4,6 +4,9 @@
 // memory pressure, and every pod's tolerations must fit the namespace's whitelist (annotation
 // scheduler.alpha.kubernetes.io/tolerationsWhitelist, else the configuration's `whitelist`).
 import { ApiError, internalError } from "../../apimachinery/errors.js";
+import { cannotUnmarshal } from "../../apimachinery/go-json.js";
+import { goDecodeStruct, type GoStruct } from "../../apimachinery/go-json-struct.js";
+import { goJsonSyntaxError } from "../../apimachinery/go-json-syntax.js";
 import { podQOSClass } from "../../types/defaults/pod.js";
 import type { AdmissionPlugin } from "../../registry/admission.js";
 import type { AdmissionParts } from "../plugins.js";
@@ -41,13 +44,11 @@ export function podTolerationRestriction(parts: () => AdmissionParts, config: To
     const raw = annotations[key];
     if (raw === undefined) return undefined;
     if (raw === "") return [];
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch (e) {
-      throw new ApiError(500, "", (e as Error).message);
-    }
-    return objs(parsed);
+    // Upstream unmarshals the annotation into []v1.Toleration and fails the request with the
+    // decoder's error as it is (a 500 with no reason).
+    const refused = tolerationsDecodeError(raw);
+    if (refused !== undefined) throw new ApiError(500, "", refused);
+    return objs(JSON.parse(raw));
   }
 
   return {
@@ -80,3 +81,31 @@ export function podTolerationRestriction(parts: () => AdmissionParts, config: To
     },
   };
 }
+
+const toleration: GoStruct = {
+  type: "v1.Toleration",
+  name: "Toleration",
+  fields: [
+    { json: "key", type: "string" },
+    { json: "operator", type: "string" },
+    { json: "value", type: "string" },
+    { json: "effect", type: "string" },
+    { json: "tolerationSeconds", type: "int64" },
+  ],
+};
+
+/** encoding/json's error for `text` into a []v1.Toleration, or undefined when it decodes. */
+export function tolerationsDecodeError(text: string): string | undefined {
+  const syntax = goJsonSyntaxError(text);
+  if (syntax !== undefined) return syntax;
+  const value: unknown = JSON.parse(text);
+  if (value === null) return undefined;
+  if (!Array.isArray(value)) return cannotUnmarshal(value, "[]v1.Toleration");
+  // The first element's error, as Go reports the first it met (an element adds no field name).
+  for (const element of value) {
+    const refused = goDecodeStruct(JSON.stringify(element), toleration).error;
+    if (refused !== undefined) return refused;
+  }
+  return undefined;
+}
+
