@@ -17,6 +17,6 @@ const findKind: GoStruct = {
 
 /** Interpret's error for the JSON `text`, or undefined when it finds apiVersion and kind (empty ones included). */
 export function interpretError(text: string): string | undefined {
-  const why = goJsonSyntaxError(Buffer.from(text, "utf8")) ?? goDecodeStruct(text, findKind).error;
+  const why = goJsonSyntaxError(text) ?? goDecodeStruct(text, findKind).error;
   return why === undefined ? undefined : `couldn't get version/kind; json parse error: ${why}`;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { KObject } from "../../apimachinery/object.js";
 import { admissionAttributes } from "../attributes.testkit.js";
 import { fakeParts, fakeWorld, podsType } from "./parts.testkit.js";
-import { podTolerationRestriction, tolerationsDecodeError } from "./pod-toleration-restriction.js";
+import { decodeTolerations, podTolerationRestriction } from "./pod-toleration-restriction.js";
 
 const dedicated = { key: "dedicated", operator: "Exists", effect: "NoSchedule" };
 const ns = (name: string, annotations?: Record<string, string>): KObject => ({ metadata: { name, ...(annotations ? { annotations } : {}) } });
@@ -43,10 +43,14 @@ describe("PodTolerationRestriction", () => {
   });
   it("fails a pod whose namespace's annotation does not decode into tolerations with the decoder's words (a 500 with no reason)", async () => {
     await expect(run("garbled", {})).rejects.toMatchObject({ code: 500, reason: "", message: "json: cannot unmarshal number into Go struct field Toleration.key of type string" });
-    expect(tolerationsDecodeError("[{")).toBe("unexpected end of JSON input");
-    expect(tolerationsDecodeError('{"key":"a"}')).toBe("json: cannot unmarshal object into Go value of type []v1.Toleration");
-    expect(tolerationsDecodeError('[{"key":"a"},"b",{"tolerationSeconds":"x"}]')).toBe("json: cannot unmarshal string into Go value of type v1.Toleration");
-    expect(tolerationsDecodeError('[{"KEY":"a","tolerationSeconds":30}]')).toBeUndefined();
-    expect(tolerationsDecodeError("null")).toBeUndefined();
+    const refusal = (text: string) => {
+      const d = decodeTolerations(text);
+      return "error" in d ? d.error : undefined;
+    };
+    expect(refusal("[{")).toBe("unexpected end of JSON input");
+    expect(refusal('{"key":"a"}')).toBe("json: cannot unmarshal object into Go value of type []v1.Toleration");
+    expect(refusal('[{"key":"a"},"b",{"tolerationSeconds":"x"}]')).toBe("json: cannot unmarshal string into Go value of type v1.Toleration");
+    expect(refusal('[{"KEY":"a","tolerationSeconds":30}]')).toBeUndefined();
+    expect(refusal("null")).toBeUndefined();
   });
 });

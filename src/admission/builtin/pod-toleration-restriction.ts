@@ -46,9 +46,9 @@ export function podTolerationRestriction(parts: () => AdmissionParts, config: To
     if (raw === "") return [];
     // Upstream unmarshals the annotation into []v1.Toleration and fails the request with the
     // decoder's error as it is (a 500 with no reason).
-    const refused = tolerationsDecodeError(raw);
-    if (refused !== undefined) throw new ApiError(500, "", refused);
-    return objs(JSON.parse(raw));
+    const decoded = decodeTolerations(raw);
+    if ("error" in decoded) throw new ApiError(500, "", decoded.error);
+    return objs(decoded.value);
   }
 
   return {
@@ -94,18 +94,17 @@ const toleration: GoStruct = {
   ],
 };
 
-/** encoding/json's error for `text` into a []v1.Toleration, or undefined when it decodes. */
-export function tolerationsDecodeError(text: string): string | undefined {
+/** `text` decoded as encoding/json decodes it into a []v1.Toleration, or that decode's error. */
+export function decodeTolerations(text: string): { value: unknown } | { error: string } {
   const syntax = goJsonSyntaxError(text);
-  if (syntax !== undefined) return syntax;
+  if (syntax !== undefined) return { error: syntax };
   const value: unknown = JSON.parse(text);
-  if (value === null) return undefined;
-  if (!Array.isArray(value)) return cannotUnmarshal(value, "[]v1.Toleration");
+  if (value === null) return { value };
+  if (!Array.isArray(value)) return { error: cannotUnmarshal(value, "[]v1.Toleration") };
   // The first element's error, as Go reports the first it met (an element adds no field name).
   for (const element of value) {
     const refused = goDecodeStruct(JSON.stringify(element), toleration).error;
-    if (refused !== undefined) return refused;
+    if (refused !== undefined) return { error: refused };
   }
-  return undefined;
+  return { value };
 }
-

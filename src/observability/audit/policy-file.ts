@@ -53,23 +53,26 @@ type Obj = Record<string, unknown>;
 
 class DecodeError extends Error {}
 
-/** The document as the JSON the decoder sees (YAML converted; JSON kept, with Go's syntax errors). */
+/**
+ * The document as the JSON the decoder sees (YAML converted; JSON kept), once the decoder's kind
+ * lookup has read it (Go's syntax and type errors).
+ */
 function toJSONValue(text: string): unknown {
-  if (/^\s*[{[]/.test(text)) {
-    const notInterpreted = interpretError(text);
-    if (notInterpreted !== undefined) throw new Error(`failed decoding: ${notInterpreted}`);
-    return JSON.parse(text) as unknown;
+  const json = /^\s*[{[]/.test(text);
+  let doc: unknown;
+  if (!json) {
+    try {
+      doc = yaml().parse(text, { uniqueKeys: false }) ?? null;
+    } catch (e) {
+      throw new Error(`failed decoding: error converting YAML to JSON: yaml: ${(e as Error).message.split("\n")[0]}`);
+    }
   }
-  try {
-    return yaml().parse(text, { uniqueKeys: false }) ?? null;
-  } catch (e) {
-    throw new Error(`failed decoding: error converting YAML to JSON: yaml: ${(e as Error).message.split("\n")[0]}`);
-  }
+  const notInterpreted = interpretError(json ? text : JSON.stringify(doc));
+  if (notInterpreted !== undefined) throw new Error(`failed decoding: ${notInterpreted}`);
+  return json ? (JSON.parse(text) as unknown) : doc;
 }
 
 function checkKind(doc: unknown): void {
-  const notInterpreted = interpretError(JSON.stringify(doc ?? null));
-  if (notInterpreted !== undefined) throw new Error(`failed decoding: ${notInterpreted}`);
   const o = (doc ?? {}) as Obj;
   const kind = typeof o.kind === "string" ? o.kind : "";
   const apiVersion = typeof o.apiVersion === "string" ? o.apiVersion : "";
