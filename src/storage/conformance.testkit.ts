@@ -63,10 +63,13 @@ async function expectCode(p: Promise<unknown> | (() => unknown), code: StorageEr
   return err as StorageError;
 }
 
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+async function waitFor(cond: () => boolean, what: string, timeoutMs = 5000, errors?: readonly Error[]): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const ended = errors?.length ? ` (the watch ended: ${errors.map((e) => e.message).join("; ")})` : "";
+      throw new Error(`timed out waiting for ${what}${ended}`);
+    }
     await new Promise((r) => setTimeout(r, 5));
   }
 }
@@ -320,13 +323,16 @@ export function runStorageConformance(name: string, factory: StorageFactory, cap
     it("watch rejects revisions older than the compacted revision synchronously", async () => {
       await open();
       for (let i = 0; i < 5; i++) await s.create(`/w/${i}`, "v");
+      // A current read first: a cache still loading when history is compacted away starts past
+      // the compaction and rightly cannot replay revision 4 (upstream's cacher answers 410 too).
+      expect(await s.count("/w/")).toBe(5);
       await s.compact(4);
       await expectCode(() => s.watch("/w/", { afterRevision: 2 }, () => {}), "Compacted");
       const err = await expectCode(() => s.watch("/w/", { afterRevision: 0 }, () => {}), "Compacted");
       expect(err.revision).toBe(4);
       // Events from the compacted revision on are still there.
       const w = collect(s, "/w/", 3);
-      await waitFor(() => w.events.length === 2, "replay");
+      await waitFor(() => w.events.length === 2, "replay", 5000, w.errors);
       expect(w.events.map((e) => e.revision)).toEqual([4, 5]);
       w.watcher.stop();
     });
