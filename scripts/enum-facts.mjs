@@ -11,56 +11,17 @@
 //   Every field put in the overlay is checked against the definition: the property exists and
 //   is a string at that place. Anything not understood stops the generator.
 
-import fs from "node:fs";
-import path from "node:path";
-import { readGoPackage } from "./go-source.mjs";
-
-const K8S = "k8s.io/";
+import { goTypes } from "./go-types.mjs";
 
 export function enumOverlay(goDir, definitions) {
-  const packages = new Map();
-  const pkgAt = (dir) => {
-    let p = packages.get(dir);
-    if (p === undefined) {
-      const full = path.join(goDir, dir);
-      p = fs.existsSync(full) ? readGoPackage(full) : null;
-      packages.set(dir, p);
-    }
-    return p;
-  };
-  /** The package directory a qualified name (`pkg.Name`) of `pkg` names, or undefined when not a Kubernetes one. */
-  const importedDir = (pkg, qualified) => {
-    const importPath = pkg.importsByFile.get(qualified.file)?.get(qualified.pkg);
-    if (importPath === undefined) throw new Error(`${pkg.dir}/${qualified.file}: unknown package ${qualified.pkg}`);
-    return importPath.startsWith(K8S) ? importPath.slice(K8S.length) : undefined;
-  };
-  const requirePkg = (dir, why) => {
-    const p = pkgAt(dir);
-    if (!p) throw new Error(`enum facts: ${why} needs the Go package ${K8S}${dir} under ${goDir}`);
-    return p;
-  };
-
-  /** A named type's declaration, Go aliases (`type A = B`) followed. */
-  const declOf = (pkg, named, seen = []) => {
-    if (!named.pkg && !pkg.types.has(named.name)) return undefined; // predeclared (string, int32, ...)
-    let target = pkg;
-    if (named.pkg) {
-      const dir = importedDir(pkg, named);
-      if (dir === undefined) return { external: `${named.pkg}.${named.name}` };
-      target = requirePkg(dir, `${pkg.dir}: ${named.pkg}.${named.name}`);
-    }
-    const decl = target.types.get(named.name);
-    if (!decl) throw new Error(`enum facts: ${target.dir} declares no type ${named.name}`);
-    if (decl.alias && decl.expr.kind === "named") {
-      if (seen.length > 8) throw new Error(`enum facts: alias chain at ${target.dir}.${named.name}`);
-      const resolved = declOf(target, decl.expr, [...seen, named.name]);
+  const { packages, pkgAt, importedDir, declOf: resolve, jsonFields, structs } = goTypes(goDir, definitions, "enum facts");
+  /** A named type's declaration; an alias marked +enum must alias an enumeration. */
+  const declOf = (pkg, named) =>
+    resolve(pkg, named, (target, decl, resolved) => {
       if (decl.tags.has("enum") && !(resolved?.decl && isEnumDecl(resolved.pkg, resolved.decl))) {
-        throw new Error(`enum facts: ${target.dir}.${named.name} is marked +enum but aliases a type that is not`);
+        throw new Error(`enum facts: ${target.dir}.${decl.name} is marked +enum but aliases a type that is not`);
       }
-      if (resolved) return resolved;
-    }
-    return { pkg: target, decl };
-  };
+    });
   const isEnumDecl = (pkg, decl) =>
     decl.tags.has("enum") && !decl.alias && decl.expr.kind === "named" && !decl.expr.pkg && decl.expr.name === "string" && !pkg.types.has("string");
   const typeKey = (pkg, decl) => `${pkg.dir}.${decl.name}`;
@@ -149,41 +110,10 @@ export function enumOverlay(goDir, definitions) {
     }
   };
 
-  /** The struct's fields as JSON properties, embedded `,inline` structs flattened. */
-  const jsonFields = (pkg, struct, out = []) => {
-    for (const f of struct.fields) {
-      const tag = /(?:^|\s)json:"([^"]*)"/.exec(f.tag)?.[1];
-      const [jsonName = "", ...opts] = tag === undefined ? [] : tag.split(",");
-      if (jsonName === "-") continue;
-      if (opts.includes("inline")) {
-        const named = f.type.kind === "pointer" ? f.type.elem : f.type;
-        const found = named.kind === "named" ? declOf(pkg, named) : undefined;
-        if (!found?.decl || found.decl.expr.kind !== "struct") throw new Error(`enum facts: ${pkg.dir}: inline field of a non-struct type`);
-        jsonFields(found.pkg, found.decl.expr, out);
-        continue;
-      }
-      const name = jsonName || f.name || (f.type.kind === "pointer" ? f.type.elem : f.type).name;
-      out.push({ name, type: f.type, pkg, asString: opts.includes("string") });
-    }
-    return out;
-  };
-
-  // Read every definition's package first: their constants are the enumerations' values.
-  const structs = [];
-  for (const def of Object.keys(definitions).sort()) {
-    const m = /^io\.k8s\.(.+)\.([A-Za-z0-9]+)$/.exec(def);
-    if (!m) continue;
-    const dir = m[1].replace(/\./g, "/");
-    const pkg = requirePkg(dir, `definition ${def}`);
-    const found = pkg.types.has(m[2]) ? declOf(pkg, { name: m[2] }) : undefined;
-    if (!found?.decl) throw new Error(`enum facts: no Go type for definition ${def} in ${dir}`);
-    if (found.decl.expr.kind === "struct" && definitions[def].properties) structs.push({ def, pkg: found.pkg, struct: found.decl.expr });
-  }
-
   const overlay = {};
   for (const { def, pkg, struct } of structs) {
     for (const f of jsonFields(pkg, struct)) {
-      if (f.asString) continue;
+      if (f.opts.includes("string")) continue;
       const found = [];
       placements(f.pkg, f.type, [], found);
       for (const { at, enumType } of found) {

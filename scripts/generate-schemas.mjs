@@ -21,6 +21,10 @@
 //                                         (from the Go packages' +enum types; the published
 //                                         OpenAPI document carries none). Without the Go
 //                                         packages it is left as it is, and the run says so.
+//   src/types/generated/nulls.json      — what a JSON null in each field becomes once decoded
+//                                         into the Go type and encoded again (from the Go
+//                                         packages' field types and json tags); left as it is
+//                                         without them, like enums.json.
 //
 // The output is deterministic: keys are sorted and nothing depends on time or
 // file-system ordering.
@@ -29,6 +33,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { enumOverlay } from "./enum-facts.mjs";
+import { nullOverlay } from "./null-facts.mjs";
 
 const SCRIPT = "scripts/generate-schemas.mjs";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -673,6 +678,11 @@ if (fs.existsSync(goTypesDir)) {
   const text = `{"//":${JSON.stringify(GENERATED_NOTE)},\n"definitions":{\n${lines.join(",\n")}\n}}\n`;
   fs.writeFileSync(path.join(outDir, "enums.json"), text);
   console.log(`wrote ${path.join(outDir, "enums.json")} (${lines.length} definitions with enum fields, ${text.length} bytes)`);
+  const nulls = sortKeysDeep(nullOverlay(goTypesDir, openapi.definitions));
+  const nullLines = Object.entries(nulls).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  const nullText = `{"//":${JSON.stringify(GENERATED_NOTE)},\n"definitions":{\n${nullLines.join(",\n")}\n}}\n`;
+  fs.writeFileSync(path.join(outDir, "nulls.json"), nullText);
+  console.log(`wrote ${path.join(outDir, "nulls.json")} (${nullLines.length} definitions with null rules, ${nullText.length} bytes)`);
 } else {
-  console.log(`enums.json left as it is: no Go type packages at ${goTypesDir} (see --go-types)`);
+  console.log(`enums.json and nulls.json left as they are: no Go type packages at ${goTypesDir} (see --go-types)`);
 }

@@ -26,7 +26,10 @@ function userInfoJson(u: UserInfo): Record<string, unknown> {
 
 function answer(r: ResourceRequest, body: KObject, status: Record<string, unknown>): void {
   const n = negotiateWrite(r);
-  const metadata = { ...(body.metadata ?? {}), creationTimestamp: null };
+  // The request's own metadata, decoded and encoded again: since 1.33 a zero creationTimestamp is
+  // left out (omitzero), not written as null.
+  const metadata: Record<string, unknown> = { ...(body.metadata ?? {}) };
+  if (metadata.creationTimestamp === null) delete metadata.creationTimestamp;
   writeResult(r, n, 201, { kind: r.type.kind, apiVersion: r.type.apiVersion, metadata, ...(body.spec !== undefined ? { spec: body.spec } : {}), status });
 }
 

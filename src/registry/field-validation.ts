@@ -6,8 +6,9 @@ import { goTimeParseError } from "../apimachinery/go-time-parse.js";
 import { goBase64Error } from "../apimachinery/go-base64.js";
 import { ApiError, invalid } from "../apimachinery/errors.js";
 import { notSupported } from "../apimachinery/validation.js";
-import { resolveNode, type DefinitionLookup, type SchemaNode } from "../apimachinery/schema.js";
-import { definitionOf, type TypeSchema } from "./type-schema.js";
+import { bareDefinitionName, resolveNode, type DefinitionLookup, type SchemaNode } from "../apimachinery/schema.js";
+import { nullRule } from "../encoding/schema/null-facts.js";
+import { definitionNameOf, type TypeSchema } from "./type-schema.js";
 import { goQuote } from "../apimachinery/go-quote.js";
 import { isPlainObject } from "../apimachinery/json-value.js";
 
@@ -117,6 +118,8 @@ function int32Error(v: unknown): string {
 /** What a body is decoded against: its kind's definition (none: keep every field) and how to follow references. */
 export interface DecodeTarget {
   node: SchemaNode | undefined;
+  /** The definition `node` is (where a null in its fields is looked up). */
+  name?: string;
   lookup: DefinitionLookup;
   /** Set for schemas that prune rather than decode (custom resources, see TypeSchema.prune). */
   prune?: (value: unknown) => string[];
@@ -125,7 +128,8 @@ export interface DecodeTarget {
 /** The decode target of objects of `apiVersion`/`kind` under a type's schema. */
 export function decodeTarget(schema: TypeSchema, tm: { apiVersion: string; kind: string }): DecodeTarget {
   const prune = schema.prune;
-  return { node: definitionOf(schema, tm.apiVersion, tm.kind), lookup: schema.definition, ...(prune ? { prune: (v: unknown) => prune(v, tm.apiVersion, tm.kind) } : {}) };
+  const name = definitionNameOf(schema, tm.apiVersion, tm.kind);
+  return { node: name === undefined ? undefined : schema.definition(name), name, lookup: schema.definition, ...(prune ? { prune: (v: unknown) => prune(v, tm.apiVersion, tm.kind) } : {}) };
 }
 
 /**
@@ -136,7 +140,7 @@ export function decodeTarget(schema: TypeSchema, tm: { apiVersion: string; kind:
 export function decodeAgainstSchema(value: unknown, target: DecodeTarget): DecodeFindings {
   if (target.prune) return decodeCustomResource(value, target, target.prune);
   const found: DecodeFindings = { unknown: [] };
-  new SchemaWalk(found, target.lookup).walk(value, target.node, "");
+  new SchemaWalk(found, target.lookup, "", target.name).walk(value, target.node, "");
   return found;
 }
 
@@ -157,6 +161,16 @@ function decodeCustomResource(value: unknown, target: DecodeTarget, prune: (valu
 }
 
 /**
+ * A null where the Go type holds a value the decoder leaves at its zero: what Go encodes for that
+ * (the field left out, or its zero value), as upstream stores and serves the decoded struct.
+ */
+function zeroNull(obj: Record<string, unknown>, key: string, definition: string): void {
+  const rule = definition ? nullRule(bareDefinitionName(definition), key) : undefined;
+  if (rule === "omit") delete obj[key];
+  else if (rule !== undefined) obj[key] = structuredClone(rule.zero);
+}
+
+/**
  * One decode's walk. It runs over every field of every write, so the path is a stack of
  * segments rendered only for a finding, and no closure is made per node.
  */
@@ -170,6 +184,8 @@ class SchemaWalk {
     private readonly lookup: DefinitionLookup,
     /** Put before the path of an unknown field (not of a mismatch): where the walked value sits in the object. */
     private readonly unknownPrefix = "",
+    /** The definition of the walked value itself, when the walk starts at one rather than at a reference. */
+    private readonly rootDefinition = "",
   ) {}
 
   /** `structRef`: the $ref of the struct holding the value ("" at the top), named only in a finding. */
@@ -224,8 +240,10 @@ class SchemaWalk {
       for (const key of Object.keys(obj)) {
         const prop = s.properties[key];
         this.path.push(key);
-        if (prop) this.walk(obj[key], prop, here);
-        else {
+        if (prop) {
+          if (obj[key] === null) zeroNull(obj, key, here || this.rootDefinition);
+          this.walk(obj[key], prop, here);
+        } else {
           this.found.unknown.push(this.unknownPrefix + this.rendered());
           delete obj[key];
         }

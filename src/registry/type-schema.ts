@@ -27,9 +27,14 @@ export const noSchema: TypeSchema = {
 
 /** The definition that describes objects of `apiVersion`/`kind` under this schema, if any. */
 export function definitionOf(schema: TypeSchema, apiVersion: string, kind: string): SchemaNode | undefined {
-  const slash = apiVersion.indexOf("/");
-  const name = slash < 0 ? schema.nameOf("", apiVersion, kind) : schema.nameOf(apiVersion.slice(0, slash), apiVersion.slice(slash + 1), kind);
+  const name = definitionNameOf(schema, apiVersion, kind);
   return name === undefined ? undefined : schema.definition(name);
+}
+
+/** The name of the definition of objects of `apiVersion`/`kind`, if the schema has one. */
+export function definitionNameOf(schema: TypeSchema, apiVersion: string, kind: string): string | undefined {
+  const slash = apiVersion.indexOf("/");
+  return slash < 0 ? schema.nameOf("", apiVersion, kind) : schema.nameOf(apiVersion.slice(0, slash), apiVersion.slice(slash + 1), kind);
 }
 
 /**

@@ -176,7 +176,8 @@ export async function postReview(
   review: { apiVersion: string; kind: string; spec: unknown; status: unknown },
   opts: { timeoutMs?: number; userAgent?: string } = {},
 ): Promise<Record<string, unknown>> {
-  const payload = Buffer.from(JSON.stringify({ kind: review.kind, apiVersion: review.apiVersion, metadata: { creationTimestamp: null }, spec: review.spec, status: review.status }));
+  // An empty ObjectMeta as 1.34 encodes it: its zero creationTimestamp is left out (omitzero since 1.33).
+  const payload = Buffer.from(JSON.stringify({ kind: review.kind, apiVersion: review.apiVersion, metadata: {}, spec: review.spec, status: review.status }));
   const res = await post(conn, payload, opts);
   const text = res.body.toString("utf8");
   let json: Record<string, unknown> | undefined;

@@ -78,6 +78,8 @@ export function kubectlAcceptance(minor: number): void {
       // kube-root-ca.crt too, as in any namespace (published long before these commands ran).
       expect(await ok("get", "cm", "-n", "team", "-o", "name")).toBe("configmap/cm1\nconfigmap/kube-root-ca.crt\n");
       expect(await ok("get", "deploy", "web", "-n", "team", "-o", "jsonpath={.spec.replicas}")).toBe("2");
+      // kubectl sends the template's empty creationTimestamp; 1.34 leaves a zero one out (omitzero).
+      expect(JSON.parse(await ok("get", "deploy", "web", "-n", "team", "-o", "json")).spec.template.metadata).toEqual({ labels: { app: "web" } });
       const all = await ok("get", "cm", "-A");
       expect(all).toMatch(/^NAMESPACE\s+NAME\s+DATA\s+AGE$/m);
       expect(all).toMatch(/^team\s+cm1\s+1\s+/m);
@@ -100,6 +102,45 @@ export function kubectlAcceptance(minor: number): void {
       expect(c.ports.map((p: { containerPort: number }) => p.containerPort)).toEqual([80]);
       expect((await k("diff", "-f", f)).code).toBe(0);
       expect(await ok("apply", "--server-side", "-f", f)).toBe("deployment.apps/app serverside-applied\n");
+    });
+
+    it("creates from a manifest with nulls, stored as the Go types decode them", async () => {
+      // What a Helm template renders from empty values: nulls where the Go types hold nil slices
+      // and maps (left out), a struct held by value (its zero value, {}) and pointers (left out,
+      // then defaulted).
+      const f = join(dir, "nulls.yaml");
+      writeFileSync(
+        f,
+        `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: nulls, namespace: team, annotations: null}
+spec:
+  replicas: null
+  strategy: null
+  selector: {matchLabels: {app: nulls}}
+  template:
+    metadata: {labels: {app: nulls}, annotations: null, creationTimestamp: null}
+    spec:
+      securityContext: null
+      containers:
+      - {name: c, image: nginx, env: null, ports: null, resources: null, command: null}
+`,
+      );
+      expect(await ok("create", "-f", f)).toBe("deployment.apps/nulls created\n");
+      const d = JSON.parse(await ok("get", "deploy", "nulls", "-n", "team", "-o", "json"));
+      expect(d.metadata.annotations).toBeUndefined();
+      expect(d.spec.replicas).toBe(1);
+      expect(d.spec.strategy).toEqual({ type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } });
+      expect(d.spec.template.metadata).toEqual({ labels: { app: "nulls" } });
+      expect(d.spec.template.spec.securityContext).toEqual({});
+      expect(d.spec.template.spec.containers[0]).toEqual({
+        name: "c",
+        image: "nginx",
+        resources: {},
+        imagePullPolicy: "Always",
+        terminationMessagePath: "/dev/termination-log",
+        terminationMessagePolicy: "File",
+      });
     });
 
     it("labels, annotates, scales and deletes by name and by selector", async () => {

@@ -73,7 +73,7 @@ describe("webhook authorizer", () => {
     expect(hook.requests[0]).toEqual({
       apiVersion: "authorization.k8s.io/v1beta1",
       kind: "SubjectAccessReview",
-      metadata: { creationTimestamp: null },
+      metadata: {},
       spec: {
         resourceAttributes: {
           namespace: "ns1",
