@@ -20,6 +20,7 @@ const groupCases: DefaultCase[] = [
         strategy: { rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" }, type: "RollingUpdate" },
         template: defaultedTemplate({ app: "d" }),
       },
+      status: {},
     },
   },
   {
@@ -98,6 +99,7 @@ const groupCases: DefaultCase[] = [
         successfulJobsHistoryLimit: 3,
         suspend: false,
       },
+      status: {},
     },
   },
   {
@@ -149,7 +151,8 @@ const groupCases: DefaultCase[] = [
           },
         },
       },
-      status: { desiredReplicas: 0 },
+      // v2's zero status: currentMetrics is a list Go writes without omitempty.
+      status: { currentMetrics: null, desiredReplicas: 0 },
     },
   },
   {
@@ -198,7 +201,7 @@ const groupCases: DefaultCase[] = [
     name: "FlowSchema",
     path: `/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas`,
     body: { metadata: { name: "fs1" }, spec: { priorityLevelConfiguration: { name: "pl1" } } },
-    expected: { spec: { matchingPrecedence: 1000, priorityLevelConfiguration: { name: "pl1" } } },
+    expected: { spec: { matchingPrecedence: 1000, priorityLevelConfiguration: { name: "pl1" } }, status: {} },
     statusByController: true,
   },
   {
@@ -210,13 +213,14 @@ const groupCases: DefaultCase[] = [
         type: "Limited",
         limited: { nominalConcurrencyShares: 30, lendablePercent: 0, limitResponse: { type: "Queue", queuing: { handSize: 8, queues: 64, queueLengthLimit: 50 } } },
       },
+      status: {},
     },
   },
   {
     name: "PriorityLevelConfiguration (explicit 0)",
     path: `/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations`,
     body: { metadata: { name: "pl0" }, spec: { type: "Limited", limited: { nominalConcurrencyShares: 0, limitResponse: { type: "Reject" } } } },
-    expected: { spec: { type: "Limited", limited: { nominalConcurrencyShares: 0, lendablePercent: 0, limitResponse: { type: "Reject" } } } },
+    expected: { spec: { type: "Limited", limited: { nominalConcurrencyShares: 0, lendablePercent: 0, limitResponse: { type: "Reject" } } }, status: {} },
   },
 ];
 

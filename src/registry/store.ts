@@ -13,6 +13,8 @@ import { corruptListError, corruptObjectError, type CorruptObject } from "./corr
 import { decodedJson, decodeFromStorage, encodeForStorage, servedJson, spliceResourceVersion } from "./codec.js";
 import { clone, deepEqual, isPlainObject, nowTimestamp, type KObject } from "../apimachinery/object.js";
 import { convertsOnRead, storageKey, storagePrefix, type ResourceType } from "./resource-type.js";
+import { definitionNameOf } from "./type-schema.js";
+import { zeroValue } from "../encoding/schema/null-facts.js";
 import { servedOne, servedVersionOf, storageVersionOf } from "./conversion.js";
 import { parseResourceVersion, tooLargeError } from "./resource-version.js";
 import type { StrategyContext } from "./strategy.js";
@@ -378,8 +380,15 @@ export class GenericStore {
     else delete meta.generation;
     if (t.namespaced) meta.namespace = ns;
     else delete meta.namespace;
-    // Status is the server's and controllers' to write, never set on create (nodes excepted).
-    if (t.hasStatus && t.strategy.resetStatusOnCreate) delete obj.status;
+    // Status is the server's and controllers' to write, never set on create (nodes excepted):
+    // upstream resets it to the zero status struct, which Go writes as `{}` or with the fields it
+    // always writes (a ReplicaSet's `replicas: 0`). A custom resource's is removed.
+    if (t.hasStatus && t.strategy.resetStatusOnCreate) {
+      const name = definitionNameOf(t.schema, t.apiVersion, t.kind);
+      const zero = name === undefined ? undefined : zeroValue(name, "status");
+      if (zero === undefined) delete obj.status;
+      else obj.status = zero as KObject["status"];
+    }
     const reservation = await this.parts.reservations.reserve(t, obj, undefined, ctx, opts.dryRun);
     try {
       t.strategy.prepareForCreate(obj, ctx);

@@ -17,7 +17,6 @@ import {
   defaultReplicaSet,
   defaultReplicationController,
   defaultStatefulSet,
-  initialStatus,
 } from "./defaults/workloads.js";
 import { defaultCoreEvent, defaultEventsV1Event, defaultEndpoints, defaultLimitRange, defaultNamespace, defaultNode, defaultPV, defaultPVC, defaultSecret, defaultService, mergeStringData } from "./defaults/core.js";
 import {
@@ -33,7 +32,6 @@ import {
   defaultPriorityLevelConfiguration,
   defaultRole,
   defaultStorageClass,
-  initialGroupStatus,
 } from "./defaults/groups.js";
 import { validateEvent, validateEventUpdate } from "./validation/events.js";
 import { coreFormOf } from "./event-conversion.js";
@@ -281,7 +279,6 @@ const serviceBase = kind(
   { nameRule: "dns1035", tracksGeneration: true, returnDeletedObject: true },
   {
     defaults: defaultService,
-    initialStatus: () => ({ loadBalancer: {} }),
     onUpdate: (o, old, ctx) => {
       if (ctx.subresource === "status") return;
       keepAllocatedValues(o, old);
@@ -325,7 +322,6 @@ const workloadSelect = (o: KObject) => ({ "status.replicas": str((o.status as an
 
 const appsWorkload = (
   defaults: Defaulter,
-  statusKey: keyof typeof initialStatus,
   validate: (o: Obj) => FieldError[],
   flags: Partial<Strategy> = {},
   validateUpdate?: (o: Obj, old: Obj) => FieldError[],
@@ -334,7 +330,6 @@ const appsWorkload = (
     { tracksGeneration: true, ...flags },
     {
       defaults,
-      initialStatus: initialStatus[statusKey],
       validate: (o) => validate(o),
       validateUpdate: (o, old) => (validateUpdate ? validateUpdate(o, old) : [...validate(o), ...validateSelectorImmutable(o, old)]),
     },
@@ -365,7 +360,6 @@ const jobs = kind(
   { tracksGeneration: true, selectableFields: (o) => ({ "status.successful": str((o.status as any)?.succeeded ?? 0) }) },
   {
     defaults: defaultJob,
-    initialStatus: initialStatus.jobs,
     onCreate: (o) => generateJobSelector(o),
     validate: (o) => validateJob(o),
     validateUpdate: (o, old, ctx) => (ctx.subresource === "status" ? [] : validateJobUpdate(o, old)),
@@ -378,8 +372,6 @@ const rbacBinding = (namespaced: boolean) =>
     { nameRule: "path-segment" },
     { defaults: defaultBinding, validate: (o) => validateBinding(o, namespaced), validateUpdate: (o, old) => validateBindingUpdate(o, old, namespaced) },
   );
-
-const withStatus = (key: string) => initialGroupStatus[key];
 
 const overrides: Record<string, Strategy> = {
   namespaces,
@@ -415,17 +407,17 @@ const overrides: Record<string, Strategy> = {
   podtemplates: kind({}, { defaults: defaultPodTemplate, validate: (o) => validatePodTemplate(o) }),
   replicationcontrollers: kind(
     { tracksGeneration: true, selectableFields: workloadSelect },
-    { defaults: defaultReplicationController, initialStatus: initialStatus.replicationcontrollers, validate: (o) => validateReplicationController(o) },
+    { defaults: defaultReplicationController, validate: (o) => validateReplicationController(o) },
   ),
-  "deployments.apps": appsWorkload(defaultDeployment, "deployments", validateDeployment),
-  "replicasets.apps": appsWorkload(defaultReplicaSet, "replicasets", validateReplicaSet, { selectableFields: workloadSelect }),
-  "statefulsets.apps": appsWorkload(defaultStatefulSet, "statefulsets", validateStatefulSet, {}, (o, old) => [
+  "deployments.apps": appsWorkload(defaultDeployment, validateDeployment),
+  "replicasets.apps": appsWorkload(defaultReplicaSet, validateReplicaSet, { selectableFields: workloadSelect }),
+  "statefulsets.apps": appsWorkload(defaultStatefulSet, validateStatefulSet, {}, (o, old) => [
     ...validateStatefulSetUpdate(o, old),
     ...validateSelectorImmutable(o, old),
   ]),
-  "daemonsets.apps": appsWorkload(defaultDaemonSet, "daemonsets", validateDaemonSet),
+  "daemonsets.apps": appsWorkload(defaultDaemonSet, validateDaemonSet),
   "jobs.batch": jobs,
-  "cronjobs.batch": kind({ tracksGeneration: true }, { defaults: defaultCronJob, initialStatus: initialStatus.cronjobs, validate: (o) => validateCronJob(o) }),
+  "cronjobs.batch": kind({ tracksGeneration: true }, { defaults: defaultCronJob, validate: (o) => validateCronJob(o) }),
   "clustertrustbundles.certificates.k8s.io": kind({ nameRule: "path-segment" }, { validate: (o) => validateClusterTrustBundleName(o) }),
   "certificatesigningrequests.certificates.k8s.io": strategy({
     selectableFields: (o) => ({ "spec.signerName": str((o.spec as any)?.signerName) }),
@@ -447,7 +439,6 @@ const overrides: Record<string, Strategy> = {
         if (isObj(service) && service.port === undefined) service.port = 443;
       },
       // A local APIService is available from its creation (upstream's strategy marks it so).
-      initialStatus: () => ({}),
       onCreate: (o) => {
         if (!isObj((o.spec as Obj | undefined)?.service)) o.status = { conditions: [localAvailableCondition()] };
       },
@@ -455,15 +446,15 @@ const overrides: Record<string, Strategy> = {
       validateUpdate: (o, _old, ctx) => (ctx.subresource === "status" ? validateAPIServiceStatus(o) : validateAPIService(o)),
     },
   ),
-  "ingresses.networking.k8s.io": kind({ tracksGeneration: true }, { initialStatus: withStatus("ingresses.networking.k8s.io") }),
+  "ingresses.networking.k8s.io": kind({ tracksGeneration: true }, {}),
   "networkpolicies.networking.k8s.io": kind({ tracksGeneration: true }, { defaults: defaultNetworkPolicy, validate: (o) => validateNetworkPolicy(o) }),
   "poddisruptionbudgets.policy": kind(
     { tracksGeneration: true },
-    { defaults: defaultPDB, initialStatus: withStatus("poddisruptionbudgets.policy"), validate: (o) => validatePDB(o) },
+    { defaults: defaultPDB, validate: (o) => validatePDB(o) },
   ),
   "horizontalpodautoscalers.autoscaling": kind(
     { tracksGeneration: true },
-    { defaults: defaultHPA, initialStatus: withStatus("horizontalpodautoscalers.autoscaling"), validate: (o) => validateHPA(o) },
+    { defaults: defaultHPA, validate: (o) => validateHPA(o) },
   ),
   "priorityclasses.scheduling.k8s.io": kind(
     {},

@@ -129,6 +129,8 @@ spec:
       expect(await ok("create", "-f", f)).toBe("deployment.apps/nulls created\n");
       const d = JSON.parse(await ok("get", "deploy", "nulls", "-n", "team", "-o", "json"));
       expect(d.metadata.annotations).toBeUndefined();
+      // The server's zero status, as a typed object writes it.
+      expect(d.status).toEqual({});
       expect(d.spec.replicas).toBe(1);
       expect(d.spec.strategy).toEqual({ type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } });
       expect(d.spec.template.metadata).toEqual({ labels: { app: "nulls" } });

@@ -119,13 +119,6 @@ export function defaultPDB(o: Obj): void {
   spec(o);
 }
 
-/** Status objects upstream's PrepareForCreate leaves (zero values as a typed object serialises). */
-export const initialGroupStatus: Record<string, () => Obj> = {
-  "poddisruptionbudgets.policy": () => ({ currentHealthy: 0, desiredHealthy: 0, disruptionsAllowed: 0, expectedPods: 0 }),
-  "horizontalpodautoscalers.autoscaling": () => ({ desiredReplicas: 0 }),
-  "ingresses.networking.k8s.io": () => ({ loadBalancer: {} }),
-};
-
 /** discovery.k8s.io/v1 EndpointSlice: a port's unset name is "" and its unset protocol TCP (both pointers upstream, so "" stays). */
 export function defaultEndpointSlice(o: Obj): void {
   for (const p of arr(o.ports)) {

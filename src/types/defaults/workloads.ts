@@ -118,17 +118,3 @@ export function defaultPodTemplate(o: Obj): void {
   defaultPodTemplateSpec(o.template);
 }
 
-/**
- * The status a freshly created workload has (Go zero value as JSON). Upstream also answers
- * `status: {}` for Deployments, Jobs and CronJobs; kapi leaves those absent for now (the
- * foundation tests pin an absent status), see the report of issue 4.
- */
-export const initialStatus: Record<string, (() => Obj) | undefined> = {
-  deployments: undefined,
-  replicasets: () => ({ replicas: 0 }),
-  statefulsets: () => ({ availableReplicas: 0, replicas: 0 }),
-  daemonsets: () => ({ currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0 }),
-  jobs: undefined,
-  cronjobs: undefined,
-  replicationcontrollers: () => ({ replicas: 0 }),
-};
