@@ -126,6 +126,11 @@ function scratchTree(prefix: string): { dir: () => string; write: (rel: string, 
   };
 }
 
+/** A Go source file of package `pkg` importing `imports` (each `alias "path"` or `"path"`), then `lines`. */
+function goFile(pkg: string, imports: string[], lines: string[]): string {
+  return [`package ${pkg}`, "", "import (", ...imports.map((i) => `\t${i}`), ")", "", ...lines].join("\n");
+}
+
 describe("generator: enum values from Go type packages", () => {
   const { dir, write } = scratchTree("kapi-gen-enums-");
   const str = { type: "string" };
@@ -156,14 +161,7 @@ describe("generator: enum values from Go type packages", () => {
     );
     write(
       "upstream/go/api/demo/v1/types.go",
-      [
-        "package v1",
-        "",
-        "import (",
-        '\tmetav1 "k8s.io/apimachinery/pkg/apis/meta/v1"',
-        '\tother "k8s.io/api/other/v1"',
-        ")",
-        "",
+      goFile("v1", ['metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"', 'other "k8s.io/api/other/v1"'], [
         "// Mode says how.",
         "// +enum",
         "type Mode string",
@@ -207,7 +205,7 @@ describe("generator: enum values from Go type packages", () => {
         "",
         "func (s *Spec) Reset() { *s = Spec{} }",
         "",
-      ].join("\n"),
+      ]),
     );
     const out = path.join(dir(), "out");
     execFileSync(process.execPath, [path.join(repoRoot, "scripts/generate-schemas.mjs"), upstream, "--out", out], { cwd: repoRoot, stdio: "pipe" });
@@ -254,14 +252,7 @@ describe("generator: what a null becomes, from Go type packages", () => {
     write("upstream/go/apimachinery/pkg/api/resource/quantity.go", "package resource\n\ntype Quantity struct {\n\ti int64\n}\n\nfunc (q Quantity) MarshalJSON() ([]byte, error) { return nil, nil }\n");
     write(
       "upstream/go/api/demo/v1/types.go",
-      [
-        "package v1",
-        "",
-        "import (",
-        '\tmetav1 "k8s.io/apimachinery/pkg/apis/meta/v1"',
-        '\t"k8s.io/apimachinery/pkg/api/resource"',
-        ")",
-        "",
+      goFile("v1", ['metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"', '"k8s.io/apimachinery/pkg/api/resource"'], [
         "type Labels map[string]string",
         "",
         "type Spec struct {",
@@ -290,7 +281,7 @@ describe("generator: what a null becomes, from Go type packages", () => {
         '\tE int64 `json:"e,omitempty"`',
         "}",
         "",
-      ].join("\n"),
+      ]),
     );
     const out = path.join(dir(), "out");
     execFileSync(process.execPath, [path.join(repoRoot, "scripts/generate-schemas.mjs"), path.join(dir(), "upstream"), "--out", out], { cwd: repoRoot, stdio: "pipe" });
