@@ -44,8 +44,8 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   const duplicates = mode === "Ignore" ? [] : duplicateKeys(type === "apply" ? format.mediaType : "application/json", raw);
   const schema = decodeTarget(r.type.schema, r.type);
   // Undeclared fields are dropped from what would be stored and reported per the directive.
-  const validateFields = (obj: KObject) => {
-    const { unknown, mismatch, unstructured } = decodeAgainstSchema(obj, schema);
+  const validateFields = (obj: KObject, keepNulls = false) => {
+    const { unknown, mismatch, unstructured } = decodeAgainstSchema(obj, schema, { keepNulls });
     if (mismatch) throw typeMismatchError(versionedKind(r.type), mismatch);
     const found = fieldValidationOutcome(mode, versionedKind(r.type), unknown, duplicates, unstructured);
     r.warnings.splice(0, r.warnings.length, ...found);
@@ -56,7 +56,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     if (!isPlainObject(patch)) throw new ApiError(400, "BadRequest", "error decoding YAML: the apply configuration must be an object");
     checkTypeMeta(patch, r.type);
     const config = patch as KObject;
-    validateFields(config);
+    validateFields(config, true);
     if (config.metadata?.managedFields !== undefined) {
       throw new ApiError(400, "BadRequest", "metadata.managedFields must be nil");
     }

@@ -137,12 +137,22 @@ export function decodeTarget(schema: TypeSchema, tm: { apiVersion: string; kind:
  * declare are removed and listed; the first value of the wrong JSON type is reported (and the
  * walk stops, as Go's decoder reports one).
  */
-export function decodeAgainstSchema(value: unknown, target: DecodeTarget): DecodeFindings {
-  if (target.prune) return decodeCustomResource(value, target, target.prune);
+export function decodeAgainstSchema(value: unknown, target: DecodeTarget, o: DecodeOptions = {}): DecodeFindings {
+  if (target.prune) return decodeCustomResource(value, target, target.prune, o);
   const found: DecodeFindings = { unknown: [] };
-  new SchemaWalk(found, target.lookup, "", target.name).walk(value, target.node, "");
+  new SchemaWalk(found, target.lookup, { rootDefinition: target.name, keepNulls: o.keepNulls }).walk(value, target.node, "");
   return found;
 }
+
+export interface DecodeOptions {
+  /**
+   * Leave nulls as sent: a server-side apply configuration is read as unstructured upstream (its
+   * nulls are fields the applier sets, and owns); the apply engine leaves nulls out of the merged
+   * object it stores (src/apply/merge.ts).
+   */
+  keepNulls?: boolean;
+}
+
 
 /**
  * A custom resource is decoded as unstructured, then upstream reads its metadata alone into an
@@ -150,11 +160,11 @@ export function decodeAgainstSchema(value: unknown, target: DecodeTarget): Decod
  * there is refused as that decode words it (`Go struct field ObjectMeta.labels`), and fields
  * ObjectMeta does not have are dropped and reported as `metadata.<field>`, before the pruned ones.
  */
-function decodeCustomResource(value: unknown, target: DecodeTarget, prune: (value: unknown) => string[]): DecodeFindings {
+function decodeCustomResource(value: unknown, target: DecodeTarget, prune: (value: unknown) => string[], o: DecodeOptions): DecodeFindings {
   const found: DecodeFindings = { unknown: [], unstructured: true };
   const metadata = isPlainObject(value) ? value.metadata : undefined;
   const metaNode = target.node ? resolveNode(target.lookup, target.node).properties?.metadata : undefined;
-  if (metadata !== undefined && metaNode) new SchemaWalk(found, target.lookup, "metadata.").walk(metadata, metaNode, "");
+  if (metadata !== undefined && metaNode) new SchemaWalk(found, target.lookup, { unknownPrefix: "metadata.", keepNulls: o.keepNulls }).walk(metadata, metaNode, "");
   if (found.mismatch) return found;
   found.unknown.push(...prune(value));
   return found;
@@ -179,14 +189,21 @@ class SchemaWalk {
   /** Where in `path` a segment is a map's key (not a struct's field). */
   private readonly mapKeys: number[] = [];
 
+  /** Put before the path of an unknown field (not of a mismatch): where the walked value sits in the object. */
+  private readonly unknownPrefix: string;
+  /** The definition of the walked value itself, when the walk starts at one rather than at a reference. */
+  private readonly rootDefinition: string;
+  private readonly keepNulls: boolean;
+
   constructor(
     private readonly found: DecodeFindings,
     private readonly lookup: DefinitionLookup,
-    /** Put before the path of an unknown field (not of a mismatch): where the walked value sits in the object. */
-    private readonly unknownPrefix = "",
-    /** The definition of the walked value itself, when the walk starts at one rather than at a reference. */
-    private readonly rootDefinition = "",
-  ) {}
+    o: { unknownPrefix?: string; rootDefinition?: string; keepNulls?: boolean } = {},
+  ) {
+    this.unknownPrefix = o.unknownPrefix ?? "";
+    this.rootDefinition = o.rootDefinition ?? "";
+    this.keepNulls = o.keepNulls ?? false;
+  }
 
   /** `structRef`: the $ref of the struct holding the value ("" at the top), named only in a finding. */
   walk(value: unknown, node: SchemaNode | undefined, structRef: string): void {
@@ -241,7 +258,7 @@ class SchemaWalk {
         const prop = s.properties[key];
         this.path.push(key);
         if (prop) {
-          if (obj[key] === null) zeroNull(obj, key, here || this.rootDefinition);
+          if (obj[key] === null && !this.keepNulls) zeroNull(obj, key, here || this.rootDefinition);
           this.walk(obj[key], prop, here);
         } else {
           this.found.unknown.push(this.unknownPrefix + this.rendered());

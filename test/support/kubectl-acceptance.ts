@@ -104,6 +104,18 @@ export function kubectlAcceptance(minor: number): void {
       expect(await ok("apply", "--server-side", "-f", f)).toBe("deployment.apps/app serverside-applied\n");
     });
 
+    it("applies server-side what create --dry-run=client wrote (creationTimestamp: null, status: {})", async () => {
+      const f = join(dir, `ssa-${minor}.yaml`);
+      writeFileSync(f, await ok("create", "deployment", "ssa", "--image=nginx", "--dry-run=client", "-o", "yaml"));
+      expect(await ok("apply", "--server-side", "-f", f)).toBe("deployment.apps/ssa serverside-applied\n");
+      const d = JSON.parse(await ok("get", "deploy", "ssa", "-o", "json", "--show-managed-fields"));
+      // Stored as the typed object: the template's zero creationTimestamp left out.
+      expect(d.spec.template.metadata).toEqual({ labels: { app: "ssa" } });
+      // Owned as applied: a null in an apply configuration is a field the applier sets.
+      const applied = d.metadata.managedFields.find((m: { operation: string }) => m.operation === "Apply");
+      expect(applied.fieldsV1["f:spec"]["f:template"]["f:metadata"]).toEqual({ "f:creationTimestamp": {}, "f:labels": { "f:app": {} } });
+    });
+
     it("creates from a manifest with nulls, stored as the Go types decode them", async () => {
       // What a Helm template renders from empty values: nulls where the Go types hold nil slices
       // and maps (left out), a struct held by value (its zero value, {}) and pointers (left out,
