@@ -153,7 +153,6 @@ export interface DecodeOptions {
   keepNulls?: boolean;
 }
 
-
 /**
  * A custom resource is decoded as unstructured, then upstream reads its metadata alone into an
  * ObjectMeta (apiextensions' GetObjectMeta) before pruning the rest: a value of the wrong type
