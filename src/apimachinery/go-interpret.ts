@@ -3,8 +3,7 @@
 // so a text that is not JSON, not an object, or holds those members as anything but strings fails
 // there, as "couldn't get version/kind; json parse error: " and encoding/json's words. Bodies,
 // stored values, webhook answers and policy files are all read through it upstream.
-import { goDecodeStruct, type GoStruct } from "./go-json-struct.js";
-import { goJsonSyntaxError } from "./go-json-syntax.js";
+import { goUnmarshalStruct, type GoStruct } from "./go-json-struct.js";
 
 const findKind: GoStruct = {
   type: 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
@@ -17,6 +16,6 @@ const findKind: GoStruct = {
 
 /** Interpret's error for the JSON `text`, or undefined when it finds apiVersion and kind (empty ones included). */
 export function interpretError(text: string): string | undefined {
-  const why = goJsonSyntaxError(text) ?? goDecodeStruct(text, findKind).error;
+  const why = goUnmarshalStruct(text, findKind).error;
   return why === undefined ? undefined : `couldn't get version/kind; json parse error: ${why}`;
 }

@@ -4,8 +4,9 @@
 // case-insensitively; unknown members skipped; null leaves a field as it was; the last of
 // duplicate members wins; a value of the wrong kind is an UnmarshalTypeError ("json: cannot
 // unmarshal string into Go struct field continueToken.rv of type int64"), the first one reported
-// once the whole text is read. The text must be one Go's scanner accepts (go-json-syntax.ts):
-// this reads it, it does not check it.
+// once the whole text is read. goDecodeStruct reads a text Go's scanner accepts (go-json-syntax.ts)
+// without checking it; goUnmarshalStruct checks it first, as json.Unmarshal does.
+import { goJsonSyntaxError } from "./go-json-syntax.js";
 
 export interface GoStruct {
   /** The type as Go prints it ("storage.continueToken", or an anonymous struct's literal). */
@@ -25,6 +26,13 @@ export interface GoStructValues {
 const int64Min = -(1n << 63n);
 const int64Max = (1n << 63n) - 1n;
 const integer = /^-?(?:0|[1-9][0-9]*)$/;
+
+/** json.Unmarshal into the struct: the scanner's error for `input` (its bytes, or text), else the decode's. */
+export function goUnmarshalStruct(input: Uint8Array | string, struct: GoStruct): GoStructValues {
+  const syntax = goJsonSyntaxError(input);
+  if (syntax !== undefined) return { values: new Map(), error: syntax };
+  return goDecodeStruct(typeof input === "string" ? input : Buffer.from(input).toString("utf8"), struct);
+}
 
 export function goDecodeStruct(text: string, struct: GoStruct): GoStructValues {
   const values = new Map<string, string | bigint>();

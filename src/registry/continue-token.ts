@@ -5,8 +5,7 @@
 import { posix } from "node:path";
 import { badRequest } from "../apimachinery/errors.js";
 import { goRawUrlBase64Decode } from "../apimachinery/go-base64.js";
-import { goDecodeStruct, type GoStruct } from "../apimachinery/go-json-struct.js";
-import { goJsonSyntaxError } from "../apimachinery/go-json-syntax.js";
+import { goUnmarshalStruct, type GoStruct } from "../apimachinery/go-json-struct.js";
 
 export interface ContinueState {
   /** Snapshot revision; negative = latest. */
@@ -41,9 +40,7 @@ export function decodeContinue(token: string, prefix: string): ContinueState {
   const invalid = (why: string) => badRequest(`invalid continue token: continue key is not valid${why}`);
   const decoded = goRawUrlBase64Decode(token);
   if ("error" in decoded) throw invalid(`: ${decoded.error}`);
-  const syntax = goJsonSyntaxError(decoded.bytes);
-  if (syntax !== undefined) throw invalid(`: ${syntax}`);
-  const { values, error } = goDecodeStruct(decoded.bytes.toString("utf8"), continueToken);
+  const { values, error } = goUnmarshalStruct(decoded.bytes, continueToken);
   if (error !== undefined) throw invalid(`: ${error}`);
   const version = (values.get("v") as string | undefined) ?? "";
   if (version !== "meta.k8s.io/v1") throw invalid(`: server does not recognize this encoded version ${version}`);
